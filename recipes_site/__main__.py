@@ -1,0 +1,3 @@
+from recipes_site.cli import main
+
+raise SystemExit(main())
