@@ -1,0 +1,1 @@
+"""Views of synthesized renderings: JSON documents (api.py) and HTML pages. Never decisions."""

@@ -1,0 +1,96 @@
+"""Synthesis: from a validated recipe to every rendering a user can pick.
+
+`synthesize_recipe` walks the variant trees (the `default` variant and every variant that
+serves its own checkpoint), the hardware each runs on, and the strategies offered there.
+No I/O and no formatting of pages happens here.
+"""
+from __future__ import annotations
+
+from .deployments import render_kv, render_pd, render_serving
+from .hardware import Hardware
+from .jsish import mapping
+from .selection import Context, hardware_list, nodes_for_strategy, recommend, strategy_set, substitute_variant
+from .serve_args import model_id
+from .types import HardwareResult, Process, RecipeRenderings, Rendering, VariantTree
+
+__all__ = ["Context", "synthesize_recipe", "render_strategy", "is_omni", "promotable_variants",
+           "Rendering", "Process", "RecipeRenderings", "VariantTree", "HardwareResult"]
+
+
+def is_omni(recipe: dict) -> bool:
+    return "omni" in (mapping(recipe.get("meta")).get("tasks") or [])
+
+
+def promotable_variants(recipe: dict, standalone_ids: set[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Variants serving their own checkpoint id, as {tree key: rendered variant key}.
+
+    Those colliding with a standalone recipe are skipped. When several variants serve the same
+    checkpoint, the checkpoint keeps one tree under the first variant's key, rendered from the
+    last variant (the reference overwrites the earlier tree); `validate` warns about it.
+    """
+    by_checkpoint: dict[str, list[str]] = {}
+    skipped = []
+    for key, variant in mapping(recipe.get("variants")).items():
+        mid = mapping(variant).get("model_id")
+        if isinstance(mid, str) and "/" in mid:
+            if mid in standalone_ids:
+                skipped.append((key, mid))
+            else:
+                by_checkpoint.setdefault(mid, []).append(key)
+    return {keys[0]: keys[-1] for keys in by_checkpoint.values()}, skipped
+
+
+def render_strategy(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
+                    nodes: int | None = None) -> Rendering | None:
+    """One rendering; `nodes` None means the strategy's own default node count."""
+    if strategy_id in ctx.kv_ids:
+        return render_kv(ctx, recipe, variant_key, strategy_id, hw)
+    if ctx.deploy_type(strategy_id) == "pd_cluster":
+        return render_pd(ctx, recipe, variant_key, hw)
+    if nodes is None:
+        nodes = max(2, nodes_for_strategy(recipe, strategy_id, hw)) if ctx.deploy_type(strategy_id) == "multi_node" else 1
+    return render_serving(ctx, recipe, variant_key, strategy_id, hw, nodes)
+
+
+def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> HardwareResult | None:
+    key = substitute_variant(recipe, tree_key, hw)
+    if key is None:
+        return None
+    variant = mapping(mapping(recipe.get("variants")).get(key) or mapping(recipe.get("variants")).get("default"))
+    offered = strategy_set(ctx, recipe, hw)
+    pick = recommend(ctx, recipe, variant, hw, offered)
+    recommended = render_strategy(ctx, recipe, key, pick.strategy, hw, pick.nodes)
+    if recommended is None:
+        return None
+    alternatives = []
+    for s in offered:
+        if s == pick.strategy:
+            continue
+        rendering = render_strategy(ctx, recipe, key, s, hw)
+        if rendering is not None:
+            alternatives.append(rendering)
+    return HardwareResult(hardware=hw.id, recommended=recommended, alternatives=tuple(alternatives))
+
+
+def synthesize_recipe(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]) -> RecipeRenderings:
+    if is_omni(recipe):
+        return RecipeRenderings(hf_id=hf_id, trees=())
+    variants = mapping(recipe.get("variants"))
+    promoted, skipped = promotable_variants(recipe, standalone_ids)
+    trees_to_render = {"default": "default"} if "default" in variants else {}
+    trees_to_render.update({k: v for k, v in promoted.items() if k != "default"})
+    trees = []
+    for tree_key, rendered_key in trees_to_render.items():
+        variant = mapping(variants.get(rendered_key))
+        results = []
+        for index, hw_id in enumerate(hardware_list(ctx, recipe, variant)):
+            result = _on_hardware(ctx, recipe, rendered_key, ctx.hardware(hw_id))
+            if result is None:
+                if index == 0:
+                    break
+                continue
+            results.append(result)
+        if results:
+            trees.append(VariantTree(variant=tree_key, model_id=model_id(recipe, variant),
+                                     default_hardware=results[0].hardware, by_hardware=tuple(results)))
+    return RecipeRenderings(hf_id=hf_id, trees=tuple(trees), skipped_promotions=tuple(skipped))

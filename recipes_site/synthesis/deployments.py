@@ -1,0 +1,288 @@
+"""Building renderings: the parallel block of each deployment shape, then processes from it.
+
+Shapes: single node; multi-node head + workers; prefill/decode pools with a router; Mooncake
+kv-store instances. The flags that say *how* GPUs are split are decided here and only here.
+"""
+from __future__ import annotations
+
+import math
+
+from . import docker
+from .hardware import Hardware
+from .jsish import is_number, mapping, str_list
+from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
+from .serve_args import ProcessSpec, dedupe, flatten, model_id, serve_env, serve_tokens
+from .shell import serve_command
+from .types import KvStore, PdPool, Process, Rendering, Router
+
+TP = "--tensor-parallel-size"
+DP = "--data-parallel-size"
+SOCKET_ENV = {"GLOO_SOCKET_IFNAME": "$IFACE_NAME", "NCCL_SOCKET_IFNAME": "$IFACE_NAME"}
+MAX_PD_NODES = 4
+
+
+def make_process(spec: ProcessSpec, port: int, image) -> Process:
+    model = model_id(spec.recipe, spec.variant)
+    units = dedupe(serve_tokens(spec))
+    argv = ("vllm", "serve", model, *flatten(units))
+    command = serve_command(model, units)
+    env = serve_env(spec)
+    return Process(
+        argv=argv, command=command, env=env,
+        docker_argv=tuple(docker.docker_argv(image, model, list(argv), env, spec.hw, port)),
+        docker_command=docker.docker_command(image, model, command, env, spec.hw, port),
+    )
+
+
+# -- single node ------------------------------------------------------------------------------
+
+def tensor_parallel_size(recipe: dict, variant: dict, hw: Hardware) -> int:
+    """Declared TP (variant, then strategy override) clamped to the node, else auto-fit: 1 GPU or all."""
+    overrides = mapping(mapping(recipe.get("strategy_overrides")).get("single_node_tp"))
+    for declared in (variant.get("tp"), overrides.get("tp")):
+        value = hw.keyed(declared) if isinstance(declared, dict) else declared
+        if is_number(value) and value > 0:
+            return value if hw.generation == "cpu" else min(value, hw.gpus)
+    need = variant.get("vram_minimum_gb")
+    per_gpu = hw.node_vram_gb / hw.gpus if hw.gpus else 0
+    if not need or not per_gpu:
+        return hw.gpus
+    return 1 if need <= per_gpu else hw.gpus
+
+
+def single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant: dict, hw: Hardware) -> list:
+    if strategy_id == "single_node_tp":
+        return [TP, str(tensor_parallel_size(recipe, variant, hw))]
+    return [strategy.get("parallel_flag") or TP, str(hw.gpus)]
+
+
+# -- multi node --------------------------------------------------------------------------------
+
+def _dp_local_override(recipe: dict, strategy_id: str, hw: Hardware) -> str | None:
+    overrides = mapping(mapping(recipe.get("strategy_overrides")).get(strategy_id))
+    per_hw = mapping(overrides.get("hardware_overrides"))
+    tokens = (str_list(overrides.get("vllm_args")) + str_list(overrides.get("extra_args"))
+              + str_list(mapping(per_hw.get(hw.generation)).get("extra_args"))
+              + str_list(mapping(per_hw.get(hw.id)).get("extra_args")))
+    value = None
+    for i, tok in enumerate(tokens[:-1]):
+        if tok == "--data-parallel-size-local":
+            value = tokens[i + 1]
+    return value
+
+
+def multi_node_block(strategy_id: str, strategy: dict, recipe: dict, hw: Hardware,
+                     nodes: int, rank: int, addr: str) -> list:
+    g = hw.gpus
+    if strategy.get("parallel_flag") == DP:
+        block = [DP, str(g * nodes), "--data-parallel-size-local", str(g), "--data-parallel-address", addr]
+        if rank:
+            local = _dp_local_override(recipe, strategy_id, hw)
+            step = int(local) if local is not None and local.lstrip("-").isdigit() else g
+            block += ["--data-parallel-start-rank", str(rank * step)]
+        return block
+    if strategy.get("parallelism") == "tp_pp":
+        block = [TP, str(g), "--pipeline-parallel-size", str(nodes), "--nnodes", str(nodes),
+                 "--node-rank", str(rank), "--master-addr", addr]
+        return block + (["--headless"] if rank else [])
+    if strategy.get("parallelism") == "tp_dp":
+        block = [TP, str(g), DP, str(nodes), "--data-parallel-size-local", "1", "--data-parallel-address", addr]
+        return block + (["--data-parallel-start-rank", str(rank)] if rank else [])
+    block = [TP, str(g * nodes), "--nnodes", str(nodes), "--node-rank", str(rank), "--master-addr", addr]
+    return block + (["--headless"] if rank else [])
+
+
+def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
+                      nodes: int, image, kv: dict | None = None, addr: str = "$HEAD_IP",
+                      port: int = 8000) -> tuple[Process, tuple]:
+    """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
+    strategy = mapping(ctx.strategies.get(strategy_id))
+    base = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv)
+    if ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1:
+        specs = [ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv,
+                             parallel=multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr))
+                 for rank in range(nodes)]
+        procs = [make_process(s, port, image) for s in specs]
+        return procs[0], tuple(procs[1:])
+    block = single_node_block(strategy_id, strategy, recipe, base.variant, hw)
+    spec = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, parallel=block)
+    return make_process(spec, port, image), ()
+
+
+def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
+                   nodes: int) -> Rendering:
+    variant = ProcessSpec(recipe, variant_key, strategy_id, {}, hw).variant
+    image = docker.docker_image(recipe, variant, hw)
+    head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, image)
+    multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
+    common = dict(hardware=hw.id, strategy=strategy_id, variant=variant_key, node_count=nodes,
+                  env=head.env, docker_image=image)
+    if multi:
+        return Rendering(deploy_type="multi_node", head=head, workers=workers, **common)
+    return Rendering(deploy_type="single_node", single=head, **common)
+
+
+# -- prefill / decode -----------------------------------------------------------------------------
+
+def pd_pool_nodes(recipe: dict, variant: dict, hw: Hardware, strategy: dict) -> dict | None | str:
+    """Per-role node counts, None when both pools share one node, "skip" when it would need > 4 nodes."""
+    need = variant.get("vram_minimum_gb") or 0
+    have = hw.node_vram_gb
+    if hw.gpus >= 2 and have >= 2 * need:
+        return None
+    if not have or not need:
+        return None
+    k = math.ceil(need / have)
+    if k > MAX_PD_NODES:
+        return "skip"
+    overrides = mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster"))
+    out = {}
+    for role in ("prefill", "decode"):
+        parallelism = (mapping(overrides.get(role)).get("parallelism")
+                       or mapping(strategy.get(role)).get("parallelism") or "tp")
+        out[role] = max(k, nodes_for_strategy(recipe, parallelism, hw))
+    return out
+
+
+def pool_modes(ctx: Context, recipe: dict) -> list[str]:
+    found = set()
+    for s in effective_strategies(ctx, recipe):
+        if s.endswith("tep"):
+            found.add("tep")
+        elif s.endswith("dep"):
+            found.add("dep")
+        elif s.endswith("tp") or s.endswith("tp_pp") or s.endswith("tp_dp"):
+            found.add("tp")
+    modes = [m for m in ("tp", "tep", "dep") if m in found]
+    narrowed = str_list(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("pool_modes"))
+    if narrowed:
+        modes = [m for m in modes if m in narrowed]
+    return modes or ["tp"]
+
+
+def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: str, nodes: int,
+             image) -> PdPool:
+    strategy = mapping(ctx.strategies.get("pd_cluster"))
+    role_spec = mapping(strategy.get(role))
+    role_override = mapping(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get(role))
+    g = hw.gpus
+    pool_gpus = g // 2 if nodes == 0 else nodes * g
+    declared = role_override.get("parallelism") or role_spec.get("parallelism") or "tp"
+    allowed = pool_modes(ctx, recipe)
+    mode = declared if declared in allowed else allowed[0]
+    upper = role.upper()
+    tp_declared = role_override.get("tp") if role_override.get("tp") is not None else role_spec.get("tp")
+    if mode == "dep":
+        dp_local = max(1, g // (tp_declared if is_number(tp_declared) and tp_declared else 1))
+        dp_size = max(1, nodes) * dp_local
+        block = [TP, str(tp_declared)] if tp_declared is not None else []
+        block += [DP, str(dp_size), "--data-parallel-size-local", str(dp_local),
+                  "--data-parallel-start-rank", "0", "--data-parallel-address", f"${upper}_NODE_1",
+                  "--data-parallel-rpc-port", f"${upper}_DP_RPC_PORT"]
+        block += ["--data-parallel-hybrid-lb"] if nodes > 1 else []
+        block += ["--enable-expert-parallel"]
+        tp = tp_declared or 1
+    else:
+        flag = role_override.get("parallel_flag") or role_spec.get("parallel_flag") or strategy.get("parallel_flag") or TP
+        block = [flag, str(max(1, pool_gpus))]
+        block += ["--enable-expert-parallel"] if mode == "tep" else []
+        block += ["--nnodes", str(nodes), "--node-rank", "0", "--master-addr", f"${upper}_NODE_1"] if nodes > 1 else []
+        dp_local, dp_size, tp = 0, 1, pool_gpus
+    if nodes >= 1:
+        pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in range(g))}
+        if nodes >= 2:
+            pinning.update(SOCKET_ENV)
+    else:
+        half = g // 2
+        ids = range(half) if role == "prefill" else range(half, g)
+        pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
+    spec = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw, parallel=block, role=role,
+                       pinning_env=pinning)
+    port = 8001 if role == "prefill" else 8002
+    return PdPool(process=make_process(spec, port, image), nodes=nodes, parallelism=declared, tp=tp,
+                  dp_local=dp_local, dp_size=dp_size, pool_gpus=pool_gpus)
+
+
+def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) -> Router:
+    policy = mapping(strategy.get("router")).get("policy") or "round_robin"
+    lines = [f"vllm-router --policy {policy}", "  --vllm-pd-disaggregation"]
+    for role, pool, port in (("PREFILL", prefill, 8001), ("DECODE", decode, 8002)):
+        count = max(1, pool.nodes) if pool.dp_local else 1
+        lines += [f"  --{role.lower()} http://${role}_NODE_{i}:{port}" for i in range(1, count + 1)]
+    override = mapping(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("router"))
+    intra = override.get("intra_node_data_parallel_size")
+    if intra is None:
+        intra = max(prefill.dp_local, decode.dp_local, 1)
+    lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", f"  --intra-node-data-parallel-size {intra}"]
+    return Router(command=" \\\n  ".join(lines), install="uv pip install vllm-router")
+
+
+def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware) -> Rendering | None:
+    strategy = mapping(ctx.strategies.get("pd_cluster"))
+    variant = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw).variant
+    pools = pd_pool_nodes(recipe, variant, hw, strategy)
+    if pools == "skip":
+        return None
+    image = docker.docker_image(recipe, variant, hw)
+    prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, image)
+    decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, image)
+    return Rendering(hardware=hw.id, strategy="pd_cluster", variant=variant_key, node_count=1,
+                     deploy_type="pd_cluster", env={}, docker_image=image, prefill=prefill, decode=decode,
+                     router=_pd_router(strategy, recipe, prefill, decode),
+                     router_config=strategy.get("router"))
+
+
+# -- kv store ------------------------------------------------------------------------------------
+
+def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware) -> tuple[str, int] | None:
+    effective = effective_strategies(ctx, recipe)
+
+    def shaped(s: str, nodes: int) -> bool:
+        kind = ctx.deploy_type(s) if s in ctx.strategies else None
+        return kind == ("multi_node" if nodes > 1 else "single_node")
+
+    nodes = 1 if fits_node(hw, variant) else 2
+    while True:
+        choice = recommend_strategy(recipe, effective, nodes)
+        if not (shaped(choice, nodes) and choice not in ctx.kv_ids):
+            choice = next((s for s in effective if s not in ctx.kv_ids and shaped(s, nodes)), None)
+        if choice is not None:
+            if nodes > 1:
+                nodes = max(nodes, nodes_for_strategy(recipe, choice, hw))
+            return choice, nodes
+        if nodes == 1:
+            return None
+        nodes = 1
+
+
+def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hardware) -> Rendering | None:
+    kv = mapping(ctx.strategies.get(kv_id))
+    variant = ProcessSpec(recipe, variant_key, kv_id, kv, hw).variant
+    picked = kv_serving_strategy(ctx, recipe, variant, hw)
+    if picked is None:
+        return None
+    serving, nodes = picked
+    instances = kv.get("default_instances") or 1
+    image = docker.docker_image(recipe, variant, hw)
+    addr = "$VLLM_INSTANCE_1" if instances > 1 else "$HEAD_IP"
+    vllm = mapping(kv.get("vllm"))
+    port = vllm.get("port") or 8000
+    head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, image, kv=kv,
+                                      addr=addr, port=port)
+    router = None
+    if instances > 1:
+        spec = mapping(kv.get("router"))
+        lines = [f"vllm-router --policy {spec.get('policy') or 'cache_aware'}"]
+        lines += [f"  --backend-url http://$VLLM_INSTANCE_{i}:{port}" for i in range(1, instances + 1)]
+        lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", "  --cache-threshold 0.5",
+                  "  --balance-abs-threshold 4", "  --balance-rel-threshold 1.1"]
+        router = Router(command=" \\\n  ".join(lines), install=spec.get("install"), port=spec.get("port"))
+    vllm_config = mapping(kv.get("mooncake_vllm_config"))
+    store = kv.get("mooncake_store_config")
+    state = KvStore(
+        serving_strategy=serving, instances=instances, min_vllm_version=kv.get("min_vllm_version"),
+        head=head, workers=workers, install=mapping(vllm.get("install")).get(docker.brand_key(hw)),
+        master=kv.get("mooncake_master"), store=store if isinstance(store, dict) else None,
+        router=router, config=vllm_config.get("template"), config_note=vllm_config.get("note"))
+    return Rendering(hardware=hw.id, strategy=kv_id, variant=variant_key, node_count=nodes,
+                     deploy_type="kv_store_lb", env=head.env, docker_image=image, kv=state)

@@ -1,0 +1,118 @@
+"""Container image choice and the `docker run` wrapping of a serve command."""
+from __future__ import annotations
+
+from .hardware import Hardware
+from .jsish import js_str, mapping
+from .shell import continued
+
+DEFAULT_IMAGES = {"nvidia": "vllm/vllm-openai:latest", "amd": "vllm/vllm-openai-rocm:latest",
+                  "tpu": "vllm/vllm-tpu:latest", "intel": "vllm/vllm-openai-cpu:latest-x86_64"}
+NIGHTLY_IMAGES = {"nvidia": "vllm/vllm-openai:nightly", "amd": "vllm/vllm-openai-rocm:nightly",
+                  "tpu": "vllm/vllm-tpu:nightly"}
+XPU_IMAGE = "vllm/vllm-openai-xpu:latest"
+BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
+CUDA_KEYS = ("cu129", "cu130")
+
+# GPU access flags per image family; each inner list is one line of the docker command.
+GPU_FLAG_LINES = {
+    "nvidia": [["--gpus", "all"]],
+    "amd": [["--device=/dev/kfd", "--device=/dev/dri"],
+            ["--security-opt", "seccomp=unconfined", "--group-add", "video"]],
+    "tpu": [["--privileged", "--network", "host"], ["-v", "/dev/shm:/dev/shm"]],
+    "xpu": [["--device", "/dev/dri"], ["-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size=16g"]],
+    "cpu": [["--shm-size=16g"]],
+}
+GPU_FLAG_ARGV = {**{k: [t for line in v for t in line] for k, v in GPU_FLAG_LINES.items()},
+                 "xpu": ["--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"],
+                 "cpu": ["--shm-size", "16g"]}
+
+
+def brand_key(hw: Hardware) -> str:
+    if hw.generation == "tpu":
+        return "tpu"
+    if hw.brand == "AMD":
+        return "amd"
+    if hw.generation in ("cpu", "xpu") or hw.brand == "Intel":
+        return "intel"
+    return "nvidia"
+
+
+def _cuda_pick(table: dict) -> str | None:
+    return table.get("cu130") or table.get("cu129")
+
+
+def _pin(source, key: str):
+    """(pin, cuda_map) from one `docker_image` value as seen by the `key` image family."""
+    if isinstance(source, str):
+        return (source if key == "nvidia" else None), None
+    if isinstance(source, dict):
+        if any(k in source for k in BRAND_KEYS):
+            value = source.get(key)
+            if isinstance(value, str):
+                return value, None
+            if key == "nvidia" and isinstance(value, dict):
+                return None, value
+            return None, None
+        if key == "nvidia" and any(k in source for k in CUDA_KEYS):
+            return None, source
+    return None, None
+
+
+def docker_image(recipe: dict, variant: dict, hw: Hardware) -> str | None:
+    key = brand_key(hw)
+    exact = mapping(mapping(variant.get("hardware_overrides")).get(hw.id)).get("docker_image")
+    if isinstance(exact, str):
+        return exact
+    pin = cuda = None
+    for source in (variant.get("docker_image"), mapping(recipe.get("model")).get("docker_image")):
+        pin, cuda = _pin(source, key)
+        if pin or cuda:
+            break
+    if not pin and not cuda and hw.generation == "xpu":
+        return XPU_IMAGE
+    if pin:
+        return pin
+    if cuda and _cuda_pick(cuda):
+        return _cuda_pick(cuda)
+    nightly = mapping(recipe.get("model")).get("nightly_required") is True
+    return (NIGHTLY_IMAGES if nightly else DEFAULT_IMAGES).get(key)
+
+
+def _family(hw: Hardware) -> str:
+    key = brand_key(hw)
+    if key == "intel":
+        return "xpu" if hw.generation == "xpu" else "cpu"
+    return key
+
+
+def _mounts(model: str, env: dict) -> list[str]:
+    mounts = [f"{model}:{model}:ro"] if model.startswith("/") else []
+    mounts += [f"{v}:{v}:ro" for k, v in env.items() if k.endswith("_CONFIG_PATH")]
+    return [js_str(m) for m in mounts]
+
+
+def docker_argv(image, model: str, argv: list[str], env: dict, hw: Hardware, port: int) -> list:
+    out = ["docker", "run"] + GPU_FLAG_ARGV[_family(hw)]
+    out += ["--privileged", "--ipc=host", "-p", f"{port}:{port}",
+            "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
+    for mount in _mounts(model, env):
+        out += ["-v", mount]
+    for k, v in env.items():
+        out += ["-e", f"{k}={js_str(v)}"]
+    return out + [image] + argv[2:]
+
+
+def docker_command(image, model: str, command: str, env: dict, hw: Hardware, port: int) -> str:
+    lines = [" ".join(["docker run"] + [" ".join(group) for group in GPU_FLAG_LINES[_family(hw)][:1]])]
+    lines += [" ".join(group) for group in GPU_FLAG_LINES[_family(hw)][1:]]
+    lines += [f"--privileged --ipc=host -p {port}:{port}", "-v ~/.cache/huggingface:/root/.cache/huggingface"]
+    lines += [f"-v {m}" for m in _mounts(model, env)]
+    lines += [f"-e {k}={js_str(v)}" for k, v in env.items()]
+    head, _, body = command.partition(" \\\n  ")
+    lines.append(f"{js_str(image) if image is not None else 'undefined'} {model}")
+    text = continued(lines)
+    if body:
+        text += " \\\n  " + body
+    if model.startswith("/"):
+        text = f"# {model} must already exist on the host — bind-mounted read-only below.\n" + text
+    return text

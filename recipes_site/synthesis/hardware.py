@@ -1,0 +1,81 @@
+"""Facts about one hardware profile as the synthesis rules need them.
+
+Hardware-keyed maps in recipes are looked up by exact profile id, then generation, then
+lowercase brand, then `default`; override blocks (`hardware_overrides`) know only the
+generation and the single `nvidia` brand fallback. Both lookups live here so every rule uses
+the same one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .jsish import is_number, mapping, truthy
+
+
+@dataclass(frozen=True)
+class Hardware:
+    id: str
+    profile: dict
+
+    @property
+    def brand(self) -> str:
+        return self.profile.get("brand") or ""
+
+    @property
+    def generations(self) -> list[str]:
+        gen = self.profile.get("generation", self.profile.get("gpu_generation"))
+        if isinstance(gen, list):
+            return [g for g in gen if isinstance(g, str)]
+        return [gen] if isinstance(gen, str) else []
+
+    @property
+    def generation(self) -> str:
+        gens = self.generations
+        return gens[0] if gens else ""
+
+    @property
+    def gpus(self) -> int:
+        """GPU count used for parallel sizes (1 when the profile does not say)."""
+        n = self.profile.get("gpu_count")
+        return n if is_number(n) else 1
+
+    @property
+    def gpus_or_8(self) -> int:
+        """GPU count used by node arithmetic, where the reference assumes 8 when unknown."""
+        n = self.profile.get("gpu_count")
+        return n if is_number(n) and n else 8
+
+    @property
+    def node_vram_gb(self) -> float:
+        v = self.profile.get("vram_gb")
+        return v if is_number(v) else 0
+
+    @property
+    def scalable(self) -> bool:
+        return self.profile.get("scalable") is not False
+
+    @property
+    def restricted(self) -> bool:
+        return truthy(self.profile.get("restricted"))
+
+    @property
+    def is_nvidia(self) -> bool:
+        return self.brand == "NVIDIA"
+
+    def keyed(self, table: Any) -> Any:
+        """Look up a hardware-keyed map: exact id, generation, lowercase brand, `default`."""
+        if not isinstance(table, dict):
+            return None
+        for key in (self.id, self.generation, self.brand.lower(), "default"):
+            if key and table.get(key) is not None:
+                return table[key]
+        return None
+
+    def override_block(self, overrides: Any) -> Any:
+        """A `hardware_overrides` block: generation key, else `nvidia` on NVIDIA hardware."""
+        overrides = mapping(overrides)
+        block = overrides.get(self.generation) if self.generation else None
+        if not truthy(block) and self.is_nvidia:
+            block = overrides.get("nvidia")
+        return block if truthy(block) else None

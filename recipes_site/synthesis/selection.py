@@ -1,0 +1,219 @@
+"""Deciding where a variant runs and how: hardware list, default hardware, variant fallback on
+fixed-size machines, the strategy set per hardware, the recommended strategy and node count.
+
+These choices follow the reference site's rules so that contributors' recipes keep producing
+the commands they were written for.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .hardware import Hardware
+from .jsish import is_number, mapping, str_list, truthy
+
+BLACKWELL_ONLY = {"brand": "NVIDIA", "generation": "blackwell"}
+MULTI_NODE_PREFERENCE = ("multi_node_tp", "multi_node_dep", "multi_node_tep")
+MAX_NODES = 16
+
+
+@dataclass(frozen=True)
+class Context:
+    """Catalog-wide inputs every decision may consult."""
+    profiles: dict       # hw id -> taxonomy profile (taxonomy order)
+    strategies: dict     # serving strategy id -> spec, then kv-store id -> spec
+    kv_ids: tuple        # kv-store ids, in file order
+
+    def hardware(self, hw_id: str) -> Hardware:
+        return Hardware(hw_id, mapping(self.profiles.get(hw_id)))
+
+    def deploy_type(self, strategy_id: str) -> str:
+        return mapping(self.strategies.get(strategy_id)).get("deploy_type") or "single_node"
+
+
+# -- hardware eligibility -------------------------------------------------------------------
+
+def precision_constraint(variant: dict) -> dict | None:
+    declared = variant.get("precision_hardware")
+    if truthy(declared):
+        return mapping(declared)
+    if variant.get("precision") in ("nvfp4", "fp4"):
+        return BLACKWELL_ONLY
+    return None
+
+
+def meets_constraint(constraint: dict | None, hw: Hardware) -> bool:
+    if not constraint:
+        return True
+    brand, generation = constraint.get("brand"), constraint.get("generation")
+    if truthy(brand) and hw.brand != brand:
+        return False
+    if truthy(generation) and generation not in hw.generations:
+        return False
+    return True
+
+
+def allowed_by_variant(variant: dict, hw: Hardware) -> bool:
+    allow = str_list(variant.get("supported_hardware"))
+    return not allow or hw.id in allow
+
+
+def eligible(recipe: dict, variant: dict, hw: Hardware) -> bool:
+    declared = mapping(mapping(recipe.get("meta")).get("hardware"))
+    if declared.get(hw.id) == "unsupported":
+        return False
+    if hw.restricted and hw.id not in declared:
+        return False
+    return meets_constraint(precision_constraint(variant), hw) and allowed_by_variant(variant, hw)
+
+
+def default_hardware(ctx: Context, recipe: dict, variant: dict) -> str:
+    candidates = [h for h in ctx.profiles if eligible(recipe, variant, ctx.hardware(h))]
+    wanted = mapping(recipe.get("meta")).get("default_hardware")
+    if wanted in candidates:
+        return wanted
+    constraint = precision_constraint(variant) or {}
+    if constraint.get("generation") == "blackwell":
+        for hw_id in ("b200", "gb200"):
+            if hw_id in candidates:
+                return hw_id
+    if "h200" in candidates:
+        return "h200"
+    if candidates:
+        rank = {"NVIDIA": 0, "AMD": 1}
+        return sorted(candidates, key=lambda h: (rank.get(ctx.hardware(h).brand, 9), h))[0]
+    return "h200"
+
+
+def hardware_list(ctx: Context, recipe: dict, variant: dict) -> list[str]:
+    first = default_hardware(ctx, recipe, variant)
+    rest = [h for h in ctx.profiles if h != first and eligible(recipe, variant, ctx.hardware(h))]
+    return [first] + rest
+
+
+# -- fit --------------------------------------------------------------------------------------
+
+def vram_needed(variant: dict) -> float:
+    v = variant.get("vram_minimum_gb")
+    return v if is_number(v) else 0
+
+
+def fits_node(hw: Hardware, variant: dict) -> bool:
+    need, have = vram_needed(variant), hw.node_vram_gb
+    return need <= 0 or have <= 0 or need <= have
+
+
+def substitute_variant(recipe: dict, variant_key: str, hw: Hardware) -> str | None:
+    """On a machine that cannot be clustered, swap an oversized variant for the largest one that fits."""
+    variants = mapping(recipe.get("variants"))
+    variant = mapping(variants.get(variant_key) or variants.get("default"))
+    if hw.scalable or fits_node(hw, variant):
+        return variant_key
+    fitting = [k for k, v in variants.items()
+               if meets_constraint(precision_constraint(mapping(v)), hw)
+               and allowed_by_variant(mapping(v), hw) and fits_node(hw, mapping(v))]
+    if not fitting:
+        return None
+    return sorted(fitting, key=lambda k: -vram_needed(mapping(variants[k])))[0]
+
+
+# -- strategies ---------------------------------------------------------------------------------
+
+def effective_strategies(ctx: Context, recipe: dict) -> list[str]:
+    listed = str_list(recipe.get("compatible_strategies"))
+    granted = [s for s, per_hw in mapping(recipe.get("strategy_hardware")).items()
+               if s not in listed and "supported" in mapping(per_hw).values()]
+    out: list[str] = []
+    for s in listed + granted + list(ctx.kv_ids):
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def min_gpus(recipe: dict, strategy_id: str, hw: Hardware) -> float:
+    table = recipe.get("strategy_min_gpus")
+    if table is None:
+        return 0
+    if is_number(table):
+        return table
+    table = mapping(table)
+
+    def block(x):
+        if x is None:
+            return 0
+        if is_number(x):
+            return x
+        x = mapping(x)
+        for key in (strategy_id, "multi_node_" + strategy_id, "single_node_" + strategy_id):
+            if x.get(key) is not None:
+                return x[key]
+        return 0
+
+    return max(block(table), block(table.get(hw.id)))
+
+
+def nodes_for_strategy(recipe: dict, strategy_id: str, hw: Hardware) -> int:
+    return max(1, math.ceil(min_gpus(recipe, strategy_id, hw) / hw.gpus_or_8))
+
+
+def _hardware_gate(recipe: dict, strategy_id: str, hw: Hardware) -> bool:
+    verdict = hw.keyed(mapping(recipe.get("strategy_hardware")).get(strategy_id))
+    if verdict is not None:
+        return verdict != "unsupported"
+    return strategy_id in str_list(recipe.get("compatible_strategies"))
+
+
+def strategy_set(ctx: Context, recipe: dict, hw: Hardware) -> list[str]:
+    kv_gate = mapping(recipe.get("kv_cache_strategy_hardware"))
+    out = []
+    for s in effective_strategies(ctx, recipe):
+        if s in ctx.kv_ids:
+            if hw.scalable and hw.brand in ("NVIDIA", "AMD") and mapping(kv_gate.get(s)).get(hw.id) != "unsupported":
+                out.append(s)
+            continue
+        multi = ctx.deploy_type(s) in ("multi_node", "pd_cluster")
+        if not _hardware_gate(recipe, s, hw):
+            continue
+        if (MAX_NODES if multi else 1) * hw.gpus_or_8 < min_gpus(recipe, s, hw):
+            continue
+        if not hw.scalable and (s.startswith("multi_node_") or s == "pd_cluster"):
+            continue
+        out.append(s)
+    return out
+
+
+def recommend_strategy(recipe: dict, effective: list[str], base_nodes: int) -> str:
+    wanted = recipe.get("default_strategy")
+    if wanted and wanted in effective:
+        if base_nodes > 1 and wanted.startswith("single_node_"):
+            sibling = "multi_node_" + wanted[len("single_node_"):]
+            if sibling in effective:
+                return sibling
+        else:
+            return wanted
+    if base_nodes > 1:
+        for s in MULTI_NODE_PREFERENCE:
+            if s in effective:
+                return s
+    if "single_node_tp" in effective:
+        return "single_node_tp"
+    return effective[0] if effective else "single_node_tp"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    strategy: str
+    nodes: int
+
+
+def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: list[str]) -> Recommendation:
+    multi_ok = hw.scalable and any(s.startswith("multi_node_") for s in offered)
+    base_nodes = 2 if (not fits_node(hw, variant) and multi_ok) else 1
+    choice = recommend_strategy(recipe, effective_strategies(ctx, recipe), base_nodes)
+    if choice not in offered:
+        fallback = [s for s in offered if s not in ctx.kv_ids and s != "pd_cluster"] or \
+                   [s for s in offered if s not in ctx.kv_ids]
+        if fallback:
+            choice = fallback[0]
+    floor = 2 if ctx.deploy_type(choice) == "multi_node" else 1
+    return Recommendation(choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw))))

@@ -1,0 +1,132 @@
+"""The `vllm serve` argument list and environment of one process, in the reference order.
+
+Every flag of a generated command enters through `serve_tokens` (args) or `serve_env` (env);
+the parallel block itself is decided by the caller (single-node, multi-node, prefill/decode).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .features import feature_args
+from .hardware import Hardware
+from .jsish import mapping, str_list, truthy
+from .shell import Unit, units_of
+
+PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
+                  "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
+NVL_TRAYS = ("gb200", "gb300")
+
+
+@dataclass(frozen=True)
+class ProcessSpec:
+    """Everything that decides one `vllm serve` process."""
+    recipe: dict
+    variant_key: str
+    strategy_id: str
+    strategy: dict
+    hw: Hardware
+    parallel: list = field(default_factory=list)   # the parallel block tokens, already decided
+    role: str | None = None                          # "prefill" / "decode" for PD pools
+    kv: dict | None = None                           # kv-store spec when composing with one
+    pinning_env: dict = field(default_factory=dict)  # PD GPU pinning
+
+    @property
+    def variant(self) -> dict:
+        variants = mapping(self.recipe.get("variants"))
+        return mapping(variants.get(self.variant_key) or variants.get("default"))
+
+    @property
+    def overrides(self) -> dict:
+        return mapping(mapping(self.recipe.get("strategy_overrides")).get(self.strategy_id))
+
+    @property
+    def role_overrides(self) -> dict:
+        return mapping(self.overrides.get(self.role)) if self.role else {}
+
+
+def model_id(recipe: dict, variant: dict) -> str:
+    return variant.get("model_id") or mapping(recipe.get("model")).get("model_id") or "unknown"
+
+
+def _hardware_blocks(spec: ProcessSpec) -> list[dict]:
+    """Generation/brand override blocks in order; a strategy-level block replaces the recipe's and variant's."""
+    hw = spec.hw
+    strategy_block = hw.override_block(spec.overrides.get("hardware_overrides"))
+    if strategy_block is not None:
+        blocks = [strategy_block]
+    else:
+        blocks = [hw.override_block(spec.recipe.get("hardware_overrides")),
+                  hw.override_block(spec.variant.get("hardware_overrides"))]
+    blocks.append(mapping(spec.overrides.get("hardware_overrides")).get(hw.id))
+    if spec.role:
+        blocks.append(mapping(spec.role_overrides.get("hardware_overrides")).get(hw.id))
+    return [mapping(b) for b in blocks]
+
+
+def serve_tokens(spec: ProcessSpec) -> list:
+    recipe, variant, hw = spec.recipe, spec.variant, spec.hw
+    strategy = spec.strategy
+    tokens: list = []
+    tokens += str_list(mapping(recipe.get("model")).get("base_args"))
+    tokens += str_list(variant.get("extra_args"))
+    tokens += str_list(mapping(mapping(variant.get("hardware_overrides")).get(hw.id)).get("extra_args"))
+    if spec.role:
+        tokens += str_list(mapping(strategy.get(spec.role)).get("vllm_args"))
+    else:
+        tokens += str_list(strategy.get("vllm_args"))
+    tokens += spec.parallel
+    source = spec.role_overrides if spec.role else spec.overrides
+    tokens += str_list(source.get("extra_args")) + str_list(source.get("vllm_args"))
+    for block in _hardware_blocks(spec):
+        tokens += str_list(block.get("extra_args"))
+    tokens += feature_args(recipe, hw, spec.variant_key, variant, spec.strategy_id,
+                           skip_companions=spec.kv is not None)
+    if spec.kv is not None:
+        tokens += str_list(mapping(spec.kv.get("vllm")).get("vllm_args"))
+    return tokens
+
+
+def serve_env(spec: ProcessSpec) -> dict:
+    recipe, variant, hw = spec.recipe, spec.variant, spec.hw
+    env: dict = {}
+    env.update(mapping(mapping(recipe.get("model")).get("base_env")))
+    env.update(mapping(variant.get("extra_env")))
+    env.update(mapping(mapping(mapping(variant.get("hardware_overrides")).get(hw.id)).get("extra_env")))
+    if spec.role:
+        env.update(mapping(mapping(spec.strategy.get(spec.role)).get("env")))
+    else:
+        env.update(mapping(spec.strategy.get("env")))
+    if spec.kv is not None:
+        env.update(mapping(mapping(spec.kv.get("vllm")).get("env")))
+    env.update(spec.pinning_env)
+    env.update(mapping(spec.overrides.get("env")))
+    if spec.role:
+        env.update(mapping(spec.role_overrides.get("env")))
+    else:
+        env.update(mapping(spec.overrides.get("extra_env")))
+    for block in _hardware_blocks(spec):
+        env.update(mapping(block.get("extra_env")))
+    if spec.role and hw.id not in NVL_TRAYS:
+        for key in PD_ONLY_ON_NVL:
+            env.pop(key, None)
+    return env
+
+
+def dedupe(tokens: list) -> list[Unit]:
+    """Drop empty tokens, then keep only the last occurrence of each flag, at its last position."""
+    units = units_of([t for t in tokens if truthy(t)])
+    seen: set = set()
+    kept: list[Unit] = []
+    for unit in reversed(units):
+        flag = unit[0]
+        if flag.startswith("-"):
+            if flag in seen:
+                continue
+            seen.add(flag)
+        kept.append(unit)
+    kept.reverse()
+    return kept
+
+
+def flatten(units: list[Unit]) -> list[str]:
+    return [tok for unit in units for tok in unit]

@@ -1,0 +1,111 @@
+"""The typed output of synthesis: one `Rendering` per (hardware, variant, strategy, node count).
+
+These objects are the single source of truth for commands. The JSON API and the HTML pages are
+views of them; nothing downstream decides or edits a flag.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Process:
+    """One `vllm serve` process, bare and wrapped in `docker run`."""
+    argv: tuple
+    command: str
+    env: dict
+    docker_argv: tuple
+    docker_command: str
+
+
+@dataclass(frozen=True)
+class PdPool:
+    """One side (prefill or decode) of a disaggregated deployment."""
+    process: Process
+    nodes: int          # 0 = shares one node with the other pool
+    parallelism: str    # as declared (tp, tep, dep)
+    tp: int
+    dp_local: int
+    dp_size: int
+    pool_gpus: int
+
+
+@dataclass(frozen=True)
+class Router:
+    command: str
+    install: str
+    port: int | None = None
+
+
+@dataclass(frozen=True)
+class KvStore:
+    """A Mooncake kv-store deployment: N identical serving instances plus its helper processes."""
+    serving_strategy: str
+    instances: int
+    min_vllm_version: str | None
+    head: Process
+    workers: tuple        # Process per extra node of one instance
+    install: str | None
+    master: dict | None
+    store: dict | None
+    router: Router | None
+    config: dict | None
+    config_note: str | None
+
+
+@dataclass(frozen=True)
+class Rendering:
+    hardware: str
+    strategy: str
+    variant: str
+    node_count: int
+    deploy_type: str          # single_node | multi_node | pd_cluster | kv_store_lb
+    env: dict
+    docker_image: str | None
+    single: Process | None = None                 # single_node
+    head: Process | None = None                   # multi_node
+    workers: tuple = ()                           # multi_node, ranks 1..n-1
+    prefill: PdPool | None = None                 # pd_cluster
+    decode: PdPool | None = None
+    router: Router | None = None
+    router_config: dict | None = None
+    kv: KvStore | None = None                     # kv_store_lb
+
+    @property
+    def key(self) -> tuple:
+        return (self.variant, self.strategy, self.node_count)
+
+    @property
+    def main_process(self) -> Process | None:
+        """The process a user starts first: the single command, the head node or the kv instance."""
+        if self.single:
+            return self.single
+        if self.head:
+            return self.head
+        if self.kv:
+            return self.kv.head
+        return self.prefill.process if self.prefill else None
+
+
+@dataclass(frozen=True)
+class HardwareResult:
+    """Everything rendered for one variant tree on one hardware profile."""
+    hardware: str
+    recommended: Rendering
+    alternatives: tuple       # Rendering, in strategy-set order
+
+
+@dataclass(frozen=True)
+class VariantTree:
+    """A variant as a user selects it: its default hardware and per-hardware renderings."""
+    variant: str
+    model_id: str
+    default_hardware: str
+    by_hardware: tuple        # HardwareResult, default hardware first
+
+
+@dataclass(frozen=True)
+class RecipeRenderings:
+    hf_id: str
+    trees: tuple              # VariantTree, `default` first
+    skipped_promotions: tuple = field(default_factory=tuple)  # (variant, model_id) colliding with a standalone recipe
