@@ -1,0 +1,131 @@
+"""Weight sizing: how much memory a variant's weights need and how that maps onto a machine.
+
+Two unit systems meet here on purpose. Weights are counted in decimal gigabytes
+(`ceil(params x bytes_per_param x 1.2)`, the figure recipes declare as `vram_minimum_gb`),
+while vendors' memory sizes (H100 "80 GB", H200 "141 GB") are binary gibibytes. Comparing the
+two without converting would claim 70B BF16 (168 GB) needs three H100s; it fits on two
+(2 x 80 GiB = 171.8 GB).
+
+The reference site selects hardware and node counts with the declared `vram_minimum_gb`
+against nominal node VRAM; synthesis keeps doing exactly that. The numbers here are advice
+shown beside the command (GPUs needed, the smallest tensor-parallel size, replicas per node)
+and the basis of the `validate` warning when the declared figure looks wrong.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+OVERHEAD = 1.2
+GIB_IN_GB = 2**30 / 1e9
+MISMATCH_TOLERANCE = 0.15
+
+BYTES_PER_PARAM = {
+    "bf16": 2, "fp16": 2,
+    "fp8": 1, "int8": 1, "awq": 1, "gptq": 1, "mxfp8": 1,
+    "fp4": 0.5, "nvfp4": 0.5, "mxfp4": 0.5, "int4": 0.5,
+}
+
+_COUNT = re.compile(r"^\s*~?\s*(\d+(?:\.\d+)?)\s*([KMBT])\s*$", re.IGNORECASE)
+_SCALE = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
+
+
+def parse_parameter_count(text) -> float | None:
+    """Billions of parameters from "70B", "1.2B", "1T", "500M"; None when it is not a count."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(text) / 1e9 if text > 1e6 else float(text)
+    if not isinstance(text, str):
+        return None
+    m = _COUNT.match(text)
+    if not m:
+        return None
+    return float(m.group(1)) * _SCALE[m.group(2).upper()]
+
+
+def weight_vram_gb(params_billions: float, precision: str) -> int | None:
+    """`ceil(params x bytes x 1.2)` in decimal GB; None for a precision without a byte width."""
+    width = BYTES_PER_PARAM.get(precision)
+    if width is None or params_billions is None:
+        return None
+    # round() first so 70 x 2 x 1.2 = 168.00000000000003 does not become 169
+    return math.ceil(round(params_billions * width * OVERHEAD, 6))
+
+
+def declared_mismatch(declared, computed) -> float | None:
+    """Relative gap between a declared and a computed figure, or None when either is missing."""
+    if not isinstance(declared, (int, float)) or isinstance(declared, bool) or not computed:
+        return None
+    return abs(declared - computed) / computed
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How one variant's weights land on one hardware profile."""
+    hardware: str
+    weights_gb: float
+    gpu_count: int
+    vram_per_gpu_gib: float
+    fits_one_gpu: bool
+    fits_one_node: bool
+    min_gpus: int
+    tensor_parallel: int | None     # smallest power of two holding the weights within one node
+    replicas_per_node: int          # 0 when one node is not enough
+    nodes_needed: int               # nodes for one copy of the weights
+
+    def as_dict(self) -> dict:
+        return {
+            "weights_gb": self.weights_gb, "gpu_count": self.gpu_count,
+            "vram_per_gpu_gib": self.vram_per_gpu_gib, "fits_one_gpu": self.fits_one_gpu,
+            "fits_one_node": self.fits_one_node, "min_gpus": self.min_gpus,
+            "tensor_parallel": self.tensor_parallel, "replicas_per_node": self.replicas_per_node,
+            "nodes_needed": self.nodes_needed,
+        }
+
+
+def per_gpu_gib(profile: dict) -> float:
+    declared = profile.get("vram_per_gpu_gb")
+    if isinstance(declared, (int, float)) and not isinstance(declared, bool) and declared > 0:
+        return float(declared)
+    count = profile.get("gpu_count") or 1
+    return float(profile.get("vram_gb") or 0) / count
+
+
+def fit(weights_gb: float, hw_id: str, profile: dict) -> Fit | None:
+    gpus = int(profile.get("gpu_count") or 1)
+    gib = per_gpu_gib(profile)
+    if not weights_gb or gib <= 0:
+        return None
+    capacity_gb = gib * GIB_IN_GB
+    min_gpus = max(1, math.ceil(round(weights_gb / capacity_gb, 6)))
+    tp = 1
+    while tp < min_gpus:
+        tp *= 2
+    in_node = tp <= gpus
+    return Fit(
+        hardware=hw_id, weights_gb=weights_gb, gpu_count=gpus, vram_per_gpu_gib=gib,
+        fits_one_gpu=min_gpus == 1, fits_one_node=min_gpus <= gpus, min_gpus=min_gpus,
+        tensor_parallel=tp if in_node else None,
+        replicas_per_node=gpus // tp if in_node else 0,
+        nodes_needed=math.ceil(min_gpus / gpus),
+    )
+
+
+def variant_weights_gb(recipe: dict, variant: dict) -> tuple[int | None, int | None]:
+    """(computed, declared) weight figures of a variant, either None when unknown."""
+    params = parse_parameter_count((recipe.get("model") or {}).get("parameter_count"))
+    computed = weight_vram_gb(params, variant.get("precision")) if params else None
+    declared = variant.get("vram_minimum_gb")
+    return computed, declared if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
+
+
+def variant_sizing(recipe: dict, variant: dict, profiles: dict) -> dict:
+    """Sizing of one variant on every profile, keyed by hardware id (declared figure preferred)."""
+    computed, declared = variant_weights_gb(recipe, variant)
+    basis = declared or computed
+    per_hw = {}
+    for hw_id, profile in profiles.items():
+        f = fit(basis, hw_id, profile) if basis else None
+        if f is not None:
+            per_hw[hw_id] = f.as_dict()
+    return {"computed_vram_gb": computed, "declared_vram_gb": declared, "basis_gb": basis, "hardware": per_hw}
