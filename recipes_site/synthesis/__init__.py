@@ -94,3 +94,43 @@ def synthesize_recipe(ctx: Context, hf_id: str, recipe: dict, standalone_ids: se
             trees.append(VariantTree(variant=tree_key, model_id=model_id(recipe, variant),
                                      default_hardware=results[0].hardware, by_hardware=tuple(results)))
     return RecipeRenderings(hf_id=hf_id, trees=tuple(trees), skipped_promotions=tuple(skipped))
+
+
+class ChoiceError(ValueError):
+    """A user's choice (hardware, variant, strategy, nodes) that the recipe does not offer."""
+
+
+def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_id: str | None = None,
+                  strategy_id: str | None = None, nodes: int | None = None) -> Rendering:
+    """The rendering for one explicit choice, defaulting each part the way the site does."""
+    variants = mapping(recipe.get("variants"))
+    if variant_key not in variants:
+        raise ChoiceError(f"no variant {variant_key!r}; variants: {', '.join(variants)}")
+    if is_omni(recipe):
+        raise ChoiceError("omni recipes have no `vllm serve` command (they run under vLLM-Omni)")
+    hw_ids = hardware_list(ctx, recipe, mapping(variants[variant_key]))
+    hw_id = hw_id or hw_ids[0]
+    if hw_id not in hw_ids:
+        raise ChoiceError(f"variant {variant_key!r} is not offered on {hw_id!r}; available: {', '.join(hw_ids)}")
+    hw = ctx.hardware(hw_id)
+    key = substitute_variant(recipe, variant_key, hw)
+    if key is None:
+        raise ChoiceError(f"no variant of this recipe fits on one {hw_id} and it cannot be clustered")
+    offered = strategy_set(ctx, recipe, hw)
+    pick = recommend(ctx, recipe, mapping(variants[key]), hw, offered)
+    strategy_id = strategy_id or pick.strategy
+    if strategy_id not in offered:
+        raise ChoiceError(f"strategy {strategy_id!r} is not offered on {hw_id}; offered: {', '.join(offered)}")
+    if nodes is None and strategy_id == pick.strategy:
+        nodes = pick.nodes
+    kind = ctx.deploy_type(strategy_id)
+    if nodes is not None and kind == "multi_node":
+        floor = max(2, nodes_for_strategy(recipe, strategy_id, hw))
+        if nodes < floor:
+            raise ChoiceError(f"{strategy_id} needs at least {floor} nodes of {hw_id}")
+    elif nodes not in (None, 1) and kind != "multi_node":
+        raise ChoiceError(f"{strategy_id} runs on one node; --nodes applies to multi-node strategies")
+    rendering = render_strategy(ctx, recipe, key, strategy_id, hw, nodes if kind == "multi_node" else None)
+    if rendering is None:
+        raise ChoiceError(f"{strategy_id} cannot be laid out for this model on {hw_id} (it would need more than 4 nodes per pool)")
+    return rendering

@@ -1,0 +1,149 @@
+"""The `recipes-site` command: one small function per subcommand; the work lives in the library."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from recipes_site.catalog.diagnostics import Level, errors, summary
+
+
+def _print_diagnostics(diags, files: int, strict: bool) -> int:
+    for d in sorted(diags, key=lambda d: (d.path, d.line, d.col, d.key_path, d.message)):
+        print(d.format())
+    print(summary(diags, files))
+    failing = [d for d in diags if d.level is Level.ERROR or strict]
+    return 1 if failing else 0
+
+
+def cmd_validate(args) -> int:
+    from recipes_site.catalog import load_catalog
+    catalog, diags = load_catalog(Path(args.root))
+    return _print_diagnostics(diags, catalog.files_checked, args.strict)
+
+
+def cmd_schema(args) -> int:
+    from recipes_site.catalog.types import recipe_json_schema
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(recipe_json_schema(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
+def cmd_build(args) -> int:
+    from recipes_site.build import build
+    started = time.perf_counter()
+    result = build(Path(args.root), Path(args.out))
+    code = _print_diagnostics(result.diagnostics, result.files_checked, strict=False)
+    if result.ok:
+        print(f"built {len(result.recipes)} recipes into {args.out}/ "
+              f"({result.files_written} files, {time.perf_counter() - started:.2f}s)")
+    else:
+        print(f"build failed: nothing written, {args.out}/ left as it was", file=sys.stderr)
+    return code
+
+
+def _find_recipe(catalog, wanted: str):
+    """A recipe by its id, or by a checkpoint one of its variants serves (case-insensitive)."""
+    low = wanted.lower()
+    for doc in catalog.recipes:
+        if doc.hf_id.lower() == low:
+            return doc, None
+    for doc in catalog.recipes:
+        for key, variant in (doc.data.get("variants") or {}).items():
+            if str((variant or {}).get("model_id", "")).lower() == low:
+                return doc, key
+    return None, None
+
+
+def _rendering_text(r, docker: bool) -> str:
+    pick = (lambda p: p.docker_command) if docker else (lambda p: p.command)
+    env = "" if docker else "".join(f"export {k}={v}\n" for k, v in r.env.items())
+    if r.single:
+        return env + pick(r.single)
+    if r.head:
+        parts = [f"# head node (rank 0)\n{env}{pick(r.head)}"]
+        parts += [f"# worker node (rank {i})\n{env}{pick(w)}" for i, w in enumerate(r.workers, 1)]
+        return "\n\n".join(parts)
+    if r.prefill:
+        role_env = lambda p: "" if docker else "".join(f"export {k}={v}\n" for k, v in p.env.items())
+        return "\n\n".join([
+            f"# prefill pool\n{role_env(r.prefill.process)}{pick(r.prefill.process)}",
+            f"# decode pool\n{role_env(r.decode.process)}{pick(r.decode.process)}",
+            f"# router\n{r.router.install}\n{r.router.command}"])
+    kv = r.kv
+    parts = [f"# mooncake master\n{kv.master.get('command') if kv.master else ''}"]
+    if kv.store:
+        parts.append(f"# mooncake store\n{kv.store.get('command')}")
+    parts.append(f"# vLLM instance ({kv.instances}x)\n{kv.install or ''}\n{env}{pick(kv.head)}")
+    parts += [f"# instance worker node (rank {i})\n{env}{pick(w)}" for i, w in enumerate(kv.workers, 1)]
+    if kv.router:
+        parts.append(f"# router\n{kv.router.install}\n{kv.router.command}")
+    return "\n\n".join(parts)
+
+
+def cmd_command(args) -> int:
+    from recipes_site.build import synthesis_context
+    from recipes_site.catalog import load_catalog
+    from recipes_site.render.rendering_json import rendering_json
+    from recipes_site.synthesis import ChoiceError, render_choice
+    catalog, diags = load_catalog(Path(args.root))
+    doc, checkpoint_variant = _find_recipe(catalog, args.model)
+    if doc is None:
+        print(f"recipes-site: no recipe or checkpoint named {args.model!r} under {args.root}", file=sys.stderr)
+        return 1
+    bad = [d for d in errors(diags) if d.path == doc.display_path]
+    if bad:
+        for d in bad:
+            print(d.format(), file=sys.stderr)
+        return 1
+    variant = args.variant or checkpoint_variant or "default"
+    try:
+        r = render_choice(synthesis_context(catalog), doc.data, variant, args.hardware, args.strategy, args.nodes)
+    except ChoiceError as exc:
+        print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(rendering_json(r), indent=2, ensure_ascii=False))
+    else:
+        print(_rendering_text(r, args.docker))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="recipes-site", description="vLLM serving recipes: validate, build, query.")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    v = sub.add_parser("validate", help="check every file of a recipes root and report all problems")
+    v.add_argument("root", nargs="?", default=".", help="recipes root (folder holding models/); default .")
+    v.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    v.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("schema", help="write the recipe JSON Schema for editors")
+    s.add_argument("--output", default="schema/recipe.schema.json")
+    s.set_defaults(func=cmd_schema)
+
+    b = sub.add_parser("build", help="validate, size, synthesize and write the site + JSON API")
+    b.add_argument("root", nargs="?", default=".")
+    b.add_argument("--out", default="_site", help="output folder (replaced atomically); default _site")
+    b.set_defaults(func=cmd_build)
+
+    c = sub.add_parser("command", help="print the command for one model and hardware")
+    c.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")
+    c.add_argument("--root", default=".", help="recipes root; default .")
+    c.add_argument("--hardware", help="hardware profile id (default: the variant's default hardware)")
+    c.add_argument("--variant", help="variant key (default: default)")
+    c.add_argument("--strategy", help="strategy id (default: the recommended one)")
+    c.add_argument("--nodes", type=int, help="node count for multi-node strategies")
+    c.add_argument("--docker", action="store_true", help="print the docker run form")
+    c.add_argument("--json", action="store_true", help="print the rendering as JSON")
+    c.set_defaults(func=cmd_command)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)

@@ -1,0 +1,165 @@
+"""The JSON API documents, as plain data: `{relative path: document}`.
+
+Layout under `api/v1/` (one file per recipe and per recipe x hardware, so a CI job fetches
+exactly what it needs and the tree stays small):
+
+    models.json                          every recipe, plus every served checkpoint id
+    models/<org>/<repo>.json             normalised recipe, install block, sizing, default hardware
+    models/<org>/<repo>/hw/<hw>.json     recommended choice per variant + every rendering there
+    hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command
+    strategies.json, taxonomy.json       vocabulary
+    schema/*.json                        a JSON Schema per document type
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recipes_site import sizing
+from recipes_site.synthesis.install import install_block
+from recipes_site.synthesis.types import RecipeRenderings
+from recipes_site.render.rendering_json import rendering_json
+
+API = "api/v1"
+HF = "https://huggingface.co/"
+
+
+@dataclass(frozen=True)
+class RecipeInput:
+    """What the API needs of one recipe: its id, validated data and renderings."""
+    hf_id: str
+    data: dict
+    rendered: RecipeRenderings
+
+
+def model_doc_path(hf_id: str) -> str:
+    return f"{API}/models/{hf_id}.json"
+
+
+def hw_doc_path(hf_id: str, hw: str) -> str:
+    return f"{API}/models/{hf_id}/hw/{hw}.json"
+
+
+def page_url(hf_id: str) -> str:
+    return f"/{hf_id}/"
+
+
+def _precisions(data: dict) -> list[str]:
+    out = []
+    for v in (data.get("variants") or {}).values():
+        p = (v or {}).get("precision")
+        if p and p not in out:
+            out.append(p)
+    return out
+
+
+def _rendered_hardware(r: RecipeRenderings, order: list[str]) -> list[str]:
+    seen = {res.hardware for tree in r.trees for res in tree.by_hardware}
+    return [h for h in order if h in seen]
+
+
+def models_index(recipes: list[RecipeInput], hw_order: list[str]) -> dict:
+    models, checkpoints = [], []
+    for rec in recipes:
+        meta, model = rec.data.get("meta") or {}, rec.data.get("model") or {}
+        declared = meta.get("hardware") or {}
+        models.append({
+            "id": rec.hf_id,
+            "title": meta.get("title"),
+            "provider": meta.get("provider"),
+            "description": meta.get("description"),
+            "tasks": meta.get("tasks") or [],
+            "architecture": model.get("architecture"),
+            "parameter_count": model.get("parameter_count"),
+            "active_parameters": model.get("active_parameters"),
+            "context_length": model.get("context_length"),
+            "precisions": _precisions(rec.data),
+            "min_vllm_version": model.get("min_vllm_version"),
+            "date_added": meta.get("date_added"),
+            "date_updated": meta.get("date_updated"),
+            "hardware": _rendered_hardware(rec.rendered, hw_order),
+            "verified_hardware": [h for h in hw_order if declared.get(h) == "verified"],
+            "links": {"page": page_url(rec.hf_id), "json": "/" + model_doc_path(rec.hf_id),
+                      "huggingface": HF + rec.hf_id},
+        })
+        for key, variant in (rec.data.get("variants") or {}).items():
+            mid = (variant or {}).get("model_id")
+            if isinstance(mid, str) and "/" in mid and mid != rec.hf_id:
+                checkpoints.append({"id": mid, "recipe": rec.hf_id, "variant": key,
+                                    "json": "/" + model_doc_path(rec.hf_id), "huggingface": HF + mid})
+    return {"models": models, "checkpoints": checkpoints}
+
+
+def model_doc(rec: RecipeInput, profiles: dict) -> dict:
+    variants = rec.data.get("variants") or {}
+    return {
+        "id": rec.hf_id,
+        "recipe": rec.data,
+        "install": install_block(rec.data),
+        "default_hardware": {t.variant: t.default_hardware for t in rec.rendered.trees},
+        "checkpoints": {t.variant: t.model_id for t in rec.rendered.trees},
+        "hardware": {res.hardware: "/" + hw_doc_path(rec.hf_id, res.hardware)
+                     for res in _by_hardware_order(rec.rendered, list(profiles))},
+        "sizing": {key: sizing.variant_sizing(rec.data, v or {}, profiles) for key, v in variants.items()},
+    }
+
+
+def _by_hardware_order(r: RecipeRenderings, order: list[str]):
+    seen = {}
+    for tree in r.trees:
+        for res in tree.by_hardware:
+            seen.setdefault(res.hardware, res)
+    return [seen[h] for h in order if h in seen]
+
+
+def hardware_docs(rec: RecipeInput, profiles: dict) -> dict[str, dict]:
+    """One document per hardware: the recommended pick per variant tree and every rendering."""
+    docs: dict[str, dict] = {}
+    renderings: dict[str, dict] = {}
+    for tree in rec.rendered.trees:
+        for res in tree.by_hardware:
+            doc = docs.setdefault(res.hardware, {
+                "recipe": rec.hf_id, "hardware": res.hardware,
+                "hardware_profile": profiles.get(res.hardware, {}),
+                "recommended": {}, "renderings": []})
+            rec_r = res.recommended
+            doc["recommended"][tree.variant] = {"variant": rec_r.variant, "strategy": rec_r.strategy,
+                                                "node_count": rec_r.node_count}
+            bucket = renderings.setdefault(res.hardware, {})
+            for r in (rec_r,) + res.alternatives:
+                bucket.setdefault(r.key, r)
+    for hw, doc in docs.items():
+        doc["renderings"] = [rendering_json(r) for r in renderings[hw].values()]
+    return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
+
+
+def hardware_index(recipes: list[RecipeInput], profiles: dict) -> tuple[dict, dict[str, dict]]:
+    per_hw: dict[str, list] = {h: [] for h in profiles}
+    for rec in recipes:
+        for tree in rec.rendered.trees:
+            for res in tree.by_hardware:
+                r = res.recommended
+                main = r.main_process
+                per_hw[res.hardware].append({
+                    "recipe": rec.hf_id, "variant": tree.variant, "model_id": tree.model_id,
+                    "strategy": r.strategy, "node_count": r.node_count, "deploy_type": r.deploy_type,
+                    "command": main.command if main else None,
+                    "json": "/" + hw_doc_path(rec.hf_id, res.hardware)})
+    index = {"hardware": [{"id": h, **profiles[h], "models": len({m["recipe"] for m in per_hw[h]}),
+                           "json": f"/{API}/hardware/{h}.json"} for h in profiles]}
+    docs = {f"{API}/hardware/{h}.json": {"hardware": h, "profile": profiles[h], "models": per_hw[h]}
+            for h in profiles}
+    return index, docs
+
+
+def api_documents(recipes: list[RecipeInput], taxonomy: dict, strategies: dict) -> dict[str, dict]:
+    profiles = taxonomy.get("hardware_profiles") or {}
+    docs: dict[str, dict] = {f"{API}/models.json": models_index(recipes, list(profiles))}
+    for rec in recipes:
+        docs[model_doc_path(rec.hf_id)] = model_doc(rec, profiles)
+        docs.update(hardware_docs(rec, profiles))
+    index, per_hw = hardware_index(recipes, profiles)
+    docs[f"{API}/hardware.json"] = index
+    docs.update(per_hw)
+    docs[f"{API}/strategies.json"] = {"strategies": strategies}
+    docs[f"{API}/taxonomy.json"] = taxonomy
+    return docs

@@ -1,0 +1,143 @@
+"""JSON Schemas of the API documents, published under `api/v1/schema/` for CI consumers.
+
+Written by hand rather than derived, because they are a contract: a change here is a
+deliberate API change, and `tests/test_api_schemas.py` checks every written document.
+"""
+from __future__ import annotations
+
+BASE = "https://recipes-site.local/api/v1/schema/"
+STR, INT, BOOL, OBJ = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "object"}
+STR_OR_NULL = {"type": ["string", "null"]}
+STR_LIST = {"type": "array", "items": STR}
+ENV = {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
+DEPLOY_TYPES = ["single_node", "multi_node", "pd_cluster", "kv_store_lb"]
+
+
+def _obj(required: dict, optional: dict | None = None, closed: bool = True) -> dict:
+    schema = {"type": "object", "required": list(required), "properties": {**required, **(optional or {})}}
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _many(name: str) -> dict:
+    return {"type": ["array", "null"], "items": _ref(name)}
+
+
+HEAD = {"hardware": STR, "strategy": STR, "variant": STR, "node_count": {"type": "integer", "minimum": 1},
+        "deploy_type": {"enum": DEPLOY_TYPES}, "env": ENV}
+DOCKER_IMAGE = {"docker_image": STR}
+POOL = _obj({"command": STR, "argv": STR_LIST, "env": ENV, "nodes": INT, "parallelism": STR, "tp": INT,
+             "dpLocal": INT, "dpSize": INT, "poolGpus": INT, "currentNode": INT, "startRank": INT,
+             "docker_command": STR, "docker_argv": STR_LIST})
+
+
+def _workers(prefix: str, nullable: bool) -> dict:
+    lst = {"type": ["array", "null"] if nullable else "array"}
+    return {f"{prefix}worker_command": STR_OR_NULL, f"{prefix}worker_commands": {**lst, "items": STR},
+            f"{prefix}worker_argv": {"type": ["array", "null"], "items": STR},
+            f"{prefix}worker_argvs": {**lst, "items": STR_LIST},
+            f"{prefix}worker_docker_command": STR_OR_NULL,
+            f"{prefix}worker_docker_commands": {**lst, "items": STR},
+            f"{prefix}worker_docker_argv": {"type": ["array", "null"], "items": STR},
+            f"{prefix}worker_docker_argvs": {**lst, "items": STR_LIST}}
+
+
+RENDERING = {"oneOf": [
+    _obj({**HEAD, "deploy_type": {"const": "single_node"}, "command": STR, "argv": STR_LIST,
+          "docker_command": STR, "docker_argv": STR_LIST}, DOCKER_IMAGE),
+    _obj({**HEAD, "deploy_type": {"const": "multi_node"}, "head_command": STR, "head_argv": STR_LIST,
+          "head_docker_command": STR, "head_docker_argv": STR_LIST, **_workers("", False)}, DOCKER_IMAGE),
+    _obj({**HEAD, "deploy_type": {"const": "pd_cluster"}, "prefill": POOL, "decode": POOL,
+          "router": _obj({"command": STR, "install": STR}), "router_config": {"type": ["object", "null"]}},
+         DOCKER_IMAGE),
+    _obj({**HEAD, "deploy_type": {"const": "kv_store_lb"}, "serving_strategy": STR,
+          "kv_min_vllm_version": STR_OR_NULL, "instances": INT, "vllm_command": STR, "vllm_argv": STR_LIST,
+          **_workers("vllm_", True), "vllm_install": STR_OR_NULL, "vllm_docker_command": STR,
+          "vllm_docker_argv": STR_LIST, "master": {"type": ["object", "null"]},
+          "store": {"type": ["object", "null"]},
+          "router": {"oneOf": [{"type": "null"}, _obj({"command": STR, "install": STR_OR_NULL,
+                                                      "port": {"type": ["integer", "null"]}})]},
+          "mooncake_config": {"type": ["object", "null"]}, "mooncake_config_note": STR_OR_NULL},
+         DOCKER_IMAGE),
+]}
+
+PICK = _obj({"variant": STR, "strategy": STR, "node_count": INT})
+PROFILE = {"type": "object", "required": ["brand", "gpu_count", "vram_gb"],
+           "properties": {"brand": STR, "generation": {"type": ["string", "array"]}, "display_name": STR,
+                          "gpu_count": INT, "vram_gb": {"type": "number"}}}
+FIT = _obj({"weights_gb": {"type": "number"}, "gpu_count": INT, "vram_per_gpu_gib": {"type": "number"},
+            "fits_one_gpu": BOOL, "fits_one_node": BOOL, "min_gpus": INT,
+            "tensor_parallel": {"type": ["integer", "null"]}, "replicas_per_node": INT, "nodes_needed": INT})
+NUM_OR_NULL = {"type": ["number", "null"]}
+SIZING = _obj({"computed_vram_gb": NUM_OR_NULL, "declared_vram_gb": NUM_OR_NULL, "basis_gb": NUM_OR_NULL,
+               "hardware": {"type": "object", "additionalProperties": FIT}})
+INSTALL_STEP = _obj({"command": STR}, {"note": STR})
+
+DOCUMENTS: dict[str, dict] = {
+    "rendering": RENDERING,
+    "models": _obj({
+        "models": {"type": "array", "items": _obj({
+            "id": STR, "title": STR_OR_NULL, "provider": STR_OR_NULL, "description": STR_OR_NULL,
+            "tasks": STR_LIST, "architecture": STR_OR_NULL, "parameter_count": STR_OR_NULL,
+            "active_parameters": STR_OR_NULL, "context_length": {"type": ["integer", "null"]},
+            "precisions": STR_LIST, "min_vllm_version": STR_OR_NULL, "date_added": STR_OR_NULL,
+            "date_updated": STR_OR_NULL, "hardware": STR_LIST, "verified_hardware": STR_LIST,
+            "links": _obj({"page": STR, "json": STR, "huggingface": STR})})},
+        "checkpoints": {"type": "array", "items": _obj({"id": STR, "recipe": STR, "variant": STR, "json": STR,
+                                                        "huggingface": STR})}}),
+    "model": _obj({
+        "id": STR, "recipe": {"type": "object", "required": ["meta"]},
+        "install": _obj({}, {"pip": INSTALL_STEP, "docker": INSTALL_STEP, "extras": {"type": "array"}}),
+        "default_hardware": {"type": "object", "additionalProperties": STR},
+        "checkpoints": {"type": "object", "additionalProperties": STR},
+        "hardware": {"type": "object", "additionalProperties": STR},
+        "sizing": {"type": "object", "additionalProperties": SIZING}}),
+    "model-hardware": _obj({
+        "recipe": STR, "hardware": STR, "hardware_profile": PROFILE,
+        "recommended": {"type": "object", "minProperties": 1, "additionalProperties": PICK},
+        "renderings": {"type": "array", "minItems": 1, "items": {"$ref": "rendering.schema.json"}}}),
+    "hardware-index": _obj({"hardware": {"type": "array", "items": {
+        "allOf": [PROFILE, {"type": "object", "required": ["id", "models", "json"],
+                            "properties": {"id": STR, "models": INT, "json": STR}}]}}}),
+    "hardware": _obj({"hardware": STR, "profile": PROFILE, "models": {"type": "array", "items": _obj({
+        "recipe": STR, "variant": STR, "model_id": STR, "strategy": STR, "node_count": INT,
+        "deploy_type": {"enum": DEPLOY_TYPES}, "command": STR_OR_NULL, "json": STR})}}),
+    "strategies": _obj({"strategies": {"type": "object", "additionalProperties": {
+        "type": "object", "required": ["name", "deploy_type"]}}}),
+    "taxonomy": {"type": "object", "required": ["hardware_profiles"],
+                 "properties": {"hardware_profiles": {"type": "object", "additionalProperties": PROFILE}}},
+}
+
+
+def schema_for(name: str) -> dict:
+    body = DOCUMENTS[name]
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"{BASE}{name}.schema.json",
+            "title": f"recipes-site API: {name}", **body}
+
+
+def schema_name_for_path(rel: str) -> str | None:
+    """Which schema a written API document must satisfy, from its path."""
+    parts = rel.split("/")
+    if parts[:2] != ["api", "v1"] or parts[2] == "schema":
+        return None
+    tail = parts[2:]
+    if tail == ["models.json"]:
+        return "models"
+    if tail == ["hardware.json"]:
+        return "hardware-index"
+    if tail in (["strategies.json"], ["taxonomy.json"]):
+        return tail[0][:-5]
+    if tail[0] == "hardware":
+        return "hardware"
+    if tail[0] == "models":
+        return "model-hardware" if len(tail) >= 5 and tail[-2] == "hw" else "model"
+    return None
+
+
+def all_schemas() -> dict[str, dict]:
+    return {f"api/v1/schema/{name}.schema.json": schema_for(name) for name in DOCUMENTS}
