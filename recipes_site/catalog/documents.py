@@ -1,0 +1,67 @@
+"""The loaded catalogue: one RecipeDoc per recipe file, and the Catalog that holds them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import recipes_site
+
+if TYPE_CHECKING:
+    from recipes_site.catalog.types import Recipe
+
+# The repository root that holds our own taxonomy.yaml, strategies/, kv_store/, platforms.yaml.
+PROJECT_ROOT = Path(recipes_site.__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class RecipeDoc:
+    path: Path          # the file
+    display_path: str   # path as printed in diagnostics (relative to the cwd if possible)
+    rel_path: str       # "models/<org>/<repo>.yaml" relative to the root, forward slashes
+    hf_id: str          # "<org>/<repo>" derived from the path (first dir under models/ + file stem)
+    data: dict          # the loaded YAML as plain Python values, YAML key order, dates "YYYY-MM-DD"
+    spec: "Recipe | None"   # the validated model; None if the file had schema errors
+    positions: dict     # key path tuple -> (line, col) of the value, 1-based; list items by int index
+    key_positions: dict = field(default_factory=dict, repr=False)  # key path -> (line, col) of the key
+
+    def position(self, path: tuple, *, at_key: bool = False) -> tuple[int, int]:
+        """Best source position for ``path`` (the key itself with ``at_key``), else its nearest
+        ancestor's, else (0, 0)."""
+        return locate(self.positions, self.key_positions, path, at_key=at_key)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    root: Path
+    taxonomy: dict                 # plain data of the effective taxonomy.yaml ({} if none)
+    strategies: dict               # name -> plain data of strategies/*.yaml, byte-sorted file order
+    kv_stores: dict                # name -> plain data of kv_store/*.yaml, byte-sorted file order
+    platforms: dict | None         # platforms.yaml data, or None
+    recipes: list                  # RecipeDoc per recipe that loaded as YAML, in traversal order
+    files_checked: int             # number of files read
+
+    def hardware_profiles(self) -> dict:
+        profiles = self.taxonomy.get("hardware_profiles") if isinstance(self.taxonomy, dict) else None
+        return profiles if isinstance(profiles, dict) else {}
+
+    def recipe(self, hf_id: str) -> RecipeDoc | None:
+        """The recipe with this hf_id (exact match), or None."""
+        for doc in self.recipes:
+            if doc.hf_id == hf_id:
+                return doc
+        return None
+
+
+def locate(positions: dict, key_positions: dict, path: tuple, *, at_key: bool = False) -> tuple[int, int]:
+    path = tuple(path)
+    if at_key and path in key_positions:
+        return key_positions[path]
+    while True:
+        if path in positions:
+            return positions[path]
+        if path in key_positions:
+            return key_positions[path]
+        if not path:
+            return (0, 0)
+        path = path[:-1]

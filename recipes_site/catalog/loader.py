@@ -1,0 +1,232 @@
+"""Load a recipes root into a Catalog plus every diagnostic of every file.
+
+Order of work (also the order of the diagnostics): taxonomy.yaml, platforms.yaml, strategies/*.yaml,
+kv_store/*.yaml (each directory listing in byte order), then the recipes under models/ (recursive,
+each directory listing in byte order, like Node's sorted readdir). A piece missing from the root is
+taken from the project's own folder (PROJECT_ROOT); recipes come only from ROOT/models.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from recipes_site.catalog import types as T
+from recipes_site.catalog.checks import Report, check_taxonomy, feature_mode_suppressions, run_recipe_checks
+from recipes_site.catalog.diagnostics import Diagnostic, Level
+from recipes_site.catalog.documents import PROJECT_ROOT, Catalog, RecipeDoc
+from recipes_site.catalog.schema_errors import validate
+from recipes_site.catalog.yaml import LoadedYaml, load_yaml_file
+
+RECIPE_SUFFIXES = (".yaml", ".yml")
+
+
+def _byte_order(name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape")
+
+
+def _display(path: Path, cwd: Path) -> str:
+    try:
+        return Path(os.path.abspath(path)).relative_to(cwd).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _sorted_dir(directory: Path) -> list[os.DirEntry]:
+    with os.scandir(directory) as it:
+        return sorted(it, key=lambda e: _byte_order(e.name))
+
+
+class _Loader:
+    def __init__(self, root: Path):
+        self.root = root
+        self.cwd = Path(os.path.abspath(Path.cwd()))
+        self.files = 0
+        self.file_diags: list[list[Diagnostic]] = []   # one list per file, in processing order
+
+    def display(self, path: Path) -> str:
+        return _display(path, self.cwd)
+
+    def pick(self, name: str, *, directory: bool = False) -> Path | None:
+        """ROOT/name if present, else PROJECT_ROOT/name if present, else None."""
+        for base in (self.root, PROJECT_ROOT):
+            candidate = base / name
+            if (candidate.is_dir() if directory else candidate.is_file()):
+                return candidate
+        return None
+
+    def read(self, path: Path, display: str) -> LoadedYaml:
+        self.files += 1
+        return load_yaml_file(path, display)
+
+    # -- shared files
+    def load_document(self, path: Path, model) -> tuple[dict | None, list[Diagnostic], LoadedYaml]:
+        display = self.display(path)
+        loaded = self.read(path, display)
+        diags = list(loaded.diagnostics)
+        if loaded.data is not None:
+            _, errors = validate(model, loaded.data, display, loaded.positions, loaded.key_positions)
+            diags += errors
+        return loaded.data, diags, loaded
+
+    def load_specs(self, folder: str, model, taken: dict) -> tuple[dict, dict, list]:
+        """Every ``folder/*.yaml`` (byte order) keyed by its ``name``. Returns (specs, name -> display
+        path, diagnostics per file); ``taken`` maps names already used elsewhere to their file."""
+        directory = self.pick(folder, directory=True)
+        specs: dict = {}
+        files: dict = {}
+        pending: list = []
+        if directory is None:
+            return specs, files, pending
+        for entry in _sorted_dir(directory):
+            if not entry.name.endswith(".yaml") or not entry.is_file():
+                continue
+            path = directory / entry.name
+            data, diags, loaded = self.load_document(path, model)
+            report = Report(self.display(path), loaded.positions, loaded.key_positions)
+            name = data.get("name") if isinstance(data, dict) else None
+            if isinstance(name, str):
+                if name in files or name in taken:
+                    report.error(("name",), f"the name '{name}' is already used by {files.get(name) or taken[name]}",
+                                 "strategy and kv_store names must be unique")
+                else:
+                    specs[name] = data
+                    files[name] = self.display(path)
+                    stem = entry.name[: -len(".yaml")]
+                    if name != stem:
+                        report.warning(("name",), f"name '{name}' differs from the file name '{entry.name}'",
+                                       f"rename the file to {name}.yaml")
+            pending.append(diags + report.items)
+        return specs, files, pending
+
+    # -- recipes
+    def walk_models(self, models: Path) -> list[Path]:
+        """Every file under models/ (dot-files skipped): recursive, each listing in byte order."""
+        found: list[Path] = []
+        seen_dirs: set = set()
+
+        def walk(directory: Path) -> None:
+            real = os.path.realpath(directory)
+            if real in seen_dirs:
+                return
+            seen_dirs.add(real)
+            try:
+                entries = _sorted_dir(directory)
+            except OSError as exc:
+                self.file_diags.append([Diagnostic(self.display(directory), 0, 0, Level.ERROR, "",
+                                                   f"cannot list the directory: {exc.strerror or exc}")])
+                return
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                path = directory / entry.name
+                if entry.is_dir():
+                    walk(path)
+                elif entry.is_file():
+                    found.append(path)
+
+        walk(models)
+        return found
+
+    def load_recipe(self, path: Path) -> tuple[RecipeDoc | None, list[Diagnostic]]:
+        display = self.display(path)
+        rel = path.relative_to(self.root).as_posix()
+        parts = rel.split("/")
+        if not path.name.endswith(RECIPE_SUFFIXES):
+            self.files += 1
+            return None, [Diagnostic(display, 0, 0, Level.ERROR, "",
+                                     "not a recipe file: recipe files end in .yaml or .yml",
+                                     "rename it, or move it out of models/")]
+        diags: list[Diagnostic] = []
+        if len(parts) != 3:
+            where = "directly under models/" if len(parts) == 2 else "nested too deeply"
+            diags.append(Diagnostic(display, 0, 0, Level.ERROR, "",
+                                    f"recipe file is {where}: recipes live at models/<hf_org>/<hf_repo>.yaml",
+                                    "move it to models/<org>/<repo>.yaml"))
+        loaded = self.read(path, display)
+        diags += loaded.diagnostics
+        if loaded.data is None:
+            return None, diags
+        stem = path.name.rsplit(".", 1)[0]
+        hf_id = f"{parts[1]}/{stem}" if len(parts) >= 3 else stem
+        suppress = feature_mode_suppressions(loaded.data)
+        spec, errors = validate(T.Recipe, loaded.data, display, loaded.positions, loaded.key_positions,
+                                suppress=suppress)
+        diags += errors
+        doc = RecipeDoc(path=path, display_path=display, rel_path=rel, hf_id=hf_id, data=loaded.data,
+                        spec=spec, positions=loaded.positions, key_positions=loaded.key_positions)
+        return doc, diags
+
+    # -- everything
+    def run(self) -> tuple[Catalog, list[Diagnostic]]:
+        root = self.root
+        if not root.is_dir():
+            diag = Diagnostic(self.display(root), 0, 0, Level.ERROR, "", "recipes root not found (not a directory)")
+            return Catalog(root, {}, {}, {}, None, [], 0), [diag]
+
+        taxonomy: dict = {}
+        taxonomy_diags: list = []
+        taxonomy_loaded = None
+        taxonomy_path = self.pick("taxonomy.yaml")
+        if taxonomy_path is not None:
+            data, taxonomy_diags, taxonomy_loaded = self.load_document(taxonomy_path, T.Taxonomy)
+            taxonomy = data if isinstance(data, dict) else {}
+        self.file_diags.append(taxonomy_diags)
+
+        platforms = None
+        platforms_path = self.pick("platforms.yaml")
+        if platforms_path is not None:
+            data, diags, _ = self.load_document(platforms_path, T.Platforms)
+            platforms = data if isinstance(data, dict) else None
+            self.file_diags.append(diags)
+
+        strategies, strategy_files, strategy_diags = self.load_specs("strategies", T.Strategy, {})
+        kv_stores, _, kv_diags = self.load_specs("kv_store", T.KvStoreSpec, strategy_files)
+        self.file_diags += strategy_diags + kv_diags
+
+        docs: list[RecipeDoc] = []
+        recipe_diags: list[tuple[RecipeDoc | None, list[Diagnostic]]] = []
+        models = root / "models"
+        if not models.is_dir():
+            self.file_diags.append([Diagnostic(self.display(models), 0, 0, Level.ERROR, "",
+                                               "the recipes root has no models/ directory")])
+        else:
+            for path in self.walk_models(models):
+                doc, diags = self.load_recipe(path)
+                recipe_diags.append((doc, diags))
+                if doc is not None:
+                    docs.append(doc)
+
+        catalog = Catalog(root=root, taxonomy=taxonomy, strategies=strategies, kv_stores=kv_stores,
+                          platforms=platforms, recipes=docs, files_checked=self.files)
+
+        if taxonomy_loaded is not None and taxonomy_loaded.data is not None:
+            report = Report(self.display(taxonomy_path), taxonomy_loaded.positions, taxonomy_loaded.key_positions)
+            check_taxonomy(taxonomy, catalog, report)
+            taxonomy_diags.extend(report.items)
+
+        # cross-file checks of each recipe, next to that recipe's own diagnostics
+        first_seen: dict[str, RecipeDoc] = {}
+        for doc, diags in recipe_diags:
+            if doc is None:
+                continue
+            key = doc.hf_id.lower()
+            if key in first_seen:
+                other = first_seen[key]
+                diags.append(Diagnostic(doc.display_path, 0, 0, Level.ERROR, "",
+                                        f"recipe id '{doc.hf_id}' is already used by {other.display_path}",
+                                        "each model needs exactly one recipe file"))
+            else:
+                first_seen[key] = doc
+            diags.extend(run_recipe_checks(doc, catalog))
+        self.file_diags += [diags for _, diags in recipe_diags]
+
+        out: list[Diagnostic] = []
+        for diags in self.file_diags:
+            out.extend(sorted(diags, key=lambda d: (d.path, d.line, d.col)))
+        return catalog, out
+
+
+def load_catalog(root) -> tuple[Catalog, list[Diagnostic]]:
+    """Load and validate the recipes root ``root``; never raises on bad input."""
+    loader = _Loader(Path(root))
+    return loader.run()

@@ -1,0 +1,680 @@
+"""Pydantic models of every YAML file of a recipes root.
+
+Field names are the YAML keys. Every model forbids unknown keys and validates strictly (no
+"805" -> 805, no 8 -> "8"); every optional key defaults to None so that "absent" and "{}" stay
+distinguishable (the synthesis relies on JavaScript truthiness, where ``{}`` is truthy).
+
+Keys that name hardware profiles or strategies are plain ``str`` here, because which names are
+valid depends on the catalog's taxonomy and strategy files; ``checks.py`` verifies them.
+
+Unions are tagged by the Python type of the value (see :func:`one_of`), so an error is reported
+once, at the right key, with a readable "expected ..." instead of one error per union member.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+    Tag,
+)
+
+SCHEMA_ID = "https://recipes-site.local/schema/recipe.schema.json"
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+# The strategy and kv-store ids of the reference corpus (for schema examples only; the real set
+# comes from strategies/*.yaml and kv_store/*.yaml and is checked in checks.py).
+REFERENCE_STRATEGY_IDS = (
+    "single_node_tp", "single_node_tep", "single_node_dep",
+    "multi_node_tp", "multi_node_tep", "multi_node_dep", "multi_node_tp_pp", "multi_node_tp_dp",
+    "pd_cluster", "kv_store_centralized_mooncake", "kv_store_distributed_mooncake",
+)
+
+UNION_ERROR = "union_mismatch"
+TAG_PREFIX = "__as_"
+
+# ---- enumerations -------------------------------------------------------------------------------
+
+Precision = Literal[
+    "bf16", "fp16", "fp32", "fp8", "fp4", "nvfp4", "mxfp4", "mxfp8",
+    "int4", "int8", "int2/4/8", "awq", "gptq",
+]
+Task = Literal["text", "multimodal", "omni", "embedding"]
+Architecture = Literal["dense", "moe"]
+Difficulty = Literal["beginner", "intermediate", "advanced", "hard"]
+HardwareLevel = Literal["verified", "supported", "unsupported"]
+InstallMode = Literal["pip", "docker"]
+PoolMode = Literal["tp", "tep", "dep"]
+DeployType = Literal["single_node", "multi_node", "pd_cluster"]
+KvDeployType = Literal["kv_store_lb"]
+ParallelFlag = Literal["--tensor-parallel-size", "--data-parallel-size"]
+MultiNodeParallelism = Literal["tp_pp", "tp_dp"]
+
+# ---- building blocks ----------------------------------------------------------------------------
+
+
+def value_kind(value: Any) -> str:
+    """The YAML-level kind of a loaded value: str, int, float, bool, null, map or list."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, dict):
+        return "map"
+    if isinstance(value, list):
+        return "list"
+    return type(value).__name__
+
+
+def one_of(description: str, **members: Any) -> Any:
+    """A union chosen by the kind of the value (``int=..., map=...``); other kinds fail once with
+    ``description`` (e.g. "an integer or a mapping of hardware key to integer")."""
+    tagged = tuple(Annotated[tp, Tag(TAG_PREFIX + kind)] for kind, tp in members.items())
+
+    def pick(value: Any) -> str | None:
+        kind = value_kind(value)
+        if kind == "int" and "int" not in members and "float" in members:
+            kind = "float"
+        return TAG_PREFIX + kind if kind in members else None
+
+    return Annotated[
+        Union[tagged],  # type: ignore[valid-type]
+        Discriminator(pick, custom_error_type=UNION_ERROR, custom_error_message=description),
+    ]
+
+
+Args = list[StrictStr]
+EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+EnvValue = one_of("a string, number or boolean", str=StrictStr, int=StrictInt, float=StrictFloat, bool=StrictBool)
+EnvMap = dict[EnvName, EnvValue]
+DateStr = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
+PositiveInt = Annotated[StrictInt, Field(ge=1)]
+NonNegativeInt = Annotated[StrictInt, Field(ge=0)]
+HwIntMap = dict[str, PositiveInt]
+IntOrHwMap = one_of("an integer or a mapping of hardware key to integer", int=PositiveInt, map=HwIntMap)
+ScalarValue = one_of("a string, number or boolean", str=StrictStr, int=StrictInt, float=StrictFloat, bool=StrictBool)
+
+_ARGS_HELP = "vLLM arguments, one token per list item (a flag and its value are two items)."
+_ENV_HELP = "Environment variables (NAME: value)."
+_HW_KEY_HELP = ("Keys are hardware keys: a taxonomy profile id (h200), a generation (hopper, blackwell, amd, "
+                "...), a lowercase brand (nvidia) or `default`, depending on the lookup.")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, protected_namespaces=())
+
+
+# ---- recipe: meta ---------------------------------------------------------------------------------
+
+
+class MetaPlatform(_Model):
+    """A third-party platform entry in `meta.platforms`."""
+
+    id: StrictStr = Field(description="Platform id from platforms.yaml.")
+    name: StrictStr | None = Field(None, description="Display name.")
+    url: StrictStr | None = Field(None, description="Guide link.")
+    blurb: StrictStr | None = Field(None, description="One-line description.")
+    install: StrictStr | None = Field(None, description="Install snippet.")
+    script: StrictStr | None = Field(None, description="Launch script.")
+
+
+class Meta(_Model):
+    """Catalogue metadata shown on the recipe page and in models.json."""
+
+    title: StrictStr = Field(description="Display title of the recipe.")
+    slug: StrictStr | None = Field(None, description="URL-friendly short name.")
+    provider: StrictStr = Field(description="Who publishes the model (e.g. DeepSeek).")
+    description: StrictStr = Field(description="One or two sentences about the model.")
+    date_added: DateStr | None = Field(None, description="Date the recipe was added (YYYY-MM-DD).")
+    date_updated: DateStr | None = Field(None, description="Date of the last update (YYYY-MM-DD).")
+    difficulty: Difficulty = Field(description="How hard the deployment is (`hard` is a legacy spelling of `advanced`).")
+    tasks: list[Task] = Field(description="Tasks the model serves; `omni` recipes get no rendered command.")
+    related_recipes: list[StrictStr] | None = Field(None, description="HF ids (`org/repo`) of related recipes.")
+    performance_headline: StrictStr | None = Field(None, description="One-line performance claim.")
+    hardware: dict[str, HardwareLevel] | None = Field(
+        None, description="Hardware profile id -> verified | supported | unsupported. `unsupported` hides the "
+                          "profile; listing a restricted profile makes it eligible.")
+    default_hardware: StrictStr | None = Field(None, description="Preferred default hardware profile id.")
+    platforms: list[one_of("a platform id or a mapping", str=StrictStr, map=MetaPlatform)] | None = Field(
+        None, description="Third-party platforms (ids from platforms.yaml) offering a Deploy button.")
+
+
+# ---- recipe: model --------------------------------------------------------------------------------
+
+
+class InstallEntry(_Model):
+    """Override of one install method."""
+
+    command: StrictStr | None = Field(None, description="Replaces the generated install command.")
+    note: StrictStr | None = Field(None, description="Note shown with the install command.")
+
+
+InstallChoice = one_of("false, null or a mapping with `command` / `note`", bool=Literal[False], map=InstallEntry)
+
+
+class Install(_Model):
+    """`model.install`: per-method overrides; `false` hides that method."""
+
+    pip: InstallChoice | None = Field(None, description="`false` hides pip; a mapping overrides command/note.")
+    docker: InstallChoice | None = Field(None, description="`false` hides docker; a mapping overrides command/note.")
+
+
+class CudaImages(_Model):
+    """Docker images per CUDA version."""
+
+    cu129: StrictStr | None = Field(None, description="Image for CUDA 12.9.")
+    cu130: StrictStr | None = Field(None, description="Image for CUDA 13.0 (preferred).")
+
+
+class DockerImageMap(_Model):
+    """Docker images per brand key (or a CUDA map at the top level, NVIDIA only)."""
+
+    nvidia: one_of("an image name or a mapping of CUDA version to image", str=StrictStr, map=CudaImages) | None = Field(
+        None, description="NVIDIA image, or {cu129, cu130} images.")
+    amd: StrictStr | None = Field(None, description="ROCm image.")
+    tpu: StrictStr | None = Field(None, description="TPU image.")
+    intel: StrictStr | None = Field(None, description="Intel (CPU/XPU) image.")
+    cu129: StrictStr | None = Field(None, description="NVIDIA image for CUDA 12.9.")
+    cu130: StrictStr | None = Field(None, description="NVIDIA image for CUDA 13.0.")
+
+
+DockerImage = one_of("an image name or a mapping of brand to image", str=StrictStr, map=DockerImageMap)
+
+
+class DockerSource(_Model):
+    """Local model directory mounted into the container."""
+
+    mount_path: StrictStr | None = Field(None, description="Host path of the model directory.")
+
+
+class Model(_Model):
+    """The served checkpoint and the arguments every command shares."""
+
+    model_id: StrictStr = Field(description="Hugging Face id served by default (`org/repo`); should match the file path.")
+    min_vllm_version: StrictStr | None = Field(None, description="Minimum vLLM version, as a string (\"0.18.0\").")
+    architecture: Architecture | None = Field(None, description="dense or moe.")
+    parameter_count: StrictStr | None = Field(None, description="Total parameters, e.g. \"671B\".")
+    active_parameters: StrictStr | None = Field(None, description="Active parameters per token (MoE), e.g. \"37B\".")
+    context_length: NonNegativeInt | None = Field(None, description="Maximum context length in tokens (0 for non-LLM pipelines).")
+    base_args: Args | None = Field(None, description="Arguments of every command. " + _ARGS_HELP)
+    base_env: EnvMap | None = Field(None, description="Environment of every command. " + _ENV_HELP)
+    docker_image: DockerImage | None = Field(
+        None, description="Docker image: a string pins NVIDIA only; a map pins per brand (nvidia/amd/tpu/intel).")
+    install: Install | None = Field(None, description="Overrides of the generated install block.")
+    nightly_required: StrictBool | None = Field(None, description="Needs a vLLM nightly build.")
+    supports_dcp: StrictBool | None = Field(None, description="Decode context parallel is supported (UI).")
+    flashinfer_autotune: StrictBool | None = Field(None, description="FlashInfer autotune toggle (UI).")
+    docker_source: DockerSource | None = Field(None, description="Local model directory for docker runs.")
+
+
+class Dependency(_Model):
+    """An extra install step (copied to `model.install.extras`)."""
+
+    note: StrictStr | None = Field(None, description="What the step is for.")
+    command: StrictStr | None = Field(None, description="Shell command.")
+    optional: StrictBool | None = Field(None, description="The step is optional.")
+    brand: StrictStr | None = Field(None, description="Only for this hardware brand (NVIDIA, AMD, ...).")
+    install_modes: list[InstallMode] | None = Field(None, description="Only for these install methods.")
+
+
+# ---- recipe: variants -----------------------------------------------------------------------------
+
+
+class VariantHardwareOverride(_Model):
+    """Per-hardware additions to a variant."""
+
+    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
+    docker_image: StrictStr | None = Field(None, description="Docker image on this hardware (exact profile id only).")
+
+
+class PrecisionHardware(_Model):
+    """Hardware a precision needs (replaces the built-in nvfp4/fp4 -> NVIDIA Blackwell rule)."""
+
+    brand: StrictStr | None = Field(None, description="Taxonomy brand, exact spelling (NVIDIA, AMD, ...).")
+    generation: StrictStr | None = Field(None, description="Taxonomy generation (hopper, blackwell, ...).")
+
+
+class Variant(_Model):
+    """One checkpoint/precision of the model."""
+
+    precision: Precision = Field(description="Weight precision; nvfp4/fp4 need NVIDIA Blackwell unless precision_hardware says otherwise.")
+    vram_minimum_gb: NonNegativeInt = Field(description="VRAM (GB) the whole deployment needs.")
+    description: StrictStr | None = Field(None, description="What this variant is.")
+    model_id: StrictStr | None = Field(None, description="Checkpoint served by this variant (`org/repo`); gets its own page.")
+    label: StrictStr | None = Field(None, description="Short label for the variant picker.")
+    extra_args: Args | None = Field(None, description="Arguments added for this variant. " + _ARGS_HELP)
+    extra_env: EnvMap | None = Field(None, description="Environment added for this variant. " + _ENV_HELP)
+    hardware_overrides: dict[str, VariantHardwareOverride] | None = Field(
+        None, description="Per-hardware additions (exact profile id, generation or `nvidia`).")
+    tp: IntOrHwMap | None = Field(None, description="Tensor-parallel size for single_node_tp: a number or a map. " + _HW_KEY_HELP)
+    supported_hardware: list[StrictStr] | None = Field(None, description="Only render on these hardware profile ids.")
+    min_vllm_version: StrictStr | None = Field(None, description="Minimum vLLM version for this variant.")
+    precision_hardware: PrecisionHardware | None = Field(None, description="Hardware constraint of the precision.")
+    default_modes: dict[str, StrictStr] | None = Field(None, description="Feature -> mode selected (and forced on) for this variant.")
+    docker_image: DockerImage | None = Field(None, description="Docker image for this variant.")
+
+
+# ---- recipe: features -----------------------------------------------------------------------------
+
+
+class FeatureArgsOverride(_Model):
+    """Per-hardware replacement of a feature's or mode's args."""
+
+    args: Args | None = Field(None, description="Replaces the args on this hardware. " + _ARGS_HELP)
+
+
+class FeatureMode(_Model):
+    """One mode of a modal feature."""
+
+    label: StrictStr | None = Field(None, description="Short label.")
+    description: StrictStr | None = Field(None, description="What the mode does.")
+    args: Args | None = Field(None, description=_ARGS_HELP)
+    variants: list[StrictStr] | None = Field(None, description="Variant keys this mode is available for (absent = all).")
+    hardware: dict[str, HardwareLevel] | None = Field(None, description="`unsupported` hides the mode on that hardware. " + _HW_KEY_HELP)
+    hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(None, description="Per-hardware args. " + _HW_KEY_HELP)
+
+
+class Companion(_Model):
+    """A helper process shown as an extra command tab."""
+
+    label: StrictStr | None = Field(None, description="Tab label.")
+    description: StrictStr | None = Field(None, description="What it does.")
+    command: StrictStr | None = Field(None, description="Shell command.")
+
+
+class Feature(_Model):
+    """An optional capability: flat (`args`) or modal (`modes`)."""
+
+    description: StrictStr = Field(description="What enabling the feature does.")
+    label: StrictStr | None = Field(None, description="Short label.")
+    args: Args | None = Field(None, description="Arguments added when enabled (not together with `modes`). " + _ARGS_HELP)
+    modes: dict[str, FeatureMode] | None = Field(None, description="Alternative argument sets; a non-empty map.")
+    default_mode: StrictStr | None = Field(None, description="Mode used unless a variant picks another.")
+    hardware: dict[str, HardwareLevel] | None = Field(None, description="Hardware gate (only honoured on modes).")
+    hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(
+        None, description="Per-hardware replacement args (generation or `nvidia`).")
+    strategies: list[StrictStr] | None = Field(None, description="Only enable with these strategies.")
+    companion: Companion | None = Field(None, description="Helper process rendered while the feature is on.")
+
+
+# ---- recipe: strategies and hardware --------------------------------------------------------------
+
+
+class HardwareOverride(_Model):
+    """Recipe-wide additions on a hardware generation (or `nvidia`)."""
+
+    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
+    install_note: StrictStr | None = Field(None, description="Install note for this hardware (UI).")
+
+
+class StrategyHardwareOverride(_Model):
+    """Per-hardware additions inside a strategy override."""
+
+    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
+
+
+class PdRoleOverride(_Model):
+    """Overrides of a prefill/decode role of pd_cluster."""
+
+    parallelism: PoolMode | None = Field(None, description="Pool layout: tp, tep or dep.")
+    tp: PositiveInt | None = Field(None, description="Tensor-parallel size of the role.")
+    parallel_flag: ParallelFlag | None = Field(None, description="Parallel flag of the role.")
+    nodes: IntOrHwMap | None = Field(None, description="Nodes per pool (UI only). " + _HW_KEY_HELP)
+    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    vllm_args: Args | None = Field(None, description=_ARGS_HELP)
+    env: EnvMap | None = Field(None, description=_ENV_HELP)
+    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
+    hardware_overrides: dict[str, StrategyHardwareOverride] | None = Field(
+        None, description="Per-hardware additions (exact profile id).")
+
+
+class PdRouterOverride(_Model):
+    """Overrides of the pd_cluster router."""
+
+    intra_node_data_parallel_size: PositiveInt | None = Field(None, description="--intra-node-data-parallel-size.")
+
+
+class StrategyOverride(_Model):
+    """Recipe-specific settings of one strategy."""
+
+    tp: IntOrHwMap | None = Field(None, description="Tensor-parallel size (single_node_tp). " + _HW_KEY_HELP)
+    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    vllm_args: Args | None = Field(None, description=_ARGS_HELP)
+    env: EnvMap | None = Field(None, description=_ENV_HELP)
+    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
+    hardware_overrides: dict[str, StrategyHardwareOverride] | None = Field(
+        None, description="Per-hardware additions (generation/`nvidia` replaces the recipe blocks; exact id adds).")
+    pool_modes: list[PoolMode] | None = Field(None, description="pd_cluster: allowed pool layouts.")
+    router: PdRouterOverride | None = Field(None, description="pd_cluster router overrides.")
+    prefill: PdRoleOverride | None = Field(None, description="pd_cluster prefill role.")
+    decode: PdRoleOverride | None = Field(None, description="pd_cluster decode role.")
+
+
+class HardwareNoteLink(_Model):
+    label: StrictStr | None = Field(None, description="Link text.")
+    href: StrictStr | None = Field(None, description="Link target.")
+
+
+class HardwareNote(_Model):
+    """A note shown for one hardware profile (UI)."""
+
+    title: StrictStr | None = Field(None, description="Title.")
+    body: StrictStr | None = Field(None, description="Markdown body.")
+    link: HardwareNoteLink | None = Field(None, description="Optional link.")
+
+
+# ---- recipe: omni ---------------------------------------------------------------------------------
+
+
+class OmniTaskHardwareOverride(_Model):
+    curl: StrictStr | None = Field(None, description="Example request on this hardware.")
+    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    vram_minimum_gb: NonNegativeInt | None = Field(None, description="VRAM needed on this hardware.")
+
+
+class OmniTask(_Model):
+    """One task of an omni (vllm-omni) recipe."""
+
+    id: StrictStr | None = Field(None, description="Task id.")
+    key: StrictStr | None = Field(None, description="Task key.")
+    label: StrictStr | None = Field(None, description="Label.")
+    description: StrictStr | None = Field(None, description="Description.")
+    endpoint: StrictStr | None = Field(None, description="HTTP endpoint.")
+    curl: StrictStr | None = Field(None, description="Example request.")
+    model_id: StrictStr | None = Field(None, description="Checkpoint for this task.")
+    vram_minimum_gb: NonNegativeInt | None = Field(None, description="VRAM needed.")
+    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    axes: dict[str, StrictStr] | None = Field(None, description="Axis id -> option id.")
+    hardware_overrides: dict[str, OmniTaskHardwareOverride] | None = Field(None, description="Per hardware profile id.")
+
+
+class OmniAxisOption(_Model):
+    id: StrictStr = Field(description="Option id.")
+    label: StrictStr | None = Field(None, description="Label.")
+
+
+class OmniTaskAxis(_Model):
+    id: StrictStr = Field(description="Axis id.")
+    label: StrictStr | None = Field(None, description="Label.")
+    options: list[OmniAxisOption] | None = Field(None, description="Options.")
+
+
+class Omni(_Model):
+    """vllm-omni settings (UI only; omni recipes get no rendered command)."""
+
+    tasks: list[one_of("a task id or a task mapping", str=StrictStr, map=OmniTask)] | None = Field(None, description="Tasks.")
+    port: PositiveInt | None = Field(None, description="Server port.")
+    task_axes: list[OmniTaskAxis] | None = Field(None, description="Task axes.")
+    task_label: StrictStr | None = Field(None, description="Label of the task picker.")
+    task_hint: StrictStr | None = Field(None, description="Hint of the task picker.")
+    variant_label: StrictStr | None = Field(None, description="Label of the variant picker.")
+    variant_hint: StrictStr | None = Field(None, description="Hint of the variant picker.")
+
+
+# ---- recipe ---------------------------------------------------------------------------------------
+
+MinGpusBlock = one_of("an integer or a mapping of strategy id to integer", int=NonNegativeInt,
+                      map=dict[str, NonNegativeInt])
+StrategyMinGpus = one_of(
+    "an integer or a mapping of strategy id / hardware profile id to integer",
+    int=NonNegativeInt, map=dict[str, MinGpusBlock])
+
+
+class Recipe(_Model):
+    """A vLLM serving recipe: `models/<hf_org>/<hf_repo>.yaml`."""
+
+    model_config = ConfigDict(title="vLLM serving recipe")
+
+    meta: Meta = Field(description="Catalogue metadata.")
+    model: Model = Field(description="The served checkpoint and shared arguments.")
+    variants: dict[str, Variant] = Field(description="Variant key -> variant; `default` is required.")
+    features: dict[str, Feature] | None = Field(None, description="Feature name -> feature (enabled unless opted in).")
+    opt_in_features: list[StrictStr] | None = Field(None, description="Features that are off unless chosen.")
+    compatible_strategies: list[StrictStr] | None = Field(
+        None, description="Strategy ids this recipe supports, in preference order (e.g. "
+                          + ", ".join(REFERENCE_STRATEGY_IDS[:3]) + ").")
+    strategy_overrides: dict[str, StrategyOverride] | None = Field(None, description="Strategy id -> recipe-specific settings.")
+    hardware_overrides: dict[str, HardwareOverride] | None = Field(
+        None, description="Generation (hopper, blackwell, amd, ...) or `nvidia` -> additions.")
+    dependencies: list[Dependency] | None = Field(None, description="Extra install steps.")
+    kv_offload_support: dict[str, HardwareLevel] | None = Field(
+        None, description="taxonomy kv_offload option -> verified | unsupported.")
+    omni: Omni | None = Field(None, description="vllm-omni settings.")
+    default_strategy: StrictStr | None = Field(None, description="Preferred strategy id.")
+    strategy_hardware: dict[str, dict[str, HardwareLevel]] | None = Field(
+        None, description="Strategy id -> hardware key -> supported | unsupported. " + _HW_KEY_HELP)
+    strategy_min_gpus: StrategyMinGpus | None = Field(
+        None, description="Minimum GPUs: a number, or strategy id / exact profile id -> number (or per-strategy map).")
+    hardware_opt_in_features: dict[str, list[StrictStr]] | None = Field(
+        None, description="Hardware profile id -> features that are opt-in on it.")
+    hardware_notes: dict[str, HardwareNote] | None = Field(None, description="Hardware profile id -> note (UI).")
+    kv_cache_strategy_hardware: dict[str, dict[str, HardwareLevel]] | None = Field(
+        None, description="kv-store strategy id -> hardware profile id -> unsupported.")
+    guide: StrictStr | None = Field(None, description="Markdown deployment guide.")
+
+
+# ---- taxonomy.yaml ----------------------------------------------------------------------------------
+
+
+class HardwareProfile(_Model):
+    """One selectable hardware node."""
+
+    brand: StrictStr = Field(description="NVIDIA, AMD, Google, Intel, Huawei...")
+    generation: one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None = Field(
+        None, description="hopper, blackwell, ada, amd, tpu, cpu, xpu, npu (a list: the first is used).")
+    gpu_generation: one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None = Field(
+        None, description="Alias of `generation`.")
+    display_name: StrictStr | None = Field(None, description="Display name.")
+    description: StrictStr | None = Field(None, description="Description.")
+    gpu_count: PositiveInt = Field(description="GPUs (or accelerators) per node.")
+    vram_gb: one_of("a number", int=NonNegativeInt, float=Annotated[StrictFloat, Field(ge=0)]) = Field(
+        description="Total VRAM of the node in GB.")
+    vram_per_gpu_gb: one_of("a number", int=NonNegativeInt, float=Annotated[StrictFloat, Field(ge=0)]) | None = Field(
+        None, description="VRAM of one GPU as the vendor states it (binary GiB, e.g. 80 for H100); "
+                          "defaults to vram_gb / gpu_count. Used by sizing.")
+    multi_node: StrictBool | None = Field(None, description="Unused.")
+    scalable: StrictBool | None = Field(None, description="false: cannot join a multi-node deployment.")
+    restricted: StrictBool | None = Field(None, description="true: only for recipes listing it in meta.hardware.")
+
+
+class TaskDef(_Model):
+    id: StrictStr = Field(description="Task id.")
+    display_name: StrictStr | None = Field(None, description="Display name.")
+    description: StrictStr | None = Field(None, description="Description.")
+
+
+class KvOffloadGroup(_Model):
+    display_name: StrictStr | None = None
+    label: StrictStr | None = None
+    order: StrictInt | None = None
+    sub_row_label: StrictStr | None = None
+    docs_url: StrictStr | None = None
+    tooltip: StrictStr | None = None
+    description: StrictStr | None = None
+
+
+class KvOffloadOption(_Model):
+    display_name: StrictStr | None = None
+    label: StrictStr | None = None
+    order: StrictInt | None = None
+    group: StrictStr | None = None
+    description: StrictStr | None = None
+    args: Args | None = None
+    env: EnvMap | None = None
+    requires_opt_in: StrictBool | None = None
+    brands: list[StrictStr] | None = None
+    strategies: list[StrictStr] | None = None
+    install: StrictStr | None = None
+    docs_url: StrictStr | None = None
+    companion: Companion | None = None
+
+
+class Taxonomy(_Model):
+    """`taxonomy.yaml`: the controlled vocabulary."""
+
+    hardware_profiles: dict[str, HardwareProfile] = Field(description="Profile id -> profile.")
+    tasks: list[TaskDef] | None = None
+    strategies: list[StrictStr] | None = None
+    kv_offload_groups: dict[str, KvOffloadGroup] | None = None
+    kv_offload: dict[str, KvOffloadOption] | None = None
+
+
+# ---- strategies/*.yaml, kv_store/*.yaml, platforms.yaml --------------------------------------------
+
+
+class HardwareMatch(_Model):
+    min_gpus: NonNegativeInt | None = None
+    max_gpus: NonNegativeInt | None = None
+    multi_node: StrictBool | None = None
+    architecture: Architecture | None = None
+
+
+class StrategyRole(_Model):
+    vllm_args: Args | None = None
+    env: EnvMap | None = None
+    parallelism: PoolMode | None = None
+    tp: PositiveInt | None = None
+    parallel_flag: ParallelFlag | None = None
+
+
+class StrategyRouter(_Model):
+    policy: StrictStr | None = None
+
+
+class Strategy(_Model):
+    """`strategies/<name>.yaml`: a serving strategy."""
+
+    name: StrictStr = Field(description="Strategy id (the key everything refers to).")
+    deploy_type: DeployType
+    display_name: StrictStr | None = None
+    orientation: StrictStr | None = None
+    description: StrictStr | None = None
+    hardware_match: HardwareMatch | None = None
+    vllm_args: Args | None = None
+    parallel_flag: ParallelFlag | None = None
+    env: EnvMap | None = None
+    parallelism: MultiNodeParallelism | None = None
+    prefill: StrategyRole | None = None
+    decode: StrategyRole | None = None
+    router: StrategyRouter | None = None
+
+
+class KvRouter(_Model):
+    policy: StrictStr | None = None
+    install: StrictStr | None = None
+    port: PositiveInt | None = None
+
+
+class KvVllm(_Model):
+    vllm_args: Args | None = None
+    env: EnvMap | None = None
+    install: dict[str, StrictStr] | None = None
+    port: PositiveInt | None = None
+
+
+class KvPdRole(_Model):
+    args: Args | None = None
+
+
+class KvPd(_Model):
+    prefill: KvPdRole | None = None
+    decode: KvPdRole | None = None
+
+
+class MooncakeMaster(_Model):
+    command: StrictStr | None = None
+    description: StrictStr | None = None
+
+
+class MooncakeStoreConfig(_Model):
+    command: StrictStr | None = None
+    description: StrictStr | None = None
+    note: StrictStr | None = None
+    config: dict[str, ScalarValue] | None = None
+
+
+class MooncakeVllmConfig(_Model):
+    mode: StrictStr | None = None
+    note: StrictStr | None = None
+    template: dict[str, ScalarValue] | None = None
+
+
+class KvStoreSpec(_Model):
+    """`kv_store/<name>.yaml`: a Mooncake kv-store deployment."""
+
+    name: StrictStr
+    deploy_type: KvDeployType
+    display_name: StrictStr | None = None
+    label: StrictStr | None = None
+    order: StrictInt | None = None
+    description: StrictStr | None = None
+    router: KvRouter | None = None
+    vllm: KvVllm | None = None
+    pd: KvPd | None = None
+    mooncake_master: MooncakeMaster | None = None
+    mooncake_store_config: MooncakeStoreConfig | None = None
+    mooncake_vllm_config: MooncakeVllmConfig | None = None
+    min_vllm_version: StrictStr | None = None
+    default_instances: PositiveInt | None = None
+
+
+class Platform(_Model):
+    id: StrictStr
+    name: StrictStr | None = None
+    url: StrictStr | None = None
+    blurb: StrictStr | None = None
+    install: StrictStr | None = None
+
+
+class Platforms(_Model):
+    """`platforms.yaml`."""
+
+    platforms: list[Platform]
+
+
+# ---- JSON Schema --------------------------------------------------------------------------------------
+
+
+def recipe_json_schema() -> dict:
+    """JSON Schema (2020-12) of a recipe file, for editors and `recipes-site schema`."""
+    schema = Recipe.model_json_schema()
+    out = {
+        "$schema": JSON_SCHEMA_DIALECT,
+        "$id": SCHEMA_ID,
+        "title": "vLLM serving recipe",
+        "description": "A recipe file models/<hf_org>/<hf_repo>.yaml of a recipes-site catalogue.",
+    }
+    for key, value in schema.items():
+        if key not in out:
+            out[key] = value
+    variants = out.get("properties", {}).get("variants")
+    if isinstance(variants, dict):
+        variants["required"] = ["default"]
+    return _any_of(out)
+
+
+def _any_of(node: Any) -> Any:
+    """Our unions are chosen by the kind of the value, so their members never overlap -- except in
+    JSON Schema, where an integer is also a "number": use anyOf instead of oneOf."""
+    if isinstance(node, dict):
+        return {("anyOf" if k == "oneOf" else k): _any_of(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_any_of(v) for v in node]
+    return node

@@ -1,0 +1,513 @@
+"""Safe YAML 1.2 loading with source positions.
+
+libyaml (through PyYAML's C parser) tokenises and parses; the *values* are built here from the
+event stream, so that:
+
+* plain scalars follow the YAML 1.2 core schema the way js-yaml 4 reads them (``yes``/``on`` stay
+  strings, ``0755`` is the decimal 755, ``0o755`` is 493, ``1_000`` and ``1:30`` are strings,
+  ``1e3`` is a number) and timestamps become ``"YYYY-MM-DD"`` strings (UTC date part);
+* every mapping key and every value keeps its 1-based (line, col) under its key path;
+* duplicate keys, custom tags, merge keys, undefined/recursive aliases, alias bombs, too deep
+  nesting, oversized and non-UTF-8 files are reported as diagnostics instead of raising.
+
+Building from events (rather than PyYAML's composer) also keeps deep nesting from recursing in C.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml as _pyyaml
+
+from recipes_site.catalog.diagnostics import Diagnostic, Level
+
+_Loader = getattr(_pyyaml, "CSafeLoader", None) or _pyyaml.SafeLoader
+
+MAX_FILE_BYTES = 1 << 20        # 1 MiB: a recipe is a few KiB; anything bigger is a mistake
+MAX_ALIAS_NODES = 10_000        # nodes copied through aliases, per file
+MAX_DEPTH = 64                  # nesting of collections
+
+KeyPath = tuple  # tuple[str | int, ...]
+Position = tuple  # (line, col), 1-based
+
+_YAML = "tag:yaml.org,2002:"
+
+# --- YAML 1.2 core schema (+ timestamps), as js-yaml 4 resolves plain scalars -----------------
+
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+_TRUES = frozenset(("true", "True", "TRUE"))
+_FALSES = frozenset(("false", "False", "FALSE"))
+_INT_RE = re.compile(r"[-+]?(?:0b[01]+|0x[0-9a-fA-F]+|0o[0-7]+|[0-9]+)\Z")
+_FLOAT_RE = re.compile(
+    r"(?:[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
+    r"|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)"
+    r"|\.(?:nan|NaN|NAN))\Z"
+)
+_DATE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_TIMESTAMP_RE = re.compile(
+    r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+    r"(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})"
+    r"(?:\.([0-9]*))?"
+    r"(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?\Z"
+)
+
+
+class _Merge:
+    """Marker for a plain ``<<`` key (YAML merge key), which we reject."""
+
+
+_MERGE = _Merge()
+
+
+def _int(text: str) -> int:
+    sign = -1 if text[0] == "-" else 1
+    body = text[1:] if text[0] in "+-" else text
+    if body[:2] == "0b":
+        return sign * int(body[2:], 2)
+    if body[:2] == "0x":
+        return sign * int(body[2:], 16)
+    if body[:2] == "0o":
+        return sign * int(body[2:], 8)
+    return sign * int(body, 10)  # js-yaml 4: a leading zero is still decimal ("0755" -> 755)
+
+
+def _float(text: str) -> float:
+    low = text.lower()
+    sign = -1.0 if low[0] == "-" else 1.0
+    body = low[1:] if low[0] in "+-" else low
+    if body == ".inf":
+        return sign * math.inf
+    if body == ".nan":
+        return math.nan
+    return sign * float(body)
+
+
+def _timestamp(text: str) -> str | None:
+    """The UTC ``YYYY-MM-DD`` of a YAML timestamp, like js-yaml's Date then ``toISOString()``."""
+    m = _DATE_RE.match(text)
+    parts = [m.group(1), m.group(2), m.group(3)] if m else None
+    hour = minute = second = millis = 0
+    delta = 0
+    if m is None:
+        m = _TIMESTAMP_RE.match(text)
+        if m is None:
+            return None
+        parts = [m.group(1), m.group(2), m.group(3)]
+        hour, minute, second = int(m.group(4)), int(m.group(5)), int(m.group(6))
+        if m.group(7):
+            millis = int((m.group(7)[:3] + "00")[:3])
+        if m.group(9):
+            delta = int(m.group(10)) * 60 + int(m.group(11) or 0)
+            if m.group(9) == "-":
+                delta = -delta
+    year, month, day = (int(p) for p in parts)
+    if 0 <= year <= 99:  # Date.UTC maps two-digit years to 19xx
+        year += 1900
+    # Date.UTC lets months and days overflow (2025-02-30 is 2025-03-02); so do we.
+    y, m0 = divmod(year * 12 + month - 1, 12)
+    try:
+        moment = _dt.datetime(y, m0 + 1, 1) + _dt.timedelta(
+            days=day - 1, hours=hour, minutes=minute - delta, seconds=second, milliseconds=millis
+        )
+    except (ValueError, OverflowError):
+        return None
+    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+
+
+def resolve_plain(text: str) -> Any:
+    """Value of an untagged plain scalar under the YAML 1.2 core schema + timestamps (js-yaml 4)."""
+    if text in _NULLS:
+        return None
+    if text in _TRUES:
+        return True
+    if text in _FALSES:
+        return False
+    first = text[0]
+    if first.isdigit() or first in "+-.":
+        if _INT_RE.match(text):
+            return _int(text)
+        if _FLOAT_RE.match(text):
+            return _float(text)
+        if first.isdigit():
+            stamp = _timestamp(text)
+            if stamp is not None:
+                return stamp
+    if text == "<<":
+        return _MERGE
+    return text
+
+
+def js_key(value: Any) -> str:
+    """A mapping key as JavaScript would stringify it (js-yaml keys are object property names)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+# --- results ------------------------------------------------------------------------------------
+
+
+@dataclass
+class LoadedYaml:
+    """What :func:`load_yaml_file` found. ``data`` is None when there was any error."""
+
+    data: Any = None
+    positions: dict = field(default_factory=dict)       # key path -> (line, col) of the value
+    key_positions: dict = field(default_factory=dict)   # key path -> (line, col) of the key
+    diagnostics: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.diagnostics
+
+
+class _Abort(Exception):
+    """Stop building the document (the diagnostic has been recorded)."""
+
+
+def format_key_path(path: tuple) -> str:
+    """``("model", "base_args", 2)`` -> ``"model.base_args[2]"``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+class _Builder:
+    """Builds plain Python values from a libyaml event stream with an explicit stack."""
+
+    def __init__(self, text: str, display_path: str):
+        self.text = text
+        self.display = display_path
+        self.diags: list[Diagnostic] = []
+        self.fatal = False
+        # (path, (line, col), is_key) in document order; an anchored node's subtree is a slice
+        self.marks: list[tuple[tuple, tuple, bool]] = []
+        self.anchors: dict[str, tuple[Any, tuple, int, int]] = {}
+        self.open_anchors: set[str] = set()
+        self.alias_nodes = 0
+
+    # -- diagnostics
+    def error(self, line: int, col: int, key_path: tuple, message: str, hint: str = "") -> None:
+        self.diags.append(Diagnostic(self.display, line, col, Level.ERROR, format_key_path(key_path), message, hint))
+
+    def abort(self, line: int, col: int, key_path: tuple, message: str, hint: str = "") -> None:
+        self.error(line, col, key_path, message, hint)
+        raise _Abort
+
+    # -- scalars
+    def scalar(self, ev, path: tuple) -> Any:
+        tag, style, text = ev.tag, ev.style, ev.value
+        line, col = ev.start_mark.line + 1, ev.start_mark.column + 1
+        if tag is None:
+            if style:  # quoted or block scalar
+                return text
+            return resolve_plain(text)
+        if tag == "!" or tag == _YAML + "str":
+            return text
+        wanted = {_YAML + "int": int, _YAML + "float": float, _YAML + "bool": bool, _YAML + "null": type(None)}.get(tag)
+        if wanted is not None:
+            value = resolve_plain(text) if text else None
+            if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if isinstance(value, wanted) and not (wanted is int and isinstance(value, bool)):
+                return value
+            self.error(line, col, path, f"value {text!r} does not match its tag {_short_tag(tag)}")
+            return text
+        self.error(line, col, path, f"unsupported YAML tag {_short_tag(tag)}",
+                   "recipes use plain YAML only: remove the tag")
+        return text
+
+    def check_collection_tag(self, ev, path: tuple, kind: str) -> None:
+        tag = ev.tag
+        if tag is None or tag == "!" or tag == _YAML + kind:
+            return
+        self.error(ev.start_mark.line + 1, ev.start_mark.column + 1, path,
+                   f"unsupported YAML tag {_short_tag(tag)}", "recipes use plain YAML only: remove the tag")
+
+    # -- aliases
+    def alias(self, ev, path: tuple) -> Any:
+        name = ev.anchor
+        line, col = ev.start_mark.line + 1, ev.start_mark.column + 1
+        if name in self.open_anchors:
+            self.abort(line, col, path, f"alias *{name} refers to a node that contains it (recursive alias)")
+        if name not in self.anchors:
+            self.abort(line, col, path, f"undefined alias *{name}", f"define it first with &{name}")
+        value, anchor_path, start, end = self.anchors[name]
+        size = max(1, end - start)
+        self.alias_nodes += size
+        if self.alias_nodes > MAX_ALIAS_NODES:
+            self.abort(line, col, path,
+                       f"too many aliased nodes (possible alias bomb): more than {MAX_ALIAS_NODES} nodes copied through aliases")
+        cut = len(anchor_path)
+        for i, (p, pos, is_key) in enumerate(self.marks[start:end]):
+            # the alias itself sits where it is written; what it expands to, where the anchor is
+            self.marks.append((path + p[cut:], (line, col) if i == 0 else pos, is_key))
+        return _copy(value)
+
+    # -- main loop
+    def build(self, loader) -> Any:
+        """Consume the whole stream; return the first document's value (or raise _Abort)."""
+        ev = loader.get_event()  # StreamStart
+        ev = loader.get_event()
+        if isinstance(ev, _pyyaml.StreamEndEvent):
+            return _EMPTY
+        # ev is DocumentStart
+        root = self.node(loader, loader.get_event(), ())
+        loader.get_event()  # DocumentEnd
+        ev = loader.get_event()
+        if not isinstance(ev, _pyyaml.StreamEndEvent):
+            self.abort(ev.start_mark.line + 1, ev.start_mark.column + 1, (),
+                       "expected a single YAML document, found a second one",
+                       "remove the '---' separator and everything after it")
+        return root
+
+    def node(self, loader, ev, path: tuple) -> Any:
+        """Build the node starting with event ``ev`` (iteratively for collections)."""
+        if isinstance(ev, _pyyaml.AliasEvent):
+            return self.alias(ev, path)
+        if isinstance(ev, _pyyaml.ScalarEvent):
+            self.marks.append((path, (ev.start_mark.line + 1, ev.start_mark.column + 1), False))
+            start = len(self.marks) - 1
+            value = self.scalar(ev, path)
+            if value is _MERGE:
+                value = "<<"
+            if ev.anchor:
+                self.anchors[ev.anchor] = (value, path, start, len(self.marks))
+            return value
+
+        # collections: explicit stack of frames [container, path, anchor, marks_start, pending_key]
+        stack: list[list] = []
+        result: Any = None
+
+        def open_collection(event, at: tuple) -> None:
+            if len(stack) >= MAX_DEPTH:
+                self.abort(event.start_mark.line + 1, event.start_mark.column + 1, at[:3],
+                           f"the document is nested deeper than {MAX_DEPTH} levels")
+            is_map = isinstance(event, _pyyaml.MappingStartEvent)
+            self.check_collection_tag(event, at, "map" if is_map else "seq")
+            self.marks.append((at, (event.start_mark.line + 1, event.start_mark.column + 1), False))
+            if event.anchor:
+                self.open_anchors.add(event.anchor)
+            # frame: container, path, anchor, marks index, pending key, first-seen key lines
+            stack.append([{} if is_map else [], at, event.anchor, len(self.marks) - 1, _NO_KEY, {}])
+
+        def attach(value: Any) -> bool:
+            """Give a finished value to the enclosing frame; True when it was the root."""
+            nonlocal result
+            if not stack:
+                result = value
+                return True
+            frame = stack[-1]
+            container = frame[0]
+            if isinstance(container, list):
+                container.append(value)
+            else:
+                key, key_line = frame[4]
+                frame[4] = _NO_KEY
+                if key is not None:
+                    container[key] = value
+            return False
+
+        def child_path(frame: list) -> tuple:
+            container = frame[0]
+            if isinstance(container, list):
+                return frame[1] + (len(container),)
+            key, _ = frame[4]
+            return frame[1] + (key,)
+
+        open_collection(ev, path)
+        while True:
+            ev = loader.get_event()
+            frame = stack[-1]
+            container = frame[0]
+            if isinstance(ev, (_pyyaml.MappingEndEvent, _pyyaml.SequenceEndEvent)):
+                stack.pop()
+                anchor = frame[2]
+                if anchor:
+                    self.open_anchors.discard(anchor)
+                    self.anchors[anchor] = (container, frame[1], frame[3], len(self.marks))
+                if attach(container):
+                    return result
+                continue
+
+            if isinstance(container, dict) and frame[4] is _NO_KEY:
+                # this event is a key
+                self.key(ev, frame)
+                continue
+
+            at = child_path(frame)
+            if isinstance(ev, (_pyyaml.MappingStartEvent, _pyyaml.SequenceStartEvent)):
+                open_collection(ev, at)
+                continue
+            if isinstance(ev, _pyyaml.AliasEvent):
+                attach(self.alias(ev, at))
+                continue
+            # scalar value
+            self.marks.append((at, (ev.start_mark.line + 1, ev.start_mark.column + 1), False))
+            start = len(self.marks) - 1
+            value = self.scalar(ev, at)
+            if value is _MERGE:
+                value = "<<"
+            if ev.anchor:
+                self.anchors[ev.anchor] = (value, at, start, len(self.marks))
+            attach(value)
+
+    def key(self, ev, frame: list) -> None:
+        line, col = ev.start_mark.line + 1, ev.start_mark.column + 1
+        parent = frame[1]
+        if isinstance(ev, (_pyyaml.MappingStartEvent, _pyyaml.SequenceStartEvent)):
+            self.abort(line, col, parent, "a mapping key must be a plain value, not a list or mapping")
+        if isinstance(ev, _pyyaml.AliasEvent):
+            if ev.anchor not in self.anchors or isinstance(self.anchors[ev.anchor][0], (dict, list)):
+                self.abort(line, col, parent, f"alias *{ev.anchor} cannot be used as a mapping key")
+            raw = self.anchors[ev.anchor][0]
+        else:
+            raw = self.scalar(ev, parent)
+            if ev.anchor:
+                self.anchors[ev.anchor] = (raw, parent, len(self.marks), len(self.marks))
+        if raw is _MERGE:
+            self.error(line, col, parent, "merge keys (<<) are not supported",
+                       "write the keys out instead of merging an anchor")
+            frame[4] = (None, line)  # consume and drop the value
+            return
+        key = js_key(raw)
+        seen = frame[5]
+        if key in seen:
+            self.error(line, col, parent + (key,),
+                       f"duplicated mapping key '{key}' (line {line}; first defined on line {seen[key]})",
+                       "remove one of the two entries")
+        else:
+            seen[key] = line
+        self.marks.append((parent + (key,), (line, col), True))
+        frame[4] = (key, line)
+
+
+_NO_KEY = object()
+_EMPTY = object()
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    index = max(0, min(index, len(text)))
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def load_yaml_text(text: str, display_path: str, *, require_mapping: bool = True) -> LoadedYaml:
+    """Parse ``text``; errors come back as diagnostics (``data`` is then None)."""
+    out = LoadedYaml()
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    builder = _Builder(text, display_path)
+    try:
+        loader = _Loader(text)
+        try:
+            value = builder.build(loader)
+        finally:
+            loader.dispose()
+    except _Abort:
+        value = None
+    except _pyyaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        problem = exc.problem or "invalid YAML"
+        if exc.context:
+            problem = f"{exc.context}: {problem}"
+        builder.error(line, col, (), f"YAML syntax error: {problem}")
+        value = None
+    except _pyyaml.reader.ReaderError as exc:
+        line, col = _line_col(text, exc.position)
+        builder.error(line, col, (), f"YAML syntax error: unacceptable character #x{exc.character:04x}: {exc.reason}")
+        value = None
+    except _pyyaml.YAMLError as exc:  # pragma: no cover - libyaml reports everything above
+        builder.error(0, 0, (), f"YAML error: {exc}")
+        value = None
+    except RecursionError:  # pragma: no cover - we never recurse on nesting
+        builder.error(0, 0, (), f"the document is nested deeper than {MAX_DEPTH} levels")
+        value = None
+
+    out.diagnostics = builder.diags
+    if out.diagnostics:
+        return out
+    if require_mapping and not isinstance(value, dict):
+        if value is _EMPTY or value is None:
+            what = "the file is empty" if value is _EMPTY else "the document is empty (null)"
+            out.diagnostics.append(Diagnostic(display_path, 1, 1, Level.ERROR, "",
+                                              f"{what}; expected a mapping at the top level"))
+        else:
+            kind = "a list" if isinstance(value, list) else f"a single value ({value!r})"
+            out.diagnostics.append(Diagnostic(display_path, 1, 1, Level.ERROR, "",
+                                              f"the top level must be a mapping of keys, got {kind}"))
+        return out
+    if value is _EMPTY:
+        value = None
+    out.data = value
+    for path, pos, is_key in builder.marks:
+        if is_key:
+            out.key_positions[path] = pos
+        else:
+            out.positions[path] = pos
+    return out
+
+
+def load_yaml_file(path: Path, display_path: str, *, max_bytes: int = MAX_FILE_BYTES,
+                   require_mapping: bool = True) -> LoadedYaml:
+    """Read and parse one YAML file (size and encoding checked first)."""
+    def fail(message: str, line: int = 0, col: int = 0, hint: str = "") -> LoadedYaml:
+        return LoadedYaml(diagnostics=[Diagnostic(display_path, line, col, Level.ERROR, "", message, hint)])
+
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return fail(f"file too large: {size} bytes (the limit is {max_bytes} bytes)",
+                        hint="a recipe is a few KiB; is this the right file?")
+        with open(path, "rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as exc:
+        return fail(f"cannot read the file: {exc.strerror or exc}")
+    if len(raw) > max_bytes:
+        return fail(f"file too large: more than {max_bytes} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return fail(f"the file is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at line {line}, column {col})",
+                    line, col, "save it as UTF-8")
+    return load_yaml_text(text, display_path, require_mapping=require_mapping)
