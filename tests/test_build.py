@@ -1,0 +1,97 @@
+"""The build pipeline end to end on the project's own recipes: warnings, determinism, atomicity."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from recipes_site.build import build
+from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.catalog.diagnostics import Level
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _copy_project(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    root.mkdir()
+    for name in ("models", "strategies", "kv_store"):
+        shutil.copytree(PROJECT_ROOT / name, root / name)
+    for name in ("taxonomy.yaml", "platforms.yaml"):
+        shutil.copy(PROJECT_ROOT / name, root / name)
+    return root
+
+
+def test_project_recipes_build_without_any_warning(project_site):
+    _, result = project_site
+    assert [d.format() for d in result.diagnostics if d.level is Level.WARNING] == []
+    assert len(result.recipes) >= 7
+
+
+def test_build_is_byte_identical_across_runs(project_site, tmp_path):
+    first, _ = project_site
+    again = tmp_path / "again"
+    assert build(PROJECT_ROOT, again).ok
+    assert _tree(first) == _tree(again)
+
+
+def test_failed_build_writes_nothing_and_keeps_the_previous_site(tmp_path):
+    root = _copy_project(tmp_path)
+    out = tmp_path / "_site"
+    assert build(root, out).ok
+    before = _tree(out)
+    recipe = root / "models" / "Qwen" / "Qwen3-8B.yaml"
+    recipe.write_text(recipe.read_text().replace("variants:", "varaints:", 1))
+    result = build(root, out)
+    assert not result.ok
+    assert any(d.key_path == "varaints" and "did you mean 'variants'" in d.hint for d in result.diagnostics)
+    assert _tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["_site", "root"]  # no staging folder left behind
+
+
+def test_successful_build_replaces_stale_files(tmp_path):
+    root = _copy_project(tmp_path)
+    out = tmp_path / "_site"
+    out.mkdir()
+    (out / "stale.txt").write_text("old")
+    assert build(root, out).ok
+    assert not (out / "stale.txt").exists()
+    assert (out / "api" / "v1" / "models.json").is_file()
+
+
+def test_seed_example_70b_bf16_needs_two_h100(project_site):
+    out, _ = project_site
+    doc = json.loads((out / "api/v1/models/meta-llama/Llama-3.3-70B-Instruct.json").read_text())
+    sizing = doc["sizing"]["default"]
+    assert sizing["computed_vram_gb"] == 168
+    h100 = sizing["hardware"]["h100"]
+    assert (h100["min_gpus"], h100["tensor_parallel"], h100["replicas_per_node"]) == (2, 2, 4)
+    assert h100["fits_one_gpu"] is False and h100["fits_one_node"] is True
+
+
+def test_models_index_lists_recipes_and_their_checkpoints(project_site):
+    out, _ = project_site
+    index = json.loads((out / "api/v1/models.json").read_text())
+    ids = [m["id"] for m in index["models"]]
+    assert "meta-llama/Llama-3.3-70B-Instruct" in ids
+    fp8 = [c for c in index["checkpoints"] if c["id"] == "nvidia/Llama-3.3-70B-Instruct-FP8"]
+    assert fp8 == [{"id": "nvidia/Llama-3.3-70B-Instruct-FP8", "recipe": "meta-llama/Llama-3.3-70B-Instruct",
+                    "variant": "fp8", "json": "/api/v1/models/meta-llama/Llama-3.3-70B-Instruct.json",
+                    "huggingface": "https://huggingface.co/nvidia/Llama-3.3-70B-Instruct-FP8"}]
+
+
+def test_hardware_document_recommends_and_lists_every_rendering(project_site):
+    out, _ = project_site
+    model = json.loads((out / "api/v1/models/meta-llama/Llama-3.3-70B-Instruct.json").read_text())
+    hw = model["default_hardware"]["default"]
+    doc = json.loads((out / f"api/v1/models/meta-llama/Llama-3.3-70B-Instruct/hw/{hw}.json").read_text())
+    pick = doc["recommended"]["default"]
+    chosen = [r for r in doc["renderings"]
+              if (r["variant"], r["strategy"], r["node_count"]) == (pick["variant"], pick["strategy"], pick["node_count"])]
+    assert len(chosen) == 1
+    assert chosen[0]["argv"][:3] == ["vllm", "serve", "meta-llama/Llama-3.3-70B-Instruct"]
+    assert chosen[0]["command"].startswith("vllm serve meta-llama/Llama-3.3-70B-Instruct \\\n  ")
+    keys = [(r["variant"], r["strategy"], r["node_count"]) for r in doc["renderings"]]
+    assert len(keys) == len(set(keys))

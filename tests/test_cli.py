@@ -1,0 +1,96 @@
+"""The command line: output format, exit codes, the `command` query and the schema file."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.catalog.types import recipe_json_schema
+
+LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<level>error|warning): (?P<key>\S+): .+$")
+
+
+def run(*args, cwd=PROJECT_ROOT):
+    return subprocess.run([sys.executable, "-m", "recipes_site", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def _root_with(tmp_path, recipe_text: str):
+    import shutil
+    root = tmp_path / "root"
+    (root / "models" / "acme").mkdir(parents=True)
+    shutil.copy(PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml", root / "models" / "acme" / "Tiny-1B.yaml")
+    (root / "models" / "acme" / "Tiny-1B.yaml").write_text(recipe_text)
+    return root
+
+
+def test_validate_project_root_strict_passes():
+    r = run("validate", "--strict")
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.strip().splitlines()[-1].endswith("0 errors, 0 warnings")
+
+
+def test_validate_reports_every_problem_with_position_and_exit_1(tmp_path):
+    text = (PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml").read_text()
+    text = text.replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-1B"')
+    text = text.replace("variants:", "varaints:", 1).replace("difficulty: beginner", "difficulty: hard")
+    root = _root_with(tmp_path, text)
+    r = run("validate", str(root))
+    assert r.returncode == 1
+    lines = r.stdout.strip().splitlines()
+    problems = [LINE.match(l) for l in lines[:-1]]
+    assert all(problems), lines
+    assert {m["key"] for m in problems} >= {"varaints", "meta.difficulty"}
+    assert any(m["level"] == "warning" for m in problems)
+    assert re.match(r"^\d+ files? checked: [1-9]\d* errors?, [1-9]\d* warnings?$", lines[-1])
+
+
+def test_strict_turns_warnings_into_failure(tmp_path):
+    text = (PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml").read_text()
+    text = text.replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-1B"').replace("difficulty: beginner", "difficulty: hard")
+    root = _root_with(tmp_path, text)
+    assert run("validate", str(root)).returncode == 0
+    assert run("validate", str(root), "--strict").returncode == 1
+
+
+def test_bad_usage_exits_2():
+    assert run("validate", "--no-such-flag").returncode == 2
+    assert run("frobnicate").returncode == 2
+
+
+def test_command_prints_the_recommended_command():
+    r = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "h100")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("vllm serve meta-llama/Llama-3.3-70B-Instruct \\\n")
+    assert "--tensor-parallel-size" in r.stdout
+
+
+def test_command_json_and_docker_and_checkpoint_lookup():
+    r = run("command", "nvidia/Llama-3.3-70B-Instruct-FP8", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["variant"] == "fp8" and doc["argv"][2] == "nvidia/Llama-3.3-70B-Instruct-FP8"
+    d = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--docker", "--hardware", "mi300x")
+    assert d.stdout.startswith("docker run --device=/dev/kfd --device=/dev/dri \\\n")
+
+
+def test_command_multi_node_prints_head_and_workers():
+    r = run("command", "deepseek-ai/DeepSeek-R1-0528", "--hardware", "h200", "--strategy", "multi_node_tp",
+            "--nodes", "3")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("--node-rank") == 3 and r.stdout.count("--headless") == 2
+    assert "--tensor-parallel-size 24" in r.stdout
+    r = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--strategy", "multi_node_tp")
+    assert r.returncode == 1 and "offered: single_node_tp" in r.stderr
+
+
+def test_command_rejects_unknown_choices_with_a_reason():
+    r = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "h999")
+    assert r.returncode == 1 and "available:" in r.stderr
+    r = run("command", "nobody/Nothing")
+    assert r.returncode == 1 and "no recipe" in r.stderr
+
+
+def test_recipe_schema_file_is_up_to_date():
+    on_disk = json.loads((PROJECT_ROOT / "schema" / "recipe.schema.json").read_text())
+    assert on_disk == recipe_json_schema(), "schema/recipe.schema.json is stale: run `recipes-site schema`"
