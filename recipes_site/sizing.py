@@ -22,7 +22,7 @@ GIB_IN_GB = 2**30 / 1e9
 MISMATCH_TOLERANCE = 0.15
 
 BYTES_PER_PARAM = {
-    "bf16": 2, "fp16": 2,
+    "fp32": 4, "bf16": 2, "fp16": 2,
     "fp8": 1, "int8": 1, "awq": 1, "gptq": 1, "mxfp8": 1,
     "fp4": 0.5, "nvfp4": 0.5, "mxfp4": 0.5, "int4": 0.5,
 }
@@ -48,7 +48,8 @@ def weight_vram_gb(params_billions: float, precision: str) -> int | None:
     width = BYTES_PER_PARAM.get(precision)
     if width is None or params_billions is None:
         return None
-    # round() first so 70 x 2 x 1.2 = 168.00000000000003 does not become 169
+    # round() first: a binary float a hair above an integer (fractional counts such as 2.3B)
+    # must not be pushed to the next gigabyte
     return math.ceil(round(params_billions * width * OVERHEAD, 6))
 
 

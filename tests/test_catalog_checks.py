@@ -1,7 +1,6 @@
 """Cross-file rules of recipes_site.catalog.checks (strategies, hardware keys, feature modes, ids)."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -10,15 +9,7 @@ from recipes_site.catalog import checks, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, Level, errors
 
 
-def _rootkit():
-    path = Path(__file__).parent / "fixtures" / "catalog" / "rootkit.py"
-    spec = importlib.util.spec_from_file_location("catalog_rootkit", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-kit = _rootkit()
+import catalog_kit as kit
 REL = "acme/Widget-7B.yaml"
 V = kit.VALID_RECIPE
 

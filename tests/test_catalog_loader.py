@@ -1,7 +1,6 @@
 """recipes_site.catalog.load_catalog: traversal, fallbacks, file-level errors, the compat corpus."""
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections import Counter
 from pathlib import Path
@@ -12,15 +11,7 @@ from recipes_site.catalog import PROJECT_ROOT, Catalog, RecipeDoc, load_catalog,
 from recipes_site.catalog.diagnostics import Level, errors, summary, warnings
 
 
-def _rootkit():
-    path = Path(__file__).parent / "fixtures" / "catalog" / "rootkit.py"
-    spec = importlib.util.spec_from_file_location("catalog_rootkit", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-kit = _rootkit()
+import catalog_kit as kit
 V = kit.VALID_RECIPE
 
 

@@ -1,7 +1,6 @@
 """Schema validation of recipes (types.py) and how its errors read (schema_errors.py)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,15 +12,7 @@ from recipes_site.catalog.diagnostics import errors
 from recipes_site.catalog.types import Recipe, recipe_json_schema
 
 
-def _rootkit():
-    path = Path(__file__).parent / "fixtures" / "catalog" / "rootkit.py"
-    spec = importlib.util.spec_from_file_location("catalog_rootkit", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-kit = _rootkit()
+import catalog_kit as kit
 REL = "acme/Widget-7B.yaml"
 
 

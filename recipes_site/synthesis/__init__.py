@@ -37,7 +37,13 @@ def promotable_variants(recipe: dict, standalone_ids: set[str]) -> tuple[dict[st
                 skipped.append((key, mid))
             else:
                 by_checkpoint.setdefault(mid, []).append(key)
-    return {keys[0]: keys[-1] for keys in by_checkpoint.values()}, skipped
+    trees = {}
+    for keys in by_checkpoint.values():
+        # the `default` tree always renders the default variant; a later variant sharing its
+        # checkpoint gets a tree of its own
+        first = keys[0] if keys[0] != "default" or keys[-1] == "default" else keys[-1]
+        trees[first] = keys[-1]
+    return trees, skipped
 
 
 def render_strategy(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,

@@ -10,7 +10,7 @@ Unit = tuple  # ("flag", value) | ("flag",) | (positional,)
 
 
 def quote(value: str) -> str:
-    if _VAR.match(value) or _SAFE.match(value):
+    if _VAR.fullmatch(value) or _SAFE.fullmatch(value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
 

@@ -1,0 +1,63 @@
+"""Shell quoting and the layout of the copy-pasteable `vllm serve` command."""
+from __future__ import annotations
+
+import pytest
+
+from recipes_site.synthesis.shell import continued, quote, serve_command, unit_line, units_of
+
+
+@pytest.mark.parametrize("value, quoted", [
+    ('{"a":1}', "'{\"a\":1}'"),
+    ("it's", "'it'\\''s'"),
+    ("$HEAD_IP", "$HEAD_IP"),
+    ("$VLLM_INSTANCE_1", "$VLLM_INSTANCE_1"),
+    ("0.92", "0.92"),
+    ("deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2"),
+    ("a=b,c:d@e+f%g", "a=b,c:d@e+f%g"),
+    ("expandable_segments:True", "expandable_segments:True"),
+    ("hello world", "'hello world'"),
+    ("$lower", "'$lower'"),            # not an upper-case variable name
+    ("$HOME/x", "'$HOME/x'"),          # a variable plus more text is quoted
+    ("${HEAD_IP}", "'${HEAD_IP}'"),
+    ("a*b", "'a*b'"),
+    ("a;b", "'a;b'"),
+])
+def test_quote(value, quoted):
+    assert quote(value) == quoted
+
+
+@pytest.mark.parametrize("value", ["hermes\n", "$HEAD_IP\n"])
+def test_quote_value_with_trailing_newline(value):
+    assert quote(value) == "'" + value + "'"
+
+
+def test_units_of():
+    tokens = ["--a", "1", "--b", "--c", "x", "pos", "--d", "--e", "-1", "--f"]
+    assert units_of(tokens) == [("--a", "1"), ("--b",), ("--c", "x"), ("pos",), ("--d",), ("--e",), ("-1",), ("--f",)]
+
+
+def test_unit_line_quotes_only_values():
+    assert unit_line(("--kv-transfer-config", '{"k":"v"}')) == "--kv-transfer-config '{\"k\":\"v\"}'"
+    assert unit_line(("--x=a b",)) == "--x=a b"           # bare flags are never quoted
+    assert unit_line(("stray positional",)) == "stray positional"
+
+
+def test_serve_command_layout():
+    units = [("--trust-remote-code",), ("--tensor-parallel-size", "4"),
+             ("--compilation-config", '{"cudagraph_mode":"PIECEWISE"}'), ("--master-addr", "$HEAD_IP")]
+    assert serve_command("MiniMaxAI/MiniMax-M2.5", units) == (
+        "vllm serve MiniMaxAI/MiniMax-M2.5 \\\n"
+        "  --trust-remote-code \\\n"
+        "  --tensor-parallel-size 4 \\\n"
+        "  --compilation-config '{\"cudagraph_mode\":\"PIECEWISE\"}' \\\n"
+        "  --master-addr $HEAD_IP"
+    )
+
+
+def test_serve_command_without_args():
+    assert serve_command("acme/M", []) == "vllm serve acme/M"
+
+
+def test_continued():
+    assert continued(["a", "b", "c"]) == "a \\\n  b \\\n  c"
+    assert continued(["only"]) == "only"
