@@ -323,6 +323,9 @@ def test_related_recipes_are_matched_case_insensitively(tmp_path):
      "platform 'modall' is not in platforms.yaml", "did you mean 'modal'?"),
     ("strategy_overrides: {}\n", "strategy_overrides: {}\nkv_offload_support: {offloading_cpu: verified, lmcache: verified}\n",
      "kv_offload_support.lmcache", "unknown kv_offload option 'lmcache'", ""),
+    ("    vram_minimum_gb: 16\n", "    vram_minimum_gb: 40\n", "variants.default.vram_minimum_gb",
+     "declares 40 GB but 7B parameters at bf16 need about 17 GB (ceil(params x bytes x 1.2)), 135% apart",
+     "set vram_minimum_gb: 17, or correct model.parameter_count or the precision"),
 ])
 def test_warnings(tmp_path, old, new, key_path, message, hint):
     text = kit.replace(V, old, new)
@@ -331,6 +334,22 @@ def test_warnings(tmp_path, old, new, key_path, message, hint):
     diag = one(diags, key_path, Level.WARNING)
     assert diag.message == message
     assert diag.hint == hint
+
+
+def test_declared_vram_within_15_percent_is_accepted(tmp_path):
+    diags = check(tmp_path, kit.replace(V, "    vram_minimum_gb: 16\n", "    vram_minimum_gb: 19\n"))
+    assert diags == [], [d.format() for d in diags]
+
+
+def test_two_variants_serving_one_checkpoint_warn_at_the_later_one(tmp_path):
+    text = add_variant_keys(V, "  fp8:\n    model_id: \"acme/Widget-7B-FP8\"\n    precision: fp8\n"
+                               "    vram_minimum_gb: 9\n    description: \"FP8.\"\n"
+                               "  fp8_dynamic:\n    model_id: \"acme/Widget-7B-FP8\"\n    precision: fp8\n"
+                               "    vram_minimum_gb: 9\n    description: \"FP8 again.\"\n")
+    diags = check(tmp_path, text)
+    diag = one(diags, "variants.fp8_dynamic.model_id", Level.WARNING)
+    assert diag.line == kit.line_of(text, 'model_id: "acme/Widget-7B-FP8"', kit.line_of(text, "fp8_dynamic:"))
+    assert "both serve acme/Widget-7B-FP8" in diag.message
 
 
 # ---- hook and shared files -------------------------------------------------------------------------------
