@@ -7,6 +7,7 @@ from pathlib import Path
 from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
 from recipes_site.render.api import RecipeInput, api_documents
+from recipes_site.render.picker import picker_documents
 from recipes_site.render.schemas import all_schemas
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.write import encode_json, write_tree
@@ -38,8 +39,11 @@ def synthesize_catalog(catalog: Catalog) -> list[RecipeInput]:
 
 
 def site_files(catalog: Catalog, recipes: list[RecipeInput]) -> dict[str, bytes]:
+    ctx = synthesis_context(catalog)
     docs = api_documents(recipes, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores})
     docs.update(all_schemas())
+    for rec in recipes:
+        docs.update(picker_documents(rec, ctx))
     from recipes_site.catalog.types import recipe_json_schema
     docs["api/v1/schema/recipe.schema.json"] = recipe_json_schema()
     return {path: encode_json(doc) for path, doc in docs.items()}

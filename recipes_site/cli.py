@@ -101,8 +101,15 @@ def cmd_command(args) -> int:
             print(d.format(), file=sys.stderr)
         return 1
     variant = args.variant or checkpoint_variant or "default"
+    features = None
+    if args.features is not None:
+        features = {}
+        for item in filter(None, (part.strip() for part in args.features.split(","))):
+            name, _, mode = item.partition(":")
+            features[name] = mode or None
     try:
-        r = render_choice(synthesis_context(catalog), doc.data, variant, args.hardware, args.strategy, args.nodes)
+        r = render_choice(synthesis_context(catalog), doc.data, variant, args.hardware, args.strategy, args.nodes,
+                          features)
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
         return 1
@@ -138,6 +145,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--variant", help="variant key (default: default)")
     c.add_argument("--strategy", help="strategy id (default: the recommended one)")
     c.add_argument("--nodes", type=int, help="node count for multi-node strategies")
+    c.add_argument("--features", metavar="LIST",
+                   help="the full feature set, e.g. 'tool_calling,spec_decoding:mtp' ('' for none); "
+                        "default: the recipe's default features")
     c.add_argument("--docker", action="store_true", help="print the docker run form")
     c.add_argument("--json", action="store_true", help="print the rendering as JSON")
     c.set_defaults(func=cmd_command)

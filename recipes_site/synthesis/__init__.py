@@ -6,6 +6,7 @@ No I/O and no formatting of pages happens here.
 """
 from __future__ import annotations
 
+from .choices import feature_choices
 from .deployments import render_kv, render_pd, render_serving
 from .hardware import Hardware
 from .jsish import mapping
@@ -46,16 +47,24 @@ def promotable_variants(recipe: dict, standalone_ids: set[str]) -> tuple[dict[st
     return trees, skipped
 
 
+def default_nodes(ctx: Context, recipe: dict, strategy_id: str, hw: Hardware) -> int:
+    """Node count of a strategy offered as an alternative: its floor, at least 2 when multi-node."""
+    if ctx.deploy_type(strategy_id) == "multi_node":
+        return max(2, nodes_for_strategy(recipe, strategy_id, hw))
+    return 1
+
+
 def render_strategy(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
-                    nodes: int | None = None) -> Rendering | None:
-    """One rendering; `nodes` None means the strategy's own default node count."""
+                    nodes: int | None = None, features: dict | None = None) -> Rendering | None:
+    """One rendering; `nodes` None means the strategy's own default node count, `features`
+    None the recipe's default feature set."""
     if strategy_id in ctx.kv_ids:
-        return render_kv(ctx, recipe, variant_key, strategy_id, hw)
+        return render_kv(ctx, recipe, variant_key, strategy_id, hw, features)
     if ctx.deploy_type(strategy_id) == "pd_cluster":
-        return render_pd(ctx, recipe, variant_key, hw)
+        return render_pd(ctx, recipe, variant_key, hw, features)
     if nodes is None:
-        nodes = max(2, nodes_for_strategy(recipe, strategy_id, hw)) if ctx.deploy_type(strategy_id) == "multi_node" else 1
-    return render_serving(ctx, recipe, variant_key, strategy_id, hw, nodes)
+        nodes = default_nodes(ctx, recipe, strategy_id, hw)
+    return render_serving(ctx, recipe, variant_key, strategy_id, hw, nodes, features)
 
 
 def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> HardwareResult | None:
@@ -107,8 +116,11 @@ class ChoiceError(ValueError):
 
 
 def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_id: str | None = None,
-                  strategy_id: str | None = None, nodes: int | None = None) -> Rendering:
-    """The rendering for one explicit choice, defaulting each part the way the site does."""
+                  strategy_id: str | None = None, nodes: int | None = None,
+                  features: dict | None = None) -> Rendering:
+    """The rendering for one explicit choice, defaulting each part the way the site does.
+
+    `features` is the full selected set (name -> mode, None for features without modes)."""
     variants = mapping(recipe.get("variants"))
     if variant_key not in variants:
         raise ChoiceError(f"no variant {variant_key!r}; variants: {', '.join(variants)}")
@@ -136,7 +148,24 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
             raise ChoiceError(f"{strategy_id} needs at least {floor} nodes of {hw_id}")
     elif nodes not in (None, 1) and kind != "multi_node":
         raise ChoiceError(f"{strategy_id} runs on one node; --nodes applies to multi-node strategies")
-    rendering = render_strategy(ctx, recipe, key, strategy_id, hw, nodes if kind == "multi_node" else None)
+    if features is not None:
+        _check_features(recipe, hw, key, strategy_id, features, strategy_id in ctx.kv_ids)
+    rendering = render_strategy(ctx, recipe, key, strategy_id, hw, nodes if kind == "multi_node" else None, features)
     if rendering is None:
         raise ChoiceError(f"{strategy_id} cannot be laid out for this model on {hw_id} (it would need more than 4 nodes per pool)")
     return rendering
+
+
+def _check_features(recipe: dict, hw: Hardware, variant_key: str, strategy_id: str, features: dict,
+                    with_kv_store: bool) -> None:
+    offered = {c.name: c for c in feature_choices(recipe, hw, variant_key, strategy_id, with_kv_store)}
+    for name, mode in features.items():
+        choice = offered.get(name)
+        if choice is None:
+            raise ChoiceError(f"feature {name!r} is not available here; available: {', '.join(offered) or 'none'}")
+        if choice.modes is not None:
+            names = [m.name for m in choice.modes]
+            if mode not in names:
+                raise ChoiceError(f"feature {name!r} needs a mode: one of {', '.join(names)}")
+        elif mode is not None:
+            raise ChoiceError(f"feature {name!r} has no modes")

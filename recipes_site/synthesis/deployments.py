@@ -11,8 +11,9 @@ from . import docker
 from .hardware import Hardware
 from .jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
-from .serve_args import ProcessSpec, dedupe, flatten, model_id, serve_env, serve_tokens
-from .shell import serve_command
+from .jsish import truthy
+from .serve_args import ProcessSpec, dedupe, dedupe_units, flatten, model_id, serve_env, serve_token_segments
+from .shell import serve_command, unit_line, units_of
 from .types import KvStore, PdPool, Process, Rendering, Router
 
 TP = "--tensor-parallel-size"
@@ -21,16 +22,26 @@ SOCKET_ENV = {"GLOO_SOCKET_IFNAME": "$IFACE_NAME", "NCCL_SOCKET_IFNAME": "$IFACE
 MAX_PD_NODES = 4
 
 
+FEATURE_MARK = ("\x00features",)   # a positional unit: survives de-duplication, marks the feature block
+
+
 def make_process(spec: ProcessSpec, port: int, image) -> Process:
     model = model_id(spec.recipe, spec.variant)
-    units = dedupe(serve_tokens(spec))
+    before, features, after = serve_token_segments(spec)
+    units = dedupe(before + features + after)
     argv = ("vllm", "serve", model, *flatten(units))
     command = serve_command(model, units)
     env = serve_env(spec)
+    head = dedupe_units(units_of([t for t in before if truthy(t)]) + [FEATURE_MARK]
+                        + units_of([t for t in after if truthy(t)]))
+    split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
+    cut = split.index(None)
     return Process(
         argv=argv, command=command, env=env,
         docker_argv=tuple(docker.docker_argv(image, model, list(argv), env, spec.hw, port)),
         docker_command=docker.docker_command(image, model, command, env, spec.hw, port),
+        lines_before=tuple(split[:cut]), lines_after=tuple(split[cut + 1:]),
+        docker_head=docker.docker_command(image, model, f"vllm serve {model}", env, spec.hw, port),
     )
 
 
@@ -94,26 +105,26 @@ def multi_node_block(strategy_id: str, strategy: dict, recipe: dict, hw: Hardwar
 
 def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
                       nodes: int, image, kv: dict | None = None, addr: str = "$HEAD_IP",
-                      port: int = 8000) -> tuple[Process, tuple]:
+                      port: int = 8000, features: dict | None = None) -> tuple[Process, tuple]:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
     base = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv)
     if ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1:
-        specs = [ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv,
+        specs = [ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, features=features,
                              parallel=multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr))
                  for rank in range(nodes)]
         procs = [make_process(s, port, image) for s in specs]
         return procs[0], tuple(procs[1:])
     block = single_node_block(strategy_id, strategy, recipe, base.variant, hw)
-    spec = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, parallel=block)
+    spec = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, parallel=block, features=features)
     return make_process(spec, port, image), ()
 
 
 def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
-                   nodes: int) -> Rendering:
+                   nodes: int, features: dict | None = None) -> Rendering:
     variant = ProcessSpec(recipe, variant_key, strategy_id, {}, hw).variant
     image = docker.docker_image(recipe, variant, hw)
-    head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, image)
+    head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, image, features=features)
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
     common = dict(hardware=hw.id, strategy=strategy_id, variant=variant_key, node_count=nodes,
                   env=head.env, docker_image=image)
@@ -161,7 +172,7 @@ def pool_modes(ctx: Context, recipe: dict) -> list[str]:
 
 
 def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: str, nodes: int,
-             image) -> PdPool:
+             image, features: dict | None = None) -> PdPool:
     strategy = mapping(ctx.strategies.get("pd_cluster"))
     role_spec = mapping(strategy.get(role))
     role_override = mapping(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get(role))
@@ -197,7 +208,7 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
     spec = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw, parallel=block, role=role,
-                       pinning_env=pinning)
+                       pinning_env=pinning, features=features)
     port = 8001 if role == "prefill" else 8002
     return PdPool(process=make_process(spec, port, image), nodes=nodes, parallelism=declared, tp=tp,
                   dp_local=dp_local, dp_size=dp_size, pool_gpus=pool_gpus)
@@ -217,15 +228,16 @@ def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) ->
     return Router(command=" \\\n  ".join(lines), install="uv pip install vllm-router")
 
 
-def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware) -> Rendering | None:
+def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware,
+              features: dict | None = None) -> Rendering | None:
     strategy = mapping(ctx.strategies.get("pd_cluster"))
     variant = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw).variant
     pools = pd_pool_nodes(recipe, variant, hw, strategy)
     if pools == "skip":
         return None
     image = docker.docker_image(recipe, variant, hw)
-    prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, image)
-    decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, image)
+    prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, image, features)
+    decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, image, features)
     return Rendering(hardware=hw.id, strategy="pd_cluster", variant=variant_key, node_count=1,
                      deploy_type="pd_cluster", env={}, docker_image=image, prefill=prefill, decode=decode,
                      router=_pd_router(strategy, recipe, prefill, decode),
@@ -255,7 +267,8 @@ def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware)
         nodes = 1
 
 
-def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hardware) -> Rendering | None:
+def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hardware,
+              features: dict | None = None) -> Rendering | None:
     kv = mapping(ctx.strategies.get(kv_id))
     variant = ProcessSpec(recipe, variant_key, kv_id, kv, hw).variant
     picked = kv_serving_strategy(ctx, recipe, variant, hw)
@@ -268,7 +281,7 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
     vllm = mapping(kv.get("vllm"))
     port = vllm.get("port") or 8000
     head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, image, kv=kv,
-                                      addr=addr, port=port)
+                                      addr=addr, port=port, features=features)
     router = None
     if instances > 1:
         spec = mapping(kv.get("router"))

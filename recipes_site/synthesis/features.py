@@ -1,8 +1,16 @@
-"""Which recipe features are on for a (hardware, variant, strategy), and the args they add."""
+"""Which recipe features are on for a (hardware, variant, strategy), and the args they add.
+
+By default a feature is on unless the recipe lists it as opt-in (globally or for this
+hardware); a user may pick another set (`selection`: feature name -> mode, None for a feature
+without modes), which is how the site's feature toggles and `recipes-site command --feature`
+get their exact commands.
+"""
 from __future__ import annotations
 
 from .hardware import Hardware
 from .jsish import mapping, str_list, truthy
+
+Selection = dict  # feature name -> mode name (modal feature) or None (flat feature)
 
 
 def enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
@@ -37,12 +45,14 @@ def chosen_mode(name: str, feature: dict, hw: Hardware, variant_key: str, varian
     return allowed[0] if allowed else None
 
 
-def feature_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict, strategy_id: str,
-                 skip_companions: bool = False) -> list:
-    args: list = []
-    features = mapping(recipe.get("features"))
-    for name in enabled_features(recipe, hw, variant_key):
-        feature = features.get(name)
+def is_modal(feature: dict) -> bool:
+    return isinstance(feature.get("modes"), dict)
+
+
+def applicable_features(recipe: dict, strategy_id: str, skip_companions: bool = False) -> list[tuple[str, dict]]:
+    """Features that can take part in this strategy's command at all, in declaration order."""
+    out = []
+    for name, feature in mapping(recipe.get("features")).items():
         if not truthy(feature) or not isinstance(feature, dict):
             continue
         strategies = str_list(feature.get("strategies"))
@@ -50,15 +60,43 @@ def feature_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict, st
             continue
         if skip_companions and truthy(mapping(feature.get("companion")).get("command")):
             continue
-        if isinstance(feature.get("modes"), dict):
-            mode_name = chosen_mode(name, feature, hw, variant_key, variant)
-            if mode_name is None:
+        out.append((name, feature))
+    return out
+
+
+def option_args(feature: dict, hw: Hardware, mode: str | None) -> list:
+    """The args one feature adds, in the given mode (None for a feature without modes)."""
+    if is_modal(feature):
+        spec = mapping(mapping(feature.get("modes")).get(mode))
+        override = mapping(hw.keyed(spec.get("hardware_overrides"))).get("args")
+        return str_list(override if override is not None else spec.get("args"))
+    override = mapping(hw.override_block(feature.get("hardware_overrides"))).get("args")
+    return str_list(override if override is not None else feature.get("args"))
+
+
+def default_selection(recipe: dict, hw: Hardware, variant_key: str, variant: dict, strategy_id: str,
+                      skip_companions: bool = False) -> Selection:
+    on = set(enabled_features(recipe, hw, variant_key))
+    selection: Selection = {}
+    for name, feature in applicable_features(recipe, strategy_id, skip_companions):
+        if name not in on:
+            continue
+        if is_modal(feature):
+            mode = chosen_mode(name, feature, hw, variant_key, variant)
+            if mode is None:
                 continue
-            mode = mapping(feature["modes"][mode_name])
-            override = mapping(hw.keyed(mode.get("hardware_overrides"))).get("args")
-            args += str_list(override if override is not None else mode.get("args"))
+            selection[name] = mode
         else:
-            block = hw.override_block(feature.get("hardware_overrides"))
-            override = mapping(block).get("args")
-            args += str_list(override if override is not None else feature.get("args"))
+            selection[name] = None
+    return selection
+
+
+def feature_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict, strategy_id: str,
+                 skip_companions: bool = False, selection: Selection | None = None) -> list:
+    if selection is None:
+        selection = default_selection(recipe, hw, variant_key, variant, strategy_id, skip_companions)
+    args: list = []
+    for name, feature in applicable_features(recipe, strategy_id, skip_companions):
+        if name in selection:
+            args += option_args(feature, hw, selection[name])
     return args

@@ -8,6 +8,7 @@ the same one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .jsish import is_number, mapping, truthy
@@ -18,48 +19,48 @@ class Hardware:
     id: str
     profile: dict
 
-    @property
+    @cached_property
     def brand(self) -> str:
         return self.profile.get("brand") or ""
 
-    @property
+    @cached_property
     def generations(self) -> list[str]:
         gen = self.profile.get("generation", self.profile.get("gpu_generation"))
         if isinstance(gen, list):
             return [g for g in gen if isinstance(g, str)]
         return [gen] if isinstance(gen, str) else []
 
-    @property
+    @cached_property
     def generation(self) -> str:
         gens = self.generations
         return gens[0] if gens else ""
 
-    @property
+    @cached_property
     def gpus(self) -> int:
         """GPU count used for parallel sizes (1 when the profile does not say)."""
         n = self.profile.get("gpu_count")
         return n if is_number(n) else 1
 
-    @property
+    @cached_property
     def gpus_or_8(self) -> int:
         """GPU count used by node arithmetic, where the reference assumes 8 when unknown."""
         n = self.profile.get("gpu_count")
         return n if is_number(n) and n else 8
 
-    @property
+    @cached_property
     def node_vram_gb(self) -> float:
         v = self.profile.get("vram_gb")
         return v if is_number(v) else 0
 
-    @property
+    @cached_property
     def scalable(self) -> bool:
         return self.profile.get("scalable") is not False
 
-    @property
+    @cached_property
     def restricted(self) -> bool:
         return truthy(self.profile.get("restricted"))
 
-    @property
+    @cached_property
     def is_nvidia(self) -> bool:
         return self.brand == "NVIDIA"
 

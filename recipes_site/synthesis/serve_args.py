@@ -29,6 +29,7 @@ class ProcessSpec:
     role: str | None = None                          # "prefill" / "decode" for PD pools
     kv: dict | None = None                           # kv-store spec when composing with one
     pinning_env: dict = field(default_factory=dict)  # PD GPU pinning
+    features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
 
     @property
     def variant(self) -> dict:
@@ -64,6 +65,12 @@ def _hardware_blocks(spec: ProcessSpec) -> list[dict]:
 
 
 def serve_tokens(spec: ProcessSpec) -> list:
+    before, features, after = serve_token_segments(spec)
+    return before + features + after
+
+
+def serve_token_segments(spec: ProcessSpec) -> tuple[list, list, list]:
+    """The argument tokens split around the feature block (the part a user can toggle)."""
     recipe, variant, hw = spec.recipe, spec.variant, spec.hw
     strategy = spec.strategy
     tokens: list = []
@@ -79,11 +86,10 @@ def serve_tokens(spec: ProcessSpec) -> list:
     tokens += str_list(source.get("extra_args")) + str_list(source.get("vllm_args"))
     for block in _hardware_blocks(spec):
         tokens += str_list(block.get("extra_args"))
-    tokens += feature_args(recipe, hw, spec.variant_key, variant, spec.strategy_id,
-                           skip_companions=spec.kv is not None)
-    if spec.kv is not None:
-        tokens += str_list(mapping(spec.kv.get("vllm")).get("vllm_args"))
-    return tokens
+    features = feature_args(recipe, hw, spec.variant_key, variant, spec.strategy_id,
+                            skip_companions=spec.kv is not None, selection=spec.features)
+    after = str_list(mapping(spec.kv.get("vllm")).get("vllm_args")) if spec.kv is not None else []
+    return tokens, features, after
 
 
 def serve_env(spec: ProcessSpec) -> dict:
@@ -114,7 +120,10 @@ def serve_env(spec: ProcessSpec) -> dict:
 
 def dedupe(tokens: list) -> list[Unit]:
     """Drop empty tokens, then keep only the last occurrence of each flag, at its last position."""
-    units = units_of([t for t in tokens if truthy(t)])
+    return dedupe_units(units_of([t for t in tokens if truthy(t)]))
+
+
+def dedupe_units(units: list[Unit]) -> list[Unit]:
     seen: set = set()
     kept: list[Unit] = []
     for unit in reversed(units):

@@ -16,6 +16,11 @@ class Process:
     env: dict
     docker_argv: tuple
     docker_command: str
+    # The command's argument lines before and after the feature block, for pages that let a
+    # user toggle features: exact whenever the feature flags appear nowhere else (picker.py checks).
+    lines_before: tuple = ()
+    lines_after: tuple = ()
+    docker_head: str = ""     # the docker command up to and including "<image> <model>"
 
 
 @dataclass(frozen=True)
