@@ -103,3 +103,8 @@ def test_omni_recipe(recipe):
 
 def test_choice_error_is_a_value_error():
     assert issubclass(ChoiceError, ValueError)
+
+
+def test_too_many_nodes(recipe):
+    with pytest.raises(ChoiceError, match=r"at most 16 nodes"):
+        render_choice(ctx, recipe, hw_id="h200", strategy_id="multi_node_tp", nodes=17)

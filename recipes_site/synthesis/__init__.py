@@ -10,7 +10,7 @@ from .choices import feature_choices
 from .deployments import render_kv, render_pd, render_serving
 from .hardware import Hardware
 from .jsish import mapping
-from .selection import Context, hardware_list, nodes_for_strategy, recommend, strategy_set, substitute_variant
+from .selection import MAX_NODES, Context, hardware_list, nodes_for_strategy, recommend, strategy_set, substitute_variant
 from .serve_args import model_id
 from .types import HardwareResult, Process, RecipeRenderings, Rendering, VariantTree
 
@@ -139,15 +139,17 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
     strategy_id = strategy_id or pick.strategy
     if strategy_id not in offered:
         raise ChoiceError(f"strategy {strategy_id!r} is not offered on {hw_id}; offered: {', '.join(offered)}")
-    if nodes is None and strategy_id == pick.strategy:
-        nodes = pick.nodes
     kind = ctx.deploy_type(strategy_id)
     if nodes is not None and kind == "multi_node":
         floor = max(2, nodes_for_strategy(recipe, strategy_id, hw))
         if nodes < floor:
             raise ChoiceError(f"{strategy_id} needs at least {floor} nodes of {hw_id}")
-    elif nodes not in (None, 1) and kind != "multi_node":
+        if nodes > MAX_NODES:
+            raise ChoiceError(f"{strategy_id} is laid out for at most {MAX_NODES} nodes")
+    elif nodes not in (None, 1) and kind != "multi_node" and not (strategy_id == pick.strategy and nodes == pick.nodes):
         raise ChoiceError(f"{strategy_id} runs on one node; --nodes applies to multi-node strategies")
+    if nodes is None and strategy_id == pick.strategy:
+        nodes = pick.nodes
     if features is not None:
         _check_features(recipe, hw, key, strategy_id, features, strategy_id in ctx.kv_ids)
     rendering = render_strategy(ctx, recipe, key, strategy_id, hw, nodes if kind == "multi_node" else None, features)
