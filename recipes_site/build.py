@@ -1,13 +1,20 @@
-"""The pipeline: catalog -> sizing checks -> synthesis -> API documents (-> pages) -> atomic write."""
+"""The pipeline: catalog -> synthesis -> documents (JSON API, picker data, pages) -> atomic write.
+
+Each recipe's files depend only on that recipe (and the shared vocabulary), so that part runs
+in worker processes, one recipe at a time; the catalog-wide documents (indexes) are assembled
+afterwards from small per-recipe summaries. Output order never depends on scheduling.
+"""
 from __future__ import annotations
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
-from recipes_site.render.api import RecipeInput, api_documents
-from recipes_site.render.picker import picker_documents
+from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
 from recipes_site.render.schemas import all_schemas
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.write import encode_json, write_tree
@@ -18,7 +25,7 @@ class BuildResult:
     diagnostics: list[Diagnostic]
     files_checked: int = 0
     files_written: int = 0
-    recipes: list[RecipeInput] = field(default_factory=list)
+    recipes: list[str] = field(default_factory=list)   # ids of the recipes built
 
     @property
     def ok(self) -> bool:
@@ -38,15 +45,56 @@ def synthesize_catalog(catalog: Catalog) -> list[RecipeInput]:
             for doc in catalog.recipes]
 
 
-def site_files(catalog: Catalog, recipes: list[RecipeInput]) -> dict[str, bytes]:
+def recipe_files(catalog: Catalog, index: int) -> tuple[dict[str, bytes], RecipeSummary]:
+    """Everything written for one recipe, encoded, plus its summary for the indexes."""
     ctx = synthesis_context(catalog)
-    docs = api_documents(recipes, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores})
+    doc = catalog.recipes[index]
+    standalone = {d.hf_id for d in catalog.recipes}
+    rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, standalone))
+    docs, summary = recipe_documents(rec, ctx)
+    return {path: encode_json(d) for path, d in docs.items()}, summary
+
+
+_WORKER_CATALOG: Catalog | None = None
+
+
+def _worker_init(catalog: Catalog) -> None:
+    global _WORKER_CATALOG
+    _WORKER_CATALOG = catalog
+
+
+def _worker(index: int):
+    return recipe_files(_WORKER_CATALOG, index)
+
+
+def jobs() -> int:
+    """Worker processes: RECIPES_SITE_JOBS, else one per core; 1 means in-process."""
+    wanted = os.environ.get("RECIPES_SITE_JOBS")
+    return max(1, int(wanted)) if wanted and wanted.isdigit() else (os.cpu_count() or 1)
+
+
+def per_recipe_files(catalog: Catalog) -> list[tuple[dict[str, bytes], RecipeSummary]]:
+    indexes = range(len(catalog.recipes))
+    n = min(jobs(), len(catalog.recipes))
+    if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [recipe_files(catalog, i) for i in indexes]
+    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_worker_init, initargs=(catalog,)) as pool:
+        return list(pool.map(_worker, indexes, chunksize=4))
+
+
+def site_files(catalog: Catalog) -> tuple[dict[str, bytes], list[str]]:
+    files: dict[str, bytes] = {}
+    summaries = []
+    for recipe_output, summary in per_recipe_files(catalog):
+        files.update(recipe_output)
+        summaries.append(summary)
+    docs = catalog_documents(summaries, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores})
     docs.update(all_schemas())
-    for rec in recipes:
-        docs.update(picker_documents(rec, ctx))
     from recipes_site.catalog.types import recipe_json_schema
     docs["api/v1/schema/recipe.schema.json"] = recipe_json_schema()
-    return {path: encode_json(doc) for path, doc in docs.items()}
+    files.update({path: encode_json(doc) for path, doc in docs.items()})
+    return files, [s.hf_id for s in summaries]
 
 
 def build(root: Path, out: Path) -> BuildResult:
@@ -54,8 +102,7 @@ def build(root: Path, out: Path) -> BuildResult:
     result = BuildResult(diagnostics=diags, files_checked=catalog.files_checked)
     if not result.ok:
         return result
-    result.recipes = synthesize_catalog(catalog)
-    files = site_files(catalog, result.recipes)
+    files, result.recipes = site_files(catalog)
     write_tree(out, files)
     result.files_written = len(files)
     return result

@@ -74,6 +74,12 @@ class Fit:
     replicas_per_node: int          # 0 when one node is not enough
     nodes_needed: int               # nodes for one copy of the weights
 
+    def placement(self) -> dict:
+        """The per-hardware facts (the weights figure and GPU facts live one level up)."""
+        return {"fits_one_gpu": self.fits_one_gpu, "fits_one_node": self.fits_one_node,
+                "min_gpus": self.min_gpus, "tensor_parallel": self.tensor_parallel,
+                "replicas_per_node": self.replicas_per_node, "nodes_needed": self.nodes_needed}
+
     def as_dict(self) -> dict:
         return {
             "weights_gb": self.weights_gb, "gpu_count": self.gpu_count,
@@ -128,5 +134,5 @@ def variant_sizing(recipe: dict, variant: dict, profiles: dict) -> dict:
     for hw_id, profile in profiles.items():
         f = fit(basis, hw_id, profile) if basis else None
         if f is not None:
-            per_hw[hw_id] = f.as_dict()
+            per_hw[hw_id] = f.placement()
     return {"computed_vram_gb": computed, "declared_vram_gb": declared, "basis_gb": basis, "hardware": per_hw}

@@ -1,29 +1,37 @@
-"""The picker's parts, joined by the page's assembly rule, give exactly the engine's command for
-any feature selection; and every rendering of the API is selectable in the picker."""
+"""The picker parts inside the API hardware documents, joined by the page's rule, give exactly
+the engine's command for any feature selection (the page never computes a flag)."""
 from __future__ import annotations
 
 import itertools
-import json
 
 import pytest
 
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
-from recipes_site.render.api import RecipeInput
-from recipes_site.render.picker import picker_documents, picker_summary
+from recipes_site.render.api import RecipeInput, hardware_docs
+from recipes_site.render.picker import picker_summary
 from recipes_site.synthesis import render_choice, synthesize_recipe
 from recipes_site.synthesis.types import Rendering
 
+SEP = " \\\n  "
 
-def assemble(process: dict, features: list[dict], selection: dict, docker: bool = False) -> str:
-    """The page script's rule (site.js), restated: before + selected feature lines + after."""
-    lines = list(process["before"])
+
+def get(doc, path):
+    for step in path:
+        doc = doc[step]
+    return doc
+
+
+def assemble(rendering: dict, part: dict, features: list[dict], selection: dict, docker: bool = False) -> str:
+    """The page script's rule (site.js), restated: slice around the feature block, join."""
+    body = get(rendering, part["path"]).split(SEP)
+    lines = body[1:1 + part["at"]]
     for f in features:
         if f["name"] in selection:
             lines += next(m["lines"] for m in f["modes"] if m["name"] == selection[f["name"]]) if f["modes"] else f["lines"]
-    lines += process["after"]
-    head = process["docker_head"] if docker else f"vllm serve {process['model']}"
-    return head + (" \\\n  " + " \\\n  ".join(lines) if lines else "")
+    lines += body[1 + part["at"] + part["n"]:]
+    head = SEP.join(get(rendering, part["docker_path"]).split(SEP)[:part["docker_at"]]) if docker else body[0]
+    return head + (SEP + SEP.join(lines) if lines else "")
 
 
 def engine_processes(r: Rendering):
@@ -54,41 +62,45 @@ def test_joined_parts_equal_the_engine_for_every_feature_selection(project):
     ctx, recs = project
     checked = 0
     for rec in recs:
-        for path, doc in picker_documents(rec, ctx).items():
+        for path, doc in hardware_docs(rec, ctx).items():
             for entry in doc["renderings"]:
-                if entry["features_locked"]:
+                parts = entry["parts"]
+                features = doc["feature_sets"][parts["features"]]
+                if parts["features_locked"]:
                     continue
-                for sel in selections(entry["features"]):
+                for sel in selections(features):
                     r = render_choice(ctx, rec.data, entry["variant"], doc["hardware"], entry["strategy"],
                                       entry["node_count"] if entry["deploy_type"] == "multi_node" else None, sel)
-                    for part, proc in zip(entry["processes"], engine_processes(r)):
-                        assert assemble(part, entry["features"], sel) == proc.command, (path, entry["strategy"], sel)
-                        assert assemble(part, entry["features"], sel, docker=True) == proc.docker_command
+                    procs = engine_processes(r)
+                    assert len(procs) == len(parts["processes"])
+                    for part, proc in zip(parts["processes"], procs):
+                        assert assemble(entry, part, features, sel) == proc.command, (path, entry["strategy"], sel)
+                        assert assemble(entry, part, features, sel, docker=True) == proc.docker_command
                     checked += 1
     assert checked > 100
 
 
-def test_default_selection_reproduces_the_api_rendering(project):
+def test_default_selection_reproduces_each_rendering(project):
     ctx, recs = project
     for rec in recs:
-        for tree in rec.rendered.trees:
-            for res in tree.by_hardware:
-                doc = picker_documents(rec, ctx)[f"{rec.hf_id}/picker/{res.hardware}.json"]
-                for r in (res.recommended, *res.alternatives):
-                    entry = next(e for e in doc["renderings"]
-                                 if (e["variant"], e["strategy"], e["node_count"]) == r.key)
-                    default = {f["name"]: (None if f["default"] is True else f["default"])
-                               for f in entry["features"] if f["default"] is not False}
-                    for part, proc in zip(entry["processes"], engine_processes(r)):
-                        assert assemble(part, entry["features"], default) == proc.command
+        for doc in hardware_docs(rec, ctx).values():
+            for entry in doc["renderings"]:
+                features = doc["feature_sets"][entry["parts"]["features"]]
+                default = {f["name"]: (None if f["default"] is True else f["default"])
+                           for f in features if f["default"] is not False}
+                for part in entry["parts"]["processes"]:
+                    assert assemble(entry, part, features, default) == get(entry, part["path"])
+                    assert assemble(entry, part, features, default, docker=True) == get(entry, part["docker_path"])
 
 
 def test_summary_embeds_the_default_hardware_document(project):
     ctx, recs = project
     rec = next(r for r in recs if r.hf_id == "meta-llama/Llama-3.3-70B-Instruct")
-    docs = picker_documents(rec, ctx)
-    summary = picker_summary(rec, ctx, docs)
-    hw = summary["default"]["hardware"]
-    assert summary["initial"] == docs[f"{rec.hf_id}/picker/{hw}.json"]
+    docs = hardware_docs(rec, ctx)
+    hw = rec.rendered.trees[0].default_hardware
+    initial = docs[f"api/v1/models/{rec.hf_id}/hw/{hw}.json"]
+    summary = picker_summary(rec, ctx, initial)
+    assert summary["default"] == {"variant": "default", "hardware": hw}
+    assert summary["initial"] is initial
     assert summary["sizing"]["default"]["h100"]["tensor_parallel"] == 2
-    json.dumps(summary)  # serialisable
+    assert summary["api_url"] == "/api/v1/models/meta-llama/Llama-3.3-70B-Instruct/hw/{hw}.json"

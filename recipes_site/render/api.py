@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recipes_site import sizing
+from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.types import RecipeRenderings
 from recipes_site.render.rendering_json import rendering_json
@@ -57,36 +58,36 @@ def _rendered_hardware(r: RecipeRenderings, order: list[str]) -> list[str]:
     return [h for h in order if h in seen]
 
 
-def models_index(recipes: list[RecipeInput], hw_order: list[str]) -> dict:
-    models, checkpoints = [], []
-    for rec in recipes:
-        meta, model = rec.data.get("meta") or {}, rec.data.get("model") or {}
-        declared = meta.get("hardware") or {}
-        models.append({
-            "id": rec.hf_id,
-            "title": meta.get("title"),
-            "provider": meta.get("provider"),
-            "description": meta.get("description"),
-            "tasks": meta.get("tasks") or [],
-            "architecture": model.get("architecture"),
-            "parameter_count": model.get("parameter_count"),
-            "active_parameters": model.get("active_parameters"),
-            "context_length": model.get("context_length"),
-            "precisions": _precisions(rec.data),
-            "min_vllm_version": model.get("min_vllm_version"),
-            "date_added": meta.get("date_added"),
-            "date_updated": meta.get("date_updated"),
-            "hardware": _rendered_hardware(rec.rendered, hw_order),
-            "verified_hardware": [h for h in hw_order if declared.get(h) == "verified"],
-            "links": {"page": page_url(rec.hf_id), "json": "/" + model_doc_path(rec.hf_id),
-                      "huggingface": HF + rec.hf_id},
-        })
-        for key, variant in (rec.data.get("variants") or {}).items():
-            mid = (variant or {}).get("model_id")
-            if isinstance(mid, str) and "/" in mid and mid != rec.hf_id:
-                checkpoints.append({"id": mid, "recipe": rec.hf_id, "variant": key,
-                                    "json": "/" + model_doc_path(rec.hf_id), "huggingface": HF + mid})
-    return {"models": models, "checkpoints": checkpoints}
+def model_index_entry(rec: RecipeInput, hw_order: list[str]) -> tuple[dict, list[dict]]:
+    """This recipe's line in models.json, and the checkpoints its variants serve."""
+    meta, model = rec.data.get("meta") or {}, rec.data.get("model") or {}
+    declared = meta.get("hardware") or {}
+    entry = {
+        "id": rec.hf_id,
+        "title": meta.get("title"),
+        "provider": meta.get("provider"),
+        "description": meta.get("description"),
+        "tasks": meta.get("tasks") or [],
+        "architecture": model.get("architecture"),
+        "parameter_count": model.get("parameter_count"),
+        "active_parameters": model.get("active_parameters"),
+        "context_length": model.get("context_length"),
+        "precisions": _precisions(rec.data),
+        "min_vllm_version": model.get("min_vllm_version"),
+        "date_added": meta.get("date_added"),
+        "date_updated": meta.get("date_updated"),
+        "hardware": _rendered_hardware(rec.rendered, hw_order),
+        "verified_hardware": [h for h in hw_order if declared.get(h) == "verified"],
+        "links": {"page": page_url(rec.hf_id), "json": "/" + model_doc_path(rec.hf_id),
+                  "huggingface": HF + rec.hf_id},
+    }
+    checkpoints = []
+    for key, variant in (rec.data.get("variants") or {}).items():
+        mid = (variant or {}).get("model_id")
+        if isinstance(mid, str) and "/" in mid and mid != rec.hf_id:
+            checkpoints.append({"id": mid, "recipe": rec.hf_id, "variant": key,
+                                "json": "/" + model_doc_path(rec.hf_id), "huggingface": HF + mid})
+    return entry, checkpoints
 
 
 def model_doc(rec: RecipeInput, profiles: dict) -> dict:
@@ -111,8 +112,11 @@ def _by_hardware_order(r: RecipeRenderings, order: list[str]):
     return [seen[h] for h in order if h in seen]
 
 
-def hardware_docs(rec: RecipeInput, profiles: dict) -> dict[str, dict]:
-    """One document per hardware: the recommended pick per variant tree and every rendering."""
+def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
+    """One document per hardware: the recommended pick per variant tree, every rendering (with
+    the `parts` the page's picker uses) and the feature sets those parts refer to."""
+    from recipes_site.render.picker import SharedParts, rendering_parts
+    profiles = ctx.profiles
     docs: dict[str, dict] = {}
     renderings: dict[str, dict] = {}
     for tree in rec.rendered.trees:
@@ -128,38 +132,71 @@ def hardware_docs(rec: RecipeInput, profiles: dict) -> dict[str, dict]:
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
     for hw, doc in docs.items():
-        doc["renderings"] = [rendering_json(r) for r in renderings[hw].values()]
+        shared = SharedParts()
+        doc["renderings"] = [{**rendering_json(r), "parts": rendering_parts(rec, ctx, r, shared)}
+                             for r in renderings[hw].values()]
+        doc["feature_sets"] = shared.feature_sets.items
+        doc["extra_sets"] = shared.extra_sets.items
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
 
 
-def hardware_index(recipes: list[RecipeInput], profiles: dict) -> tuple[dict, dict[str, dict]]:
-    per_hw: dict[str, list] = {h: [] for h in profiles}
-    for rec in recipes:
-        for tree in rec.rendered.trees:
-            for res in tree.by_hardware:
-                r = res.recommended
-                main = r.main_process
-                per_hw[res.hardware].append({
-                    "recipe": rec.hf_id, "variant": tree.variant, "model_id": tree.model_id,
-                    "strategy": r.strategy, "node_count": r.node_count, "deploy_type": r.deploy_type,
-                    "command": main.command if main else None,
-                    "json": "/" + hw_doc_path(rec.hf_id, res.hardware)})
-    index = {"hardware": [{"id": h, **profiles[h], "models": len({m["recipe"] for m in per_hw[h]}),
-                           "json": f"/{API}/hardware/{h}.json"} for h in profiles]}
-    docs = {f"{API}/hardware/{h}.json": {"hardware": h, "profile": profiles[h], "models": per_hw[h]}
-            for h in profiles}
-    return index, docs
+def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:
+    """For each hardware: this recipe's variants that run there, with the recommended command."""
+    per_hw: dict[str, list] = {}
+    for tree in rec.rendered.trees:
+        for res in tree.by_hardware:
+            r = res.recommended
+            main = r.main_process
+            per_hw.setdefault(res.hardware, []).append({
+                "recipe": rec.hf_id, "variant": tree.variant, "model_id": tree.model_id,
+                "strategy": r.strategy, "node_count": r.node_count, "deploy_type": r.deploy_type,
+                "command": main.command if main else None,
+                "json": "/" + hw_doc_path(rec.hf_id, res.hardware)})
+    return per_hw
 
 
-def api_documents(recipes: list[RecipeInput], taxonomy: dict, strategies: dict) -> dict[str, dict]:
+@dataclass(frozen=True)
+class RecipeSummary:
+    """What catalog-wide documents need of one recipe (small, so workers can send it back)."""
+    hf_id: str
+    model_entry: dict
+    checkpoints: list
+    hardware_entries: dict
+
+
+def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], RecipeSummary]:
+    docs = {model_doc_path(rec.hf_id): model_doc(rec, ctx.profiles)}
+    docs.update(hardware_docs(rec, ctx))
+    entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
+    return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec))
+
+
+def catalog_documents(summaries: list[RecipeSummary], taxonomy: dict, strategies: dict) -> dict[str, dict]:
     profiles = taxonomy.get("hardware_profiles") or {}
-    docs: dict[str, dict] = {f"{API}/models.json": models_index(recipes, list(profiles))}
-    for rec in recipes:
-        docs[model_doc_path(rec.hf_id)] = model_doc(rec, profiles)
-        docs.update(hardware_docs(rec, profiles))
-    index, per_hw = hardware_index(recipes, profiles)
-    docs[f"{API}/hardware.json"] = index
-    docs.update(per_hw)
+    docs: dict[str, dict] = {f"{API}/models.json": {
+        "models": [s.model_entry for s in summaries],
+        "checkpoints": [c for s in summaries for c in s.checkpoints]}}
+    per_hw: dict[str, list] = {h: [] for h in profiles}
+    for s in summaries:
+        for hw, entries in s.hardware_entries.items():
+            per_hw.setdefault(hw, []).extend(entries)
+    docs[f"{API}/hardware.json"] = {"hardware": [
+        {"id": h, **profiles[h], "models": len({m["recipe"] for m in per_hw[h]}), "json": f"/{API}/hardware/{h}.json"}
+        for h in profiles]}
+    for h in profiles:
+        docs[f"{API}/hardware/{h}.json"] = {"hardware": h, "profile": profiles[h], "models": per_hw[h]}
     docs[f"{API}/strategies.json"] = {"strategies": strategies}
     docs[f"{API}/taxonomy.json"] = taxonomy
+    return docs
+
+
+def api_documents(recipes: list[RecipeInput], ctx: Context, taxonomy: dict) -> dict[str, dict]:
+    """Every API document of a catalog (serially; the build spreads `recipe_documents` over cores)."""
+    docs: dict[str, dict] = {}
+    summaries = []
+    for rec in recipes:
+        recipe_docs, summary = recipe_documents(rec, ctx)
+        docs.update(recipe_docs)
+        summaries.append(summary)
+    docs.update(catalog_documents(summaries, taxonomy, ctx.strategies))
     return docs

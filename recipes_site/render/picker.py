@@ -1,47 +1,37 @@
-"""Data for the model page's picker: every rendering a user can select, cut into the parts the
-page script joins (process lines around a feature block, feature lines, docker head).
+"""What the model page's picker needs beyond the API renderings: for each rendering, where its
+feature lines sit inside each command (so the page can swap them), the feature choices, the
+`export` lines and the extra tabs (router, Mooncake).
 
-One document per (recipe, hardware) at `<org>/<repo>/picker/<hw>.json`, fetched when the user
-picks that hardware; the default hardware's document is embedded in the page. Everything here
-is derived from synthesis renderings: the script never computes a flag.
+These `parts` ride inside the API hardware documents (`api/v1/models/<org>/<repo>/hw/<hw>.json`,
+one member per rendering plus document-level `feature_sets` and `extra_sets` tables that parts
+refer to by index), so the page and CI read the same file. The page script only slices and joins:
+
+    body      = rendering[path].split(" \\\n  ")            # path from parts.processes[i].path
+    lines     = body[1:1+at] + <selected feature lines> + body[1+at+n:]
+    serve     = body[0] + (lines ? " \\\n  " + lines.join(" \\\n  ") : "")
+    docker    = docker_lines[:docker_at].join(" \\\n  ") + (lines ? " \\\n  " + lines.join(...) : "")
+
+where docker_lines = rendering[docker_path].split(" \\\n  "). `features_locked` marks renderings
+where toggling could not be done by joining (a toggleable flag also appears elsewhere); the
+page then shows the command as rendered with the toggles fixed at their defaults.
 """
 from __future__ import annotations
 
 import json
 
 from recipes_site import sizing
-from recipes_site.render.api import RecipeInput
+from recipes_site.render.api import RecipeInput, hw_doc_path
 from recipes_site.synthesis import Context
-from recipes_site.synthesis.choices import feature_choices, toggles_are_exact
+from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggles_are_exact
 from recipes_site.synthesis.jsish import js_str, mapping
 from recipes_site.synthesis.shell import quote
 from recipes_site.synthesis.types import Process, Rendering
 
-def picker_path(hf_id: str, hw: str) -> str:
-    return f"{hf_id}/picker/{hw}.json"
+SEP = " \\\n  "
 
 
 def exports(env: dict) -> str:
     return "".join(f"export {k}={quote(js_str(v))}\n" for k, v in env.items())
-
-
-def _process(pid: str, label: str, p: Process) -> dict:
-    return {"id": pid, "label": label, "model": p.argv[2], "exports": exports(p.env),
-            "before": list(p.lines_before), "after": list(p.lines_after), "docker_head": p.docker_head}
-
-
-def _processes(r: Rendering) -> list[dict]:
-    if r.single:
-        return [_process("main", "vllm serve", r.single)]
-    if r.head:
-        return [_process("head", "Head node (rank 0)", r.head)] + [
-            _process(f"worker-{i}", f"Worker node (rank {i})", w) for i, w in enumerate(r.workers, 1)]
-    if r.prefill:
-        return [_process("prefill", f"Prefill pool ({_pool_text(r.prefill)})", r.prefill.process),
-                _process("decode", f"Decode pool ({_pool_text(r.decode)})", r.decode.process)]
-    procs = [_process("instance", f"vLLM instance (x{r.kv.instances})", r.kv.head)]
-    return procs + [_process(f"instance-worker-{i}", f"Instance worker node (rank {i})", w)
-                    for i, w in enumerate(r.kv.workers, 1)]
 
 
 def _pool_text(pool) -> str:
@@ -49,32 +39,51 @@ def _pool_text(pool) -> str:
     return f"{pool.parallelism.upper()}, {pool.pool_gpus} GPUs, {where}"
 
 
+def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
+    """(id, label, path of the command, path of the docker command, process) in tab order."""
+    if r.single:
+        return [("main", "vllm serve", ["command"], ["docker_command"], r.single)]
+    if r.head:
+        return [("head", "Head node (rank 0)", ["head_command"], ["head_docker_command"], r.head)] + [
+            (f"worker-{i}", f"Worker node (rank {i})", ["worker_commands", i - 1], ["worker_docker_commands", i - 1], w)
+            for i, w in enumerate(r.workers, 1)]
+    if r.prefill:
+        return [("prefill", f"Prefill pool ({_pool_text(r.prefill)})", ["prefill", "command"],
+                 ["prefill", "docker_command"], r.prefill.process),
+                ("decode", f"Decode pool ({_pool_text(r.decode)})", ["decode", "command"],
+                 ["decode", "docker_command"], r.decode.process)]
+    out = [("instance", f"vLLM instance (x{r.kv.instances})", ["vllm_command"], ["vllm_docker_command"], r.kv.head)]
+    return out + [(f"instance-worker-{i}", f"Instance worker node (rank {i})", ["vllm_worker_commands", i - 1],
+                   ["vllm_worker_docker_commands", i - 1], w) for i, w in enumerate(r.kv.workers, 1)]
+
+
 def _heredoc(path_var: str, config: dict, note: str | None) -> str:
     comments = "".join(f"# {line}\n" for line in (note or "").splitlines())
-    return f"{comments}cat > {path_var} <<EOF\n{json.dumps(config, indent=2, ensure_ascii=False)}\nEOF"
+    return f"{comments}cat > {path_var} <<'EOF'\n{json.dumps(config, indent=2, ensure_ascii=False)}\nEOF"
 
 
 def _extras(r: Rendering) -> list[dict]:
-    if r.router and r.prefill:
-        return [{"id": "router", "label": "Router", "text": f"{r.router.install}\n{r.router.command}"}]
+    """Extra tabs: text computed here, or a `path` into the rendering plus a `prefix`."""
+    if r.prefill:
+        return [{"id": "router", "label": "Router", "prefix": r.router.install + "\n", "path": ["router", "command"]}]
     if not r.kv:
         return []
     kv, out = r.kv, []
+    if kv.install:
+        out.append({"id": "install", "label": "Install", "text": kv.install})
     if kv.config:
         out.append({"id": "mooncake-config", "label": "Mooncake config",
                     "text": _heredoc("$MOONCAKE_CONFIG_PATH", kv.config, kv.config_note)})
     if kv.master:
-        out.append({"id": "mooncake-master", "label": "Mooncake master", "text": mapping(kv.master).get("command", "")})
+        out.append({"id": "mooncake-master", "label": "Mooncake master", "prefix": "", "path": ["master", "command"]})
     if kv.store:
         store = mapping(kv.store)
-        text = store.get("command", "")
-        if store.get("config"):
-            text = _heredoc("$MOONCAKE_STORE_CONFIG_PATH", store["config"], store.get("note")) + "\n" + text
-        out.append({"id": "mooncake-store", "label": "Mooncake store", "text": text})
-    if kv.install:
-        out.insert(0, {"id": "install", "label": "Extra install", "text": kv.install})
+        prefix = _heredoc("$MOONCAKE_STORE_CONFIG_PATH", store["config"], store.get("note")) + "\n" \
+            if store.get("config") else ""
+        out.append({"id": "mooncake-store", "label": "Mooncake store", "prefix": prefix, "path": ["store", "command"]})
     if kv.router:
-        out.append({"id": "router", "label": "Router", "text": f"{kv.router.install}\n{kv.router.command}"})
+        out.append({"id": "router", "label": "Router", "prefix": (kv.router.install or "") + "\n",
+                    "path": ["router", "command"]})
     return out
 
 
@@ -88,8 +97,8 @@ def _flag_value(argv: tuple, flag: str) -> str | None:
 def summary_line(r: Rendering, profile: dict, precision: str | None) -> str:
     main = r.main_process
     gpus = profile.get("gpu_count") or 1
-    parts = [f"{r.node_count} x {gpus}x {profile.get('display_name') or r.hardware}" if r.node_count > 1
-             else f"{gpus}x {profile.get('display_name') or r.hardware}"]
+    name = profile.get("display_name") or r.hardware
+    parts = [f"{r.node_count} nodes x {gpus}x {name}" if r.node_count > 1 else f"{gpus}x {name}"]
     if main is not None:
         for flag, short in (("--tensor-parallel-size", "TP"), ("--pipeline-parallel-size", "PP"),
                             ("--data-parallel-size", "DP")):
@@ -101,52 +110,77 @@ def summary_line(r: Rendering, profile: dict, precision: str | None) -> str:
     return " · ".join(parts)
 
 
-def rendering_entry(ctx: Context, rec: RecipeInput, r: Rendering, choices_cache: dict) -> dict:
-    hw = ctx.hardware(r.hardware)
+def feature_set_json(choices: tuple[FeatureChoice, ...]) -> list[dict]:
+    return [{"name": c.name, "label": c.label, "description": c.description, "default": c.default,
+             "modes": None if c.modes is None else [
+                 {"name": m.name, "label": m.label, "description": m.description, "lines": list(m.lines)}
+                 for m in c.modes],
+             "lines": None if c.lines is None else list(c.lines)} for c in choices]
+
+
+class Table:
+    """A document-level list of distinct values; renderings refer to entries by index."""
+
+    def __init__(self):
+        self.items: list = []
+        self._index: dict[str, int] = {}
+
+    def index_of(self, data) -> int:
+        key = json.dumps(data, sort_keys=True)
+        if key not in self._index:
+            self._index[key] = len(self.items)
+            self.items.append(data)
+        return self._index[key]
+
+
+class SharedParts:
+    """Per hardware document: distinct feature sets and extra-tab sets, and a cache of choices."""
+
+    def __init__(self):
+        self.feature_sets = Table()
+        self.extra_sets = Table()
+        self._choices: dict[tuple, tuple] = {}
+
+    def choices(self, rec: RecipeInput, ctx: Context, r: Rendering) -> tuple:
+        strategy = r.kv.serving_strategy if r.kv else r.strategy
+        key = (r.hardware, r.variant, strategy, r.kv is not None)
+        if key not in self._choices:
+            self._choices[key] = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, strategy,
+                                                 with_kv_store=r.kv is not None)
+        return self._choices[key]
+
+
+def _split(p: Process, n_features: int) -> dict | None:
+    """Where the feature block sits in the command and where the docker head ends."""
+    body = p.command.split(SEP)
+    at = len(p.lines_before)
+    if body[1:] != list(p.lines_before) + body[1 + at:len(body) - len(p.lines_after)] + list(p.lines_after):
+        return None
+    docker = p.docker_command.split(SEP)
+    docker_at = len(docker) - (len(body) - 1)
+    if docker[docker_at:] != body[1:]:
+        return None
+    return {"at": at, "n": len(body) - 1 - at - len(p.lines_after), "docker_at": docker_at}
+
+
+def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: SharedParts) -> dict:
+    choices = shared.choices(rec, ctx, r)
+    procs = _processes(r)
+    exact = toggles_are_exact(choices, [p for *_, p in procs])
+    parts = []
+    env_of = lambda p: r.env if (r.single or r.head or r.kv) else p.env
+    for pid, label, path, docker_path, p in procs:
+        split = _split(p, len(choices))
+        exact = exact and split is not None
+        parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
+                      "exports": exports(env_of(p)), **(split or {"at": 0, "n": 0, "docker_at": 0})})
     variant = mapping(mapping(rec.data.get("variants")).get(r.variant))
-    strategy = r.strategy if not r.kv else r.kv.serving_strategy
-    key = (r.hardware, r.variant, strategy, r.kv is not None)
-    if key not in choices_cache:
-        choices_cache[key] = feature_choices(rec.data, hw, r.variant, strategy, with_kv_store=r.kv is not None)
-    choices = choices_cache[key]
-    processes = [p for p in (r.single, r.head, *r.workers,
-                             r.prefill.process if r.prefill else None, r.decode.process if r.decode else None,
-                             r.kv.head if r.kv else None, *(r.kv.workers if r.kv else ())) if p is not None]
-    exact = toggles_are_exact(choices, processes)
-    entries = _processes(r)
-    if not exact:   # show the rendered command as is; toggles stay at their defaults
-        for entry, p in zip(entries, processes):
-            entry["before"], entry["after"] = [l for l in p.command.split(" \\\n  ")[1:]], []
-    return {
-        "variant": r.variant, "strategy": r.strategy, "node_count": r.node_count, "deploy_type": r.deploy_type,
-        "docker_image": r.docker_image, "summary": summary_line(r, hw.profile, variant.get("precision")),
-        "processes": entries, "extras": _extras(r),
-        "features": [{
-            "name": c.name, "label": c.label, "description": c.description, "default": c.default,
-            "modes": None if c.modes is None else [
-                {"name": m.name, "label": m.label, "description": m.description, "lines": list(m.lines)} for m in c.modes],
-            "lines": None if c.lines is None else list(c.lines)} for c in choices],
-        "features_locked": not exact,
-    }
+    return {"summary": summary_line(r, ctx.profiles.get(r.hardware, {}), variant.get("precision")),
+            "processes": parts, "extras": shared.extra_sets.index_of(_extras(r)),
+            "features": shared.feature_sets.index_of(feature_set_json(choices)), "features_locked": not exact}
 
 
-def picker_documents(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
-    docs: dict[str, dict] = {}
-    index: dict[str, dict[tuple, int]] = {}
-    choices_cache: dict = {}
-    for tree in rec.rendered.trees:
-        for res in tree.by_hardware:
-            doc = docs.setdefault(res.hardware, {"hardware": res.hardware, "trees": {}, "renderings": []})
-            keys = index.setdefault(res.hardware, {})
-            listed = []
-            for r in (res.recommended, *res.alternatives):
-                if r.key not in keys:
-                    keys[r.key] = len(doc["renderings"])
-                    doc["renderings"].append(rendering_entry(ctx, rec, r, choices_cache))
-                listed.append(keys[r.key])
-            doc["trees"][tree.variant] = {"recommended": keys[res.recommended.key], "renderings": listed}
-    return {picker_path(rec.hf_id, hw): docs[hw] for hw in ctx.profiles if hw in docs}
-
+# -- the page's embedded summary ----------------------------------------------------------------
 
 def _variant_label(key: str, variant: dict) -> str:
     if variant.get("label"):
@@ -156,7 +190,9 @@ def _variant_label(key: str, variant: dict) -> str:
     return f"{precision} · {vram} GB" if vram else precision
 
 
-def picker_summary(rec: RecipeInput, ctx: Context, docs: dict[str, dict]) -> dict:
+def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict:
+    """Everything the model page embeds: variants, hardware, strategies, sizing, and the API
+    hardware document of the default hardware (`initial`), so the first view needs no fetch."""
     variants = mapping(rec.data.get("variants"))
     declared = mapping(mapping(rec.data.get("meta")).get("hardware"))
     trees = {}
@@ -178,6 +214,6 @@ def picker_summary(rec: RecipeInput, ctx: Context, docs: dict[str, dict]) -> dic
         sizes[key] = {hw: per_hw[hw] for hw in trees[key]["hardware"] if hw in per_hw}
     first = rec.rendered.trees[0] if rec.rendered.trees else None
     default = {"variant": first.variant, "hardware": first.default_hardware} if first else None
-    return {"id": rec.hf_id, "picker_url": f"/{rec.hf_id}/picker/{{hw}}.json", "default": default,
+    return {"id": rec.hf_id, "api_url": "/" + hw_doc_path(rec.hf_id, "{hw}"), "default": default,
             "variants": trees, "hardware": hardware, "strategies": strategies, "sizing": sizes,
-            "initial": docs.get(picker_path(rec.hf_id, first.default_hardware)) if first else None}
+            "initial": initial}

@@ -28,9 +28,25 @@ def _many(name: str) -> dict:
     return {"type": ["array", "null"], "items": _ref(name)}
 
 
+PATH = {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1}
+PARTS = _obj({
+    "summary": STR,
+    "processes": {"type": "array", "minItems": 1, "items": _obj({
+        "id": STR, "label": STR, "path": PATH, "docker_path": PATH, "exports": STR,
+        "at": {"type": "integer", "minimum": 0}, "n": {"type": "integer", "minimum": 0},
+        "docker_at": {"type": "integer", "minimum": 0}})},
+    "extras": {"type": "integer", "minimum": 0},
+    "features": {"type": "integer", "minimum": 0},
+    "features_locked": BOOL})
+FEATURE = _obj({"name": STR, "label": STR, "description": STR, "default": {"type": ["boolean", "string"]},
+                "modes": {"type": ["array", "null"], "items": _obj({"name": STR, "label": STR, "description": STR,
+                                                                    "lines": STR_LIST})},
+                "lines": {"type": ["array", "null"], "items": STR}})
+EXTRA = {"type": "object", "required": ["id", "label"], "additionalProperties": False,
+         "properties": {"id": STR, "label": STR, "text": STR, "prefix": STR, "path": PATH}}
 HEAD = {"hardware": STR, "strategy": STR, "variant": STR, "node_count": {"type": "integer", "minimum": 1},
         "deploy_type": {"enum": DEPLOY_TYPES}, "env": ENV}
-DOCKER_IMAGE = {"docker_image": STR}
+DOCKER_IMAGE = {"docker_image": STR, "parts": PARTS}
 POOL = _obj({"command": STR, "argv": STR_LIST, "env": ENV, "nodes": INT, "parallelism": STR, "tp": INT,
              "dpLocal": INT, "dpSize": INT, "poolGpus": INT, "currentNode": INT, "startRank": INT,
              "docker_command": STR, "docker_argv": STR_LIST})
@@ -70,8 +86,7 @@ PICK = _obj({"variant": STR, "strategy": STR, "node_count": INT})
 PROFILE = {"type": "object", "required": ["brand", "gpu_count", "vram_gb"],
            "properties": {"brand": STR, "generation": {"type": ["string", "array"]}, "display_name": STR,
                           "gpu_count": INT, "vram_gb": {"type": "number"}}}
-FIT = _obj({"weights_gb": {"type": "number"}, "gpu_count": INT, "vram_per_gpu_gib": {"type": "number"},
-            "fits_one_gpu": BOOL, "fits_one_node": BOOL, "min_gpus": INT,
+FIT = _obj({"fits_one_gpu": BOOL, "fits_one_node": BOOL, "min_gpus": INT,
             "tensor_parallel": {"type": ["integer", "null"]}, "replicas_per_node": INT, "nodes_needed": INT})
 NUM_OR_NULL = {"type": ["number", "null"]}
 SIZING = _obj({"computed_vram_gb": NUM_OR_NULL, "declared_vram_gb": NUM_OR_NULL, "basis_gb": NUM_OR_NULL,
@@ -100,7 +115,9 @@ DOCUMENTS: dict[str, dict] = {
     "model-hardware": _obj({
         "recipe": STR, "hardware": STR, "hardware_profile": PROFILE,
         "recommended": {"type": "object", "minProperties": 1, "additionalProperties": PICK},
-        "renderings": {"type": "array", "minItems": 1, "items": {"$ref": "rendering.schema.json"}}}),
+        "renderings": {"type": "array", "minItems": 1, "items": {"$ref": "rendering.schema.json"}},
+        "feature_sets": {"type": "array", "items": {"type": "array", "items": FEATURE}},
+        "extra_sets": {"type": "array", "items": {"type": "array", "items": EXTRA}}}),
     "hardware-index": _obj({"hardware": {"type": "array", "items": {
         "allOf": [PROFILE, {"type": "object", "required": ["id", "models", "json"],
                             "properties": {"id": STR, "models": INT, "json": STR}}]}}}),

@@ -1,0 +1,125 @@
+"""The guide renderer: recipe Markdown to safe HTML.
+
+CommonMark plus tables and strikethrough (markdown-it-py). Raw HTML in the source is escaped,
+not rendered; links and images whose scheme is not http(s), mailto or relative are dropped
+(their text stays); fenced code is highlighted by Pygments into CSS classes (`.hl`, styled in
+site.css); headings get stable ids and are shifted so the guide's top level sits under the
+page's own section heading.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from html import escape
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from pygments import highlight as pyg_highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+SAFE_SCHEMES = {"http", "https", "mailto"}
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
+_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_FORMATTER = HtmlFormatter(nowrap=True)
+# Fence names recipes use that Pygments spells differently (or "text"-like ones not to highlight).
+_ALIASES = {"sh": "bash", "shell": "bash", "console": "console", "zsh": "bash", "yml": "yaml", "py": "python",
+            "jsonc": "json", "dockerfile": "docker"}
+
+
+def safe_link(url: str) -> bool:
+    """True for relative links and http(s)/mailto; False for javascript:, data:, vbscript:, file: ..."""
+    probe = _CONTROL.sub("", unquote(url)).lower()
+    m = _SCHEME.match(probe)
+    return m is None or m.group(1) in SAFE_SCHEMES
+
+
+def _highlight(code: str, lang: str, _attrs: str) -> str:
+    name = _ALIASES.get(lang.lower(), lang.lower()) if lang else ""
+    if not name or not re.fullmatch(r"[a-z0-9+#_.\-]{1,32}", name):
+        return ""   # markdown-it escapes the plain text
+    try:
+        lexer = get_lexer_by_name(name)
+    except ClassNotFound:
+        return ""
+    body = pyg_highlight(code, lexer, _FORMATTER)
+    return f'<pre class="hl"><code class="language-{escape(name)}">{body}</code></pre>'
+
+
+def slugify(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = re.sub(r"[^\w\s-]", "", text)
+    return re.sub(r"[\s_-]+", "-", text).strip("-") or "section"
+
+
+@dataclass
+class Guide:
+    html: str
+    toc: list = field(default_factory=list)   # (level, id, text) of the guide's top-level headings
+
+
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.validateLink = safe_link
+
+    def table_open(self, tokens, idx, options, env):
+        return '<div class="table-wrap">' + self.renderToken(tokens, idx, options, env)
+
+    def table_close(self, tokens, idx, options, env):
+        return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+    def link_open(self, tokens, idx, options, env):
+        href = tokens[idx].attrGet("href") or ""
+        if href.startswith(("http://", "https://")):
+            tokens[idx].attrSet("rel", "nofollow noopener")
+        return self.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("table_open", table_open)
+    md.add_render_rule("table_close", table_close)
+    md.add_render_rule("link_open", link_open)
+    return md
+
+
+_MD = _parser()
+
+
+def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | frozenset = frozenset()) -> Guide:
+    """HTML of a guide; its smallest heading level becomes `top_level` (h3 under the page's h2)."""
+    if not text or not isinstance(text, str):
+        return Guide("")
+    env: dict = {}
+    tokens = _MD.parse(text, env)
+    headings = [t for t in tokens if t.type == "heading_open"]
+    shift = top_level - min((int(t.tag[1]) for t in headings), default=top_level)
+    used = set(reserved_ids)
+    toc = []
+    for i, tok in enumerate(tokens):
+        if tok.type not in ("heading_open", "heading_close"):
+            continue
+        level = min(6, max(1, int(tok.tag[1]) + shift))
+        tok.tag = f"h{level}"
+        if tok.type == "heading_close":
+            continue
+        inline = tokens[i + 1]
+        title = "".join(c.content for c in (inline.children or []) if c.type in ("text", "code_inline")) or inline.content
+        base = slugify(title)
+        slug, n = base, 1
+        while slug in used:
+            n += 1
+            slug = f"{base}-{n}"
+        used.add(slug)
+        tok.attrSet("id", slug)
+        if level == top_level:
+            toc.append((level, slug, title))
+    return Guide(_MD.renderer.render(tokens, _MD.options, env), toc)
+
+
+def render_inline(text: str | None) -> str:
+    """One line of Markdown (a description, a note) as inline HTML, same safety rules."""
+    if not text or not isinstance(text, str):
+        return ""
+    return _MD.renderInline(text)
