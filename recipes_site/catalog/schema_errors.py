@@ -4,6 +4,7 @@ Each pydantic error becomes one diagnostic at the right key and line: "unknown k
 (did you mean 'variants'?)", "expected a list of strings, got a string", never the raw pydantic
 text.
 """
+from recipes_site.synthesis.jsish import js_str
 from __future__ import annotations
 
 import difflib
@@ -102,7 +103,7 @@ def describe_type(tp: Any) -> str:
     if origin is Literal:
         values = get_args(tp)
         if all(isinstance(v, bool) for v in values):
-            return " or ".join(_js(v) for v in values)
+            return " or ".join(js_str(v) for v in values)
         return "one of: " + ", ".join(str(v) for v in values)
     if origin is list:
         item = describe_type(get_args(tp)[0])
@@ -130,14 +131,6 @@ def _plural(desc: str) -> str:
     return desc
 
 
-def _js(value: Any) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if value is None:
-        return "null"
-    return str(value)
 
 
 def describe_value(value: Any) -> str:
@@ -150,7 +143,7 @@ def describe_value(value: Any) -> str:
     if kind == "float":
         return f"a number ({_js_number(value)})"
     if kind == "bool":
-        return f"a boolean ({_js(value)})"
+        return f"a boolean ({js_str(value)})"
     if kind == "null":
         return "null (an empty value)"
     if kind == "list":
@@ -259,7 +252,7 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
             if expected.startswith("a list") and kind == "str":
                 hint = f'write it as a YAML list: - "{value}"'
             elif expected == "a string" and kind in ("int", "float", "bool"):
-                shown = _js_number(value) if kind == "float" else _js(value)
+                shown = _js_number(value) if kind == "float" else js_str(value)
                 hint = f'quote it: "{shown}"'
             elif expected == "true or false" and kind == "str" and value in _BOOL_WORDS:
                 hint = "write true or false (in YAML 1.2, yes/no/on/off are strings)"
