@@ -4,7 +4,6 @@ Each pydantic error becomes one diagnostic at the right key and line: "unknown k
 (did you mean 'variants'?)", "expected a list of strings, got a string", never the raw pydantic
 text.
 """
-from recipes_site.synthesis.jsish import js_str
 from __future__ import annotations
 
 import difflib
@@ -19,6 +18,7 @@ from recipes_site.catalog.diagnostics import Diagnostic, Level
 from recipes_site.catalog.documents import locate
 from recipes_site.catalog.types import TAG_PREFIX, UNION_ERROR, value_kind
 from recipes_site.catalog.yaml import format_key_path
+from recipes_site.jsish import js_str
 
 _KEY = "[key]"
 

@@ -31,7 +31,7 @@ from recipes_site.render.markdown import render_guide
 from recipes_site.render.picker import picker_documents, picker_path, picker_summary
 from recipes_site.render.search import ARCH_LABELS, FACET_LABELS, FACETS, SORTS, browse_index, format_params
 from recipes_site.synthesis.install import install_block
-from recipes_site.synthesis.jsish import mapping
+from recipes_site.jsish import mapping
 from recipes_site.synthesis.selection import allowed_by_variant, meets_constraint, precision_constraint
 from recipes_site.write import encode_json
 

@@ -23,7 +23,7 @@ from recipes_site import sizing
 from recipes_site.render.api import RecipeInput, hw_doc_path
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggles_are_exact
-from recipes_site.synthesis.jsish import js_str, mapping
+from recipes_site.jsish import js_str, mapping
 from recipes_site.synthesis.shell import quote
 from recipes_site.synthesis.types import Process, Rendering
 

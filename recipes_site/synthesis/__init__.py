@@ -9,7 +9,7 @@ from __future__ import annotations
 from .choices import feature_choices
 from .deployments import render_kv, render_pd, render_serving
 from .hardware import Hardware
-from .jsish import mapping
+from recipes_site.jsish import mapping
 from .selection import MAX_NODES, Context, hardware_list, nodes_for_strategy, recommend, strategy_set, substitute_variant
 from .serve_args import model_id
 from .types import HardwareResult, Process, RecipeRenderings, Rendering, VariantTree

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .features import (allowed_modes, applicable_features, default_selection, is_modal, option_args)
 from .hardware import Hardware
-from .jsish import mapping
+from recipes_site.jsish import mapping
 from .serve_args import dedupe
 from .shell import unit_line
 

@@ -9,9 +9,9 @@ import math
 
 from . import docker
 from .hardware import Hardware
-from .jsish import is_number, mapping, str_list
+from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
-from .jsish import truthy
+from recipes_site.jsish import truthy
 from .serve_args import ProcessSpec, dedupe, dedupe_units, flatten, model_id, serve_env, serve_token_segments
 from .shell import serve_command, unit_line, units_of
 from .types import KvStore, PdPool, Process, Rendering, Router

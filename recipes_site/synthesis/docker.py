@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .hardware import Hardware
-from .jsish import js_str, mapping
+from recipes_site.jsish import js_str, mapping
 from .shell import continued
 
 DEFAULT_IMAGES = {"nvidia": "vllm/vllm-openai:latest", "amd": "vllm/vllm-openai-rocm:latest",

@@ -8,7 +8,7 @@ get their exact commands.
 from __future__ import annotations
 
 from .hardware import Hardware
-from .jsish import mapping, str_list, truthy
+from recipes_site.jsish import mapping, str_list, truthy
 
 Selection = dict  # feature name -> mode name (modal feature) or None (flat feature)
 

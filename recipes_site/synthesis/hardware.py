@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .jsish import is_number, mapping, truthy
+from recipes_site.jsish import is_number, mapping, truthy
 
 
 @dataclass(frozen=True)

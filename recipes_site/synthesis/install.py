@@ -1,7 +1,7 @@
 """The install block of a recipe: pip and docker instructions plus extra dependencies."""
 from __future__ import annotations
 
-from .jsish import mapping, truthy
+from recipes_site.jsish import mapping, truthy
 
 PIP_DEFAULT = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
 PIP_NIGHTLY = ("uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from .hardware import Hardware
-from .jsish import is_number, mapping, str_list, truthy
+from recipes_site.jsish import is_number, mapping, str_list, truthy
 
 BLACKWELL_ONLY = {"brand": "NVIDIA", "generation": "blackwell"}
 MULTI_NODE_PREFERENCE = ("multi_node_tp", "multi_node_dep", "multi_node_tep")

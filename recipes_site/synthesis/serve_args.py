@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from .features import feature_args
 from .hardware import Hardware
-from .jsish import mapping, str_list, truthy
+from recipes_site.jsish import mapping, str_list, truthy
 from .shell import Unit, units_of
 
 PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
