@@ -116,8 +116,69 @@ def cmd_command(args) -> int:
     if args.json:
         print(json.dumps(rendering_json(r), indent=2, ensure_ascii=False))
     else:
+        for note in r.notes:
+            print(f"# note: {note}", file=sys.stderr)
         print(_rendering_text(r, args.docker))
     return 0
+
+
+def cmd_fit(args) -> int:
+    from recipes_site.build import synthesis_context
+    from recipes_site.catalog import load_catalog
+    from recipes_site.fit import fit_choice, fit_text
+    from recipes_site.synthesis import ChoiceError
+    catalog, diags = load_catalog(Path(args.root))
+    doc, checkpoint_variant = _find_recipe(catalog, args.model)
+    if doc is None:
+        print(f"recipes-site: no recipe or checkpoint named {args.model!r} under {args.root}", file=sys.stderr)
+        return 1
+    bad = [d for d in errors(diags) if d.path == doc.display_path]
+    for d in bad:
+        print(d.format(), file=sys.stderr)
+    if bad:
+        return 1
+    try:
+        result = fit_choice(synthesis_context(catalog), doc.data, args.variant or checkpoint_variant or "default",
+                            args.hardware, args.strategy, args.nodes, tp=args.tp, max_model_len=args.max_model_len,
+                            concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
+                            gpu_memory_utilization=args.gpu_memory_utilization)
+    except ChoiceError as exc:
+        print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) if args.json else fit_text(result))
+    return 0
+
+
+def cmd_new(args) -> int:
+    from recipes_site.scaffold import write_scaffold
+    try:
+        path, result = write_scaffold(Path(args.root), args.model, Path(args.config) if args.config else None,
+                                      force=args.force)
+    except FileExistsError as exc:
+        print(f"recipes-site: {exc} exists; pass --force to overwrite it", file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"recipes-site: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {path}")
+    for note in result.notes:
+        print(f"note: {note}")
+    print("next: fill in the TODOs, then `recipes-site validate --strict`")
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text}")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -151,6 +212,28 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--docker", action="store_true", help="print the docker run form")
     c.add_argument("--json", action="store_true", help="print the rendering as JSON")
     c.set_defaults(func=cmd_command)
+
+    f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")
+    f.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")
+    f.add_argument("--root", default=".", help="recipes root; default .")
+    f.add_argument("--hardware", help="hardware profile id (default: the variant's default hardware)")
+    f.add_argument("--variant", help="variant key (default: default)")
+    f.add_argument("--strategy", help="strategy id (default: the recommended one)")
+    f.add_argument("--nodes", type=_positive_int, help="node count for multi-node strategies")
+    f.add_argument("--tp", type=_positive_int, help="tensor-parallel size (default: the rendered command's)")
+    f.add_argument("--max-model-len", type=_positive_int, help="request length for the concurrency figures")
+    f.add_argument("--concurrency", type=_positive_int, help="concurrent requests: the longest length they fit at")
+    f.add_argument("--kv-cache-dtype", choices=["auto", "fp8"], help="KV cache dtype (default: the command's)")
+    f.add_argument("--gpu-memory-utilization", type=_fraction, help="fraction of GPU memory for vLLM (default: the command's, else 0.9)")
+    f.add_argument("--json", action="store_true", help="print one JSON object")
+    f.set_defaults(func=cmd_fit)
+
+    n = sub.add_parser("new", help="scaffold models/ORG/REPO.yaml, filled from a config.json")
+    n.add_argument("model", metavar="ORG/REPO", help="Hugging Face id of the model")
+    n.add_argument("--config", metavar="config.json", help="the model's Hugging Face config.json")
+    n.add_argument("--root", default=".", help="recipes root to write into; default .")
+    n.add_argument("--force", action="store_true", help="overwrite an existing recipe")
+    n.set_defaults(func=cmd_new)
     return p
 
 

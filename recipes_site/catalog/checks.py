@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from recipes_site import sizing
+from recipes_site import kv_cache, sizing
 from recipes_site.catalog.diagnostics import Diagnostic, Level
 from recipes_site.catalog.documents import Catalog, RecipeDoc
 from recipes_site.catalog.schema_errors import did_you_mean
+from recipes_site.catalog.types import HfConfig
 from recipes_site.catalog.yaml import format_key_path
 
 RecipeCheck = Callable[[RecipeDoc, Catalog], "list[Diagnostic]"]
@@ -538,6 +539,122 @@ def check_shared_checkpoints(doc: RecipeDoc, catalog: Catalog) -> list:
     return report.items
 
 
+# ---- model.hf_config (KV-cache sizing facts) -------------------------------------------------------------
+
+
+def _pos_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _declared_tps(data: dict):
+    """(key path, TP size) of every TP size a recipe pins."""
+    def values(path, tp):
+        if isinstance(tp, dict):
+            for key, value in tp.items():
+                yield path + (key,), value
+        elif tp is not None:
+            yield path, tp
+    for vkey, variant in _map(data.get("variants")).items():
+        yield from values(("variants", vkey, "tp"), _map(variant).get("tp"))
+    for sid, block in _map(data.get("strategy_overrides")).items():
+        yield from values(("strategy_overrides", sid, "tp"), _map(block).get("tp"))
+        for role in ("prefill", "decode"):
+            yield from values(("strategy_overrides", sid, role, "tp"), _map(_map(block).get(role)).get("tp"))
+
+
+def _whole_node_tp_hardware(data: dict, catalog: Catalog) -> dict:
+    """(TP size, multi-node?) -> profiles where a command would use every GPU as its TP size: one
+    node when the weights exceed one GPU (the auto-fit rule) or TEP is offered, two nodes (the
+    default node count) when a multi-node TP/TEP strategy is offered."""
+    meta_hw = _map(_map(data.get("meta")).get("hardware"))
+    strategies = _list(data.get("compatible_strategies"))
+    needs: dict = {}
+    for hw_id, profile in catalog.hardware_profiles().items():
+        profile = _map(profile)
+        if meta_hw.get(hw_id) == "unsupported" or (profile.get("restricted") and hw_id not in meta_hw):
+            continue
+        gpus = _pos_int(profile.get("gpu_count"))
+        if gpus is None:
+            continue
+        per_gpu = (profile.get("vram_gb") or 0) / gpus
+        oversized = any(isinstance(_map(v).get("vram_minimum_gb"), (int, float)) and _map(v)["vram_minimum_gb"] > per_gpu
+                        for v in _map(data.get("variants")).values())
+        if gpus > 1 and (oversized or "single_node_tep" in strategies):
+            needs.setdefault((gpus, False), []).append(hw_id)
+        if profile.get("scalable") is not False and {"multi_node_tp", "multi_node_tep"} & set(strategies):
+            needs.setdefault((2 * gpus, True), []).append(hw_id)
+    return needs
+
+
+def check_hf_config(doc: RecipeDoc, catalog: Catalog) -> list:
+    """`model.hf_config`: unknown keys, values contradicting the recipe, facts KV sizing lacks, and
+    tensor-parallel sizes the model's attention heads do not allow."""
+    report = Report.for_doc(doc)
+    data = doc.data
+    model = _map(data.get("model"))
+    cfg = model.get("hf_config")
+    if not isinstance(cfg, dict):
+        return report.items
+    base = ("model", "hf_config")
+    known = list(HfConfig.model_fields)
+    for key in cfg:
+        if key not in known:
+            report.warning(base + (key,), f"hf_config key '{key}' is not read by recipes-site",
+                           did_you_mean(key, known) or "known keys: " + ", ".join(known), at_key=True)
+
+    mpe, ctx = _pos_int(cfg.get("max_position_embeddings")), _pos_int(model.get("context_length"))
+    if mpe and ctx and mpe != ctx:
+        report.warning(("model", "context_length"),
+                       f"context_length {ctx} contradicts hf_config.max_position_embeddings {mpe}",
+                       f"use the config's {mpe}, or correct hf_config")
+    experts = kv_cache.num_experts(cfg)
+    arch = model.get("architecture")
+    if arch == "dense" and experts is not None and experts > 1:
+        report.warning(("model", "architecture"), f"architecture is dense but hf_config has {experts} routed experts",
+                       "use architecture: moe")
+    elif arch == "moe" and experts is not None and experts <= 1:
+        report.warning(("model", "architecture"), f"architecture is moe but hf_config has {experts} routed experts",
+                       "use architecture: dense, or correct the expert count")
+    heads, kv_heads = _pos_int(cfg.get("num_attention_heads")), _pos_int(cfg.get("num_key_value_heads"))
+    if heads and kv_heads and heads % kv_heads:
+        report.warning(base + ("num_key_value_heads",),
+                       f"{kv_heads} KV heads do not divide the {heads} attention heads", "check the config")
+    types = cfg.get("layer_types")
+    if isinstance(types, list):
+        for i, kind in enumerate(types):
+            if isinstance(kind, str) and kind not in kv_cache.KNOWN_LAYER_TYPES:
+                report.warning(base + ("layer_types", i), f"unknown layer type '{kind}' (counted as full attention)",
+                               did_you_mean(kind, sorted(kv_cache.KNOWN_LAYER_TYPES)))
+        for kind, key in ((kv_cache.SLIDING, "sliding_window"), (kv_cache.CHUNKED, "attention_chunk_size")):
+            if kind in types and not _pos_int(cfg.get(key)):
+                report.warning(base + ("layer_types",), f"{kind} layers but no {key}",
+                               f"add hf_config.{key}; until then they count as full attention", at_key=True)
+    missing = kv_cache.missing_facts(cfg)
+    if missing:
+        report.warning(base, "hf_config lacks " + "; ".join(missing),
+                       "KV-cache sizing falls back to weights only", at_key=True)
+
+    for path, tp in _declared_tps(data):
+        problem = kv_cache.tp_problem(cfg, tp) if isinstance(tp, int) else None
+        if problem:
+            report.warning(path, f"{problem}; vLLM refuses this TP size",
+                           f"use TP {kv_cache.largest_valid_tp(cfg, tp)}")
+    for (tp, multi), hw_ids in sorted(_whole_node_tp_hardware(data, catalog).items()):
+        problem = kv_cache.tp_problem(cfg, tp)
+        if not problem:
+            continue
+        if multi:
+            report.warning(base + ("num_attention_heads",) if heads else base,
+                           f"multi-node TP on 2 nodes of {', '.join(hw_ids)} would need TP {tp}: {problem}",
+                           "vLLM refuses it; offer multi_node_tp_pp or multi_node_dep instead")
+        else:
+            report.warning(base + ("num_attention_heads",) if heads else base,
+                           f"on {', '.join(hw_ids)} the command would need TP {tp}: {problem}",
+                           f"the engine renders TP {kv_cache.largest_valid_tp(cfg, tp)} there instead; "
+                           "pin a valid size with strategy_overrides.single_node_tp.tp")
+    return report.items
+
+
 RECIPE_CHECKS: list[RecipeCheck] = [
     check_structure,
     check_model_id,
@@ -547,6 +664,7 @@ RECIPE_CHECKS: list[RecipeCheck] = [
     check_recipe_references,
     check_declared_vram,
     check_shared_checkpoints,
+    check_hf_config,
 ]
 
 

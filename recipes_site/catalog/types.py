@@ -201,6 +201,34 @@ class DockerSource(_Model):
     mount_path: StrictStr | None = Field(None, description="Host path of the model directory.")
 
 
+class HfConfig(BaseModel):
+    """`model.hf_config`: facts from the model's Hugging Face `config.json`, under its key names.
+
+    KV-cache sizing (`recipes-site fit`, the engine's safe `--max-model-len`) reads them; other
+    config keys are accepted but reported as warnings by `validate`."""
+
+    model_config = ConfigDict(extra="allow", strict=True, protected_namespaces=())
+
+    num_hidden_layers: PositiveInt | None = Field(None, description="Decoder layers.")
+    num_attention_heads: PositiveInt | None = Field(None, description="Query heads (a TP size must divide them).")
+    num_key_value_heads: PositiveInt | None = Field(None, description="KV heads (GQA); absent means MHA.")
+    head_dim: PositiveInt | None = Field(None, description="Dimension of one head (default hidden_size / num_attention_heads).")
+    hidden_size: PositiveInt | None = Field(None, description="Model width.")
+    max_position_embeddings: PositiveInt | None = Field(None, description="Longest context the model supports.")
+    vocab_size: PositiveInt | None = Field(None, description="Vocabulary size.")
+    intermediate_size: PositiveInt | None = Field(None, description="MLP width (dense layers).")
+    num_experts: NonNegativeInt | None = Field(None, description="Routed experts per MoE layer (Qwen spelling).")
+    num_local_experts: NonNegativeInt | None = Field(None, description="Routed experts per MoE layer (Mixtral / gpt-oss spelling).")
+    n_routed_experts: NonNegativeInt | None = Field(None, description="Routed experts per MoE layer (DeepSeek spelling).")
+    moe_intermediate_size: PositiveInt | None = Field(None, description="Width of one expert's MLP.")
+    kv_lora_rank: PositiveInt | None = Field(None, description="MLA: rank of the compressed KV latent.")
+    qk_rope_head_dim: PositiveInt | None = Field(None, description="MLA: dimension of the decoupled RoPE key.")
+    sliding_window: PositiveInt | None = Field(None, description="Window of `sliding_attention` layers, in tokens.")
+    attention_chunk_size: PositiveInt | None = Field(None, description="Chunk of `chunked_attention` layers, in tokens.")
+    layer_types: list[StrictStr] | None = Field(
+        None, description="Attention type per layer: full_attention, sliding_attention or chunked_attention.")
+
+
 class Model(_Model):
     """The served checkpoint and the arguments every command shares."""
 
@@ -219,6 +247,8 @@ class Model(_Model):
     supports_dcp: StrictBool | None = Field(None, description="Decode context parallel is supported (UI).")
     flashinfer_autotune: StrictBool | None = Field(None, description="FlashInfer autotune toggle (UI).")
     docker_source: DockerSource | None = Field(None, description="Local model directory for docker runs.")
+    hf_config: HfConfig | None = Field(
+        None, description="Facts from the model's config.json for KV-cache sizing (same key names).")
 
 
 class Dependency(_Model):

@@ -37,6 +37,8 @@ def rendering_json(r: Rendering) -> dict:
            "deploy_type": r.deploy_type, "env": r.env}
     if r.docker_image is not None:
         out["docker_image"] = r.docker_image
+    if r.notes:   # KV-cache sizing changed the command (recipes with hf_config only)
+        out["notes"] = list(r.notes)
     if r.single:
         p = r.single
         out.update(command=p.command, argv=list(p.argv), docker_command=p.docker_command,

@@ -46,7 +46,7 @@ EXTRA = {"type": "object", "required": ["id", "label"], "additionalProperties": 
          "properties": {"id": STR, "label": STR, "text": STR, "prefix": STR, "path": PATH}}
 HEAD = {"hardware": STR, "strategy": STR, "variant": STR, "node_count": {"type": "integer", "minimum": 1},
         "deploy_type": {"enum": DEPLOY_TYPES}, "env": ENV}
-DOCKER_IMAGE = {"docker_image": STR, "parts": PARTS}
+DOCKER_IMAGE = {"docker_image": STR, "parts": PARTS, "notes": STR_LIST}
 POOL = _obj({"command": STR, "argv": STR_LIST, "env": ENV, "nodes": INT, "parallelism": STR, "tp": INT,
              "dpLocal": INT, "dpSize": INT, "poolGpus": INT, "currentNode": INT, "startRank": INT,
              "docker_command": STR, "docker_argv": STR_LIST})

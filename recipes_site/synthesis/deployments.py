@@ -15,6 +15,7 @@ from recipes_site.jsish import truthy
 from .serve_args import ProcessSpec, dedupe, dedupe_units, flatten, model_id, serve_env, serve_token_segments
 from .shell import serve_command, unit_line, units_of
 from .types import KvStore, PdPool, Process, Rendering, Router
+from recipes_site.fit import engine_sizing, engine_tp
 
 TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"
@@ -28,6 +29,9 @@ FEATURE_MARK = ("\x00features",)   # a positional unit: survives de-duplication,
 def make_process(spec: ProcessSpec, port: int, image) -> Process:
     model = model_id(spec.recipe, spec.variant)
     before, features, after = serve_token_segments(spec)
+    # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
+    sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile, before + features + after)
+    after = after + list(sized.args)
     units = dedupe(before + features + after)
     argv = ("vllm", "serve", model, *flatten(units))
     command = serve_command(model, units)
@@ -42,6 +46,7 @@ def make_process(spec: ProcessSpec, port: int, image) -> Process:
         docker_command=docker.docker_command(image, model, command, env, spec.hw, port),
         lines_before=tuple(split[:cut]), lines_after=tuple(split[cut + 1:]),
         docker_head=docker.docker_command(image, model, f"vllm serve {model}", env, spec.hw, port),
+        notes=sized.notes,
     )
 
 
@@ -62,9 +67,11 @@ def tensor_parallel_size(recipe: dict, variant: dict, hw: Hardware) -> int:
 
 
 def single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant: dict, hw: Hardware) -> list:
+    # engine_tp: no TP size the attention heads do not allow (recipes with model.hf_config only)
     if strategy_id == "single_node_tp":
-        return [TP, str(tensor_parallel_size(recipe, variant, hw))]
-    return [strategy.get("parallel_flag") or TP, str(hw.gpus)]
+        return [TP, str(engine_tp(recipe, tensor_parallel_size(recipe, variant, hw)))]
+    flag = strategy.get("parallel_flag") or TP
+    return [flag, str(engine_tp(recipe, hw.gpus) if flag == TP else hw.gpus)]
 
 
 # -- multi node --------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ class Process:
     lines_before: tuple = ()
     lines_after: tuple = ()
     docker_head: str = ""     # the docker command up to and including "<image> <model>"
+    notes: tuple = ()         # why the engine's KV-cache sizing changed the command (fit.engine_sizing)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,13 @@ class Rendering:
     @property
     def key(self) -> tuple:
         return (self.variant, self.strategy, self.node_count)
+
+    @property
+    def notes(self) -> tuple:
+        """The engine's sizing notes of every process, without repeats."""
+        procs = [self.single, self.head, *self.workers, self.prefill and self.prefill.process,
+                 self.decode and self.decode.process, self.kv and self.kv.head, *(self.kv.workers if self.kv else ())]
+        return tuple(dict.fromkeys(n for p in procs if p is not None for n in p.notes))
 
     @property
     def main_process(self) -> Process | None:

@@ -1,0 +1,625 @@
+"""KV-cache-aware sizing: what one GPU's memory holds for one rendered deployment.
+
+The budget of one GPU (all in GiB):
+
+    budget   = VRAM x gpu_memory_utilization          (0.9 unless the command or --gpu-memory-utilization says otherwise)
+    kv cache = budget - weights per GPU - overhead
+
+* weights: the variant's weight figure (`vram_minimum_gb`, else ceil(params x bytes x 1.2)) with
+  the 1.2 runtime factor divided back out, split by TP x PP; under expert parallelism the
+  routed experts (their share of the parameters, from hf_config) are split by TP x DP instead.
+* overhead (see `overhead`): CUDA context and non-torch allocations, the activation peak of a
+  `max_num_batched_tokens` forward pass plus the sampler's logits, and the CUDA graph pool.
+
+From the KV cache: the tokens it holds, the requests of a given length that fit, the longest
+`--max-model-len` that fits one request, and whether the recipe's own context does. Without
+`model.hf_config` only the weight side is known: `fit` lists the missing facts and reports the
+weights-only sizing of `sizing.py`.
+
+The engine uses `engine_sizing` (a safe `--max-model-len` for recipes whose context does not fit)
+and `engine_tp` (no TP size the attention heads do not allow); both return their input unchanged
+for recipes without hf_config, so the compat corpus renders exactly as the reference does.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field, replace
+
+from recipes_site import kv_cache, sizing
+from recipes_site.scaffold import parameter_count
+
+GIB = 2**30
+GPU_MEMORY_UTILIZATION = 0.9
+SAFE_LEN_STEP = 1024
+LARGE_GPU_GIB = 70          # vLLM's larger scheduler defaults apply from this much memory per GPU
+
+# overhead model (GiB per GPU); see CONTRIBUTING.md, "KV cache and fit"
+CUDA_CONTEXT_GIB = 1.0              # CUDA context, cuBLAS/cuDNN workspaces, allocator slack
+MULTI_GPU_EXTRA_GIB = 0.5           # NCCL and custom all-reduce buffers when an engine spans GPUs
+CUDA_GRAPHS_GIB = 1.0               # captured CUDA graphs (0 with --enforce-eager)
+FALLBACK_ACTIVATIONS_GIB = 2.0      # activation peak when hf_config lacks the shapes
+ASSUMED_TOP_K = 8                   # routed experts per token assumed for MoE activation sizes
+
+
+# -- the deployment shape, read from a command ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Shape:
+    """The parts of one `vllm serve` command that decide memory."""
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    dcp: int = 1
+    expert_parallel: bool = False
+    kv_cache_dtype: str = "auto"
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION
+    max_model_len: int | None = None
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    enforce_eager: bool = False
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.dp
+
+
+_FLAGS = {
+    "--tensor-parallel-size": "tp", "-tp": "tp", "--pipeline-parallel-size": "pp", "-pp": "pp",
+    "--data-parallel-size": "dp", "-dp": "dp", "--decode-context-parallel-size": "dcp", "-dcp": "dcp",
+    "--kv-cache-dtype": "kv_cache_dtype", "--gpu-memory-utilization": "gpu_memory_utilization",
+    "--max-model-len": "max_model_len", "--max-num-batched-tokens": "max_num_batched_tokens",
+    "--max-num-seqs": "max_num_seqs",
+}
+_SWITCHES = {"--enable-expert-parallel": "expert_parallel", "-ep": "expert_parallel", "--enforce-eager": "enforce_eager"}
+_INTS = {"tp", "pp", "dp", "dcp", "max_model_len", "max_num_batched_tokens", "max_num_seqs"}
+
+
+def _parse_len(text: str) -> int | None:
+    """vLLM accepts 32768, 32k, 1m for --max-model-len; None for `auto` and the like."""
+    t = text.strip().lower()
+    scale = {"k": 1000, "m": 1000**2}.get(t[-1:], 1) if t else 1
+    if t[-1:] in ("k", "m"):
+        t = t[:-1]
+    try:
+        return int(float(t) * scale) if scale != 1 else int(t)
+    except ValueError:
+        return None
+
+
+def shape_from_argv(argv) -> Shape:
+    """The memory-relevant settings of a serve command (the last occurrence of a flag wins)."""
+    found: dict = {}
+    tokens = [str(t) for t in argv]
+    for i, tok in enumerate(tokens):
+        flag, eq, inline = tok.partition("=")
+        if flag in _SWITCHES and not eq:
+            found[_SWITCHES[flag]] = True
+            continue
+        if flag not in _FLAGS:
+            continue
+        value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else None)
+        if value is None:
+            continue
+        name = _FLAGS[flag]
+        if name in _INTS:
+            number = _parse_len(value)
+            if number is not None and number > 0:
+                found[name] = number
+            elif name == "max_model_len":
+                found.pop(name, None)
+        elif name == "gpu_memory_utilization":
+            try:
+                found[name] = float(value)
+            except ValueError:
+                pass
+        else:
+            found[name] = value
+    return Shape(**found)
+
+
+# -- the overhead model --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Overhead:
+    cuda_context_gib: float
+    activations_gib: float
+    cuda_graphs_gib: float
+
+    @property
+    def total_gib(self) -> float:
+        return self.cuda_context_gib + self.activations_gib + self.cuda_graphs_gib
+
+    def as_dict(self) -> dict:
+        return {"cuda_context_gib": round(self.cuda_context_gib, 3), "activations_gib": round(self.activations_gib, 3),
+                "cuda_graphs_gib": round(self.cuda_graphs_gib, 3), "total_gib": round(self.total_gib, 3)}
+
+
+def scheduler_defaults(vram_per_gpu_gib: float) -> tuple[int, int]:
+    """vLLM's default (max_num_batched_tokens, max_num_seqs) for `vllm serve` on such a GPU."""
+    return (8192, 1024) if vram_per_gpu_gib >= LARGE_GPU_GIB else (2048, 256)
+
+
+def overhead(cfg: dict | None, shape: Shape, vram_per_gpu_gib: float) -> Overhead:
+    """Memory one GPU spends besides weights and KV cache.
+
+    * CUDA context and non-torch allocations: 1 GiB, +0.5 GiB when the engine spans several GPUs.
+    * Activations: vLLM profiles a forward pass of `T = max_num_batched_tokens` tokens and a
+      sampler pass over `S = max_num_seqs` rows of logits; estimated as
+      `T x 2 B x (8 x hidden + 3 x ffn / TP) + S x vocab x 8 B` (bf16 hidden states and MLP
+      intermediates; fp32 logits and probabilities), where `ffn` is `intermediate_size`, or for
+      MoE the larger of it and `moe_intermediate_size x 8` routed experts. 2 GiB when unknown.
+    * CUDA graphs: 1 GiB (0 with `--enforce-eager`).
+    """
+    cfg = cfg or {}
+    context = CUDA_CONTEXT_GIB + (MULTI_GPU_EXTRA_GIB if shape.gpus > 1 else 0)
+    graphs = 0.0 if shape.enforce_eager else CUDA_GRAPHS_GIB
+    hidden, vocab = cfg.get("hidden_size"), cfg.get("vocab_size")
+    if not (isinstance(hidden, int) and isinstance(vocab, int)):
+        return Overhead(context, FALLBACK_ACTIVATIONS_GIB, graphs)
+    tokens_default, seqs_default = scheduler_defaults(vram_per_gpu_gib)
+    tokens = shape.max_num_batched_tokens or tokens_default
+    seqs = shape.max_num_seqs or seqs_default
+    ffn = cfg.get("intermediate_size") or 4 * hidden
+    if (kv_cache.num_experts(cfg) or 0) > 1:
+        ffn = max(cfg.get("intermediate_size") or 0,
+                  (cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or 0) * ASSUMED_TOP_K)
+    activations = tokens * 2 * (8 * hidden + 3 * ffn / max(1, shape.tp)) + seqs * vocab * 8
+    return Overhead(context, activations / GIB, graphs)
+
+
+# -- weights per GPU -----------------------------------------------------------------------------------
+
+def weights_bytes(recipe: dict, variant: dict) -> tuple[float | None, str]:
+    """Bytes of the variant's weights and where the figure comes from."""
+    computed, declared = sizing.variant_weights_gb(recipe, variant)
+    basis = declared or computed
+    if not basis:
+        return None, "unknown"
+    source = "vram_minimum_gb" if declared else "parameter_count"
+    return basis / sizing.OVERHEAD * 1e9, source
+
+
+def expert_fraction(cfg: dict | None) -> float | None:
+    """Share of the parameters in routed experts (None when hf_config cannot tell)."""
+    if not cfg or (kv_cache.num_experts(cfg) or 0) <= 1:
+        return 0.0 if cfg else None
+    try:
+        return parameter_count(cfg).expert_fraction
+    except (KeyError, TypeError, ZeroDivisionError):
+        return None
+
+
+def weights_per_gpu(total: float, shape: Shape, fraction: float | None) -> float:
+    """Weights on one GPU: split by TP x PP; routed experts split by TP x DP under expert parallelism."""
+    split = shape.tp * shape.pp
+    if not shape.expert_parallel or shape.dp == 1:
+        return total / split
+    f = 1.0 if fraction is None else fraction
+    return total * (1 - f) / split + total * f / (split * shape.dp)
+
+
+# -- the fit of one deployment -------------------------------------------------------------------------
+
+def context_length(recipe: dict) -> int | None:
+    model = recipe.get("model") or {}
+    value = model.get("context_length") or (model.get("hf_config") or {}).get("max_position_embeddings")
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def safe_length(tokens: int) -> int:
+    return tokens // SAFE_LEN_STEP * SAFE_LEN_STEP
+
+
+@dataclass
+class FitResult:
+    model: str
+    variant: str
+    precision: str | None
+    hardware: str
+    vram_per_gpu_gib: float
+    shape: Shape
+    budget_gib_per_gpu: float
+    weights_gb: float | None                  # whole model, decimal GB
+    weights_source: str
+    weights_gib_per_gpu: float | None
+    overhead: Overhead
+    kv_cache_gib_per_gpu: float | None
+    context_length: int | None
+    evaluated_len: int | None
+    attention: str | None = None
+    kv_dtype_bytes: int | None = None
+    kv_bytes_per_token: int | None = None
+    kv_bytes_per_sequence_window: int | None = None
+    kv_bytes_per_token_per_gpu: float | None = None
+    windows_per_gpu: list = field(default_factory=list)   # [{"window", "bytes_per_token"}] for the page formula
+    prefill_chunk: int = 0
+    max_tokens: int | None = None
+    max_concurrency: int | None = None
+    max_concurrency_per_rank: int | None = None
+    context_fits: bool | None = None
+    max_model_len: int | None = None
+    safe_max_model_len: int | None = None
+    concurrency: int | None = None
+    max_model_len_at_concurrency: int | None = None
+    missing_facts: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    strategy: str | None = None
+    nodes: int = 1
+    weights_only: dict | None = None
+    plan: dict | None = None
+
+    @property
+    def tp(self) -> int:
+        return self.shape.tp
+
+    def as_dict(self) -> dict:
+        out = {
+            "model": self.model, "variant": self.variant, "precision": self.precision, "hardware": self.hardware,
+            "strategy": self.strategy, "nodes": self.nodes,
+            "tp": self.shape.tp, "pp": self.shape.pp, "dp": self.shape.dp, "dcp": self.shape.dcp,
+            "expert_parallel": self.shape.expert_parallel, "gpus": self.shape.gpus,
+            "kv_cache_dtype": self.shape.kv_cache_dtype, "kv_dtype_bytes": self.kv_dtype_bytes,
+            "gpu_memory_utilization": self.shape.gpu_memory_utilization,
+            "vram_per_gpu_gib": self.vram_per_gpu_gib, "budget_gib_per_gpu": _r(self.budget_gib_per_gpu),
+            "weights_gb": _r(None if self.weights_gb is None else self.weights_gb), "weights_source": self.weights_source,
+            "weights_gib_per_gpu": _r(self.weights_gib_per_gpu), "overhead": self.overhead.as_dict(),
+            "kv_cache_gib_per_gpu": _r(self.kv_cache_gib_per_gpu),
+            "attention": self.attention,
+            "kv_bytes_per_token": self.kv_bytes_per_token,
+            "kv_bytes_per_sequence_window": self.kv_bytes_per_sequence_window,
+            "kv_bytes_per_token_per_gpu": None if self.kv_bytes_per_token_per_gpu is None
+            else round(self.kv_bytes_per_token_per_gpu, 3),
+            "windows_per_gpu": self.windows_per_gpu, "prefill_chunk": self.prefill_chunk,
+            "max_tokens": self.max_tokens, "context_length": self.context_length,
+            "evaluated_len": self.evaluated_len, "context_fits": self.context_fits,
+            "max_concurrency": self.max_concurrency, "max_concurrency_per_rank": self.max_concurrency_per_rank,
+            "max_model_len": self.max_model_len, "safe_max_model_len": self.safe_max_model_len,
+            "concurrency": self.concurrency, "max_model_len_at_concurrency": self.max_model_len_at_concurrency,
+            "missing_facts": self.missing_facts, "notes": self.notes,
+        }
+        if self.weights_only is not None:
+            out["weights_only"] = self.weights_only
+        if self.plan is not None:
+            out["plan"] = self.plan
+        return out
+
+
+def _r(value, digits: int = 3):
+    return None if value is None else round(value, digits)
+
+
+def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, shape: Shape, *,
+                   evaluate_len: int | None = None, concurrency: int | None = None) -> FitResult:
+    """The memory budget of one GPU of a deployment shaped `shape` on `profile`, and what its KV
+    cache holds. `evaluate_len` is the request length for the concurrency figures (default: the
+    command's --max-model-len, else the recipe's context); `concurrency` asks for the longest
+    length at which that many requests fit."""
+    model = recipe.get("model") or {}
+    cfg = model.get("hf_config") if isinstance(model.get("hf_config"), dict) else None
+    variants = recipe.get("variants") or {}
+    variant = variants.get(variant_key) or variants.get("default") or {}
+    vram = sizing.per_gpu_gib(profile)
+    budget = vram * shape.gpu_memory_utilization
+    total, source = weights_bytes(recipe, variant)
+    fraction = expert_fraction(cfg)
+    notes: list[str] = []
+    if shape.expert_parallel and shape.dp > 1 and fraction is None:
+        notes.append("expert share unknown: weights assumed to split evenly across the expert-parallel group")
+    per_gpu = None if total is None else weights_per_gpu(total, shape, fraction) / GIB
+    over = overhead(cfg, shape, vram)
+    kv_gib = None if per_gpu is None else budget - per_gpu - over.total_gib
+    ctx_len = context_length(recipe)
+    result = FitResult(
+        model=model.get("model_id") or "", variant=variant_key, precision=variant.get("precision"), hardware=hw_id,
+        vram_per_gpu_gib=vram, shape=shape, budget_gib_per_gpu=budget,
+        weights_gb=None if total is None else total / 1e9, weights_source=source, weights_gib_per_gpu=per_gpu,
+        overhead=over, kv_cache_gib_per_gpu=kv_gib, context_length=ctx_len,
+        evaluated_len=evaluate_len or shape.max_model_len or ctx_len, concurrency=concurrency, notes=notes)
+    if total is None:
+        result.missing_facts.append("variant vram_minimum_gb or model.parameter_count")
+    missing = kv_cache.missing_facts(cfg)
+    if missing:
+        result.missing_facts += missing
+        result.notes.append("weights-only sizing: the KV cache per token needs the missing facts")
+        return result
+    try:
+        dtype_bytes = kv_cache.kv_dtype_bytes(shape.kv_cache_dtype)
+    except ValueError as exc:
+        result.notes.append(f"{exc}; counted as 2 bytes")
+        dtype_bytes = 2
+    layout = kv_cache.kv_layout(cfg)
+    result.notes += list(layout.notes)
+    result.attention = layout.attention
+    result.kv_dtype_bytes = dtype_bytes
+    result.kv_bytes_per_token = kv_cache.kv_bytes_per_token(layout, dtype_bytes)
+    result.kv_bytes_per_sequence_window = kv_cache.kv_bytes_per_sequence_window(layout, dtype_bytes)
+    parallel = {"tp": shape.tp, "pp": shape.pp, "dcp": shape.dcp}
+    per_token = kv_cache.kv_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel)
+    result.kv_bytes_per_token_per_gpu = per_token
+    per_layer = kv_cache.elements_per_layer_per_gpu(layout, shape.tp, shape.dcp) * dtype_bytes
+    chunk = (shape.max_num_batched_tokens or scheduler_defaults(vram)[0]) if layout.windows else 0
+    result.prefill_chunk = chunk
+    result.windows_per_gpu = [{"window": w, "layers": math.ceil(n / shape.pp), "kind": kind,
+                               "bytes_per_token": round(math.ceil(n / shape.pp) * per_layer, 3)}
+                              for w, n, kind in layout.windows]
+    if tp_note := kv_cache.tp_problem(cfg, shape.tp):
+        result.notes.append(f"{tp_note}: vLLM refuses this TP size")
+    if layout.attention == "mla" and shape.tp > 1 and shape.dcp == 1:
+        result.notes.append("MLA: every TP rank holds the whole latent cache (decode context parallelism shards it)")
+    if kv_gib is None:
+        return result
+    kv_bytes = kv_gib * GIB
+    if kv_bytes <= 0:
+        result.notes.append(f"no room for a KV cache: weights and overhead exceed the "
+                            f"{budget:.1f} GiB budget of each GPU")
+        result.max_tokens = result.max_concurrency = result.max_concurrency_per_rank = 0
+        result.max_model_len = result.safe_max_model_len = 0
+        result.context_fits = False
+        return result
+    cap = ctx_len or (1 << 24)
+    per_seq = dict(parallel, prefill_chunk=chunk)
+    result.max_tokens = int(kv_bytes // per_token) if per_token else None
+    longest = kv_cache.longest_sequence(layout, dtype_bytes, kv_bytes, 1, cap, **per_seq)
+    result.max_model_len = longest
+    result.context_fits = ctx_len is not None and longest >= ctx_len
+    result.safe_max_model_len = ctx_len if result.context_fits else safe_length(longest)
+    if evaluate_len is None and shape.max_model_len is None and not result.context_fits and result.safe_max_model_len:
+        result.evaluated_len = result.safe_max_model_len      # the length the engine renders
+    length = result.evaluated_len
+    if length:
+        need = kv_cache.sequence_bytes_per_gpu(layout, dtype_bytes, length, **per_seq)
+        per_rank = int(kv_bytes // need) if need else 0
+        result.max_concurrency_per_rank = per_rank
+        result.max_concurrency = per_rank * shape.dp
+    if concurrency:
+        per_rank_requests = math.ceil(concurrency / shape.dp)
+        result.max_model_len_at_concurrency = kv_cache.longest_sequence(
+            layout, dtype_bytes, kv_bytes, per_rank_requests, cap, **per_seq)
+    return result
+
+
+# -- the engine's use ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EngineSizing:
+    args: tuple = ()        # tokens the engine appends to the serve command
+    notes: tuple = ()       # why
+
+
+NO_CHANGE = EngineSizing()
+
+
+def hf_config_of(recipe: dict) -> dict | None:
+    cfg = (recipe.get("model") or {}).get("hf_config") if isinstance(recipe.get("model"), dict) else None
+    return cfg if isinstance(cfg, dict) and cfg else None
+
+
+def engine_tp(recipe: dict, tp: int) -> int:
+    """The TP size to render: `tp`, or the largest smaller size the model's heads allow."""
+    cfg = hf_config_of(recipe)
+    if cfg is None or not isinstance(tp, int):
+        return tp
+    return kv_cache.largest_valid_tp(cfg, tp)
+
+
+def engine_sizing(recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens) -> EngineSizing:
+    """For a recipe with hf_config whose context does not fit one request in the KV cache of the
+    process described by `tokens`: a `--max-model-len` rounded down to a multiple of 1024, and why.
+    Nothing for recipes without hf_config, or when the context (or the command's own
+    --max-model-len) fits."""
+    if hf_config_of(recipe) is None or kv_cache.missing_facts(hf_config_of(recipe)):
+        return NO_CHANGE
+    shape = shape_from_argv(tokens)
+    wanted = shape.max_model_len or context_length(recipe)
+    if not wanted:
+        return NO_CHANGE
+    result = fit_deployment(recipe, variant_key, hw_id, profile, shape, evaluate_len=wanted)
+    if result.kv_cache_gib_per_gpu is None or result.max_model_len is None:
+        return NO_CHANGE
+    if result.max_model_len >= wanted:
+        return NO_CHANGE
+    gpu = profile.get("display_name") or hw_id
+    where = (f"{result.kv_cache_gib_per_gpu:.1f} GiB of KV cache per {gpu} GPU (budget "
+             f"{result.budget_gib_per_gpu:.1f} GiB at --gpu-memory-utilization {shape.gpu_memory_utilization:g}, "
+             f"weights {result.weights_gib_per_gpu:.1f} GiB, overhead {result.overhead.total_gib:.1f} GiB, TP {shape.tp})")
+    safe = safe_length(result.max_model_len)
+    if safe < SAFE_LEN_STEP:
+        return EngineSizing((), (f"a {wanted:,}-token request does not fit: {where}",))
+    return EngineSizing(("--max-model-len", str(safe)),
+                        (f"--max-model-len {safe}: one {wanted:,}-token request does not fit in {where}; "
+                         f"{result.max_model_len:,} tokens do",))
+
+
+# -- the planner behind `recipes-site fit` -------------------------------------------------------------
+
+def _strip_hf_config(recipe: dict) -> dict:
+    out = dict(recipe)
+    out["model"] = {k: v for k, v in (recipe.get("model") or {}).items() if k != "hf_config"}
+    return out
+
+
+def _fit_process(rendering):
+    """The process whose GPUs the fit describes: the decode pool of a PD deployment, else the main one."""
+    if rendering.decode is not None:
+        return rendering.decode.process
+    return rendering.main_process
+
+
+def fit_choice(ctx, recipe: dict, variant_key: str = "default", hw_id: str | None = None,
+               strategy_id: str | None = None, nodes: int | None = None, *, tp: int | None = None,
+               max_model_len: int | None = None, concurrency: int | None = None,
+               kv_cache_dtype: str | None = None, gpu_memory_utilization: float | None = None,
+               with_plan: bool = True) -> FitResult:
+    """Fit of the rendering `recipes-site command` would print for this choice (raises
+    synthesis.ChoiceError for a choice the recipe does not offer).
+
+    The recipe's own command (before the engine's adjustments) decides TP, PP, DP, the KV dtype and
+    the memory utilization; `tp`, `kv_cache_dtype` and `gpu_memory_utilization` override them."""
+    from recipes_site.synthesis import render_choice
+    # the recipe's own command decides the shape; the engine's rendering, the TP it really uses
+    rendering = render_choice(ctx, _strip_hf_config(recipe), variant_key, hw_id, strategy_id, nodes)
+    proc = _fit_process(rendering)
+    shape = shape_from_argv(proc.argv if proc else ())
+    notes = []
+    cfg = hf_config_of(recipe)
+    if tp is not None:
+        shape = replace(shape, tp=tp)
+    elif cfg is not None:
+        engine = _fit_process(render_choice(ctx, recipe, variant_key, hw_id, strategy_id, nodes))
+        rendered_tp = shape_from_argv(engine.argv if engine else ()).tp
+        if rendered_tp != shape.tp:
+            notes.append(f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}")
+            shape = replace(shape, tp=rendered_tp)
+    if kv_cache_dtype is not None:
+        shape = replace(shape, kv_cache_dtype=kv_cache_dtype)
+    if gpu_memory_utilization is not None:
+        shape = replace(shape, gpu_memory_utilization=gpu_memory_utilization)
+    profile = ctx.profiles.get(rendering.hardware) or {}
+    result = fit_deployment(recipe, rendering.variant, rendering.hardware, profile, shape,
+                            evaluate_len=max_model_len, concurrency=concurrency)
+    result.notes = notes + result.notes
+    result.strategy, result.nodes = rendering.strategy, rendering.node_count
+    if result.kv_bytes_per_token is None:
+        computed, declared = sizing.variant_weights_gb(recipe, (recipe.get("variants") or {}).get(rendering.variant) or {})
+        weights = sizing.fit(declared or computed, rendering.hardware, profile) if (declared or computed) else None
+        result.weights_only = weights.as_dict() if weights else None
+    if with_plan:
+        result.plan = throughput_plan(ctx, recipe, rendering.variant, rendering.hardware,
+                                      kv_cache_dtype=kv_cache_dtype, gpu_memory_utilization=gpu_memory_utilization)
+    return result
+
+
+def _tp_candidates(cfg: dict | None, gpus: int) -> list[int]:
+    return [t for t in range(1, gpus + 1) if not kv_cache.tp_problem(cfg, t)]
+
+
+def replica_recipe(recipe: dict, variant_key: str, tp: int, gpu_ids: list[int], port: int) -> dict:
+    """The recipe pinned to one single_node_tp replica: `tp` GPUs (`CUDA_VISIBLE_DEVICES`) and its
+    own `--port`, rendered by synthesis like any recipe override."""
+    out = copy.deepcopy(recipe)
+    variant = out["variants"][variant_key]
+    variant["tp"] = tp
+    overrides = out.setdefault("strategy_overrides", {}) or {}
+    out["strategy_overrides"] = overrides
+    block = overrides.setdefault("single_node_tp", {}) or {}
+    overrides["single_node_tp"] = block
+    block["extra_args"] = list(block.get("extra_args") or []) + ["--port", str(port)]
+    block["extra_env"] = {**(block.get("extra_env") or {}), "CUDA_VISIBLE_DEVICES": ",".join(map(str, gpu_ids))}
+    return out
+
+
+def throughput_plan(ctx, recipe: dict, variant_key: str, hw_id: str, *, kv_cache_dtype: str | None = None,
+                    gpu_memory_utilization: float | None = None, first_port: int = 8000) -> dict:
+    """Replicas of `single_node_tp` filling one node: the smallest TP that holds the weights plus a
+    KV cache for one request of the recipe's full context (else the TP with the longest safe
+    context), the replicas per node, and each replica's command on its own GPUs and port."""
+    from recipes_site.synthesis import ChoiceError, render_choice
+    profile = ctx.profiles.get(hw_id) or {}
+    gpus = int(profile.get("gpu_count") or 1)
+    cfg = hf_config_of(recipe)
+    base = _strip_hf_config(recipe)
+    try:
+        rendering = render_choice(ctx, base, variant_key, hw_id, "single_node_tp")
+    except ChoiceError as exc:
+        return {"hardware": hw_id, "tp": None, "replicas": 0, "reason": str(exc), "commands": []}
+    shape = shape_from_argv(rendering.main_process.argv)
+    shape = replace(shape, **{k: v for k, v in (("kv_cache_dtype", kv_cache_dtype),
+                                                ("gpu_memory_utilization", gpu_memory_utilization)) if v is not None})
+    ctx_len = context_length(recipe)
+    best = None
+    for tp in _tp_candidates(cfg, gpus):
+        result = fit_deployment(recipe, variant_key, hw_id, profile, replace(shape, tp=tp))
+        if result.kv_cache_gib_per_gpu is None or result.kv_cache_gib_per_gpu <= 0:
+            continue
+        if result.kv_bytes_per_token is None or result.context_fits:
+            best = (tp, result)
+            break
+        if best is None or (result.max_model_len or 0) > (best[1].max_model_len or 0):
+            best = (tp, result)
+    if best is None:
+        return {"hardware": hw_id, "tp": None, "replicas": 0, "commands": [],
+                "reason": f"the weights leave no KV cache on one {hw_id} node; use a multi-node strategy"}
+    tp, result = best
+    replicas = gpus // tp
+    commands = []
+    for i in range(replicas):
+        ids = list(range(i * tp, (i + 1) * tp))
+        port = first_port + i
+        pinned = replica_recipe(recipe, variant_key, tp, ids, port)
+        if kv_cache_dtype is not None or gpu_memory_utilization is not None:
+            extra = pinned["strategy_overrides"]["single_node_tp"]["extra_args"]
+            if kv_cache_dtype is not None:
+                extra += ["--kv-cache-dtype", kv_cache_dtype]
+            if gpu_memory_utilization is not None:
+                extra += ["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
+        r = render_choice(ctx, pinned, variant_key, hw_id, "single_node_tp")
+        p = r.main_process
+        env = "".join(f"export {k}={v}\n" for k, v in p.env.items())
+        commands.append({"replica": i, "gpus": ids, "port": port, "argv": list(p.argv), "env": p.env,
+                         "command": env + p.command})
+    return {"hardware": hw_id, "tp": tp, "replicas": replicas, "gpus_per_node": gpus,
+            "context_fits": result.context_fits, "max_model_len": result.safe_max_model_len or ctx_len,
+            "max_concurrency_per_replica": result.max_concurrency, "kv_cache_gib_per_gpu": _r(result.kv_cache_gib_per_gpu),
+            "commands": commands}
+
+
+# -- text form ------------------------------------------------------------------------------------------
+
+def _s(count) -> str:
+    return "" if count == 1 else "s"
+
+
+def _n(value) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def fit_text(r: FitResult) -> str:
+    s = r.shape
+    parallel = f"TP {s.tp}" + (f" x PP {s.pp}" if s.pp > 1 else "") + (f" x DP {s.dp}" if s.dp > 1 else "") \
+        + (" + EP" if s.expert_parallel else "") + (f", DCP {s.dcp}" if s.dcp > 1 else "")
+    lines = [f"{r.model} · {r.variant} ({r.precision}) · {r.hardware} · {r.strategy} · {r.nodes} node"
+             f"{'s' if r.nodes > 1 else ''} · {parallel}"]
+    if r.kv_bytes_per_token is not None:
+        dtype = "fp8" if r.kv_dtype_bytes == 1 else "16-bit"
+        window = (f" + {r.kv_bytes_per_sequence_window:,} B per sequence in windowed layers"
+                  if r.kv_bytes_per_sequence_window else "")
+        lines.append(f"  KV cache per token     {r.kv_bytes_per_token:,} B ({r.attention.upper()}, {dtype} KV){window}; "
+                     f"{r.kv_bytes_per_token_per_gpu:,.0f} B per GPU")
+    w = "?" if r.weights_gib_per_gpu is None else f"{r.weights_gib_per_gpu:.1f}"
+    kv = "?" if r.kv_cache_gib_per_gpu is None else f"{r.kv_cache_gib_per_gpu:.1f}"
+    lines.append(f"  memory per GPU         {r.vram_per_gpu_gib:g} GiB x {s.gpu_memory_utilization:g} = "
+                 f"{r.budget_gib_per_gpu:.1f} GiB: weights {w} + overhead {r.overhead.total_gib:.1f} + KV cache {kv} GiB")
+    if r.kv_bytes_per_token is not None and r.kv_cache_gib_per_gpu is not None:
+        where = (" per DP rank" if s.dp > 1 else "") + (" (full-attention layers)" if r.kv_bytes_per_sequence_window else "")
+        lines.append(f"  KV cache holds         {_n(r.max_tokens)} tokens{where}")
+        fits = "fits" if r.context_fits else "does NOT fit one request"
+        lines.append(f"  recipe context         {_n(r.context_length)} tokens: {fits}")
+        lines.append(f"  longest request        {_n(r.max_model_len)} tokens (safe --max-model-len {_n(r.safe_max_model_len)})")
+        if r.evaluated_len:
+            lines.append(f"  concurrency            {_n(r.max_concurrency)} request{_s(r.max_concurrency)} of "
+                         f"{r.evaluated_len:,} tokens at once")
+        if r.concurrency:
+            lines.append(f"  {r.concurrency} concurrent requests   up to {_n(r.max_model_len_at_concurrency)} tokens each")
+    if r.missing_facts:
+        lines.append("  missing facts          " + "; ".join(r.missing_facts))
+    if r.weights_only:
+        wo = r.weights_only
+        lines.append(f"  weights-only sizing    {wo['weights_gb']} GB: {wo['min_gpus']} GPU{_s(wo['min_gpus'])}, smallest TP "
+                     f"{wo['tensor_parallel']}, {wo['replicas_per_node']} replica{_s(wo['replicas_per_node'])} per node")
+    for note in r.notes:
+        lines.append(f"  note: {note}")
+    if r.plan:
+        p = r.plan
+        if p.get("tp"):
+            lines.append(f"throughput plan on {p['hardware']}: {p['replicas']} replica{_s(p['replicas'])} of TP {p['tp']}, "
+                         f"each holding {_n(p['max_concurrency_per_replica'])} request{_s(p['max_concurrency_per_replica'])} "
+                         f"of {_n(p['max_model_len'])} tokens")
+            for c in p["commands"]:
+                lines.append(f"# replica {c['replica']}: GPUs {','.join(map(str, c['gpus']))}, port {c['port']}")
+                lines.append(c["command"])
+        else:
+            lines.append(f"throughput plan on {p['hardware']}: none ({p.get('reason')})")
+    return "\n".join(lines)
+
+
