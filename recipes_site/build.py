@@ -1,4 +1,4 @@
-"""The pipeline: catalog -> synthesis -> documents (JSON API, picker data, pages) -> atomic write.
+"""The pipeline: catalog -> synthesis -> documents (JSON API, HTML pages) -> atomic write.
 
 Each recipe's files depend only on that recipe (and the shared vocabulary), so that part runs
 in worker processes, one recipe at a time; the catalog-wide documents (indexes) are assembled
@@ -14,7 +14,9 @@ from pathlib import Path
 
 from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
+from recipes_site.catalog.types import recipe_json_schema
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
+from recipes_site.render.pages import catalog_pages, recipe_pages
 from recipes_site.render.schemas import all_schemas
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.write import encode_json, write_tree
@@ -52,7 +54,9 @@ def recipe_files(catalog: Catalog, index: int) -> tuple[dict[str, bytes], Recipe
     standalone = {d.hf_id for d in catalog.recipes}
     rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, standalone))
     docs, summary = recipe_documents(rec, ctx)
-    return {path: encode_json(d) for path, d in docs.items()}, summary
+    files = {path: encode_json(d) for path, d in docs.items()}
+    files.update(recipe_pages(catalog, rec, ctx, docs))
+    return files, summary
 
 
 _WORKER_CATALOG: Catalog | None = None
@@ -91,9 +95,9 @@ def site_files(catalog: Catalog) -> tuple[dict[str, bytes], list[str]]:
         summaries.append(summary)
     docs = catalog_documents(summaries, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores})
     docs.update(all_schemas())
-    from recipes_site.catalog.types import recipe_json_schema
     docs["api/v1/schema/recipe.schema.json"] = recipe_json_schema()
     files.update({path: encode_json(doc) for path, doc in docs.items()})
+    files.update(catalog_pages(catalog, docs))
     return files, [s.hf_id for s in summaries]
 
 

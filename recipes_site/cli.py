@@ -46,6 +46,11 @@ def cmd_build(args) -> int:
     return code
 
 
+def cmd_serve(args) -> int:
+    from recipes_site.serve import serve
+    return serve(Path(args.root), Path(args.out), port=args.port, host=args.host)
+
+
 def _find_recipe(catalog, wanted: str):
     """A recipe by its id, or by a checkpoint one of its variants serves (case-insensitive)."""
     low = wanted.lower()
@@ -198,6 +203,13 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("root", nargs="?", default=".")
     b.add_argument("--out", default="_site", help="output folder (replaced atomically); default _site")
     b.set_defaults(func=cmd_build)
+
+    sv = sub.add_parser("serve", help="build, serve the site on 127.0.0.1 and rebuild when a recipe changes")
+    sv.add_argument("root", nargs="?", default=".")
+    sv.add_argument("--out", default="_site", help="output folder; default _site")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("command", help="print the command for one model and hardware")
     c.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pygments import highlight as pyg_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -87,8 +89,38 @@ def _parser() -> MarkdownIt:
 _MD = _parser()
 
 
-def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | frozenset = frozenset()) -> Guide:
-    """HTML of a guide; its smallest heading level becomes `top_level` (h3 under the page's h2)."""
+def _relink(children: list, link: Callable[[str], str | None]) -> list:
+    """Apply `link` to every link and image of an inline run: a new href, or None to drop the
+    link (its text stays) or the image (its alt text stays)."""
+    out, dropped = [], []
+    for tok in children:
+        if tok.type == "link_open":
+            href = link(tok.attrGet("href") or "")
+            dropped.append(href is None)
+            if href is None:
+                continue
+            tok.attrSet("href", href)
+        elif tok.type == "link_close":
+            if dropped and dropped.pop():
+                continue
+        elif tok.type == "image":
+            src = link(tok.attrGet("src") or "")
+            if src is None:
+                alt = Token("text", "", 0)
+                alt.content = "".join(c.content for c in tok.children or [])
+                out.append(alt)
+                continue
+            tok.attrSet("src", src)
+        out.append(tok)
+    return out
+
+
+def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | frozenset = frozenset(),
+                 link: Callable[[str], str | None] | None = None) -> Guide:
+    """HTML of a guide; its smallest heading level becomes `top_level` (h3 under the page's h2).
+
+    `link` may rewrite each (already scheme-checked) link and image target, or drop it by
+    returning None: the site uses it so that a guide never links to a page that does not exist."""
     if not text or not isinstance(text, str):
         return Guide("")
     env: dict = {}
@@ -115,7 +147,42 @@ def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | 
         tok.attrSet("id", slug)
         if level == top_level:
             toc.append((level, slug, title))
+
+    def checked(href: str) -> str | None:
+        if href.startswith("#"):   # an anchor of this page: keep it only if the id exists
+            return href if href[1:] in used or href == "#" else None
+        return link(href) if link is not None else href
+    for tok in tokens:
+        if tok.type == "inline" and tok.children:
+            tok.children = _relink(tok.children, checked)
     return Guide(_MD.renderer.render(tokens, _MD.options, env), toc)
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MD_LINK = re.compile(r'(!?)\[([^\]\n]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))*)>?(\s+"[^"\n]*")?\s*\)')
+
+
+def rewrite_links(text: str, link: Callable[[str], str | None]) -> str:
+    """The Markdown source with each inline link or image target passed through `link` (None
+    drops the link, keeping its text; unsafe schemes are dropped too). Code blocks are left as
+    they are. For Markdown copies of a guide served at another URL than the page."""
+    def one(m: re.Match) -> str:
+        bang, label, target, title = m.group(1), m.group(2), m.group(3), m.group(4) or ""
+        new = link(target) if safe_link(target) else None
+        if new is None:
+            return label
+        return f"{bang}[{label}]({new}{title})"
+    out, fence = [], None
+    for line in text.splitlines(keepends=True):
+        m = _FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * len(m.group(1))
+        elif fence is not None and m and m.group(1).startswith(fence):
+            fence = None
+        elif fence is None:
+            line = _MD_LINK.sub(one, line)
+        out.append(line)
+    return "".join(out)
 
 
 def render_inline(text: str | None) -> str:

@@ -1,16 +1,19 @@
 """The human site: HTML pages (jinja2, autoescaped), Markdown for agents, sitemap and friends.
 
-    files = site_pages(catalog, recipes, ctx, api_docs)     # {relative path: bytes}
+Two entry points, matching the build's two phases:
 
-Pages are views: every command shown comes from the picker documents (render/picker.py),
-which are cut from synthesis renderings; the Python here only picks which precomputed
-rendering is the default and joins its lines with the same rule the page script uses
-(`command_text`). The picker documents themselves are written next to each model page at
-`<org>/<repo>/picker/<hw>.json`.
+    recipe_pages(catalog, rec, ctx, docs)   # one recipe: its model page and <org>/<repo>.md;
+                                            #   `docs` = that recipe's API documents
+    catalog_pages(catalog, api_docs)        # home/browse, providers, hardware, checkpoint
+                                            #   redirects, 404, sitemap.xml, robots.txt, llms.txt
+
+(`site_pages` runs both serially.) Pages are views: every command shown is cut from the API
+hardware documents by the rule the page script uses (`process_text`, site.js `commandText`):
+slice the rendered command around its feature block (`parts`) and join the selected lines.
 
 Configuration (environment, read at build time):
     RECIPES_SITE_REPO_URL   repository for "edit this recipe" / "request a recipe" links
-    RECIPES_SITE_URL        absolute site URL for sitemap.xml, canonical and OpenGraph URLs
+    RECIPES_SITE_URL        absolute site URL for sitemap.xml, llms.txt, canonical and OpenGraph
 """
 from __future__ import annotations
 
@@ -18,31 +21,34 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
-from urllib.parse import quote, urlencode
+from functools import lru_cache
+from html import escape
+import posixpath
+from urllib.parse import quote, urlencode, urljoin, urlsplit
 
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
 from recipes_site import sizing
 from recipes_site.catalog import PROJECT_ROOT
-from recipes_site.render.api import API, HF, RecipeInput, hw_doc_path, model_doc_path
-from recipes_site.render.markdown import render_guide
-from recipes_site.render.picker import picker_documents, picker_path, picker_summary
-from recipes_site.render.search import ARCH_LABELS, FACET_LABELS, FACETS, SORTS, browse_index, format_params
-from recipes_site.synthesis.install import install_block
 from recipes_site.jsish import mapping
+from recipes_site.render.api import API, HF, RecipeInput, hw_doc_path, model_doc_path
+from recipes_site.render.markdown import render_guide, rewrite_links
+from recipes_site.render.picker import exports, picker_summary
+from recipes_site.render.search import ARCH_LABELS, FACET_LABELS, FACETS, SORTS, browse_index, format_params
+from recipes_site.synthesis import promotable_variants
+from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.selection import allowed_by_variant, meets_constraint, precision_constraint
-from recipes_site.write import encode_json
 
 TEMPLATES = PROJECT_ROOT / "templates"
 STATIC = ("site.css", "site.js")
 SITE_NAME = "vLLM Recipes"
 DEFAULT_REPO_URL = "https://github.com/example/recipes-site"
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
+SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
 PAGE_IDS = frozenset({"main", "top", "install", "serve", "picker-data", "guide", "about", "command-panel",
-                      "sizing", "related", "browse-data", "results", "filters", "search"})
+                      "sizing-h", "install-h", "serve-h", "guide-h", "browse-data", "results", "filters", "search"})
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,7 @@ class SiteConfig:
         return f"{self.repo_url}/edit/main/models/{hf_id}.yaml"
 
     def request_url(self, hf_id: str | None = None) -> str:
-        query = {"labels": "recipe-request", "title": f"Recipe request: {hf_id}" if hf_id else "Recipe request: "}
+        query = {"labels": "recipe-request", "title": f"Recipe request: {hf_id or ''}"}
         if hf_id:
             query["body"] = f"Model: https://huggingface.co/{hf_id}\nHardware:\nPrecision:\nNotes:\n"
         return f"{self.repo_url}/issues/new?{urlencode(query, quote_via=quote)}"
@@ -79,44 +85,67 @@ def script_json(data) -> Markup:
     return Markup(text)
 
 
-# -- the command assembly rule (the page script implements the same) ---------------------------
+# -- the command assembly rule (site.js implements the same) ----------------------------------
 
-def default_choice(rendering: dict) -> list[tuple[dict, dict | None]]:
-    """The features a rendering starts with: (feature, mode or None) in the rendering's order."""
+def _get(doc, path):
+    for step in path:
+        doc = doc[step]
+    return doc
+
+
+def default_choice(features: list[dict]) -> list[tuple[dict, dict | None]]:
+    """The features a rendering starts with: (feature, mode or None), in the set's order."""
     out = []
-    for f in rendering.get("features") or []:
+    for f in features:
         d = f.get("default")
         if d is False or d is None:
             continue
-        if f.get("modes"):
-            mode = next((m for m in f["modes"] if m["name"] == d), f["modes"][0])
-            out.append((f, mode))
-        else:
-            out.append((f, None))
+        mode = next((m for m in f["modes"] if m["name"] == d), f["modes"][0]) if f.get("modes") else None
+        out.append((f, mode))
     return out
 
 
-def command_lines(process: dict, chosen: list[tuple[dict, dict | None]]) -> list[str]:
-    selected = []
-    for f, mode in chosen:
-        selected.extend(mode["lines"] if mode is not None else (f.get("lines") or []))
-    return list(process["before"]) + selected + list(process["after"])
-
-
-def command_text(process: dict, chosen: list[tuple[dict, dict | None]], form: str = "serve") -> str:
-    lines = command_lines(process, chosen)
-    tail = (" \\\n  " + " \\\n  ".join(lines)) if lines else ""
+def process_text(rendering: dict, part: dict, chosen: list[tuple[dict, dict | None]],
+                 form: str = "serve", locked: bool = False) -> str:
+    """What a command tab shows: the exports and `vllm serve` command, or the `docker run` one."""
+    if locked:
+        return _get(rendering, part["docker_path"]) if form == "docker" else part["exports"] + _get(rendering, part["path"])
+    body = _get(rendering, part["path"]).split(SEP)
+    selected = [line for f, m in chosen for line in (m["lines"] if m is not None else f.get("lines") or [])]
+    lines = body[1:1 + part["at"]] + selected + body[1 + part["at"] + part["n"]:]
+    tail = SEP + SEP.join(lines) if lines else ""
     if form == "docker":
-        return process["docker_head"] + tail
-    return process["exports"] + "vllm serve " + process["model"] + tail
+        return SEP.join(_get(rendering, part["docker_path"]).split(SEP)[:part["docker_at"]]) + tail
+    return part["exports"] + body[0] + tail
 
 
-def tabs_of(rendering: dict) -> list[dict]:
+def extra_text(rendering: dict, extra: dict) -> str:
+    return extra["text"] if "text" in extra else extra.get("prefix", "") + _get(rendering, extra["path"])
+
+
+def tabs_of(doc: dict, rendering: dict) -> list[dict]:
     """Command tabs in launch order: helper steps, the vLLM processes, then the router."""
-    extras = rendering.get("extras") or []
+    extras = doc["extra_sets"][rendering["parts"]["extras"]]
     before = [dict(e, kind="extra") for e in extras if e["id"] != "router"]
     after = [dict(e, kind="extra") for e in extras if e["id"] == "router"]
-    return before + [dict(p, kind="process") for p in rendering["processes"]] + after
+    return before + [dict(p, kind="process") for p in rendering["parts"]["processes"]] + after
+
+
+def tree_renderings(doc: dict, tree: str) -> tuple[list[dict], dict]:
+    """The renderings a variant tree offers on this hardware, and its recommended one."""
+    rec = doc["recommended"][tree]
+    rs = [r for r in doc["renderings"] if r["variant"] == rec["variant"]]
+    best = next(r for r in rs if r["strategy"] == rec["strategy"] and r["node_count"] == rec["node_count"])
+    return rs, best
+
+
+def default_text(doc: dict, rendering: dict, tab: dict | None = None) -> str:
+    parts = rendering["parts"]
+    tab = tab or dict(parts["processes"][0], kind="process")
+    if tab["kind"] == "extra":
+        return extra_text(rendering, tab)
+    features = doc["feature_sets"][parts["features"]]
+    return process_text(rendering, tab, default_choice(features), locked=parts["features_locked"])
 
 
 # -- labels -----------------------------------------------------------------------------------
@@ -138,34 +167,126 @@ def gb(value) -> str:
 
 
 def context_label(tokens) -> str:
-    if not isinstance(tokens, int) or tokens <= 0:
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens <= 0:
         return ""
-    if tokens >= 1_000_000 and tokens % 1_000_000 == 0 or tokens >= 1_048_576 and tokens % 1_048_576 == 0:
-        return f"{tokens // (1_048_576 if tokens % 1_000_000 else 1_000_000)}M"
-    return f"{round(tokens / 1024)}K" if tokens % 1000 else f"{tokens // 1000}K"
+    for unit, suffix in ((1_000_000, "M"), (1_048_576, "M"), (1000, "K"), (1024, "K")):
+        if tokens >= unit and tokens % unit == 0:
+            return f"{tokens // unit}{suffix}"
+    return f"{round(tokens / 1000)}K" if tokens >= 1000 else str(tokens)
 
 
-def sizing_view(fit: dict | None, hw_label: str) -> dict:
-    """Facts and a one-line explanation of one variant's weights on one hardware profile."""
-    if not fit:
+def variant_label(variant, key: str) -> str:
+    v = mapping(variant)
+    if v.get("label"):
+        return str(v["label"])
+    p = (v.get("precision") or key).upper()
+    return f"{p} · {v['vram_minimum_gb']} GB" if v.get("vram_minimum_gb") else p
+
+
+def sizing_view(fit: dict | None, weights_gb, hw: dict) -> dict:
+    """Facts and a one-line explanation of one variant's weights on one hardware profile
+    (`hw` is the picker summary's hardware entry; site.js `sizing` says the same)."""
+    if not fit or not weights_gb:
         return {"facts": [], "why": "This recipe gives no size for this variant, so there is no estimate."}
-    w, per, n = fit["weights_gb"], fit["vram_per_gpu_gib"], fit["gpu_count"]
-    facts = [("Weights", f"{gb(w)} GB"), ("GPUs needed", f"{fit['min_gpus']} × {gb(per)} GB")]
+    w, per, n, hw_label = gb(weights_gb), gb(hw["vram_per_gpu_gb"]), hw["gpu_count"], hw["label"]
+    facts = [("Weights", f"{w} GB"), ("GPUs needed", f"{fit['min_gpus']} × {per} GB")]
     if fit["fits_one_node"]:
-        facts.append(("Tensor parallel", str(fit["tensor_parallel"])))
-        facts.append(("Replicas per node", str(fit["replicas_per_node"])))
-        if fit["fits_one_gpu"]:
-            why = f"Fits on one {hw_label} GPU: {gb(w)} GB of weights within {gb(per)} GB."
-        else:
-            why = f"Fits on one node: {gb(w)} GB of weights need {fit['min_gpus']} of its {n} GPUs ({gb(per)} GB each)."
+        facts += [("Tensor parallel", str(fit["tensor_parallel"])), ("Replicas per node", str(fit["replicas_per_node"]))]
+        why = (f"Fits on one {hw_label} GPU: {w} GB of weights within {per} GB." if fit["fits_one_gpu"] else
+               f"Fits on one node: {w} GB of weights need {fit['min_gpus']} of its {n} GPUs ({per} GB each).")
     else:
         facts.append(("Nodes", str(fit["nodes_needed"])))
-        why = (f"Does not fit one node: {gb(w)} GB of weights exceed {n} × {gb(per)} GB; "
-               f"one copy needs {fit['nodes_needed']} nodes.")
+        why = f"Does not fit one node: {w} GB of weights exceed {n} × {per} GB; one copy needs {fit['nodes_needed']} nodes."
     return {"facts": facts, "why": why}
 
 
-# -- the model page ---------------------------------------------------------------------------
+# -- jinja ------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=4)
+def _environment(templates: str) -> Environment:
+    env = Environment(loader=FileSystemLoader(templates), autoescape=True, trim_blocks=True,
+                      lstrip_blocks=True, auto_reload=True)
+    env.filters["script_json"] = script_json
+    env.filters["gb"] = gb
+    env.filters["params"] = format_params
+    return env
+
+
+class _Pages:
+    """The jinja environment and what every page shares (static asset URLs, config, labels)."""
+
+    def __init__(self, profiles: dict, taxonomy: dict, config: SiteConfig | None):
+        self.config = config or SiteConfig.from_env()
+        self.profiles = profiles
+        self.labels = hw_labels(profiles)
+        self.task_labels = {t.get("id"): t.get("display_name") or t.get("id")
+                            for t in (taxonomy.get("tasks") or []) if isinstance(t, dict)}
+        self.env = _environment(str(TEMPLATES))
+        self.static = {}
+        self.static_files = {}
+        for name in STATIC:
+            data = (TEMPLATES / "static" / name).read_bytes()
+            self.static_files[f"static/{name}"] = data
+            self.static[name] = f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
+        self.globals = dict(site_name=SITE_NAME, static=self.static, config=self.config, hw_labels=self.labels,
+                            arch_labels=ARCH_LABELS, task_labels=self.task_labels)
+
+    def render(self, template: str, path: str, **page) -> bytes:
+        url = "/" + (path[: -len("index.html")] if path.endswith("index.html") else path)
+        page.setdefault("canonical", self.config.absolute(url))
+        return self.env.get_template(template).render(page_url=url, **self.globals, **page).encode("utf-8")
+
+
+def _provider_name(catalog, org: str) -> str:
+    names = [mapping(d.data.get("meta")).get("provider") for d in catalog.recipes if d.hf_id.split("/", 1)[0] == org]
+    names = [str(n) for n in names if n]
+    return max(sorted(set(names)), key=names.count) if names else org
+
+
+def _title(doc) -> str:
+    return str(mapping(doc.data.get("meta")).get("title") or doc.hf_id)
+
+
+# -- one recipe -------------------------------------------------------------------------------
+
+def site_paths(catalog) -> set[str]:
+    """Page paths (no slashes around) every build has: home, hardware, providers, recipes and
+    the checkpoint redirects (`_Catalog.checkpoint_redirects` makes the same set)."""
+    ids = {d.hf_id for d in catalog.recipes}
+    paths = {"", "hardware"} | {f"hardware/{h}" for h in catalog.hardware_profiles()} | ids
+    paths |= {i.split("/", 1)[0] for i in ids}
+    for d in catalog.recipes:
+        for v in mapping(d.data.get("variants")).values():
+            mid = mapping(v).get("model_id")
+            if isinstance(mid, str) and mid.count("/") == 1 and mid not in ids:
+                paths.add(mid)
+    return paths
+
+
+def guide_linker(hf_id: str, known: set[str]):
+    """Guide links are written for `/<org>/<repo>` pages: resolve relative ones against this
+    page and keep a site link only when it leads to a page that exists (else the text stays)."""
+    base = f"/{hf_id}/"
+
+    def link(href: str) -> str | None:
+        if href.startswith(("http://", "https://", "mailto:", "#")):
+            return href
+        url = urlsplit(urljoin(base, href))
+        path = posixpath.normpath(url.path).strip("/") if url.path else ""
+        if path.startswith("api/"):
+            return href
+        if path not in known:
+            return None
+        return "/" + path + ("/" if path else "") + (f"?{url.query}" if url.query else "") + (f"#{url.fragment}" if url.fragment else "")
+    return link
+
+
+def distinct_variants(variants: dict) -> dict:
+    """The summary's variants, with the checkpoint name added to labels two variants share."""
+    labels = [v["label"] for v in variants.values()]
+    return {k: dict(v, label=f"{v['label']} · {v['model_id'].rsplit('/', 1)[-1]}") if labels.count(v["label"]) > 1 else v
+            for k, v in variants.items()}
+
 
 def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[str, str]]:
     """Why each hardware profile is not offered for each variant tree (shown on disabled pills)."""
@@ -186,7 +307,7 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
             elif hw.restricted and h not in declared:
                 why = f"{label} is opt-in and this recipe does not list it"
             elif not meets_constraint(constraint, hw):
-                need = " ".join(str(x).capitalize() if x != "NVIDIA" and x != "AMD" else x
+                need = " ".join(str(x) if str(x).isupper() else str(x).capitalize()
                                 for x in (constraint.get("brand"), constraint.get("generation")) if x)
                 why = f"{(v.get('precision') or key).upper()} weights need {need} hardware"
             elif not allowed_by_variant(v, hw):
@@ -196,51 +317,41 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
             else:
                 why = f"No serving layout of this variant fits {label}"
             others = [o["label"] for k, o in summary["variants"].items() if k != key and h in o["hardware"]]
-            if others:
-                why += f" (available with {others[0]})"
-            reasons[h] = why
+            reasons[h] = why + (f" (available with {others[0]})" if others else "")
         out[key] = reasons
     return out
 
 
-def strategy_notes(ctx, docs: dict) -> dict[str, str]:
+def strategy_notes(ctx, hw_docs: list[dict]) -> dict[str, str]:
     """First sentence of each strategy's description, for the strategies this recipe offers."""
-    used = {r["strategy"] for doc in docs.values() for r in doc["renderings"]}
+    used = {r["strategy"] for doc in hw_docs for r in doc["renderings"]}
     out = {}
-    for sid in ctx.strategies:
-        if sid not in used:
-            continue
-        desc = " ".join(str(mapping(ctx.strategies[sid]).get("description") or "").split())
+    for sid, spec in ctx.strategies.items():
+        desc = " ".join(str(mapping(spec).get("description") or "").split())
         first = desc.split(". ")[0].rstrip(".")
-        if first:
+        if sid in used and first:
             out[sid] = first + "."
     return out
 
 
-def initial_view(summary: dict, labels: dict) -> dict | None:
+def initial_view(summary: dict, labels: dict) -> dict:
     """The server-rendered default state of the picker (what the page shows without JavaScript)."""
-    doc, default = summary.get("initial"), summary.get("default")
-    if not doc or not default:
-        return None
-    variant, hw = default["variant"], default["hardware"]
-    tree = doc["trees"][variant]
-    rs = [doc["renderings"][i] for i in tree["renderings"]]
-    r = doc["renderings"][tree["recommended"]]
-    strategies = []
-    for x in rs:
-        if x["strategy"] not in strategies:
-            strategies.append(x["strategy"])
-    nodes = sorted({x["node_count"] for x in rs if x["strategy"] == r["strategy"]})
-    chosen = default_choice(r)
-    on = {f["name"]: (m["name"] if m else None) for f, m in chosen}
-    tabs = tabs_of(r)
+    doc, variant, hw = summary["initial"], summary["default"]["variant"], summary["default"]["hardware"]
+    rs, r = tree_renderings(doc, variant)
+    strategies = list(dict.fromkeys(x["strategy"] for x in rs))
+    nodes = sorted({x["node_count"] for x in rs})   # every count the tree offers (site.js `resolve`)
+    features = doc["feature_sets"][r["parts"]["features"]]
+    chosen = default_choice(features)
+    tabs = tabs_of(doc, r)
     first = next(t for t in tabs if t["kind"] == "process")
-    fit = summary["sizing"].get(variant, {}).get(hw)
     return {
-        "variant": variant, "hardware": hw, "rendering": r, "strategies": strategies,
-        "recommended": r["strategy"], "nodes": nodes, "node_count": r["node_count"],
-        "features_on": on, "tabs": tabs, "tab": first["id"], "command": command_text(first, chosen),
-        "sizing": sizing_view(fit, labels.get(hw, hw)),
+        "variant": variant, "hardware": hw, "rendering": r, "parts": r["parts"], "features": features,
+        "locked": r["parts"]["features_locked"], "strategies": strategies, "recommended": r["strategy"],
+        "nodes": nodes, "node_count": r["node_count"],
+        "features_on": {f["name"]: (m["name"] if m else None) for f, m in chosen},
+        "tabs": tabs, "tab": first["id"], "command": default_text(doc, r, first),
+        "sizing": sizing_view(summary["sizing"].get(variant, {}).get(hw), summary["variants"][variant]["vram_gb"],
+                              summary["hardware"][hw]),
     }
 
 
@@ -251,296 +362,86 @@ def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
-def _badges(rec: RecipeInput, task_labels: dict) -> list[tuple[str, str]]:
-    model = mapping(rec.data.get("model"))
-    meta = mapping(rec.data.get("meta"))
+def _badges(data: dict, task_labels: dict) -> list[tuple[str, str]]:
+    model, meta = mapping(data.get("model")), mapping(data.get("meta"))
     out = []
-    arch = model.get("architecture")
-    if arch:
-        out.append(("arch", ARCH_LABELS.get(arch, arch)))
+    if model.get("architecture"):
+        out.append(("arch", ARCH_LABELS.get(model["architecture"], model["architecture"])))
     total, active = model.get("parameter_count"), model.get("active_parameters")
     if total:
         out.append(("params", f"{format_params(total)} / {format_params(active)} active"
                     if active and active != total else format_params(total)))
-    ctx_len = context_label(model.get("context_length"))
-    if ctx_len:
-        out.append(("context", f"{ctx_len} context"))
+    if context_label(model.get("context_length")):
+        out.append(("context", f"{context_label(model.get('context_length'))} context"))
     if model.get("min_vllm_version"):
         out.append(("vllm", f"vLLM {model['min_vllm_version']}+"))
     if model.get("nightly_required") is True:
         out.append(("nightly", "nightly"))
-    for t in meta.get("tasks") or []:
-        out.append(("task", task_labels.get(t, t)))
+    out += [("task", task_labels.get(t, t)) for t in meta.get("tasks") or []]
     return out
 
 
-def _install_view(rec: RecipeInput) -> dict:
-    block = install_block(rec.data)
-    extras = []
-    for dep in block.get("extras") or []:
-        if isinstance(dep, dict) and dep.get("command"):
-            extras.append({"note": dep.get("note") or "", "command": dep["command"], "optional": dep.get("optional") is True,
-                           "brand": dep.get("brand") or "", "modes": dep.get("install_modes") or []})
+def _install_view(data: dict) -> dict:
+    block = install_block(data)
+    extras = [{"note": dep.get("note") or "", "command": dep["command"], "optional": dep.get("optional") is True,
+               "brand": dep.get("brand") or "", "modes": dep.get("install_modes") or []}
+              for dep in block.get("extras") or [] if isinstance(dep, dict) and dep.get("command")]
     return {"pip": block.get("pip"), "docker": block.get("docker"), "extras": extras,
             "required": "\n".join(e["command"] for e in extras if not e["optional"])}
 
 
-# -- the builder ------------------------------------------------------------------------------
+def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: SiteConfig | None = None) -> dict[str, bytes]:
+    """The model page `<org>/<repo>/index.html` and the agents' `<org>/<repo>.md` of one recipe.
 
-class _Site:
-    def __init__(self, catalog, recipes: list[RecipeInput], ctx, api_docs: dict, config: SiteConfig):
-        self.catalog, self.recipes, self.ctx, self.api = catalog, recipes, ctx, api_docs
-        self.config = config
-        self.profiles = ctx.profiles
-        self.labels = hw_labels(self.profiles)
-        taxonomy = catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {}
-        self.taxonomy = taxonomy
-        self.task_labels = {t.get("id"): t.get("display_name") or t.get("id")
-                            for t in (taxonomy.get("tasks") or []) if isinstance(t, dict)}
-        self.models = {m["id"]: m for m in api_docs[f"{API}/models.json"]["models"]}
-        self.by_id = {r.hf_id: r for r in recipes}
-        self.files: dict[str, bytes] = {}
-        self.pickers: dict[str, dict] = {}      # hf_id -> {picker path: document}
-        self.sitemap: list[tuple[str, str | None]] = []
-        self.env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
-                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-        self.env.filters["script_json"] = script_json
-        self.env.filters["gb"] = gb
-        self.env.filters["params"] = format_params
-        self.static = {}
-        for name in STATIC:
-            data = (TEMPLATES / "static" / name).read_bytes()
-            self.files[f"static/{name}"] = data
-            self.static[name] = f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
-        self.env.globals.update(site_name=SITE_NAME, static=self.static, config=config,
-                                hw_labels=self.labels, arch_labels=ARCH_LABELS, task_labels=self.task_labels)
-
-    # helpers
-    def render(self, template: str, path: str, **page) -> None:
-        url = "/" + (path[: -len("index.html")] if path.endswith("index.html") else path)
-        page.setdefault("canonical", self.config.absolute(url))
-        html = self.env.get_template(template).render(page_url=url, **page)
-        self.files[path] = html.encode("utf-8")
-
-    def providers(self) -> dict[str, list[RecipeInput]]:
-        orgs: dict[str, list[RecipeInput]] = {}
-        for r in self.recipes:
-            orgs.setdefault(r.hf_id.split("/", 1)[0], []).append(r)
-        return orgs
-
-    def provider_name(self, org: str) -> str:
-        names = [mapping(r.data.get("meta")).get("provider") for r in self.providers().get(org, [])]
-        names = [n for n in names if n]
-        return max(sorted(set(names)), key=names.count) if names else org
-
-    def row(self, hf_id: str) -> dict:
-        """What lists show of a recipe (index, provider and hardware pages)."""
-        m = self.models[hf_id]
-        rec = self.by_id[hf_id]
-        variants = []
-        for key, v in mapping(rec.data.get("variants")).items():
-            v = mapping(v)
-            variants.append({"key": key, "precision": (v.get("precision") or key).upper(), "vram": v.get("vram_minimum_gb")})
-        return {**m, "params_label": format_params(m.get("parameter_count")),
-                "active_label": format_params(m.get("active_parameters"))
-                if m.get("active_parameters") and m.get("active_parameters") != m.get("parameter_count") else "",
-                "context": context_label(m.get("context_length")), "variants": variants,
-                "org": hf_id.split("/", 1)[0]}
-
-    # pages
-    def model_pages(self) -> None:
-        for rec in self.recipes:
-            docs = picker_documents(rec, self.ctx)
-            self.pickers[rec.hf_id] = docs
-            for path, doc in docs.items():
-                self.files[path] = encode_json(doc)
-            summary = picker_summary(rec, self.ctx, docs) if rec.rendered.trees else None
-            self.model_page(rec, summary, docs)
-            self.files[f"{rec.hf_id}.md"] = recipe_markdown(self, rec, summary).encode("utf-8")
-
-    def model_page(self, rec: RecipeInput, summary: dict | None, docs: dict) -> None:
-        meta, model = mapping(rec.data.get("meta")), mapping(rec.data.get("model"))
-        guide = render_guide(rec.data.get("guide"), top_level=3, reserved_ids=PAGE_IDS)
-        data = view = None
-        if summary:
-            data = dict(summary, reasons=unavailable_reasons(rec, self.ctx, summary),
-                        notes=strategy_notes(self.ctx, docs), labels=self.labels)
-            view = initial_view(summary, self.labels)
-        related = [self.row(h) for h in (meta.get("related_recipes") or []) if h in self.by_id and h != rec.hf_id]
-        org = rec.hf_id.split("/", 1)[0]
-        seen = {r["id"] for r in related} | {rec.hf_id}
-        more = [self.row(r.hf_id) for r in self.providers()[org] if r.hf_id not in seen][:6]
-        hw_json = {h: "/" + hw_doc_path(rec.hf_id, h) for h in (self.models[rec.hf_id].get("hardware") or [])}
-        self.render("model.html", f"{rec.hf_id}/index.html",
-                    title=f"{meta.get('title') or rec.hf_id} on vLLM", og_type="article",
-                    description=meta.get("description") or "", rec=rec, meta=meta, model=model,
-                    org=org, provider=self.provider_name(org), badges=_badges(rec, self.task_labels),
-                    install=_install_view(rec), data=data, view=view, summary=summary,
-                    guide=guide, related=related, more=more,
-                    hf_url=HF + rec.hf_id, json_url="/" + model_doc_path(rec.hf_id), hw_json=hw_json,
-                    md_url=f"/{rec.hf_id}.md", edit_url=self.config.edit_url(rec.hf_id),
-                    issue_url=f"{self.config.repo_url}/issues/new?{urlencode({'title': f'{rec.hf_id}: '}, quote_via=quote)}",
-                    groups=hardware_groups(summary) if summary else [],
-                    updated=meta.get("date_updated") or meta.get("date_added"))
-        self.sitemap.append((f"/{rec.hf_id}/", meta.get("date_updated") or meta.get("date_added")))
-
-    def checkpoint_redirects(self) -> None:
-        """A variant's own checkpoint id (`/nvidia/X-FP8/`) leads to its recipe, variant preselected."""
-        for cp in self.api[f"{API}/models.json"]["checkpoints"]:
-            path = f"{cp['id']}/index.html"
-            if cp["id"] in self.by_id or path in self.files or cp["id"].count("/") != 1:
-                continue
-            rec = self.by_id[cp["recipe"]]
-            trees = {t.variant: t.model_id for t in rec.rendered.trees}
-            key = cp["variant"] if cp["variant"] in trees else next((k for k, m in trees.items() if m == cp["id"]), None)
-            target = f"/{cp['recipe']}/" + (f"?{urlencode({'variant': key})}" if key and key != "default" else "")
-            self.render("redirect.html", path, title=cp["id"], target=target, recipe=cp["recipe"],
-                        canonical=self.config.absolute(f"/{cp['recipe']}/"), description=f"{cp['id']} is served by the {cp['recipe']} recipe.")
-
-    def provider_pages(self) -> None:
-        order = list(self.task_labels)
-        for org, recs in self.providers().items():
-            path = f"{org}/index.html"
-            if path in self.files:
-                continue
-            groups: dict[str, list] = {}
-            for r in sorted(recs, key=lambda r: str(mapping(r.data.get("meta")).get("title") or r.hf_id).lower()):
-                tasks = mapping(r.data.get("meta")).get("tasks") or ["other"]
-                groups.setdefault(tasks[0], []).append(self.row(r.hf_id))
-            ordered = sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
-            name = self.provider_name(org)
-            self.render("provider.html", path, title=f"{name} models on vLLM", org=org, name=name,
-                        description=f"{len(recs)} {name} model recipe{'s' if len(recs) != 1 else ''}: exact vLLM commands per hardware.",
-                        groups=ordered, count=len(recs), hf_url=HF + org)
-            self.sitemap.append((f"/{org}/", None))
-
-    def hardware_pages(self) -> None:
-        brands: dict[str, list] = {}
-        for h, profile in self.profiles.items():
-            doc = self.api[f"{API}/hardware/{h}.json"]
-            fits, multi = self.hardware_models(h, doc)
-            entry = {"id": h, "label": self.labels[h], "profile": profile, "fits": fits, "multi": multi}
-            brands.setdefault(profile.get("brand") or "Other", []).append(entry)
-            n, per = profile.get("gpu_count") or 1, gb(round(sizing.per_gpu_gib(profile), 1))
-            self.render("hardware.html", f"hardware/{h}/index.html", hw=entry,
-                        title=f"What runs on one {n} × {self.labels[h]} node",
-                        description=f"{len(fits)} models fit one {n} × {per} GB {self.labels[h]} node; "
-                                    f"the recommended vLLM command for each.",
-                        json_url=f"/{API}/hardware/{h}.json")
-            self.sitemap.append((f"/hardware/{h}/", None))
-        self.render("hardware_index.html", "hardware/index.html", brands=list(brands.items()),
-                    title="Hardware: what runs where",
-                    description="Every hardware profile and the models that fit on one node of it.")
-        self.sitemap.append(("/hardware/", None))
-
-    def hardware_models(self, h: str, doc: dict) -> tuple[list, list]:
-        per_recipe: dict[str, list] = {}
-        for m in doc["models"]:
-            per_recipe.setdefault(m["recipe"], []).append(m)
-        fits, multi = [], []
-        for hf_id, entries in per_recipe.items():
-            rec = self.by_id.get(hf_id)
-            if rec is None:
-                continue
-            pdoc = self.pickers.get(hf_id, {}).get(picker_path(hf_id, h))
-            variants = mapping(rec.data.get("variants"))
-
-            def weight(e):
-                return mapping(variants.get(e["variant"])).get("vram_minimum_gb") or 0
-            one = [e for e in entries if e["node_count"] == 1]
-            row = self.row(hf_id)
-            if one:
-                best = max(one, key=weight)   # max keeps the first (tree order) on ties
-                item = {"row": row, "variant": best["variant"], "strategy": best["strategy"]}
-                if pdoc and best["variant"] in pdoc["trees"]:
-                    r = pdoc["renderings"][pdoc["trees"][best["variant"]]["recommended"]]
-                    item["summary"] = r["summary"]
-                    item["command"] = command_text(r["processes"][0], default_choice(r))
-                    item["processes"] = len(r["processes"])
-                item["variant_label"] = _variant_label(variants.get(best["variant"]), best["variant"])
-                item["href"] = _picker_href(hf_id, h, best["variant"])
-                fits.append(item)
-            else:
-                least = min(entries, key=lambda e: e["node_count"])
-                multi.append({"row": row, "variant": least["variant"], "nodes": least["node_count"],
-                              "strategy": least["strategy"],
-                              "variant_label": _variant_label(variants.get(least["variant"]), least["variant"]),
-                              "href": _picker_href(hf_id, h, least["variant"])})
-        key = lambda item: str(item["row"].get("title") or item["row"]["id"]).lower()
-        return sorted(fits, key=key), sorted(multi, key=key)
-
-    def index_page(self) -> None:
-        index = browse_index(list(self.models.values()), self.labels, self.taxonomy)
-        rows = {r: self.row(r) for r in self.models}
-        records = index["records"]
-        data = {"records": [{k: v for k, v in r.items() if k != "title"} for r in records],
-                "facets": list(FACETS)}
-        self.render("index.html", "index.html", title=f"{SITE_NAME}: how to run any model on any hardware",
-                    description=f"Exact vllm serve and docker run commands for {len(records)} models on "
-                                f"{len(self.profiles)} hardware profiles.",
-                    records=records, rows=rows, facets=index["facets"], facet_labels=FACET_LABELS,
-                    sorts=SORTS, data=data, providers=[(org, self.provider_name(org), len(recs))
-                                                       for org, recs in sorted(self.providers().items(), key=lambda kv: kv[0].lower())],
-                    hardware_count=len(self.profiles))
-        self.sitemap.insert(0, ("/", None))
-
-    def not_found(self) -> None:
-        ids = {m: f"/{m}/" for m in self.models}
-        for cp in self.api[f"{API}/models.json"]["checkpoints"]:
-            if f"{cp['id']}/index.html" in self.files and cp["id"] not in ids:
-                ids[cp["id"]] = f"/{cp['id']}/"
-        titles = {m: self.models[m].get("title") or m for m in self.models}
-        self.render("404.html", "404.html", title="Page not found", description="No page at this address.",
-                    data={"ids": ids, "titles": titles, "request": self.config.request_url("ORG/REPO")},
-                    canonical=None)
-
-    def text_files(self) -> None:
-        lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
-        from html import escape
-        for path, lastmod in self.sitemap:
-            lines.append(f"  <url><loc>{escape(self.config.absolute(path))}</loc>"
-                         + (f"<lastmod>{escape(str(lastmod))}</lastmod>" if lastmod else "") + "</url>")
-        lines.append("</urlset>")
-        self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
-        self.files["robots.txt"] = (f"User-agent: *\nAllow: /\n\nSitemap: {self.config.absolute('/sitemap.xml')}\n").encode("utf-8")
-        self.files["llms.txt"] = llms_txt(self).encode("utf-8")
+    `docs` holds the recipe's API documents (at least its hardware documents)."""
+    pages = _Pages(ctx.profiles, catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {}, config)
+    hw_docs = {h: docs[hw_doc_path(rec.hf_id, h)] for h in ctx.profiles if hw_doc_path(rec.hf_id, h) in docs}
+    summary = view = data = None
+    if rec.rendered.trees:
+        summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
+        summary = dict(summary, variants=distinct_variants(summary["variants"]))
+        data = dict(summary, reasons=unavailable_reasons(rec, ctx, summary),
+                    notes=strategy_notes(ctx, list(hw_docs.values())), labels=pages.labels)
+        view = initial_view(summary, pages.labels)
+    meta = mapping(rec.data.get("meta"))
+    org = rec.hf_id.split("/", 1)[0]
+    by_id = {d.hf_id: d for d in catalog.recipes}
+    related = [(h, _title(by_id[h])) for h in meta.get("related_recipes") or [] if h in by_id and h != rec.hf_id]
+    seen = {h for h, _ in related} | {rec.hf_id}
+    more = sorted(((d.hf_id, _title(d)) for d in catalog.recipes
+                   if d.hf_id.split("/", 1)[0] == org and d.hf_id not in seen), key=lambda x: x[1].lower())[:6]
+    updated = meta.get("date_updated") or meta.get("date_added")
+    linker = guide_linker(rec.hf_id, site_paths(catalog))
+    html = pages.render(
+        "model.html", f"{rec.hf_id}/index.html", title=f"{meta.get('title') or rec.hf_id} on vLLM", og_type="article",
+        description=meta.get("description") or "", rec=rec, meta=meta, model=mapping(rec.data.get("model")), org=org, provider=_provider_name(catalog, org),
+        badges=_badges(rec.data, pages.task_labels), install=_install_view(rec.data), data=data, view=view,
+        summary=summary, guide=render_guide(rec.data.get("guide"), top_level=3, reserved_ids=PAGE_IDS, link=linker),
+        related=related, more=more, hf_url=HF + rec.hf_id, json_url="/" + model_doc_path(rec.hf_id),
+        hw_json={h: "/" + hw_doc_path(rec.hf_id, h) for h in hw_docs}, md_url=f"/{rec.hf_id}.md",
+        edit_url=pages.config.edit_url(rec.hf_id),
+        issue_url=f"{pages.config.repo_url}/issues/new?{urlencode({'title': f'{rec.hf_id}: '}, quote_via=quote)}",
+        groups=hardware_groups(summary) if summary else [], updated=updated)
+    return {f"{rec.hf_id}/index.html": html,
+            f"{rec.hf_id}.md": recipe_markdown(pages, rec, summary, hw_docs, linker).encode("utf-8")}
 
 
-def _variant_label(variant, key: str) -> str:
-    v = mapping(variant)
-    if v.get("label"):
-        return str(v["label"])
-    p = (v.get("precision") or key).upper()
-    return f"{p} · {v['vram_minimum_gb']} GB" if v.get("vram_minimum_gb") else p
-
-
-def _picker_href(hf_id: str, hw: str, variant: str) -> str:
-    query = {"hardware": hw}
-    if variant != "default":
-        query["variant"] = variant
-    return f"/{hf_id}/?{urlencode(query)}"
-
-
-# -- text for agents --------------------------------------------------------------------------
-
-def recipe_markdown(site: _Site, rec: RecipeInput, summary: dict | None) -> str:
+def recipe_markdown(pages: _Pages, rec: RecipeInput, summary: dict | None, hw_docs: dict, link=None) -> str:
+    """`<org>/<repo>.md`: facts, install, the recommended command per variant, and the guide with
+    its links made absolute to the site (`link`, the model page's guide linker)."""
     meta, model = mapping(rec.data.get("meta")), mapping(rec.data.get("model"))
-    m = site.models[rec.hf_id]
-    out = [f"# {meta.get('title') or rec.hf_id}", "", f"> {' '.join(str(meta.get('description') or '').split())}", ""]
+    a, labels = pages.config.absolute, pages.labels
+    active = model.get("active_parameters")
     facts = [("Hugging Face id", f"`{rec.hf_id}`"), ("Provider", meta.get("provider")),
              ("Architecture", ARCH_LABELS.get(model.get("architecture"), model.get("architecture"))),
              ("Parameters", format_params(model.get("parameter_count"))
-              + (f" ({format_params(model.get('active_parameters'))} active)"
-                 if model.get("active_parameters") and model.get("active_parameters") != model.get("parameter_count") else "")),
-             ("Context", context_label(model.get("context_length"))),
-             ("Minimum vLLM", model.get("min_vllm_version")),
+              + (f" ({format_params(active)} active)" if active and active != model.get("parameter_count") else "")),
+             ("Context", context_label(model.get("context_length"))), ("Minimum vLLM", model.get("min_vllm_version")),
              ("Tasks", ", ".join(meta.get("tasks") or [])),
-             ("Precisions", ", ".join(p.upper() for p in m.get("precisions") or [])),
-             ("Runs on", ", ".join(site.labels.get(h, h) for h in m.get("hardware") or [])),
+             ("Runs on", ", ".join(labels.get(h, h) for h in hw_docs)),
              ("Updated", meta.get("date_updated") or meta.get("date_added")),
-             ("Page", site.config.absolute(f"/{rec.hf_id}/")),
-             ("JSON", site.config.absolute("/" + model_doc_path(rec.hf_id)))]
+             ("Page", a(f"/{rec.hf_id}/")), ("JSON", a("/" + model_doc_path(rec.hf_id)))]
+    out = [f"# {meta.get('title') or rec.hf_id}", "", f"> {' '.join(str(meta.get('description') or '').split())}", ""]
     out += [f"- {k}: {v}" for k, v in facts if v] + [""]
     install = install_block(rec.data)
     if install.get("pip") or install.get("docker"):
@@ -548,68 +449,216 @@ def recipe_markdown(site: _Site, rec: RecipeInput, summary: dict | None) -> str:
         for key, title in (("pip", "pip / uv"), ("docker", "Docker")):
             if install.get(key):
                 out += [f"{title}:", "", "```bash", install[key]["command"], "```", ""]
-                if install[key].get("note"):
-                    out += [install[key]["note"], ""]
+                out += [install[key]["note"], ""] if install[key].get("note") else []
     if summary:
-        out += ["## Serve", ""]
+        out += ["## Serve", "", "The recommended command for each variant on its default hardware.", ""]
         for key, tv in summary["variants"].items():
             hw = tv["default_hardware"]
-            doc = site.pickers[rec.hf_id][picker_path(rec.hf_id, hw)]
-            r = doc["renderings"][doc["trees"][key]["recommended"]]
-            out += [f"### {tv['label']} (`{tv['model_id']}`) on {site.labels.get(hw, hw)}", "",
-                    f"{r['summary']}, strategy `{r['strategy']}`.", ""]
-            chosen = default_choice(r)
-            for tab in tabs_of(r):
-                text = command_text(tab, chosen) if tab["kind"] == "process" else tab["text"]
-                if len(tabs_of(r)) > 1:
-                    out += [f"{tab['label']}:", ""]
-                out += ["```bash", text, "```", ""]
+            doc = hw_docs[hw]
+            _rs, r = tree_renderings(doc, key)
+            out += [f"### {tv['label']} (`{tv['model_id']}`) on {labels.get(hw, hw)}", "",
+                    f"{r['parts']['summary']}; strategy `{r['strategy']}`.", ""]
+            tabs = tabs_of(doc, r)
+            for tab in tabs:
+                out += [f"{tab['label']}:", ""] if len(tabs) > 1 else []
+                out += ["```bash", default_text(doc, r, tab), "```", ""]
             others = [h for h in tv["hardware"] if h != hw]
             if others:
-                out += ["Other hardware (every rendering as JSON): " + ", ".join(
-                    f"[{site.labels.get(h, h)}]({site.config.absolute('/' + hw_doc_path(rec.hf_id, h))})" for h in others), ""]
+                out += ["Every rendering on other hardware, as JSON: " + ", ".join(
+                    f"[{labels.get(h, h)}]({a('/' + hw_doc_path(rec.hf_id, h))})" for h in others) + ".", ""]
     elif "omni" in (meta.get("tasks") or []):
         out += ["This model runs under vLLM-Omni; the guide below explains how to serve it.", ""]
     guide = rec.data.get("guide")
     if isinstance(guide, str) and guide.strip():
-        out += ["## Guide", "", guide.strip(), ""]
+        out += ["## Guide", "", rewrite_links(guide.strip(), link) if link else guide.strip(), ""]
     return "\n".join(out)
 
 
-def llms_txt(site: _Site) -> str:
-    a = site.config.absolute
-    out = [f"# {SITE_NAME}", "",
-           f"> Exact, validated `vllm serve` and `docker run` commands for {len(site.recipes)} models on "
-           f"{len(site.profiles)} hardware profiles, generated from one YAML recipe per Hugging Face model.", "",
-           "Each recipe below links to a Markdown summary (install, default command per variant, guide). "
-           f"Every rendering is also available as JSON: start at {a('/' + API + '/models.json')}, then "
-           f"`/{API}/models/<org>/<repo>.json` and `/{API}/models/<org>/<repo>/hw/<hardware>.json`.", "",
-           "## Recipes", ""]
-    for rec in sorted(site.recipes, key=lambda r: r.hf_id.lower()):
-        meta = mapping(rec.data.get("meta"))
-        desc = " ".join(str(meta.get("description") or "").split())
-        out.append(f"- [{meta.get('title') or rec.hf_id}]({a('/' + rec.hf_id + '.md')}): `{rec.hf_id}`. {desc}".rstrip())
-    out += ["", "## Hardware", ""]
-    for h, p in site.profiles.items():
-        out.append(f"- [{site.labels[h]}]({a(f'/hardware/{h}/')}): {p.get('gpu_count') or 1} × "
-                   f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; JSON {a(f'/{API}/hardware/{h}.json')}")
-    out += ["", "## Optional", "",
-            f"- [JSON Schemas]({a('/' + API + '/schema/recipe.schema.json')}): recipe format",
-            f"- [Contributing]({site.config.repo_url}/blob/main/CONTRIBUTING.md): add or fix a recipe", ""]
-    return "\n".join(out)
+# -- catalog-wide pages -----------------------------------------------------------------------
+
+class _Catalog:
+    def __init__(self, catalog, api_docs: dict, config: SiteConfig | None):
+        self.catalog, self.api = catalog, api_docs
+        taxonomy = catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {}
+        self.taxonomy = taxonomy
+        self.profiles = catalog.hardware_profiles()
+        self.pages = _Pages(self.profiles, taxonomy, config)
+        self.config, self.labels = self.pages.config, self.pages.labels
+        self.index = api_docs[f"{API}/models.json"]
+        self.models = {m["id"]: m for m in self.index["models"]}
+        self.docs = {d.hf_id: d for d in catalog.recipes if d.hf_id in self.models}
+        self.strategy_labels = {sid: mapping(s).get("display_name") or sid
+                                for sid, s in {**catalog.strategies, **catalog.kv_stores}.items()}
+        self.files: dict[str, bytes] = dict(self.pages.static_files)
+        self.sitemap: list[tuple[str, str | None]] = [("/", None)]
+        orgs: dict[str, list[str]] = {}
+        for hf_id in self.models:
+            orgs.setdefault(hf_id.split("/", 1)[0], []).append(hf_id)
+        self.orgs = orgs
+
+    def row(self, hf_id: str) -> dict:
+        """What lists show of a recipe (index, provider and hardware pages)."""
+        m = self.models[hf_id]
+        variants = [{"key": k, "precision": (mapping(v).get("precision") or k).upper(), "vram": mapping(v).get("vram_minimum_gb")}
+                    for k, v in mapping(self.docs[hf_id].data.get("variants")).items()] if hf_id in self.docs else []
+        active = m.get("active_parameters")
+        return {**m, "params_label": format_params(m.get("parameter_count")),
+                "active_label": format_params(active) if active and active != m.get("parameter_count") else "",
+                "context": context_label(m.get("context_length")), "variants": variants}
+
+    def provider_name(self, org: str) -> str:
+        return _provider_name(self.catalog, org)
+
+    def render(self, template: str, path: str, **page) -> None:
+        self.files[path] = self.pages.render(template, path, **page)
+
+    def index_page(self) -> None:
+        index = browse_index(self.index["models"], self.labels, self.taxonomy)
+        records = index["records"]
+        data = {"records": records, "facets": list(FACETS)}
+        providers = [(org, self.provider_name(org), len(ids)) for org, ids in sorted(self.orgs.items(), key=lambda kv: kv[0].lower())]
+        self.render("index.html", "index.html", title=f"{SITE_NAME}: run any model on any hardware",
+                    description=f"Exact vllm serve and docker run commands for {len(records)} models on "
+                                f"{len(self.profiles)} hardware profiles.",
+                    records=records, rows={r: self.row(r) for r in self.models}, facets=index["facets"],
+                    facet_labels=FACET_LABELS, sorts=SORTS, data=data, providers=providers,
+                    hardware_count=len(self.profiles))
+
+    def provider_pages(self) -> None:
+        order = list(self.pages.task_labels)
+        for org, ids in self.orgs.items():
+            groups: dict[str, list] = {}
+            for hf_id in sorted(ids, key=lambda i: str(self.models[i].get("title") or i).lower()):
+                tasks = self.models[hf_id].get("tasks") or ["other"]
+                groups.setdefault(tasks[0], []).append(self.row(hf_id))
+            ordered = sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+            name = self.provider_name(org)
+            self.render("provider.html", f"{org}/index.html", title=f"{name} models on vLLM", org=org, name=name,
+                        description=f"{len(ids)} {name} model recipe{'s' if len(ids) != 1 else ''} with exact vLLM commands per hardware.",
+                        groups=ordered, count=len(ids), hf_url=HF + org)
+            self.sitemap.append((f"/{org}/", None))
+
+    def hardware_pages(self) -> None:
+        brands: dict[str, list] = {}
+        for h, profile in self.profiles.items():
+            fits, multi = self.hardware_models(h, self.api[f"{API}/hardware/{h}.json"])
+            entry = {"id": h, "label": self.labels[h], "profile": profile, "fits": fits, "multi": multi,
+                     "per_gpu": gb(round(sizing.per_gpu_gib(profile), 1)), "gpus": profile.get("gpu_count") or 1}
+            brands.setdefault(profile.get("brand") or "Other", []).append(entry)
+            self.render("hardware.html", f"hardware/{h}/index.html", hw=entry,
+                        title=f"What runs on one {entry['gpus']} × {self.labels[h]} node",
+                        description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GB "
+                                    f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
+                        json_url=f"/{API}/hardware/{h}.json")
+            self.sitemap.append((f"/hardware/{h}/", None))
+        self.render("hardware_index.html", "hardware/index.html", brands=list(brands.items()),
+                    title="What runs where", description="Every hardware profile and the models that fit on one node of it.")
+        self.sitemap.append(("/hardware/", None))
+
+    def hardware_models(self, h: str, doc: dict) -> tuple[list, list]:
+        """Per recipe: the largest variant whose recommended layout is one node, else the
+        variant needing the fewest nodes."""
+        per_recipe: dict[str, list] = {}
+        for m in doc["models"]:
+            if m["recipe"] in self.models:
+                per_recipe.setdefault(m["recipe"], []).append(m)
+        fits, multi = [], []
+        for hf_id, entries in per_recipe.items():
+            variants = mapping(self.docs[hf_id].data.get("variants")) if hf_id in self.docs else {}
+            one = [e for e in entries if e["node_count"] == 1]
+            pick = max(one, key=lambda e: mapping(variants.get(e["variant"])).get("vram_minimum_gb") or 0) if one \
+                else min(entries, key=lambda e: e["node_count"])
+            item = {"row": self.row(hf_id), "variant": pick["variant"], "nodes": pick["node_count"],
+                    "strategy": self.strategy_labels.get(pick["strategy"], pick["strategy"]),
+                    "deploy_type": pick["deploy_type"], "model_id": pick.get("model_id"),
+                    "variant_label": variant_label(variants.get(pick["variant"]), pick["variant"]),
+                    "href": f"/{hf_id}/?" + urlencode({"hardware": h, **({"variant": pick["variant"]} if pick["variant"] != "default" else {})}),
+                    "command": exports(pick.get("env") or {}) + pick["command"] if pick.get("command") else ""}
+            (fits if one else multi).append(item)
+        key = lambda item: str(item["row"].get("title") or item["row"]["id"]).lower()
+        return sorted(fits, key=key), sorted(multi, key=key)
+
+    def checkpoint_redirects(self) -> None:
+        """A variant's own checkpoint id (`/nvidia/X-FP8/`) leads to its recipe, variant preselected."""
+        standalone = set(self.models)
+        self.redirects = {}
+        for cp in self.index["checkpoints"]:
+            path = f"{cp['id']}/index.html"
+            if cp["id"] in standalone or cp["id"] in self.redirects or path in self.files or cp["id"].count("/") != 1 \
+                    or cp["recipe"] not in self.docs:
+                continue
+            data = self.docs[cp["recipe"]].data
+            trees = promotable_variants(data, standalone)[0] if "default" in mapping(data.get("variants")) else {}
+            variants = mapping(data.get("variants"))
+            key = next((k for k in trees if mapping(variants.get(k)).get("model_id") == cp["id"]), None)
+            target = f"/{cp['recipe']}/" + (f"?{urlencode({'variant': key})}" if key and key != "default" else "")
+            self.redirects[cp["id"]] = target
+            self.render("redirect.html", path, title=cp["id"], target=target, recipe=cp["recipe"],
+                        canonical=self.config.absolute(f"/{cp['recipe']}/"),
+                        description=f"{cp['id']} is served by the {cp['recipe']} recipe.")
+
+    def not_found(self) -> None:
+        ids = {m: f"/{m}/" for m in self.models}
+        ids.update(self.redirects)
+        titles = {m: self.models[m].get("title") or m for m in self.models}
+        self.render("404.html", "404.html", title="Page not found", description="No page at this address.",
+                    data={"ids": ids, "titles": titles, "repo": self.config.repo_url}, canonical=None)
+
+    def text_files(self) -> None:
+        for hf_id in sorted(self.models, key=str.lower):
+            m = self.models[hf_id]
+            self.sitemap.append((f"/{hf_id}/", m.get("date_updated") or m.get("date_added")))
+        lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+        for path, lastmod in self.sitemap:
+            lines.append(f"  <url><loc>{escape(self.config.absolute(path))}</loc>"
+                         + (f"<lastmod>{escape(str(lastmod))}</lastmod>" if lastmod else "") + "</url>")
+        lines.append("</urlset>")
+        self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
+        self.files["robots.txt"] = f"User-agent: *\nAllow: /\n\nSitemap: {self.config.absolute('/sitemap.xml')}\n".encode("utf-8")
+        self.files["llms.txt"] = self.llms_txt().encode("utf-8")
+
+    def llms_txt(self) -> str:
+        a = self.config.absolute
+        out = [f"# {SITE_NAME}", "",
+               f"> Exact, validated `vllm serve` and `docker run` commands for {len(self.models)} models on "
+               f"{len(self.profiles)} hardware profiles, generated from one YAML recipe per Hugging Face model.", "",
+               "Each recipe below links to a Markdown summary: install steps, the recommended command per variant, "
+               f"and the guide. Every rendering is also JSON: start at {a('/' + API + '/models.json')}, then "
+               f"`/{API}/models/<org>/<repo>.json` and `/{API}/models/<org>/<repo>/hw/<hardware>.json`.", "",
+               "## Recipes", ""]
+        for hf_id in sorted(self.models, key=str.lower):
+            m = self.models[hf_id]
+            desc = " ".join(str(m.get("description") or "").split())
+            out.append(f"- [{m.get('title') or hf_id}]({a('/' + hf_id + '.md')}): `{hf_id}`. {desc}".rstrip())
+        out += ["", "## Hardware", ""]
+        for h, p in self.profiles.items():
+            out.append(f"- [{self.labels[h]}]({a(f'/hardware/{h}/')}): {p.get('gpu_count') or 1} × "
+                       f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; models that fit: {a(f'/{API}/hardware/{h}.json')}")
+        out += ["", "## Optional", "",
+                f"- [Recipe JSON Schema]({a('/' + API + '/schema/recipe.schema.json')}): the recipe format",
+                f"- [Contributing]({self.config.repo_url}/blob/main/CONTRIBUTING.md): add or fix a recipe", ""]
+        return "\n".join(out)
 
 
-# -- entry point ------------------------------------------------------------------------------
-
-def site_pages(catalog, recipes: list[RecipeInput], ctx, api_docs: dict,
-               config: SiteConfig | None = None) -> dict[str, bytes]:
-    """Every file of the human site (HTML, picker JSON, Markdown, sitemap...), keyed by path."""
-    site = _Site(catalog, recipes, ctx, api_docs, config or SiteConfig.from_env())
-    site.model_pages()
+def catalog_pages(catalog, api_docs: dict[str, dict], config: SiteConfig | None = None) -> dict[str, bytes]:
+    """Every page that spans recipes, plus the static assets; `api_docs` needs models.json and
+    hardware/<hw>.json (the catalog-wide API documents)."""
+    site = _Catalog(catalog, api_docs, config)
+    site.index_page()
     site.provider_pages()
     site.hardware_pages()
     site.checkpoint_redirects()
-    site.index_page()
     site.not_found()
     site.text_files()
     return site.files
+
+
+def site_pages(catalog, recipes: list[RecipeInput], ctx, api_docs: dict[str, dict],
+               config: SiteConfig | None = None) -> dict[str, bytes]:
+    """Both phases, serially (tests, scripts): every file of the human site, keyed by path."""
+    config = config or SiteConfig.from_env()
+    files: dict[str, bytes] = {}
+    for rec in recipes:
+        files.update(recipe_pages(catalog, rec, ctx, api_docs, config))
+    files.update(catalog_pages(catalog, api_docs, config))
+    return files

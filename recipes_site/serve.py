@@ -1,0 +1,138 @@
+"""`recipes-site serve`: build, serve the output folder on 127.0.0.1, rebuild when a recipe changes.
+
+A standard-library preview server: `http.server` with directory indexes, the site's 404.html
+for missing paths, UTF-8 content types for the site's text formats and no caching (so a
+rebuild shows on reload). A watcher thread polls the recipe files once a second; a rebuild that
+fails prints its diagnostics and leaves the previous site in place (the build writes
+atomically), so the server keeps serving it.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import time
+import traceback
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+WATCHED = ("models", "taxonomy.yaml", "strategies", "kv_store", "platforms.yaml")
+TYPES = {
+    ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8", ".json": "application/json",
+    ".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8",
+    ".xml": "application/xml; charset=utf-8", ".svg": "image/svg+xml",
+}
+
+
+class SiteHandler(SimpleHTTPRequestHandler):
+    """Serves one folder; unknown paths get its 404.html with status 404."""
+
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    quiet = False
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def send_error(self, code, message=None, explain=None):
+        page = Path(self.directory) / "404.html"
+        if code != HTTPStatus.NOT_FOUND or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(code, message)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+def watched_state(root: Path, extra: tuple[Path, ...] = ()) -> tuple:
+    """(path, mtime, size) of every watched file: any edit, addition or removal changes it."""
+    state = []
+    for entry in [root / name for name in WATCHED] + list(extra):
+        files = sorted(p for p in entry.rglob("*") if p.is_file()) if entry.is_dir() else [entry] if entry.is_file() else []
+        for p in files:
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            state.append((str(p), st.st_mtime_ns, st.st_size))
+    return tuple(state)
+
+
+def rebuild(root: Path, out: Path, log=print) -> bool:
+    """One build; prints what went wrong and returns False when it did not replace the site."""
+    from recipes_site.build import build
+    started = time.perf_counter()
+    try:
+        result = build(root, out)
+    except Exception:   # a bug must not take the preview down: keep serving the last good site
+        log(traceback.format_exc().rstrip())
+        log("build crashed; still serving the previous site")
+        return False
+    for d in result.diagnostics:
+        if not result.ok or d.level.name == "ERROR":
+            log(d.format())
+    if not result.ok:
+        log(f"build failed: {sum(1 for d in result.diagnostics if d.level.name == 'ERROR')} error(s); "
+            "still serving the previous site")
+        return False
+    log(f"built {len(result.recipes)} recipes into {out} ({result.files_written} files, "
+        f"{time.perf_counter() - started:.2f}s)")
+    return True
+
+
+def watch(root: Path, out: Path, stop: threading.Event, interval: float = 1.0, log=print,
+          extra: tuple[Path, ...] = (), seen: tuple | None = None) -> None:
+    """Poll the recipe files every `interval` seconds and rebuild when they differ from `seen`
+    (the state the current site was built from; taken now when not given)."""
+    seen = watched_state(root, extra) if seen is None else seen
+    while not stop.wait(interval):
+        now = watched_state(root, extra)
+        if now != seen:
+            seen = now
+            log("change detected, rebuilding…")
+            rebuild(root, out, log)
+
+
+def make_server(out: Path, port: int = 8000, host: str = "127.0.0.1", quiet: bool = False) -> ThreadingHTTPServer:
+    handler = type("Handler", (SiteHandler,), {"quiet": quiet})
+    return ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(out)))
+
+
+def serve(root: Path, out: Path, port: int = 8000, host: str = "127.0.0.1", *,
+          interval: float = 1.0, watch_templates: bool = True) -> int:
+    """Build, serve `out` until interrupted, rebuilding on recipe changes. Returns an exit code."""
+    root, out = Path(root), Path(out).resolve()
+    from recipes_site.render.pages import TEMPLATES
+    extra = (TEMPLATES,) if watch_templates else ()
+    seen = watched_state(root, extra)   # before building: an edit made during the build triggers another
+    if not rebuild(root, out) and not (out / "index.html").is_file():
+        print("nothing to serve yet: fix the errors above; the server starts anyway and rebuilds on change",
+              file=sys.stderr)
+        out.mkdir(parents=True, exist_ok=True)
+    try:
+        server = make_server(out, port, host)
+    except OSError as exc:
+        print(f"recipes-site: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch, args=(root, out, stop, interval),
+                               kwargs={"extra": extra, "seen": seen}, daemon=True)
+    watcher.start()
+    print(f"serving {out} at http://{host}:{server.server_address[1]}/  (Ctrl+C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print()
+    finally:
+        stop.set()
+        server.server_close()
+    return 0

@@ -1,0 +1,511 @@
+/* recipes-site: the one script of every page. It never decides a command: the model page
+   selects renderings from the API hardware documents and swaps the feature block of each
+   rendered command for the selected features' precomputed lines (render/picker.py). */
+(() => {
+"use strict";
+const d = document, root = d.documentElement;
+const $ = (s, r = d) => r.querySelector(s), $$ = (s, r = d) => Array.from(r.querySelectorAll(s));
+const store = (k, v) => { try { if (v === undefined) return localStorage.getItem(k); localStorage.setItem(k, v); } catch (e) { /* private mode */ } return null; };
+const data = id => { const el = d.getElementById(id); return el ? JSON.parse(el.textContent) : null; };
+function h(tag, attrs, ...kids) {
+  const el = d.createElement(tag);
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "text") el.textContent = v; else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of kids.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+/* theme: follows the system until toggled; the choice is stored */
+const toggle = $("[data-theme-toggle]");
+if (toggle) {
+  const dark = () => (root.dataset.theme || (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light")) === "dark";
+  const sync = () => toggle.setAttribute("aria-pressed", String(dark()));
+  sync();
+  toggle.addEventListener("click", () => { root.dataset.theme = dark() ? "light" : "dark"; store("theme", root.dataset.theme); sync(); });
+}
+
+/* keyboard: "/" and Ctrl/Cmd+K focus search; arrows move within radio groups and tab lists */
+d.addEventListener("keydown", e => {
+  const t = e.target;
+  if ((e.key === "k" || e.key === "K") && (e.ctrlKey || e.metaKey) && !e.altKey || e.key === "/" && !e.ctrlKey && !e.metaKey && !e.altKey
+      && !(t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) {
+    const box = $("[data-search]") || $("[data-site-search]");
+    if (box) { e.preventDefault(); box.focus(); box.select(); }
+    return;
+  }
+  const item = t.closest && t.closest("[role=radio],[role=tab]");
+  if (!item) return;
+  const group = item.closest(item.getAttribute("role") === "radio" ? "[role=radiogroup]" : "[role=tablist]");
+  const opts = $$("[role=radio],[role=tab]", group).filter(o => o === item || o.getAttribute("aria-disabled") !== "true");
+  const i = opts.indexOf(item), k = e.key;
+  const next = k === "ArrowRight" || k === "ArrowDown" ? opts[(i + 1) % opts.length]
+    : k === "ArrowLeft" || k === "ArrowUp" ? opts[(i - 1 + opts.length) % opts.length]
+    : k === "Home" ? opts[0] : k === "End" ? opts[opts.length - 1] : null;
+  if (next && next !== item) { e.preventDefault(); next.focus(); next.click(); }
+});
+
+/* copy buttons: the command card's announces in its own live region, others in the page's */
+async function copyText(text) {
+  try { await navigator.clipboard.writeText(text); return true; } catch (e) {
+    const ta = h("textarea", { readonly: true, class: "sr-only" });
+    ta.value = text; d.body.append(ta); ta.select();
+    let ok = false;
+    try { ok = d.execCommand("copy"); } catch (e2) { ok = false; }
+    ta.remove();
+    return ok;
+  }
+}
+d.addEventListener("click", async e => {
+  const b = e.target.closest("button[data-copy],button[data-copy-from],button[data-copy-text]");
+  if (!b) return;
+  const text = b.hasAttribute("data-copy") ? $("pre[data-command]").textContent
+    : b.dataset.copyFrom ? d.getElementById(b.dataset.copyFrom).textContent : b.dataset.copyText;
+  const ok = await copyText(text);
+  const live = b.hasAttribute("data-copy") ? $("[data-copy-status]") : $("[data-announce]");
+  if (!b.dataset.label) b.dataset.label = b.textContent;
+  b.textContent = ok ? "Copied" : "Copy failed";
+  if (live) live.textContent = ok ? "Copied" : "Copy failed: select the text and copy it by hand";
+  clearTimeout(b._t);
+  b._t = setTimeout(() => { b.textContent = b.dataset.label; if (live) live.textContent = ""; }, 2000);
+});
+
+/* code blocks of guides get a copy button too */
+$$(".prose pre").forEach((pre, i) => {
+  pre.id = pre.id || "code-" + (i + 1);
+  pre.tabIndex = 0;
+  const wrap = h("div", { class: "code" });
+  pre.replaceWith(wrap);
+  wrap.append(pre, h("button", { type: "button", class: "copy", "data-copy-from": pre.id, text: "Copy" }));
+});
+
+/* install tabs (pip / docker); choosing one also switches the command form */
+let setForm = () => {};
+function installTab(key) {
+  for (const t of $$("[data-install]")) {
+    const on = t.dataset.install === key;
+    t.setAttribute("aria-selected", String(on)); t.tabIndex = on ? 0 : -1;
+    d.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+  }
+}
+d.addEventListener("click", e => {
+  const t = e.target.closest("[data-install]");
+  if (t) { installTab(t.dataset.install); setForm(t.dataset.install === "docker" ? "docker" : "serve", true); }
+});
+
+/* ---------------------------------------------------------------- model page picker */
+const P = $("[data-picker]");
+if (P) picker(P, data("picker-data"));
+
+function picker(P, D) {
+  const HW_KEY = "recipes:hardware";
+  const docs = { [D.initial.hardware]: D.initial }, pending = {};
+  let S = null, X = null, seq = 0, form = "serve";
+  const load = hw => docs[hw] ? Promise.resolve(docs[hw]) : pending[hw] || (pending[hw] =
+    fetch(D.api_url.replace("{hw}", encodeURIComponent(hw)))
+      .then(r => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+      .then(doc => (docs[hw] = doc))
+      .finally(() => { delete pending[hw]; }));
+
+  function fromUrl() {
+    const q = new URLSearchParams(location.search), w = { on: null, modes: {} };
+    for (const k of ["hardware", "variant", "strategy", "nodes"]) if (q.has(k)) w[k] = q.get(k);
+    if (q.has("features")) {
+      w.on = {};
+      for (const part of q.get("features").split(",")) {
+        const [name, mode] = part.split(":");
+        if (name) { w.on[name] = true; if (mode) w.modes[name] = mode; }
+      }
+    }
+    return w;
+  }
+
+  const SEP = " \\\n  ";
+  const get = (o, path) => path.reduce((x, k) => x[k], o);
+  const featuresOf = r => docs[S.hardware].feature_sets[r.parts.features];
+  /* the features in force: defaults, or the user's set; a locked rendering keeps its defaults */
+  function choose(r, on, modes) {
+    const out = [];
+    for (const f of featuresOf(r)) {
+      const locked = r.parts.features_locked || !on;
+      if (!(locked ? f.default !== false && f.default !== null : on[f.name])) continue;
+      const want = locked ? f.default : modes[f.name];
+      out.push([f, f.modes ? f.modes.find(m => m.name === want) || f.modes.find(m => m.name === f.default) || f.modes[0] : null]);
+    }
+    return out;
+  }
+  const featureKey = ch => ch.map(([f, m]) => m ? f.name + ":" + m.name : f.name).join(",");
+
+  /* the assembly rule: the rendered command around its feature block + the selected lines */
+  function commandText(r, p, ch) {
+    if (r.parts.features_locked) return form === "docker" ? get(r, p.docker_path) : p.exports + get(r, p.path);
+    const body = get(r, p.path).split(SEP);
+    const lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), body.slice(1 + p.at + p.n));
+    const tail = lines.length ? SEP + lines.join(SEP) : "";
+    return form === "docker" ? get(r, p.docker_path).split(SEP).slice(0, p.docker_at).join(SEP) + tail : p.exports + body[0] + tail;
+  }
+  function tabs(r) {
+    const ex = docs[S.hardware].extra_sets[r.parts.extras];
+    return ex.filter(e => e.id !== "router").concat(r.parts.processes, ex.filter(e => e.id === "router"));
+  }
+
+  /* strategy and node count on one hardware: an explicit strategy wins; a node count alone
+     picks the recommended strategy if it offers that count, else the first one that does */
+  function resolve(doc, variant, w) {
+    const want = doc.recommended[variant], rs = doc.renderings.filter(r => r.variant === want.variant);
+    const rec = rs.find(r => r.strategy === want.strategy && r.node_count === want.node_count);
+    const strategies = [...new Set(rs.map(r => r.strategy))];
+    const nodes = [...new Set(rs.map(r => r.node_count))].sort((a, b) => a - b);
+    const has = (s, n) => rs.some(r => r.strategy === s && r.node_count === n), wanted = +w.nodes;
+    const strategy = strategies.includes(w.strategy) ? w.strategy
+      : nodes.includes(wanted) && !has(rec.strategy, wanted) ? rs.find(r => r.node_count === wanted).strategy : rec.strategy;
+    const own = rs.filter(r => r.strategy === strategy).map(r => r.node_count).sort((a, b) => a - b);
+    const defNodes = strategy === rec.strategy && own.includes(rec.node_count) ? rec.node_count : own[0];
+    const n = has(strategy, wanted) ? wanted : defNodes;
+    return { rec, strategies, nodes, defNodes, strategy, n, r: rs.find(r => r.strategy === strategy && r.node_count === n) };
+  }
+
+  async function go(w, how) {
+    const my = ++seq;
+    const variant = w.variant in D.variants ? w.variant : D.default.variant, V = D.variants[variant];
+    const stored = how === "pop" ? null : store(HW_KEY);
+    const hardware = V.hardware.includes(w.hardware) ? w.hardware : V.hardware.includes(stored) ? stored : V.default_hardware;
+    let doc = docs[hardware];
+    if (!doc) {
+      P.setAttribute("aria-busy", "true");
+      try { doc = await load(hardware); } catch (e) {
+        if (my === seq) { P.removeAttribute("aria-busy"); fail("Could not load the commands for " + D.hardware[hardware].label + " (" + e.message + ")."); }
+        return;
+      }
+      if (my !== seq) return;
+      P.removeAttribute("aria-busy");
+    }
+    X = resolve(doc, variant, w);
+    S = { variant, hardware, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab };
+    render();
+    const url = query();
+    if (how === "push" && url !== location.pathname + location.search + location.hash) history.pushState(null, "", url);
+    else if (how === "replace") history.replaceState(null, "", url);
+  }
+  function fail(msg) { const el = $("[data-picker-error]", P); el.textContent = msg; el.hidden = !msg; }
+
+  function query() {
+    const q = [], r = X.r, set = (k, v) => q.push(k + "=" + encodeURIComponent(v).replace(/%2C/g, ",").replace(/%3A/g, ":"));
+    if (S.hardware !== D.variants[S.variant].default_hardware) set("hardware", S.hardware);
+    if (S.variant !== D.default.variant) set("variant", S.variant);
+    if (S.strategy !== X.rec.strategy) set("strategy", S.strategy);
+    if (S.nodes !== X.defNodes) set("nodes", S.nodes);
+    const k = featureKey(choose(r, S.on, S.modes));
+    if (k !== featureKey(choose(r, null, {}))) set("features", k);
+    return location.pathname + (q.length ? "?" + q.join("&") : "") + location.hash;
+  }
+
+  function radio(value, on, kids) {
+    return h("button", { type: "button", class: "opt", role: "radio", "data-value": value, "aria-checked": String(on), tabindex: on ? 0 : -1 }, kids);
+  }
+  function setRadio(b, on) { b.setAttribute("aria-checked", String(on)); b.tabIndex = on ? 0 : -1; }
+  function fill(el, kids) { el.replaceChildren(...kids); }
+
+  function render() {
+    const r = X.r, ch = choose(r, S.on, S.modes), V = D.variants[S.variant], HW = D.hardware[S.hardware];
+    const features = featuresOf(r), locked = r.parts.features_locked;
+    const a = d.activeElement, focusKey = a && P.contains(a) && a !== d.body ? keyOf(a) : null;
+    fail("");
+    const reasons = D.reasons[S.variant] || {};
+    for (const b of $$("[data-axis=hardware] [role=radio]", P)) {
+      const v = b.dataset.value;
+      setRadio(b, v === S.hardware);
+      if (V.hardware.includes(v)) { b.removeAttribute("aria-disabled"); b.removeAttribute("title"); }
+      else { b.setAttribute("aria-disabled", "true"); b.title = reasons[v] || "Not offered for this variant"; }
+    }
+    for (const b of $$("[data-axis=variant] [role=radio]", P)) setRadio(b, b.dataset.value === S.variant);
+    fill($("[data-variant-note]", P), [V.description, V.description ? " · " : "",
+      h("a", { href: "https://huggingface.co/" + V.model_id, rel: "noopener", text: V.model_id })]);
+    fill($("[data-axis=strategy]", P), X.strategies.map(s => radio(s, s === S.strategy, [
+      h("b", { text: D.strategies[s] ? D.strategies[s].label : s }),
+      s === X.rec.strategy && h("small", { class: "rec", text: "recommended" })])));
+    const st = D.strategies[S.strategy] || {};
+    fill($("[data-strategy-note]", P), [st.orientation ? h("span", { class: "tag", text: st.orientation }) : "",
+      st.orientation ? " " : "", D.notes[S.strategy] || ""]);
+    fill($("[data-axis=nodes]", P), X.nodes.map(n => radio(n, n === S.nodes, [
+      h("b", { text: n + (n > 1 ? " nodes" : " node") }), h("small", { text: n * HW.gpu_count + " GPUs" })])));
+    fill($("[data-features]", P), features.length ? features.map(f => {
+      const got = ch.find(([g]) => g === f);
+      return h("div", { class: "feat" },
+        h("label", { title: f.description }, h("input", { type: "checkbox", "data-feature": f.name, checked: !!got, disabled: locked }), " " + f.label),
+        f.modes && h("select", { "data-feature-mode": f.name, "aria-label": f.label + " mode", disabled: locked },
+          f.modes.map(m => h("option", { value: m.name, selected: got ? got[1] === m : m.name === (S.modes[f.name] || f.default), text: m.label }))));
+    }) : [h("p", { class: "hint", text: "No optional features for this choice." })]);
+    $("[data-locked]", P).hidden = !locked;
+
+    /* command card */
+    $("[data-summary]", P).textContent = r.parts.summary;
+    const ver = $("[data-verified]", P);
+    ver.hidden = !HW.verified; ver.textContent = "Verified on " + HW.label;
+    const list = tabs(r), first = r.parts.processes[0];
+    const tab = list.find(t => t.id === S.tab) || first;
+    S.tab = tab.id;
+    const bar = $("[data-process-tabs]", P);
+    bar.hidden = list.length < 2;
+    fill(bar, list.length < 2 ? [] : list.map(t => h("button", { type: "button", role: "tab", id: "tab-" + t.id, "data-process": t.id,
+      "aria-controls": "command-panel", "aria-selected": String(t === tab), tabindex: t === tab ? 0 : -1, text: t.label })));
+    const panel = d.getElementById("command-panel");
+    if (list.length > 1) { panel.setAttribute("aria-labelledby", "tab-" + tab.id); panel.removeAttribute("aria-label"); }
+    else { panel.removeAttribute("aria-labelledby"); panel.setAttribute("aria-label", "Command"); }
+    const pre = $("pre[data-command]", P);
+    const text = tab.path && !tab.docker_path ? tab.prefix + get(r, tab.path) : tab.text !== undefined ? tab.text : commandText(r, tab, ch);
+    if (pre.textContent !== text) {
+      pre.textContent = text;
+      const card = $("[data-command-card]", P);
+      card.classList.remove("flash"); void card.offsetWidth; card.classList.add("flash");
+    }
+    for (const b of $$("[data-form]", P)) b.setAttribute("aria-pressed", String(b.dataset.form === form));
+
+    /* sizing */
+    $("[data-sizing-hw]", P).textContent = D.labels[S.hardware] || HW.label;
+    const view = sizing((D.sizing[S.variant] || {})[S.hardware], V.vram_gb, HW);
+    fill($("[data-sizing] dl", P), view.facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v }))));
+    $("[data-sizing-why]", P).textContent = view.why;
+
+    if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
+  }
+  function keyOf(el) {
+    const axis = el.closest("[data-axis]");
+    if (axis && el.matches("[role=radio]")) return `[data-axis=${axis.dataset.axis}] [aria-checked=true]`;
+    if (el.dataset.process) return "[role=tab][aria-selected=true]";
+    if (el.dataset.feature) return `input[data-feature="${CSS.escape(el.dataset.feature)}"]`;
+    if (el.dataset.featureMode) return `select[data-feature-mode="${CSS.escape(el.dataset.featureMode)}"]`;
+    return null;
+  }
+  const num = v => String(+v);
+  function sizing(fit, weights, hw) {
+    if (!fit || !weights) return { facts: [], why: "This recipe gives no size for this variant, so there is no estimate." };
+    const w = num(weights), per = num(hw.vram_per_gpu_gb), n = hw.gpu_count, label = hw.label;
+    const facts = [["Weights", w + " GB"], ["GPUs needed", fit.min_gpus + " × " + per + " GB"]];
+    let why;
+    if (fit.fits_one_node) {
+      facts.push(["Tensor parallel", String(fit.tensor_parallel)], ["Replicas per node", String(fit.replicas_per_node)]);
+      why = fit.fits_one_gpu ? `Fits on one ${label} GPU: ${w} GB of weights within ${per} GB.`
+        : `Fits on one node: ${w} GB of weights need ${fit.min_gpus} of its ${n} GPUs (${per} GB each).`;
+    } else {
+      facts.push(["Nodes", String(fit.nodes_needed)]);
+      why = `Does not fit one node: ${w} GB of weights exceed ${n} × ${per} GB; one copy needs ${fit.nodes_needed} nodes.`;
+    }
+    return { facts, why };
+  }
+
+  /* what the user chose stays (as the URL says it); what was a default follows the new choice */
+  function change(axis, value) {
+    const w = { hardware: S.hardware, variant: S.variant, on: S.on, modes: S.modes };
+    if (S.strategy !== X.rec.strategy) w.strategy = S.strategy;
+    if (S.nodes !== X.defNodes) w.nodes = S.nodes;
+    if (axis === "hardware") { w.hardware = value; store(HW_KEY, value); }
+    else if (axis === "variant") w.variant = value;
+    else if (axis === "strategy") { w.strategy = value; w.nodes = undefined; }
+    else { w.nodes = +value; if (!X.r || !docs[S.hardware].renderings.some(r => r.variant === X.r.variant && r.strategy === S.strategy && r.node_count === +value)) w.strategy = undefined; }
+    go(w, "push");
+  }
+  function own() {   /* the user touches a feature: from now on the set is explicit */
+    if (S.on) return;
+    S.on = {}; S.modes = Object.assign({}, S.modes);
+    for (const [f, m] of choose(X.r, null, {})) { S.on[f.name] = true; if (m) S.modes[f.name] = m.name; }
+  }
+  setForm = (f, fromInstall) => {
+    form = f;
+    if (!fromInstall && $("[data-install=" + (f === "docker" ? "docker" : "pip") + "]")) installTab(f === "docker" ? "docker" : "pip");
+    if (X) render();
+  };
+
+  P.addEventListener("click", e => {
+    const b = e.target.closest("[role=radio]");
+    if (b) {
+      if (b.getAttribute("aria-disabled") !== "true" && b.getAttribute("aria-checked") !== "true") change(b.closest("[data-axis]").dataset.axis, b.dataset.value);
+      return;
+    }
+    const t = e.target.closest("[role=tab][data-process]");
+    if (t) { S.tab = t.dataset.process; render(); return; }
+    const f = e.target.closest("[data-form]");
+    if (f) setForm(f.dataset.form);
+  });
+  P.addEventListener("change", e => {
+    const t = e.target;
+    if (t.matches("input[data-feature]")) {
+      own();
+      if (t.checked) S.on[t.dataset.feature] = true; else delete S.on[t.dataset.feature];
+    } else if (t.matches("select[data-feature-mode]")) {
+      own();
+      S.modes[t.dataset.featureMode] = t.value; S.on[t.dataset.featureMode] = true;
+    } else return;
+    render();
+    history.pushState(null, "", query());
+  });
+  const hint = $("[data-hw-hint]", P), legend = hint && hint.innerHTML;
+  const prefetch = e => {
+    const b = e.target.closest && e.target.closest("[data-axis=hardware] [role=radio]");
+    if (!b) return;
+    if (b.getAttribute("aria-disabled") !== "true") { load(b.dataset.value).catch(() => {}); if (hint) hint.innerHTML = legend; }
+    else if (hint) hint.textContent = b.querySelector("b").textContent + ": " + b.title;
+  };
+  P.addEventListener("pointerover", prefetch);
+  P.addEventListener("focusin", prefetch);
+  addEventListener("popstate", () => go(fromUrl(), "pop"));
+  go(fromUrl(), "replace");
+}
+
+/* ---------------------------------------------------------------- search helpers */
+const norm = s => s.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+const digits = s => s.replace(/\D/g, "");
+function oneEdit(a, b) {   /* Damerau distance <= 1 */
+  if (a === b) return true;
+  const la = a.length, lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) return a.slice(i + 1) === b.slice(i + 1) || a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+function near(w, tokens) {  /* w is a whole token, or the start of one, with at most one typo */
+  if (w.length < 4) return false;
+  for (const t of tokens) {
+    for (let L = w.length - 1; L <= w.length + 1; L++) {
+      if (L > t.length || L < 3) continue;
+      const p = t.slice(0, L);
+      if (digits(p) === digits(w) && oneEdit(w, p)) return true;
+    }
+  }
+  return false;
+}
+function indexText(text) {
+  const n = norm(text);
+  return { flat: n.replace(/[-_.]/g, ""), tokens: [...new Set(n.split(/[^a-z0-9]+/).filter(Boolean))] };
+}
+function matcher(q) {
+  const words = norm(q).split(/\s+/).map(w => w.replace(/[-_.]/g, "")).filter(Boolean);
+  return ix => words.every(w => ix.flat.includes(w) || near(w, ix.tokens));
+}
+
+/* ---------------------------------------------------------------- browse (home) */
+const B = data("browse-data");
+if (B) browse(B);
+
+function browse(B) {
+  const recs = B.records.map((r, i) => Object.assign(r, { i, ix: indexText(r.text), name: indexText(r.id + " " + r.title) }));
+  const rows = new Map($$("[data-recipe-row]").map(tr => [tr.dataset.id, tr]));
+  const body = $("[data-rows]"), box = $("[data-search]"), sortSel = $("[data-sort]");
+  const count = $("[data-result-count]"), clear = $("[data-clear-filters]"), empty = $("[data-empty]");
+  const inputs = $$("input[data-facet]"), sel = {};
+  B.facets.forEach(f => { sel[f] = new Set(); });
+  const sorts = {
+    name: (a, b) => a.i - b.i,
+    updated: (a, b) => (b.updated > a.updated) - (b.updated < a.updated) || a.i - b.i,
+    added: (a, b) => (b.added > a.added) - (b.added < a.added) || a.i - b.i,
+    largest: (a, b) => (b.params ?? -1) - (a.params ?? -1) || a.i - b.i,
+    smallest: (a, b) => (a.params ?? Infinity) - (b.params ?? Infinity) || a.i - b.i,
+  };
+
+  function readUrl() {
+    const q = new URLSearchParams(location.search);
+    box.value = q.get("q") || "";
+    for (const f of B.facets) sel[f] = new Set((q.get(f) || "").split(",").filter(Boolean));
+    for (const inp of inputs) inp.checked = sel[inp.dataset.facet].has(inp.value);
+    sortSel.value = sorts[q.get("sort")] ? q.get("sort") : "name";
+  }
+  function writeUrl() {
+    const q = [];
+    if (box.value.trim()) q.push("q=" + encodeURIComponent(box.value.trim()));
+    for (const f of B.facets) if (sel[f].size) q.push(f + "=" + [...sel[f]].map(encodeURIComponent).join(","));
+    if (sortSel.value !== "name") q.push("sort=" + sortSel.value);
+    history.replaceState(null, "", location.pathname + (q.length ? "?" + q.join("&") : ""));
+  }
+  const inFacet = (r, f) => !sel[f].size || r[f].some(v => sel[f].has(v));
+  let lastSort = null;
+  function update() {
+    const m = matcher(box.value), text = recs.map(r => m(r.ix));
+    const counts = {};
+    B.facets.forEach(f => { counts[f] = {}; });
+    let shown = 0;
+    recs.forEach((r, k) => {
+      const miss = text[k] ? B.facets.filter(f => !inFacet(r, f)) : B.facets;
+      rows.get(r.id).hidden = miss.length > 0;
+      if (miss.length === 0) shown++;
+      if (miss.length > 1) return;
+      /* counts per facet value with every *other* filter applied */
+      for (const f of miss.length ? miss : B.facets) for (const v of r[f]) counts[f][v] = (counts[f][v] || 0) + 1;
+    });
+    for (const inp of inputs) {
+      const n = counts[inp.dataset.facet][inp.value] || 0;
+      inp.closest("label").querySelector("[data-count]").textContent = n;
+      inp.disabled = n === 0 && !inp.checked;
+    }
+    count.textContent = `${shown} of ${recs.length} recipes`;
+    empty.hidden = shown > 0;
+    clear.disabled = !box.value.trim() && B.facets.every(f => !sel[f].size);
+    const active = B.facets.reduce((n, f) => n + sel[f].size, 0);
+    $("[data-filter-count]").textContent = active ? ` (${active} on)` : "";
+    /* by name while searching means best match first: words found in the id or title count most */
+    const q = box.value.trim(), order = sortSel.value + (sortSel.value === "name" ? "|" + q : "");
+    if (order !== lastSort) {
+      lastSort = order;
+      const by = sorts[sortSel.value], words = norm(q).split(/\s+/).filter(Boolean);
+      recs.forEach(r => { r.score = q && sortSel.value === "name" ? words.filter(w => matcher(w)(r.name)).length : 0; });
+      body.append(...recs.slice().sort((a, b) => b.score - a.score || by(a, b)).map(r => rows.get(r.id)));
+    }
+  }
+  readUrl();
+  update();
+  const details = $("details.filters");
+  if (details && matchMedia("(max-width: 760px)").matches) details.open = false;
+  box.addEventListener("input", () => { update(); writeUrl(); });
+  sortSel.addEventListener("change", () => { update(); writeUrl(); });
+  for (const inp of inputs) inp.addEventListener("change", () => {
+    sel[inp.dataset.facet][inp.checked ? "add" : "delete"](inp.value);
+    update(); writeUrl();
+  });
+  clear.addEventListener("click", () => {
+    box.value = "";
+    for (const f of B.facets) sel[f].clear();
+    for (const inp of inputs) inp.checked = false;
+    update(); writeUrl(); box.focus();
+  });
+  addEventListener("popstate", () => { readUrl(); update(); });
+}
+
+/* ---------------------------------------------------------------- 404: case fixes and requests */
+const NF = data("nf-data");
+if (NF) {
+  const path = decodeURIComponent(location.pathname).replace(/\/index\.html$/, "").replace(/^\/+|\/+$/g, "");
+  const parts = path.split("/"), low = path.toLowerCase();
+  const hit = Object.keys(NF.ids).find(k => k.toLowerCase() === low)
+    || parts.length === 1 && Object.keys(NF.ids).find(k => k.split("/")[0].toLowerCase() === low);
+  if (hit && path) {
+    location.replace((parts.length === 1 ? "/" + hit.split("/")[0] + "/" : NF.ids[hit]) + location.search + location.hash);
+  } else if (parts.length === 2 && parts[0] && parts[1]) {
+    $("[data-nf-title]").textContent = "No recipe yet";
+    d.title = "No recipe yet for " + path + " | vLLM Recipes";
+    $("[data-nf-generic]").hidden = true;
+    $("[data-nf-model]").hidden = false;
+    $("[data-nf-id]").textContent = path;
+    $("[data-nf-hf]").href = "https://huggingface.co/" + parts.map(encodeURIComponent).join("/");
+    $("[data-nf-request]").href = NF.repo + "/issues/new?labels=recipe-request&title=" + encodeURIComponent("Recipe request: " + path)
+      + "&body=" + encodeURIComponent("Model: https://huggingface.co/" + path + "\nHardware:\nPrecision:\nNotes:\n");
+    /* suggestions: recipes whose name or title share at least half of the missing repo's words */
+    const words = parts[1].split(/[-_.\s]+/).filter(w => w.length > 1), org = parts[0].toLowerCase();
+    const score = id => {
+      const [o, repo] = id.split("/"), ix = indexText(repo + " " + (NF.titles[id] || ""));
+      const n = words.filter(w => matcher(w)(ix)).length;
+      return n >= Math.max(1, Math.ceil(words.length / 2)) ? n + (o.toLowerCase() === org ? 1 : 0) : 0;
+    };
+    const best = Object.keys(NF.ids).map(id => [score(id), id]).filter(([s]) => s > 0)
+      .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).slice(0, 5);
+    if (best.length) {
+      $("[data-nf-suggest]").hidden = false;
+      fillLinks($("[data-nf-list]"), best.map(([, id]) => id));
+    }
+  }
+}
+function fillLinks(el, ids) {
+  el.replaceChildren(...ids.flatMap((id, i) => [i ? ", " : "", h("a", { href: NF.ids[id], text: id })]));
+}
+})();

@@ -1,0 +1,108 @@
+"""The guide renderer: CommonMark + tables, escaped raw HTML, safe links, highlighted code, ids."""
+from __future__ import annotations
+
+import pytest
+
+from recipes_site.render.markdown import render_guide, render_inline, safe_link, slugify
+
+
+def test_tables_render_inside_a_scroll_wrapper():
+    html = render_guide("| Variant | GB |\n|---|---:|\n| BF16 | 168 |\n").html
+    assert '<div class="table-wrap"><table>' in html
+    assert "<th>Variant</th>" in html and '<td style="text-align:right">168</td>' in html
+
+
+def test_fenced_code_is_highlighted_with_pygments_classes():
+    html = render_guide("```bash\nvllm serve org/model --tensor-parallel-size 8  # comment\n```\n").html
+    assert '<pre class="hl"><code class="language-bash">' in html
+    assert '<span class="c1"># comment</span>' in html
+    assert '<span class="m">8</span>' in html
+
+
+def test_unknown_or_hostile_fence_languages_fall_back_to_plain_escaped_code():
+    html = render_guide('```nosuchlang\na < b\n```\n```"><script>alert(1)</script>\nx\n```\n').html
+    assert "a &lt; b" in html
+    assert "<script>" not in html
+    assert 'class="hl"' not in html
+
+
+def test_raw_html_is_escaped_not_rendered():
+    html = render_guide('<script>alert(1)</script>\n\n<img src=x onerror="alert(1)">\n\ntext <b onclick=x>bold</b>').html
+    assert "<script" not in html and "<img" not in html and "<b " not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html
+
+
+@pytest.mark.parametrize("url", [
+    "javascript:alert(1)", "JavaScript:alert(1)", "java&#x09;script:alert(1)", "%6Aavascript:alert(1)",
+    "vbscript:msgbox(1)", "data:text/html,<b>x</b>", "data:image/png;base64,AAAA", "file:///etc/passwd",
+])
+def test_dangerous_link_schemes_are_dropped(url):
+    html = render_guide(f"[click]({url}) and <{url}> and ![img]({url})").html
+    assert "href=" not in html and "src=" not in html
+
+
+@pytest.mark.parametrize("url", ["https://docs.vllm.ai/", "http://example.com/a?b=c", "mailto:a@b.c",
+                                 "/hardware/h200/", "relative/page.md"])
+def test_ordinary_links_survive(url):
+    assert safe_link(url)
+    assert "href=" in render_guide(f"[x]({url})").html
+
+
+def test_anchor_links_survive_only_when_the_heading_exists():
+    html = render_guide("## Troubleshooting\n\nSee [tips](#troubleshooting) and [gone](#nowhere).").html
+    assert '<a href="#troubleshooting">tips</a>' in html
+    assert "#nowhere" not in html and "gone" in html
+
+
+def test_a_link_callback_rewrites_or_drops_site_links():
+    known = {"/org/model/": "/org/model/"}
+    html = render_guide("[a](/org/model/) [b](../missing) ![pic](img.png) [c](https://x.org)",
+                        link=lambda href: known.get(href, href if href.startswith("https:") else None)).html
+    assert '<a href="/org/model/">a</a>' in html
+    assert "missing" not in html and ">b<" not in html and " b " in html
+    assert "<img" not in html and "pic" in html
+    assert 'href="https://x.org"' in html
+
+
+def test_external_links_get_rel_nofollow():
+    html = render_guide("[docs](https://docs.vllm.ai/)").html
+    assert '<a href="https://docs.vllm.ai/" rel="nofollow noopener">docs</a>' in html
+
+
+def test_headings_are_shifted_under_the_page_section_and_get_unique_ids():
+    guide = render_guide("## Overview\n\n### Details\n\n## Overview\n\n## Install `vllm`\n",
+                         top_level=3, reserved_ids={"install-vllm"})
+    assert '<h3 id="overview">Overview</h3>' in guide.html
+    assert '<h4 id="details">Details</h4>' in guide.html
+    assert '<h3 id="overview-2">Overview</h3>' in guide.html
+    assert '<h3 id="install-vllm-2">Install <code>vllm</code></h3>' in guide.html
+    assert guide.toc == [(3, "overview", "Overview"), (3, "overview-2", "Overview"),
+                         (3, "install-vllm-2", "Install vllm")]
+
+
+def test_a_guide_starting_at_h1_is_shifted_too():
+    html = render_guide("# Title\n\n## Sub\n", top_level=3).html
+    assert '<h3 id="title">' in html and '<h4 id="sub">' in html
+
+
+def test_slugify():
+    assert slugify("Launch the Server (8× H200)!") == "launch-the-server-8-h200"
+    assert slugify("Ünïcödé  ") == "unicode"
+    assert slugify("???") == "section"
+
+
+def test_empty_and_non_string_guides_render_nothing():
+    assert render_guide(None).html == "" and render_guide("").html == "" and render_guide(42).html == ""
+
+
+def test_inline_rendering_keeps_the_same_rules():
+    assert render_inline("**bold** <i>x</i> [j](javascript:x)") == \
+        "<strong>bold</strong> &lt;i&gt;x&lt;/i&gt; [j](javascript:x)"
+
+
+def test_rewrite_links_changes_markdown_source_outside_code():
+    from recipes_site.render.markdown import rewrite_links
+    src = 'See [a](../x), ![i](img.png "t"), [b](https://x.org), [j](javascript:alert(1)).\n```\n[code](../keep)\n```\n'
+    out = rewrite_links(src, lambda h: "/site/x/" if h == "../x" else None if h.endswith(".png") else h)
+    assert out == 'See [a](/site/x/), i, [b](https://x.org), j.\n```\n[code](../keep)\n```\n'

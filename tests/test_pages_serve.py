@@ -1,0 +1,114 @@
+"""The preview server: directory indexes, the site's 404 page, content types, and rebuilding when
+a recipe changes (a broken recipe keeps the previous site online)."""
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.serve import make_server, rebuild, watch, watched_state
+
+
+@pytest.fixture
+def served(tmp_path):
+    out = tmp_path / "site"
+    (out / "org" / "model").mkdir(parents=True)
+    (out / "index.html").write_text("<p>home</p>")
+    (out / "404.html").write_text("<p>not here</p>")
+    (out / "org" / "model" / "index.html").write_text("<p>model</p>")
+    (out / "org" / "model.md").write_text("# model ünïcode")
+    server = make_server(out, 0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", out
+    server.shutdown()
+    server.server_close()
+
+
+def fetch(url: str):
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def test_directories_serve_their_index(served):
+    base, _ = served
+    assert fetch(base + "/")[2] == b"<p>home</p>"
+    assert fetch(base + "/org/model/")[2] == b"<p>model</p>"
+    assert fetch(base + "/org/model")[2] == b"<p>model</p>"   # redirected to the slash form
+
+
+def test_missing_paths_get_the_site_404_page_with_status_404(served):
+    base, _ = served
+    status, headers, body = fetch(base + "/no/such/page")
+    assert status == 404 and body == b"<p>not here</p>"
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+
+
+def test_text_formats_are_utf8_and_nothing_is_cached(served):
+    base, _ = served
+    status, headers, body = fetch(base + "/org/model.md")
+    assert status == 200 and headers["Content-Type"] == "text/markdown; charset=utf-8"
+    assert body.decode("utf-8") == "# model ünïcode"
+    assert headers["Cache-Control"] == "no-cache"
+
+
+def _root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    for name in ("models", "strategies", "kv_store"):
+        shutil.copytree(PROJECT_ROOT / name, root / name)
+    shutil.copy(PROJECT_ROOT / "taxonomy.yaml", root / "taxonomy.yaml")
+    return root
+
+
+def test_watched_state_sees_edits_additions_and_removals(tmp_path):
+    root = _root(tmp_path)
+    before = watched_state(root)
+    recipe = root / "models" / "Qwen" / "Qwen3-8B.yaml"
+    recipe.write_text(recipe.read_text() + "\n")
+    assert watched_state(root) != before
+    after_edit = watched_state(root)
+    recipe.unlink()
+    assert watched_state(root) != after_edit
+
+
+def _wait(predicate, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_change_rebuilds_and_a_broken_recipe_keeps_the_old_site(tmp_path, monkeypatch):
+    monkeypatch.setenv("RECIPES_SITE_JOBS", "1")
+    root, out = _root(tmp_path), tmp_path / "_site"
+    lines: list[str] = []
+    log = lines.append
+    assert rebuild(root, out, log)
+    index = out / "api" / "v1" / "models.json"
+    assert "Compact dense Qwen3" in index.read_text()
+    stop = threading.Event()
+    thread = threading.Thread(target=watch, args=(root, out, stop, 0.05),
+                              kwargs={"log": log, "seen": watched_state(root)}, daemon=True)
+    thread.start()
+    try:
+        recipe = root / "models" / "Qwen" / "Qwen3-8B.yaml"
+        recipe.write_text(recipe.read_text().replace("Compact dense Qwen3", "Freshly edited Qwen3"))
+        assert _wait(lambda: index.exists() and "Freshly edited Qwen3" in index.read_text())
+        recipe.write_text(recipe.read_text().replace("variants:", "varaints:", 1))
+        assert _wait(lambda: any("still serving the previous site" in line for line in lines)), lines
+        assert "Freshly edited Qwen3" in index.read_text()
+        assert any("varaints" in line for line in lines)   # the diagnostics are printed
+    finally:
+        stop.set()
+        thread.join(5)
