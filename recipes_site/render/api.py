@@ -150,7 +150,7 @@ def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:
             per_hw.setdefault(res.hardware, []).append({
                 "recipe": rec.hf_id, "variant": tree.variant, "model_id": tree.model_id,
                 "strategy": r.strategy, "node_count": r.node_count, "deploy_type": r.deploy_type,
-                "command": main.command if main else None,
+                "env": main.env if main else {}, "command": main.command if main else None,
                 "json": "/" + hw_doc_path(rec.hf_id, res.hardware)})
     return per_hw
 

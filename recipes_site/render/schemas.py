@@ -123,7 +123,7 @@ DOCUMENTS: dict[str, dict] = {
                             "properties": {"id": STR, "models": INT, "json": STR}}]}}}),
     "hardware": _obj({"hardware": STR, "profile": PROFILE, "models": {"type": "array", "items": _obj({
         "recipe": STR, "variant": STR, "model_id": STR, "strategy": STR, "node_count": INT,
-        "deploy_type": {"enum": DEPLOY_TYPES}, "command": STR_OR_NULL, "json": STR})}}),
+        "deploy_type": {"enum": DEPLOY_TYPES}, "env": ENV, "command": STR_OR_NULL, "json": STR})}}),
     "strategies": _obj({"strategies": {"type": "object", "additionalProperties": {
         "type": "object", "required": ["name", "deploy_type"]}}}),
     "taxonomy": {"type": "object", "required": ["hardware_profiles"],
