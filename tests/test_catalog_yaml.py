@@ -172,9 +172,12 @@ def test_undefined_alias_is_an_error():
 
 
 def test_deep_nesting_is_an_error_not_a_crash():
+    diag = only_error(load("a: " + "[" * 100 + "]" * 100 + "\n"))
+    assert "nested deeper" in diag.message
+    # far deeper: newer PyYAML parsers stop first with their own limit; either way a clean error
     depth = 200_000
     diag = only_error(load("a: " + "[" * depth + "]" * depth + "\n"))
-    assert "nested deeper" in diag.message
+    assert "nest" in diag.message
 
 
 def test_syntax_error_has_line_and_column():
