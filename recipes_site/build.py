@@ -1,8 +1,9 @@
 """The pipeline: catalog -> synthesis -> documents (JSON API, HTML pages) -> atomic write.
 
 Each recipe's files depend only on that recipe (and the shared vocabulary), so that part runs
-in worker processes, one recipe at a time; the catalog-wide documents (indexes) are assembled
-afterwards from small per-recipe summaries. Output order never depends on scheduling.
+in worker processes that write straight into the staging folder; the catalog-wide documents
+(indexes) are assembled afterwards from small per-recipe summaries. No file's content depends
+on scheduling, and the staging folder replaces the output only when everything succeeded.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_document
 from recipes_site.render.pages import catalog_pages, recipe_pages
 from recipes_site.render.schemas import all_schemas
 from recipes_site.synthesis import Context, synthesize_recipe
-from recipes_site.write import encode_json, write_tree
+from recipes_site.write import encode_json, staged_output, write_files
 
 
 @dataclass
@@ -59,16 +60,19 @@ def recipe_files(catalog: Catalog, index: int) -> tuple[dict[str, bytes], Recipe
     return files, summary
 
 
-_WORKER_CATALOG: Catalog | None = None
+_WORKER_STATE: tuple | None = None
 
 
-def _worker_init(catalog: Catalog) -> None:
-    global _WORKER_CATALOG
-    _WORKER_CATALOG = catalog
+def _worker_init(catalog: Catalog, staging: Path | None) -> None:
+    global _WORKER_STATE
+    _WORKER_STATE = (catalog, staging)
 
 
-def _worker(index: int):
-    return recipe_files(_WORKER_CATALOG, index)
+def _worker(index: int) -> tuple[int, RecipeSummary]:
+    """Build one recipe's files and write them straight into the staging folder."""
+    catalog, staging = _WORKER_STATE
+    files, summary = recipe_files(catalog, index)
+    return write_files(staging, files), summary
 
 
 def jobs() -> int:
@@ -77,28 +81,26 @@ def jobs() -> int:
     return max(1, int(wanted)) if wanted and wanted.isdigit() else (os.cpu_count() or 1)
 
 
-def per_recipe_files(catalog: Catalog) -> list[tuple[dict[str, bytes], RecipeSummary]]:
+def write_recipes(catalog: Catalog, staging: Path) -> list[tuple[int, RecipeSummary]]:
+    """Every recipe's files, written into `staging`; returns (files written, summary) per recipe."""
     indexes = range(len(catalog.recipes))
     n = min(jobs(), len(catalog.recipes))
     if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [recipe_files(catalog, i) for i in indexes]
+        _worker_init(catalog, staging)
+        return [_worker(i) for i in indexes]
     with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_worker_init, initargs=(catalog,)) as pool:
-        return list(pool.map(_worker, indexes, chunksize=4))
+                             initializer=_worker_init, initargs=(catalog, staging)) as pool:
+        return list(pool.map(_worker, indexes, chunksize=2))
 
 
-def site_files(catalog: Catalog) -> tuple[dict[str, bytes], list[str]]:
-    files: dict[str, bytes] = {}
-    summaries = []
-    for recipe_output, summary in per_recipe_files(catalog):
-        files.update(recipe_output)
-        summaries.append(summary)
+def catalog_files(catalog: Catalog, summaries: list[RecipeSummary]) -> dict[str, bytes]:
+    """The documents and pages that span recipes: indexes, vocabulary, schemas, static assets."""
     docs = catalog_documents(summaries, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores})
     docs.update(all_schemas())
     docs["api/v1/schema/recipe.schema.json"] = recipe_json_schema()
-    files.update({path: encode_json(doc) for path, doc in docs.items()})
+    files = {path: encode_json(doc) for path, doc in docs.items()}
     files.update(catalog_pages(catalog, docs))
-    return files, [s.hf_id for s in summaries]
+    return files
 
 
 def build(root: Path, out: Path) -> BuildResult:
@@ -106,7 +108,9 @@ def build(root: Path, out: Path) -> BuildResult:
     result = BuildResult(diagnostics=diags, files_checked=catalog.files_checked)
     if not result.ok:
         return result
-    files, result.recipes = site_files(catalog)
-    write_tree(out, files)
-    result.files_written = len(files)
+    with staged_output(out) as staging:
+        written = write_recipes(catalog, staging)
+        summaries = [summary for _, summary in written]
+        result.files_written = sum(n for n, _ in written) + write_files(staging, catalog_files(catalog, summaries))
+    result.recipes = [s.hf_id for s in summaries]
     return result

@@ -1,7 +1,8 @@
 """Writing the output folder all at once: a failed build leaves the previous site untouched.
 
-Everything is written into a sibling temporary folder first and swapped in with two renames,
-so readers (a preview server, a deploy job) never see a half-written site.
+Everything is written into a sibling staging folder first (by the build's worker processes and
+then the main process) and swapped in with two renames, so readers (a preview server, a deploy
+job) never see a half-written site.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -17,18 +19,25 @@ def encode_json(doc) -> bytes:
     return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def write_tree(out: Path, files: dict[str, bytes]) -> None:
+def write_files(folder: Path, files: dict[str, bytes]) -> int:
+    made: set[Path] = set()
+    for rel in sorted(files):
+        target = folder / rel
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        target.write_bytes(files[rel])
+    return len(files)
+
+
+@contextmanager
+def staged_output(out: Path):
+    """Yield a staging folder; on a clean exit it replaces `out`, on an exception it vanishes."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
-        made: set[Path] = set()
-        for rel in sorted(files):
-            target = staging / rel
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            target.write_bytes(files[rel])
+        yield staging
         if out.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
             os.rename(out, retired / "site")
@@ -39,3 +48,8 @@ def write_tree(out: Path, files: dict[str, bytes]) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def write_tree(out: Path, files: dict[str, bytes]) -> None:
+    with staged_output(out) as staging:
+        write_files(staging, files)

@@ -141,12 +141,20 @@ class SharedParts:
         self.extra_sets = Table()
         self._choices: dict[tuple, tuple] = {}
 
-    def choices(self, rec: RecipeInput, ctx: Context, r: Rendering) -> tuple:
+    def choices(self, rec: RecipeInput, ctx: Context, r: Rendering) -> tuple[tuple, int]:
+        """The feature choices of a rendering and their index in `feature_sets`.
+
+        Choices depend on the strategy only through features' `strategies` lists, and on the
+        kv-store only through companions; the cache key leaves those out when no feature has them."""
         strategy = r.kv.serving_strategy if r.kv else r.strategy
-        key = (r.hardware, r.variant, strategy, r.kv is not None)
+        features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
+        by_strategy = any(f.get("strategies") for f in features)
+        by_kv = any(mapping(f.get("companion")).get("command") for f in features)
+        key = (r.hardware, r.variant, strategy if by_strategy else "", r.kv is not None and by_kv)
         if key not in self._choices:
-            self._choices[key] = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, strategy,
-                                                 with_kv_store=r.kv is not None)
+            choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, strategy,
+                                      with_kv_store=r.kv is not None)
+            self._choices[key] = (choices, self.feature_sets.index_of(feature_set_json(choices)))
         return self._choices[key]
 
 
@@ -164,7 +172,7 @@ def _split(p: Process, n_features: int) -> dict | None:
 
 
 def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: SharedParts) -> dict:
-    choices = shared.choices(rec, ctx, r)
+    choices, feature_set = shared.choices(rec, ctx, r)
     procs = _processes(r)
     exact = toggles_are_exact(choices, [p for *_, p in procs])
     parts = []
@@ -177,7 +185,7 @@ def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: Shared
     variant = mapping(mapping(rec.data.get("variants")).get(r.variant))
     return {"summary": summary_line(r, ctx.profiles.get(r.hardware, {}), variant.get("precision")),
             "processes": parts, "extras": shared.extra_sets.index_of(_extras(r)),
-            "features": shared.feature_sets.index_of(feature_set_json(choices)), "features_locked": not exact}
+            "features": feature_set, "features_locked": not exact}
 
 
 # -- the page's embedded summary ----------------------------------------------------------------
