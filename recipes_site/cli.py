@@ -251,4 +251,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:   # `recipes-site command ... | head`: the reader left; not an error of ours
+        sys.stderr.close()
+        return 0
