@@ -11,7 +11,11 @@ Per token and per layer a cache stores:
 times the KV dtype width (`--kv-cache-dtype auto` = the model's 16-bit dtype, 2 bytes;
 `fp8*` = 1 byte). Full-attention layers grow with the sequence; sliding-window layers
 (`sliding_attention`, window `sliding_window`) and chunked layers (`chunked_attention`, chunk
-`attention_chunk_size`) keep at most their window per sequence.
+`attention_chunk_size`) keep at most their window per sequence. Linear-attention and state-space
+layers (`linear_attention`: Qwen3.5/3.6 Gated DeltaNet; `mamba`: Nemotron-H Mamba-2) and MLP-only
+blocks (`mlp`, `moe`: Nemotron-H) keep a fixed-size state, not a per-token cache: they count as
+zero KV. Nemotron-H states its layers as `hybrid_override_pattern` (`M` Mamba-2, `*` attention,
+`-` MLP, `E` MoE), which is read as layer types.
 
 Per GPU: tensor parallelism splits GQA KV heads across ranks (a rank keeps one head, replicated,
 once TP exceeds the KV heads); MLA's latent is replicated on every TP rank (only decode context
@@ -26,7 +30,12 @@ from dataclasses import dataclass
 FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
 # layer types whose KV grows with the sequence (other spellings configs use for full attention)
 FULL_ALIASES = frozenset({FULL, "attention", "global_attention", "full"})
-KNOWN_LAYER_TYPES = FULL_ALIASES | {SLIDING, CHUNKED}
+LINEAR, MAMBA, MLP_ONLY, MOE_ONLY = "linear_attention", "mamba", "mlp", "moe"
+# layer types that hold no per-token KV cache (a fixed-size recurrent state, or no attention at all)
+NO_KV_LAYER_TYPES = frozenset({LINEAR, MAMBA, "mamba2", MLP_ONLY, MOE_ONLY})
+KNOWN_LAYER_TYPES = FULL_ALIASES | {SLIDING, CHUNKED} | NO_KV_LAYER_TYPES
+# Nemotron-H `hybrid_override_pattern` characters
+HYBRID_PATTERN_TYPES = {"M": MAMBA, "*": FULL, "-": MLP_ONLY, "E": MOE_ONLY}
 
 # --kv-cache-dtype values and their width in bytes; `auto` is the model's 16-bit dtype
 KV_DTYPE_BYTES = {
@@ -75,6 +84,18 @@ def is_mla(cfg: dict) -> bool:
     return _num(cfg, "kv_lora_rank") is not None
 
 
+def layer_kinds(cfg: dict) -> list[str] | None:
+    """The type of every layer: `layer_types`, else Nemotron-H's `hybrid_override_pattern`
+    (None when the config states neither)."""
+    types = cfg.get("layer_types")
+    if isinstance(types, list):
+        return types
+    pattern = cfg.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and pattern:
+        return [HYBRID_PATTERN_TYPES.get(ch, ch) for ch in pattern]
+    return None
+
+
 def missing_facts(cfg: dict | None) -> list[str]:
     """What the KV arithmetic still needs from hf_config (empty when it can run)."""
     if not isinstance(cfg, dict) or not cfg:
@@ -91,10 +112,11 @@ def missing_facts(cfg: dict | None) -> list[str]:
         out.append("num_key_value_heads")
     if _num(cfg, "head_dim") is None and (_num(cfg, "hidden_size") is None or _num(cfg, "num_attention_heads") is None):
         out.append("head_dim (or hidden_size and num_attention_heads)")
-    types = cfg.get("layer_types")
+    types = layer_kinds(cfg)
     layers = _num(cfg, "num_hidden_layers")
-    if isinstance(types, list) and layers is not None and len(types) != layers:
-        out.append(f"layer_types with one entry per layer ({len(types)} given for {layers} layers)")
+    if types is not None and layers is not None and len(types) != layers:
+        key = "layer_types" if isinstance(cfg.get("layer_types"), list) else "hybrid_override_pattern"
+        out.append(f"{key} with one entry per layer ({len(types)} given for {layers} layers)")
     return out
 
 
@@ -118,10 +140,12 @@ def kv_layout(cfg: dict) -> KvLayout:
     head_dim = _head_dim(cfg)
     counts: dict[tuple, int] = {}
     full = layers
-    types = cfg.get("layer_types")
-    if isinstance(types, list):
+    types = layer_kinds(cfg)
+    if types is not None:
         full = 0
         for kind in types:
+            if kind in NO_KV_LAYER_TYPES:
+                continue
             window = {SLIDING: _num(cfg, "sliding_window"), CHUNKED: _num(cfg, "attention_chunk_size")}.get(kind)
             if window is not None:
                 counts[(window, kind)] = counts.get((window, kind), 0) + 1

@@ -11,7 +11,11 @@ length, dense vs MoE, and the parameter counts, computed from the shapes:
   `kv_lora x heads x (qk_nope + v_head)` and `heads x v_head x hidden`;
 * gated MLP `3 x hidden x intermediate`; an MoE layer holds `experts` such MLPs of
   `moe_intermediate_size`, its shared experts and a `hidden x experts` router;
-* RMSNorm weights (`hidden` per norm).
+* RMSNorm weights (`hidden` per norm);
+* Gated DeltaNet layers (`linear_attention`, `linear_*` shapes) and Mamba-2 blocks (Nemotron-H
+  `hybrid_override_pattern`, `mamba_*` shapes) in place of attention; gated attention doubles q_proj;
+  Gemma per-layer embeddings; BERT/XLM-R encoders by `model_type`; and `extra_parameters` (encoders
+  and adapters as published) added as stated.
 
 Active parameters are the total minus the routed experts a token does not use
 (`experts - num_experts_per_tok` per MoE layer). Vendors differ on whether the input embedding
@@ -27,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipes_site import sizing
-from recipes_site.kv_cache import CHUNKED, FULL, SLIDING, num_experts
+from recipes_site.kv_cache import (CHUNKED, FULL, FULL_ALIASES, LINEAR, MAMBA, MLP_ONLY, MOE_ONLY, SLIDING,
+                                   layer_kinds, num_experts)
 
 # hf_config keys copied from config.json (the ones recipes-site reads), in this order
 HF_CONFIG_KEYS = (
@@ -35,7 +40,18 @@ HF_CONFIG_KEYS = (
     "max_position_embeddings", "vocab_size", "intermediate_size", "num_experts", "num_local_experts",
     "n_routed_experts", "moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim", "sliding_window",
     "attention_chunk_size", "layer_types",
+    # parameter-count shapes
+    "model_type", "tie_word_embeddings", "num_experts_per_tok", "n_shared_experts", "shared_expert_intermediate_size",
+    "first_k_dense_replace", "interleave_moe_layer_step", "intermediate_size_mlp", "q_lora_rank", "qk_nope_head_dim",
+    "v_head_dim", "attn_output_gate", "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "hybrid_override_pattern", "mamba_num_heads", "mamba_head_dim",
+    "ssm_state_size", "n_groups", "conv_kernel", "hidden_size_per_layer_input", "vocab_size_per_layer_input",
+    "type_vocab_size",
 )
+# model_type values with a structure the key set alone does not state
+ENCODER_MODEL_TYPES = frozenset({"bert", "roberta", "xlm-roberta", "xlm_roberta"})      # encoder-only, no LM head
+TWO_MATRIX_MLP_MODEL_TYPES = frozenset({"nemotron_h"})           # squared-ReLU up/down MLP, no gate
+SHARED_EXPERT_MODEL_TYPES = frozenset({"llama4", "llama4_text"})  # one shared expert of intermediate_size
 
 # quantization_config.quant_method (and ModelOpt quant_algo) -> recipe precision
 QUANT_PRECISION = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4", "awq": "awq", "gptq": "gptq",
@@ -82,6 +98,8 @@ def moe_layer_indices(cfg: dict) -> list[int]:
     experts = num_experts(cfg) or 0
     if experts <= 1:
         return []
+    if _pattern_layers(cfg):                                          # Nemotron-H: the `E` blocks
+        return [i for i, kind in enumerate(layer_kinds(cfg) or []) if kind == MOE_ONLY]
     first_dense = _int(cfg, "first_k_dense_replace")                 # DeepSeek
     freq = _int(cfg, "moe_layer_freq", 1) or 1                       # DeepSeek
     step = _int(cfg, "decoder_sparse_step", 1) or 1                  # Qwen MoE
@@ -92,16 +110,70 @@ def moe_layer_indices(cfg: dict) -> list[int]:
             and i not in dense_only]
 
 
+def _pattern_layers(cfg: dict) -> bool:
+    """True when the layers are Nemotron-H blocks (`hybrid_override_pattern`): each block is one
+    mixer (Mamba-2, attention) or one MLP, not attention + MLP."""
+    return not isinstance(cfg.get("layer_types"), list) and isinstance(cfg.get("hybrid_override_pattern"), str)
+
+
+def _gqa_attention(cfg: dict, hidden: int, heads: int) -> int:
+    kv_heads = _int(cfg, "num_key_value_heads", heads) or heads
+    head_dim = _int(cfg, "head_dim") or hidden // heads
+    gate = 2 if cfg.get("attn_output_gate") is True else 1              # Qwen3.5: q_proj also emits a gate
+    return hidden * (gate * heads + 2 * kv_heads) * head_dim + heads * head_dim * hidden
+
+
+def _linear_attention(cfg: dict, hidden: int) -> int:
+    """One Gated DeltaNet layer (Qwen3-Next, Qwen3.5/3.6): q/k/v/z projections, the beta/alpha
+    projections, the short convolution, per-head decay and step, the gated norm and out_proj."""
+    k_heads, v_heads = cfg["linear_num_key_heads"], cfg["linear_num_value_heads"]
+    k_dim, v_dim = cfg["linear_key_head_dim"], cfg["linear_value_head_dim"]
+    kernel = _int(cfg, "linear_conv_kernel_dim", 4)
+    key, value = k_heads * k_dim, v_heads * v_dim
+    return (hidden * (2 * key + 2 * value) + hidden * 2 * v_heads + (2 * key + value) * kernel
+            + 2 * v_heads + v_dim + value * hidden)
+
+
+def _mamba2(cfg: dict, hidden: int) -> int:
+    """One Mamba-2 mixer (Nemotron-H): in_proj to (x, z, B, C, dt), the biased depthwise
+    convolution over (x, B, C), A/D/dt_bias per head, the gated norm and out_proj."""
+    heads, head_dim = cfg["mamba_num_heads"], cfg["mamba_head_dim"]
+    inner = heads * head_dim
+    conv_dim = inner + 2 * _int(cfg, "n_groups", 1) * cfg["ssm_state_size"]
+    kernel = _int(cfg, "conv_kernel", 4)
+    return hidden * (inner + conv_dim + heads) + conv_dim * (kernel + 1) + 3 * heads + inner + inner * hidden
+
+
+def _encoder_count(cfg: dict) -> ParameterCount:
+    """BERT / XLM-RoBERTa encoders: word, position and token-type embeddings, biased attention
+    projections, a two-matrix MLP with biases, two LayerNorms per layer and the pooler; no output head."""
+    hidden, vocab, layers = cfg["hidden_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
+    inter = cfg["intermediate_size"]
+    positions = _int(cfg, "max_position_embeddings")
+    embedding = (vocab + positions + _int(cfg, "type_vocab_size", 1)) * hidden + 2 * hidden
+    attention = layers * 4 * (hidden * hidden + hidden)
+    mlp = layers * (2 * hidden * inter + inter + hidden)
+    other = layers * 4 * hidden + hidden * hidden + hidden + _int(cfg, "extra_parameters")
+    notes = () if positions else ("max_position_embeddings missing: position embeddings not counted",)
+    total = embedding + attention + mlp + other
+    return ParameterCount(total=total, active=total, embedding=embedding, attention=attention, dense_mlp=mlp,
+                          routed_experts=0, other=other, notes=notes)
+
+
 def parameter_count(config: dict) -> ParameterCount:
     """Parameters of the language model described by a config.json (raises KeyError when a
-    shape it needs is missing)."""
+    shape it needs is missing). An hf_config's `extra_parameters` (encoders and adapters the
+    decoder shapes cannot describe, as the model's publisher states them) is added as is."""
     cfg = language_config(config)
     notes = []
+    model_type = str(cfg.get("model_type") or "")
+    if model_type in ENCODER_MODEL_TYPES:
+        return _encoder_count(cfg)
     hidden, vocab, layers = cfg["hidden_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
     heads = cfg["num_attention_heads"]
     tied = cfg.get("tie_word_embeddings")
     if tied is None:
-        tied = str(cfg.get("model_type", "")).startswith("gemma")    # gemma ties them by default
+        tied = model_type.startswith("gemma")                          # gemma ties them by default
     embedding = vocab * hidden * (1 if tied else 2)
 
     if _int(cfg, "kv_lora_rank"):
@@ -112,39 +184,60 @@ def parameter_count(config: dict) -> ParameterCount:
         kv = hidden * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_head)
         attention_layer = q + kv + heads * v_head * hidden
     else:
-        kv_heads = _int(cfg, "num_key_value_heads", heads) or heads
-        head_dim = _int(cfg, "head_dim") or hidden // heads
-        attention_layer = hidden * (heads + 2 * kv_heads) * head_dim + heads * head_dim * hidden
+        attention_layer = _gqa_attention(cfg, hidden, heads)
+
+    kinds = layer_kinds(cfg) or []
+    pattern = _pattern_layers(cfg)
+    linear = sum(1 for k in kinds if k == LINEAR)
+    mamba = sum(1 for k in kinds if k in (MAMBA, "mamba2"))
+    no_attention = linear + mamba + sum(1 for k in kinds if k in (MLP_ONLY, MOE_ONLY))
+    attention = (layers - no_attention) * attention_layer
+    if linear:
+        attention += linear * _linear_attention(cfg, hidden)
+    if mamba:
+        attention += mamba * _mamba2(cfg, hidden)
 
     moe_layers = moe_layer_indices(cfg)
     experts = num_experts(cfg) or 0
-    dense_layers = layers - len(moe_layers)
+    mlp_layers = sum(1 for k in kinds if k in (MLP_ONLY, MOE_ONLY)) if pattern else layers
+    dense_layers = mlp_layers - len(moe_layers)
     intermediate = _int(cfg, "intermediate_size")
-    dense_mlp = dense_layers * 3 * hidden * intermediate
+    dense_width = (_int(cfg, "intermediate_size_mlp") if moe_layers else 0) or intermediate
+    mlp_matrices = 2 if model_type in TWO_MATRIX_MLP_MODEL_TYPES else 3
+    dense_mlp = dense_layers * mlp_matrices * hidden * dense_width
     routed = shared = router = 0
     active_experts = 0
     if moe_layers:
         expert_width = _int(cfg, "moe_intermediate_size") or intermediate
-        expert = 3 * hidden * expert_width
+        expert = mlp_matrices * hidden * expert_width
         shared_width = _int(cfg, "shared_expert_intermediate_size") or _int(cfg, "n_shared_experts") * expert_width
+        if not shared_width and model_type in SHARED_EXPERT_MODEL_TYPES:
+            shared_width = intermediate                                    # Llama 4: one shared expert
         top_k = _int(cfg, "num_experts_per_tok") or _int(cfg, "experts_per_token")
         if not top_k:
             notes.append("num_experts_per_tok missing: active parameters assume every expert")
             top_k = experts
         routed = len(moe_layers) * experts * expert
-        shared = len(moe_layers) * 3 * hidden * shared_width
+        shared = len(moe_layers) * mlp_matrices * hidden * shared_width
         router = len(moe_layers) * hidden * experts
         active_experts = len(moe_layers) * top_k * expert
-    norms = layers * 2 * hidden + hidden
-    attention = layers * attention_layer
-    total = embedding + attention + dense_mlp + routed + shared + router + norms
-    if isinstance(config.get("vision_config"), dict):
+    norms = layers * (1 if pattern else 2) * hidden + hidden
+
+    per_layer_width = _int(cfg, "hidden_size_per_layer_input")           # Gemma 3n / Gemma 4 E models
+    per_layer = 0
+    if per_layer_width:
+        table = (_int(cfg, "vocab_size_per_layer_input") or vocab) * layers * per_layer_width
+        embedding += table
+        per_layer = hidden * layers * per_layer_width + per_layer_width + layers * (2 * hidden * per_layer_width + hidden)
+    extra = _int(cfg, "extra_parameters")
+    total = embedding + attention + dense_mlp + routed + shared + router + norms + per_layer + extra
+    if isinstance(config.get("vision_config"), dict) and not extra:
         notes.append("vision encoder not counted")
     if _int(cfg, "num_nextn_predict_layers"):
         notes.append("multi-token-prediction layers not counted")
     return ParameterCount(total=total, active=total - routed + active_experts, embedding=embedding,
                           attention=attention, dense_mlp=dense_mlp, routed_experts=routed,
-                          other=shared + router + norms, notes=tuple(notes))
+                          other=shared + router + norms + per_layer + extra, notes=tuple(notes))
 
 
 def format_count(n: float) -> str:
@@ -186,7 +279,7 @@ def hf_config_from(config: dict) -> dict:
         value = derived_layer_types(cfg) if key == "layer_types" else cfg.get(key)
         if value is not None:
             out[key] = value
-    if "layer_types" in out and not any(t in (SLIDING, CHUNKED) for t in out["layer_types"]):
+    if "layer_types" in out and all(t in FULL_ALIASES for t in out["layer_types"]):
         del out["layer_types"]          # all full attention: the list says nothing the count does not
     return out
 

@@ -145,8 +145,36 @@ def test_layer_types_without_their_window_count_as_full():
     chunked = kv.kv_layout({**base, "attention_chunk_size": 8192,
                             "layer_types": ["chunked_attention"] * 3 + ["full_attention"]})
     assert (chunked.full_layers, chunked.windows) == (1, ((8192, 3, kv.CHUNKED),))
-    odd = kv.kv_layout({**base, "layer_types": ["linear_attention"] * 4})
+    odd = kv.kv_layout({**base, "layer_types": ["mystery_attention"] * 4})
     assert odd.full_layers == 4 and "not known" in odd.notes[0]
+
+
+def test_linear_attention_layers_hold_no_kv():
+    # Qwen3.5-27B: 48 Gated DeltaNet + 16 full layers; only the full ones cache 2 x 4 x 256 x 2 B
+    qwen = {"num_hidden_layers": 64, "num_attention_heads": 24, "num_key_value_heads": 4, "head_dim": 256,
+            "layer_types": ["linear_attention"] * 3 + ["full_attention"]} 
+    qwen["layer_types"] = qwen["layer_types"] * 16
+    lay = kv.kv_layout(qwen)
+    assert (lay.full_layers, lay.windows, lay.notes) == (16, (), ())
+    assert kv.kv_bytes_per_token(lay, 2) == 16 * 2 * 4 * 256 * 2
+    assert kv.kv_layout({**qwen, "layer_types": ["linear_attention"] * 64}).full_layers == 0
+
+
+def test_hybrid_override_pattern_marks_mamba_and_mlp_blocks():
+    # Nemotron-Nano-9B-v2: 27 Mamba-2, 25 MLP, 4 attention blocks; only the 4 cache K and V
+    nemo = {"num_hidden_layers": 56, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+            "hybrid_override_pattern": "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-"}
+    assert kv.layer_kinds(nemo).count(kv.MAMBA) == 27 and kv.layer_kinds(nemo).count(kv.MLP_ONLY) == 25
+    lay = kv.kv_layout(nemo)
+    assert lay.full_layers == 4 and kv.kv_bytes_per_token(lay, 2) == 4 * 2 * 8 * 128 * 2 == 16_384
+    short = {**nemo, "hybrid_override_pattern": "M*"}
+    assert any(m.startswith("hybrid_override_pattern with one entry per layer") for m in kv.missing_facts(short))
+
+
+def test_mamba_and_mlp_layer_types_hold_no_kv():
+    base = {"num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 8, "head_dim": 64}
+    lay = kv.kv_layout({**base, "layer_types": ["mamba", "mlp", "moe", "full_attention"]})
+    assert lay.full_layers == 1 and lay.notes == ()
 
 
 def test_window_without_layer_types_is_an_upper_bound():

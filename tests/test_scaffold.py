@@ -86,6 +86,111 @@ def test_gemma_counts_the_language_model_with_tied_embeddings():
     assert "vision encoder not counted" in count.notes
 
 
+# -- the keys an hf_config carries for the parameter count ------------------------------------------------
+
+DS_HF = {"num_hidden_layers": 61, "num_attention_heads": 128, "hidden_size": 7168, "intermediate_size": 18432,
+         "n_routed_experts": 256, "moe_intermediate_size": 2048, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+         "vocab_size": 129280}
+
+
+def test_deepseek_keys_first_k_dense_q_lora_shared_experts_and_top_k():
+    bare = parameter_count(DS_HF)
+    full = parameter_count({**DS_HF, "first_k_dense_replace": 3, "q_lora_rank": 1536, "n_shared_experts": 1,
+                            "num_experts_per_tok": 8, "qk_nope_head_dim": 128, "v_head_dim": 128})
+    assert bare.total / 1e9 == pytest.approx(708.9, abs=0.1)          # every layer MoE, full-rank query
+    assert full.total == pytest.approx(671e9, rel=0.005) and full.active == pytest.approx(37e9, rel=0.02)
+    assert moe_layer_indices({**DS_HF, "first_k_dense_replace": 3}) == list(range(3, 61))
+    with_q = parameter_count({**DS_HF, "q_lora_rank": 1536})
+    assert bare.attention - with_q.attention == 61 * (7168 * 128 * 192 - (7168 * 1536 + 1536 + 1536 * 128 * 192))
+    shared = parameter_count({**DS_HF, "n_shared_experts": 1})
+    assert shared.other - bare.other == 61 * 3 * 7168 * 2048
+    assert parameter_count({**DS_HF, "num_experts_per_tok": 8}).active == bare.total - bare.routed_experts + 61 * 8 * 3 * 7168 * 2048
+
+
+def test_tie_word_embeddings_counts_the_embedding_once():
+    phi = {"num_hidden_layers": 32, "num_attention_heads": 24, "num_key_value_heads": 8, "hidden_size": 3072,
+           "intermediate_size": 8192, "vocab_size": 200064}
+    assert parameter_count(phi).embedding == 2 * 200064 * 3072
+    tied = parameter_count({**phi, "tie_word_embeddings": True})
+    assert tied.embedding == 200064 * 3072 and tied.total == pytest.approx(3.84e9, rel=0.01)    # Phi-4-mini
+    assert parameter_count({**phi, "model_type": "gemma3_text"}).embedding == 200064 * 3072       # gemma default
+
+
+def test_shared_expert_intermediate_size():
+    base = {"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64, "vocab_size": 10,
+            "num_experts": 8, "moe_intermediate_size": 16}
+    assert parameter_count({**base, "shared_expert_intermediate_size": 32}).other - parameter_count(base).other == 2 * 3 * 64 * 32
+
+
+LLAMA4 = {"num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 5120,
+          "intermediate_size": 8192, "vocab_size": 202048, "num_experts_per_tok": 1, "model_type": "llama4_text"}
+
+
+def test_llama4_shared_expert_and_interleaved_moe_layers():
+    scout = parameter_count({**LLAMA4, "num_local_experts": 16})
+    assert scout.total == pytest.approx(109e9, rel=0.02) and scout.active == pytest.approx(17e9, rel=0.02)
+    maverick_cfg = {**LLAMA4, "num_local_experts": 128, "interleave_moe_layer_step": 2, "intermediate_size_mlp": 16384}
+    assert moe_layer_indices(maverick_cfg) == list(range(1, 48, 2))
+    maverick = parameter_count(maverick_cfg)
+    assert maverick.dense_mlp == 24 * 3 * 5120 * 16384
+    assert maverick.total == pytest.approx(400e9, rel=0.01) and maverick.active == pytest.approx(17e9, rel=0.02)
+
+
+QWEN35_27B = {"num_hidden_layers": 64, "num_attention_heads": 24, "num_key_value_heads": 4, "head_dim": 256,
+              "hidden_size": 5120, "intermediate_size": 17408, "vocab_size": 248320, "tie_word_embeddings": False,
+              "attn_output_gate": True, "linear_num_key_heads": 16, "linear_num_value_heads": 48,
+              "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+              "layer_types": ["linear_attention"] * 3 + ["full_attention"]}
+QWEN35_27B["layer_types"] = QWEN35_27B["layer_types"] * 16
+
+
+def test_gated_deltanet_layers_and_gated_attention():
+    count = parameter_count(QWEN35_27B)
+    key, value = 16 * 128, 48 * 128
+    deltanet = 5120 * (2 * key + 2 * value) + 5120 * 96 + (2 * key + value) * 4 + 96 + 128 + value * 5120
+    gated = 5120 * (2 * 24 + 2 * 4) * 256 + 24 * 256 * 5120
+    assert count.attention == 48 * deltanet + 16 * gated
+    assert count.total == pytest.approx(27e9, rel=0.01)
+    with pytest.raises(KeyError):
+        parameter_count({k: v for k, v in QWEN35_27B.items() if k != "linear_num_value_heads"})
+
+
+NEMOTRON_NANO = {"num_hidden_layers": 56, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+                 "hidden_size": 4480, "intermediate_size": 15680, "vocab_size": 131072, "model_type": "nemotron_h",
+                 "tie_word_embeddings": False, "mamba_num_heads": 128, "mamba_head_dim": 80, "ssm_state_size": 128,
+                 "n_groups": 8, "conv_kernel": 4,
+                 "hybrid_override_pattern": "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-"}
+
+
+def test_nemotron_h_mamba_blocks_match_the_checkpoint_exactly():
+    count = parameter_count(NEMOTRON_NANO)
+    assert count.total == 8_888_227_328                                  # the checkpoint's tensor total
+    assert count.dense_mlp == 25 * 2 * 4480 * 15680                      # squared-ReLU up/down, 25 MLP blocks
+
+
+def test_per_layer_embeddings():
+    base = {"num_hidden_layers": 42, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
+            "hidden_size": 2560, "intermediate_size": 10240, "vocab_size": 262144, "tie_word_embeddings": True}
+    plain = parameter_count(base)
+    ple = parameter_count({**base, "hidden_size_per_layer_input": 256, "vocab_size_per_layer_input": 262144})
+    assert ple.embedding - plain.embedding == 262144 * 42 * 256
+    assert ple.total - plain.total == 262144 * 42 * 256 + 2560 * 42 * 256 + 256 + 42 * (2 * 2560 * 256 + 2560)
+
+
+def test_extra_parameters_are_added_as_stated():
+    base = {"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64, "vocab_size": 10, "intermediate_size": 128}
+    assert parameter_count({**base, "extra_parameters": 1000}).total - parameter_count(base).total == 1000
+    assert parameter_count({**base, "extra_parameters": 1000}).active - parameter_count(base).active == 1000
+
+
+def test_xlm_roberta_encoder():
+    bge = {"num_hidden_layers": 24, "num_attention_heads": 16, "hidden_size": 1024, "intermediate_size": 4096,
+           "vocab_size": 250002, "model_type": "xlm-roberta"}
+    count = parameter_count(bge)
+    assert count.total == pytest.approx(568e6, rel=0.02) and count.notes
+    assert parameter_count({**bge, "max_position_embeddings": 8194}).total == pytest.approx(568e6, rel=0.001)
+
+
 def test_missing_shape_raises():
     with pytest.raises(KeyError):
         parameter_count({"num_hidden_layers": 2})
@@ -101,7 +206,7 @@ def test_format_count(n, text):
 
 def test_hf_config_keeps_only_read_keys_and_derives_gemma_layer_types():
     hf = hf_config_from(config("gemma-3-27b-it"))
-    assert "sliding_window_pattern" not in hf and "model_type" not in hf
+    assert "sliding_window_pattern" not in hf and hf["model_type"] == "gemma3_text"
     assert hf["num_hidden_layers"] == 62 and hf["sliding_window"] == 1024
     assert hf["layer_types"].count("sliding_attention") == 52
     assert [i for i, t in enumerate(hf["layer_types"]) if t == "full_attention"] == list(range(5, 62, 6))
@@ -112,7 +217,16 @@ def test_hf_config_drops_nulls_and_all_full_layer_lists():
     assert "sliding_window" not in hf and "layer_types" not in hf
     assert hf == {"num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
                   "hidden_size": 4096, "max_position_embeddings": 40960, "vocab_size": 151936,
-                  "intermediate_size": 12288}
+                  "intermediate_size": 12288, "model_type": "qwen3", "tie_word_embeddings": False}
+
+
+def test_hf_config_copies_the_parameter_count_keys():
+    hf = hf_config_from(config("DeepSeek-V3"))
+    assert {k: hf[k] for k in ("first_k_dense_replace", "q_lora_rank", "n_shared_experts", "num_experts_per_tok")} == \
+        {"first_k_dense_replace": 3, "q_lora_rank": 1536, "n_shared_experts": 1, "num_experts_per_tok": 8}
+    # the hf_config alone (what a recipe carries) gives the same count as the whole config.json
+    assert parameter_count(hf).total == parameter_count(config("DeepSeek-V3")).total
+    assert parameter_count(hf_config_from(config("gemma-3-27b-it"))).total == parameter_count(config("gemma-3-27b-it")).total
 
 
 @pytest.mark.parametrize("name, precision", [("Llama-3.3-70B-Instruct", "bf16"), ("DeepSeek-V3", "fp8"),

@@ -226,7 +226,42 @@ class HfConfig(BaseModel):
     sliding_window: PositiveInt | None = Field(None, description="Window of `sliding_attention` layers, in tokens.")
     attention_chunk_size: PositiveInt | None = Field(None, description="Chunk of `chunked_attention` layers, in tokens.")
     layer_types: list[StrictStr] | None = Field(
-        None, description="Attention type per layer: full_attention, sliding_attention or chunked_attention.")
+        None, description="Type per layer: full_attention, sliding_attention, chunked_attention; linear_attention, "
+                          "mamba, mlp and moe layers hold no per-token KV cache.")
+    # shapes read by the parameter count (`scaffold.parameter_count`)
+    model_type: StrictStr | None = Field(
+        None, description="config.json model_type; read for structure the shapes do not state (xlm-roberta/bert: "
+                          "encoder only; nemotron_h: two-matrix MLP; llama4/llama4_text: one shared expert; gemma*: "
+                          "tied embeddings by default).")
+    tie_word_embeddings: StrictBool | None = Field(None, description="The output head reuses the input embedding (counted once).")
+    num_experts_per_tok: PositiveInt | None = Field(None, description="Routed experts each token uses (active parameters).")
+    n_shared_experts: NonNegativeInt | None = Field(None, description="Shared experts per MoE layer, each moe_intermediate_size wide (DeepSeek).")
+    shared_expert_intermediate_size: NonNegativeInt | None = Field(None, description="Width of the shared expert's MLP (Qwen MoE).")
+    first_k_dense_replace: NonNegativeInt | None = Field(None, description="Leading layers with a dense MLP before the MoE ones (DeepSeek).")
+    interleave_moe_layer_step: PositiveInt | None = Field(None, description="MoE on every k-th layer, dense MLP on the others (Llama 4).")
+    intermediate_size_mlp: PositiveInt | None = Field(None, description="Width of the dense MLP layers of an interleaved MoE (Llama 4).")
+    q_lora_rank: PositiveInt | None = Field(None, description="MLA: rank of the low-rank query projection.")
+    qk_nope_head_dim: PositiveInt | None = Field(None, description="MLA: query/key head dimension without RoPE (default 128).")
+    v_head_dim: PositiveInt | None = Field(None, description="MLA: value head dimension (default qk_nope_head_dim).")
+    attn_output_gate: StrictBool | None = Field(None, description="Gated attention: q_proj also emits an output gate (Qwen3.5/3.6).")
+    linear_num_key_heads: PositiveInt | None = Field(None, description="Gated DeltaNet (linear_attention layers): key heads.")
+    linear_num_value_heads: PositiveInt | None = Field(None, description="Gated DeltaNet: value heads.")
+    linear_key_head_dim: PositiveInt | None = Field(None, description="Gated DeltaNet: key head dimension.")
+    linear_value_head_dim: PositiveInt | None = Field(None, description="Gated DeltaNet: value head dimension.")
+    linear_conv_kernel_dim: PositiveInt | None = Field(None, description="Gated DeltaNet: short convolution kernel (default 4).")
+    hybrid_override_pattern: StrictStr | None = Field(
+        None, description="Nemotron-H block per layer: M Mamba-2, * attention, - MLP, E MoE (only * holds KV cache).")
+    mamba_num_heads: PositiveInt | None = Field(None, description="Mamba-2 heads (Nemotron-H).")
+    mamba_head_dim: PositiveInt | None = Field(None, description="Mamba-2 head dimension.")
+    ssm_state_size: PositiveInt | None = Field(None, description="Mamba-2 state size per group.")
+    n_groups: PositiveInt | None = Field(None, description="Mamba-2 B/C groups.")
+    conv_kernel: PositiveInt | None = Field(None, description="Mamba-2 convolution kernel (default 4).")
+    hidden_size_per_layer_input: PositiveInt | None = Field(None, description="Per-layer embedding width (Gemma 3n / Gemma 4 E models).")
+    vocab_size_per_layer_input: PositiveInt | None = Field(None, description="Per-layer embedding vocabulary (default vocab_size).")
+    type_vocab_size: NonNegativeInt | None = Field(None, description="Token-type embeddings of a BERT-style encoder (default 1).")
+    extra_parameters: NonNegativeInt | None = Field(
+        None, description="Not a config.json key: parameters of vision/audio encoders, projectors and adapters that the "
+                          "language-model shapes cannot derive, as the publisher states them; added to the count.")
 
 
 class Model(_Model):
