@@ -19,6 +19,10 @@ weights-only sizing of `sizing.py`.
 The engine uses `engine_sizing` (a safe `--max-model-len` for recipes whose context does not fit)
 and `engine_tp` (no TP size the attention heads do not allow); both return their input unchanged
 for recipes without hf_config, so the compat corpus renders exactly as the reference does.
+
+The API's `kv_sizing` (`kv_sizing`, `panel_entry`, `throughput_plan`) publishes the fit of every
+rendering; the model page's sizing panel evaluates the page formulas documented at `panel_entry`
+on those numbers (`panel_figures` is their Python form).
 """
 from __future__ import annotations
 
@@ -457,16 +461,20 @@ def fit_choice(ctx, recipe: dict, variant_key: str = "default", hw_id: str | Non
     The recipe's own command (before the engine's adjustments) decides TP, PP, DP, the KV dtype and
     the memory utilization; `tp`, `kv_cache_dtype` and `gpu_memory_utilization` override them."""
     from recipes_site.synthesis import render_choice
-    # the recipe's own command decides the shape; the engine's rendering, the TP it really uses
+    # the recipe's own command decides the shape; the engine's rendering, the TP (and the default
+    # node count of a multi-node strategy) it really uses
+    cfg = hf_config_of(recipe)
+    engine_rendering = render_choice(ctx, recipe, variant_key, hw_id, strategy_id, nodes) if cfg is not None else None
+    if nodes is None and engine_rendering is not None and engine_rendering.deploy_type == "multi_node":
+        nodes = engine_rendering.node_count
     rendering = render_choice(ctx, _strip_hf_config(recipe), variant_key, hw_id, strategy_id, nodes)
     proc = _fit_process(rendering)
     shape = shape_from_argv(proc.argv if proc else ())
     notes = []
-    cfg = hf_config_of(recipe)
     if tp is not None:
         shape = replace(shape, tp=tp)
     elif cfg is not None:
-        engine = _fit_process(render_choice(ctx, recipe, variant_key, hw_id, strategy_id, nodes))
+        engine = _fit_process(engine_rendering)
         rendered_tp = shape_from_argv(engine.argv if engine else ()).tp
         if rendered_tp != shape.tp:
             notes.append(f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}")
@@ -562,6 +570,110 @@ def throughput_plan(ctx, recipe: dict, variant_key: str, hw_id: str, *, kv_cache
             "context_fits": result.context_fits, "max_model_len": result.safe_max_model_len or ctx_len,
             "max_concurrency_per_replica": result.max_concurrency, "kv_cache_gib_per_gpu": _r(result.kv_cache_gib_per_gpu),
             "commands": commands}
+
+
+# -- the API's kv_sizing and the model page's sizing panel ----------------------------------------------
+
+def rendering_fit(recipe: dict, rendering, profile: dict) -> FitResult:
+    """The fit of one rendering exactly as the engine renders it: the shape of its main process (the
+    decode pool of a PD deployment), including the engine's own `--max-model-len`."""
+    proc = _fit_process(rendering)
+    shape = shape_from_argv(proc.argv if proc else ())
+    result = fit_deployment(recipe, rendering.variant, rendering.hardware, profile, shape)
+    result.strategy, result.nodes = rendering.strategy, rendering.node_count
+    return result
+
+
+def panel_entry(r: FitResult) -> dict:
+    """What the model page's sizing panel reads of one deployment (and the API publishes as
+    `kv_sizing.<variant>.<hw>.deployments[]`): the budget split per GPU and the numbers of the page
+    formulas below, so the page never re-derives a rule.
+
+    Page formulas (site.js `kvFit` transcribes them literally; tests/browser/test_browser_sizing.py
+    checks them against `fit_deployment`). For an entry `e`, a request length `L` and `C` requests:
+
+        seq(L)       = e.kv_bytes_per_token_per_gpu x L
+                       + sum over w in e.windows_per_gpu of w.bytes_per_token x min(L, w.window + e.prefill_chunk)
+        needed(L, C) = ceil(C / e.dp) x seq(L)            KV bytes per GPU (DP ranks share the requests)
+        fits(L, C)   = needed(L, C) <= e.kv_cache_bytes_per_gpu
+        requests(L)  = floor(e.kv_cache_bytes_per_gpu / seq(L)) x e.dp
+        longest(C)   = the largest L <= e.context_length with fits(L, C), by bisection (0 if none)
+
+    They are `kv_cache.sequence_bytes_per_gpu` and `kv_cache.longest_sequence` with the layout
+    folded into `kv_bytes_per_token_per_gpu` and `windows_per_gpu`; `requests(L)` is `max_concurrency`
+    and `longest(C)` `max_model_len_at_concurrency` of `fit_deployment(evaluate_len=L, concurrency=C)`.
+    """
+    s = r.shape
+    kv_bytes = None if r.kv_cache_gib_per_gpu is None else max(0, math.floor(r.kv_cache_gib_per_gpu * GIB))
+    return {
+        "strategy": r.strategy, "node_count": r.nodes, "variant": r.variant,
+        "tp": s.tp, "pp": s.pp, "dp": s.dp, "expert_parallel": s.expert_parallel,
+        "kv_cache_dtype": s.kv_cache_dtype, "gpu_memory_utilization": s.gpu_memory_utilization,
+        "vram_gib_per_gpu": _r(r.vram_per_gpu_gib), "budget_gib_per_gpu": _r(r.budget_gib_per_gpu),
+        "weights_gib_per_gpu": _r(r.weights_gib_per_gpu), "overhead_gib_per_gpu": _r(r.overhead.total_gib),
+        "kv_cache_gib_per_gpu": _r(r.kv_cache_gib_per_gpu), "kv_cache_bytes_per_gpu": kv_bytes,
+        "kv_bytes_per_token": r.kv_bytes_per_token, "kv_bytes_per_sequence_window": r.kv_bytes_per_sequence_window,
+        "kv_bytes_per_token_per_gpu": r.kv_bytes_per_token_per_gpu,
+        "windows_per_gpu": [{"window": w["window"], "bytes_per_token": w["bytes_per_token"]} for w in r.windows_per_gpu],
+        "prefill_chunk": r.prefill_chunk, "context_length": r.context_length, "evaluated_len": r.evaluated_len,
+        "max_tokens": r.max_tokens, "max_concurrency": r.max_concurrency, "max_model_len": r.max_model_len,
+        "safe_max_model_len": r.safe_max_model_len, "context_fits": r.context_fits,
+        "missing_facts": r.missing_facts, "notes": r.notes,
+    }
+
+
+def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
+    """The page formulas of `panel_entry`, evaluated on an entry (the reference that site.js `kvFit`
+    transcribes): KV bytes per GPU that `concurrency` requests of `length` tokens need, whether they
+    fit, how many requests of `length` fit, and the longest length at which `concurrency` fit."""
+    kv = entry.get("kv_cache_bytes_per_gpu")
+    per_token = entry.get("kv_bytes_per_token_per_gpu")
+    if kv is None or per_token is None:
+        return {"needed_bytes": None, "fits": None, "requests": None, "longest": None}
+
+    def seq(tokens: int) -> float:
+        return per_token * tokens + sum(w["bytes_per_token"] * min(tokens, w["window"] + entry["prefill_chunk"])
+                                        for w in entry["windows_per_gpu"])
+
+    def needed(tokens: int, requests: int) -> float:
+        return math.ceil(requests / entry["dp"]) * seq(tokens)
+
+    def longest(requests: int) -> int:
+        cap = entry.get("context_length") or (1 << 24)
+        if kv <= 0 or requests <= 0:
+            return 0
+        if needed(cap, requests) <= kv:
+            return cap
+        lo, hi = 0, cap
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if needed(mid, requests) <= kv:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+    one = seq(length)
+    need = needed(length, concurrency)
+    return {"needed_bytes": need, "fits": need <= kv,
+            "requests": int(kv // one) * entry["dp"] if one > 0 else 0, "longest": longest(concurrency)}
+
+
+def kv_sizing(ctx, recipe: dict, rendered) -> dict | None:
+    """`kv_sizing` of the API model document: per variant tree and hardware, the panel entry of every
+    rendering there (`deployments`) and the throughput plan of the variant rendered there. None for
+    recipes without `model.hf_config` (their documents stay as the reference's)."""
+    if hf_config_of(recipe) is None:
+        return None
+    out: dict = {}
+    for tree in rendered.trees:
+        per_hw = out.setdefault(tree.variant, {})
+        for res in tree.by_hardware:
+            profile = ctx.profiles.get(res.hardware) or {}
+            deployments = [panel_entry(rendering_fit(recipe, r, profile)) for r in (res.recommended,) + res.alternatives]
+            per_hw[res.hardware] = {"deployments": deployments,
+                                    "plan": throughput_plan(ctx, recipe, res.recommended.variant, res.hardware)}
+    return out
 
 
 # -- text form ------------------------------------------------------------------------------------------

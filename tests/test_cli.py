@@ -76,10 +76,16 @@ def test_command_json_and_docker_and_checkpoint_lookup():
 
 def test_command_multi_node_prints_head_and_workers():
     r = run("command", "deepseek-ai/DeepSeek-R1-0528", "--hardware", "h200", "--strategy", "multi_node_tp",
-            "--nodes", "3")
+            "--nodes", "4")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.count("--node-rank") == 3 and r.stdout.count("--headless") == 2
-    assert "--tensor-parallel-size 24" in r.stdout
+    assert r.stdout.count("--node-rank") == 4 and r.stdout.count("--headless") == 3
+    assert "--tensor-parallel-size 32" in r.stdout
+    # 3 nodes would be TP 24, which does not divide DeepSeek's 128 attention heads: refused, with the counts that work
+    r = run("command", "deepseek-ai/DeepSeek-R1-0528", "--hardware", "h200", "--strategy", "multi_node_tp",
+            "--nodes", "3")
+    assert r.returncode == 1 and r.stdout == ""
+    assert "TP 24 does not divide the 128 attention heads" in r.stderr
+    assert "node counts that work: 2, 4, 8, 16" in r.stderr
     r = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--strategy", "multi_node_tp")
     assert r.returncode == 1 and "offered: single_node_tp" in r.stderr
 

@@ -14,7 +14,7 @@ from recipes_site import fit
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.catalog.diagnostics import Level
-from recipes_site.synthesis import render_choice
+from recipes_site.synthesis import ChoiceError, render_choice
 
 GIB = 2**30
 H100 = {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 640, "vram_per_gpu_gb": 80}
@@ -360,12 +360,15 @@ def test_cli_command_prints_the_engine_note_on_stderr():
     assert run("command", LLAMA, "--hardware", "h100").stderr == ""
 
 
-def test_fit_reports_a_multi_node_tp_the_heads_do_not_allow(ctx, recipes):
+def test_fit_refuses_a_multi_node_tp_the_heads_do_not_allow(ctx, recipes):
     # 3 nodes of 8 GPUs: TP 24 does not divide DeepSeek's 128 heads; the engine does not re-shape
-    # multi-node deployments, so fit says vLLM would refuse it
-    r = fit.fit_choice(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h200", "multi_node_tp", 3,
+    # multi-node deployments, so the choice is refused (render_choice), naming the counts that work
+    with pytest.raises(ChoiceError, match=r"TP 24 does not divide the 128 attention heads; node counts that work: 2, 4, 8, 16"):
+        fit.fit_choice(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h200", "multi_node_tp", 3,
                        with_plan=False)
-    assert r.tp == 24
+    # an explicit --tp is taken as asked, and fit says vLLM would refuse it
+    r = fit.fit_choice(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h200", "multi_node_tp", 4,
+                       tp=24, with_plan=False)
     assert "TP 24 does not divide the 128 attention heads: vLLM refuses this TP size" in r.notes
 
 

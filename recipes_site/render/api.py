@@ -4,7 +4,8 @@ Layout under `api/v1/` (one file per recipe and per recipe x hardware, so a CI j
 exactly what it needs and the tree stays small):
 
     models.json                          every recipe, plus every served checkpoint id
-    models/<org>/<repo>.json             normalised recipe, install block, sizing, default hardware
+    models/<org>/<repo>.json             normalised recipe, install block, sizing, default hardware,
+                                         and `kv_sizing` for recipes with model.hf_config
     models/<org>/<repo>/hw/<hw>.json     recommended choice per variant + every rendering there
     hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command
     strategies.json, taxonomy.json       vocabulary
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipes_site import sizing
+from recipes_site import fit, sizing
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.types import RecipeRenderings
@@ -90,9 +91,11 @@ def model_index_entry(rec: RecipeInput, hw_order: list[str]) -> tuple[dict, list
     return entry, checkpoints
 
 
-def model_doc(rec: RecipeInput, profiles: dict) -> dict:
+def model_doc(rec: RecipeInput, profiles: dict, ctx: Context | None = None) -> dict:
+    """The model document; with `ctx`, recipes with `model.hf_config` also get `kv_sizing` (fit.py):
+    per variant tree and hardware, the KV-cache budget of every rendering and the throughput plan."""
     variants = rec.data.get("variants") or {}
-    return {
+    doc = {
         "id": rec.hf_id,
         "recipe": rec.data,
         "install": install_block(rec.data),
@@ -102,6 +105,10 @@ def model_doc(rec: RecipeInput, profiles: dict) -> dict:
                      for res in _by_hardware_order(rec.rendered, list(profiles))},
         "sizing": {key: sizing.variant_sizing(rec.data, v or {}, profiles) for key, v in variants.items()},
     }
+    kv = fit.kv_sizing(ctx, rec.data, rec.rendered) if ctx is not None else None
+    if kv is not None:
+        doc["kv_sizing"] = kv
+    return doc
 
 
 def _by_hardware_order(r: RecipeRenderings, order: list[str]):
@@ -165,7 +172,7 @@ class RecipeSummary:
 
 
 def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], RecipeSummary]:
-    docs = {model_doc_path(rec.hf_id): model_doc(rec, ctx.profiles)}
+    docs = {model_doc_path(rec.hf_id): model_doc(rec, ctx.profiles, ctx)}
     docs.update(hardware_docs(rec, ctx))
     entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
     return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec))

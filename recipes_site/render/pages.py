@@ -29,7 +29,7 @@ from urllib.parse import quote, urlencode, urljoin, urlsplit
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
-from recipes_site import sizing
+from recipes_site import fit, sizing
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.jsish import mapping
 from recipes_site.render.api import API, HF, RecipeInput, hw_doc_path, model_doc_path
@@ -48,7 +48,8 @@ DEFAULT_SITE_URL = "http://127.0.0.1:8000"
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
 PAGE_IDS = frozenset({"main", "top", "install", "serve", "picker-data", "guide", "about", "command-panel",
-                      "sizing-h", "install-h", "serve-h", "guide-h", "browse-data", "results", "filters", "search"})
+                      "sizing-h", "install-h", "serve-h", "guide-h", "browse-data", "results", "filters", "search"}
+                     | {f"plan-cmd-{i}" for i in range(64)})
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,111 @@ def sizing_view(fit: dict | None, weights_gb, hw: dict) -> dict:
         facts.append(("Nodes", str(fit["nodes_needed"])))
         why = f"Does not fit one node: {w} GB of weights exceed {n} × {per} GB; one copy needs {fit['nodes_needed']} nodes."
     return {"facts": facts, "why": why}
+
+
+# -- the KV-cache part of the sizing panel (site.js `kvView` and `planView` say the same) ------
+
+# what the page embeds of each `kv_sizing` deployment entry and plan (fit.panel_entry, throughput_plan)
+PAGE_KV_KEYS = ("strategy", "node_count", "dp", "vram_gib_per_gpu", "budget_gib_per_gpu", "weights_gib_per_gpu",
+                "overhead_gib_per_gpu", "kv_cache_gib_per_gpu", "kv_cache_bytes_per_gpu", "kv_bytes_per_token_per_gpu",
+                "windows_per_gpu", "prefill_chunk", "context_length", "evaluated_len", "max_tokens", "missing_facts")
+PAGE_PLAN_KEYS = ("tp", "replicas", "gpus_per_node", "max_model_len", "max_concurrency_per_replica",
+                  "kv_cache_gib_per_gpu", "reason")
+MAX_CONCURRENCY_INPUT = 100_000
+
+
+def page_kv(kv_sizing: dict | None) -> dict | None:
+    """The model page's copy of the API's `kv_sizing`: per variant tree and hardware, the entries
+    of its renderings (`d`) and the throughput plan with each replica's command."""
+    if not kv_sizing:
+        return None
+    out = {}
+    for tree, per_hw in kv_sizing.items():
+        out[tree] = {}
+        for hw, item in per_hw.items():
+            plan = item["plan"]
+            out[tree][hw] = {"d": [{k: e[k] for k in PAGE_KV_KEYS} for e in item["deployments"]],
+                             "plan": {**{k: plan.get(k) for k in PAGE_PLAN_KEYS},
+                                      "commands": [{"gpus": c["gpus"], "port": c["port"], "command": c["command"]}
+                                                   for c in plan["commands"]]}}
+    return out
+
+
+def kv_default_len(e: dict) -> int:
+    """The length the panel starts at: the command's own (--max-model-len, else the recipe's context)."""
+    return e.get("evaluated_len") or e.get("context_length") or 4096
+
+
+def _gib(x) -> str:
+    return f"{x:.1f}"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> dict | None:
+    """Facts, verdict and memory bar of one deployment entry at a request length and concurrency;
+    every number comes from fit.panel_figures (the page formulas)."""
+    if e is None:
+        return None
+    length = length or kv_default_len(e)
+    cap = e.get("context_length") or (1 << 24)
+    view = {"len": length, "conc": concurrency, "cap": cap, "facts": [], "parts": [], "ok": None, "aria": ""}
+    f = fit.panel_figures(e, length, concurrency)
+    if f["needed_bytes"] is None:
+        view["verdict"] = "No KV-cache estimate: missing " + "; ".join(e.get("missing_facts") or ["facts"]) + "."
+        return view
+    kv = e["kv_cache_gib_per_gpu"]
+    if not e["kv_cache_bytes_per_gpu"]:
+        view["verdict"] = (f"No room for a KV cache: weights and overhead exceed the "
+                           f"{_gib(e['budget_gib_per_gpu'])} GiB budget of each GPU.")
+        view["ok"] = False
+    elif f["fits"]:
+        view["verdict"] = (f"{_count(concurrency, 'request')} of {length:,} tokens "
+                           f"need{'s' if concurrency == 1 else ''} {_gib(f['needed_bytes'] / fit.GIB)} GiB "
+                           f"of KV cache per GPU: fits in {_gib(kv)} GiB.")
+        view["ok"] = True
+    else:
+        view["verdict"] = (f"{_count(concurrency, 'request')} of {length:,} tokens "
+                           f"need{'s' if concurrency == 1 else ''} {_gib(f['needed_bytes'] / fit.GIB)} GiB "
+                           f"of KV cache per GPU, more than the {_gib(kv)} GiB there is: at most {f['requests']:,} "
+                           f"of that length fit" + (f", or {concurrency:,} of up to {f['longest']:,} tokens each"
+                                                     if f["longest"] else "") + ".")
+        view["ok"] = False
+    view["facts"] = [("KV per token", f"{int(e['kv_bytes_per_token_per_gpu'] + 0.5):,} B per GPU"),
+                     ("KV cache", f"{_gib(max(kv, 0))} GiB per GPU · {e['max_tokens']:,} tokens"),
+                     (f"Requests of {length:,} tokens", f"{f['requests']:,} at once"),
+                     (f"Longest with {concurrency:,} at once", f"{f['longest']:,} tokens")]
+    need = f["needed_bytes"] / fit.GIB
+    room = max(kv, 0)
+    over = need > room
+    used = need
+    parts = [("weights", "Weights", e["weights_gib_per_gpu"]), ("overhead", "Overhead", e["overhead_gib_per_gpu"]),
+             ("over" if over else "kv", "KV cache needed" if over else "KV cache in use", used),
+             ("free", "KV cache free", 0 if over else room - used),
+             ("reserve", "Reserve", e["vram_gib_per_gpu"] - e["budget_gib_per_gpu"])]
+    scale = max(e["vram_gib_per_gpu"], sum(g for _, _, g in parts))
+    view["parts"] = [(key, f"{label} {_gib(g)} GiB", f"{100 * g / scale:.2f}%") for key, label, g in parts if g > 0]
+    view["aria"] = f"Per GPU of {gb(e['vram_gib_per_gpu'])} GiB: " + ", ".join(text for _, text, _ in view["parts"])
+    return view
+
+
+def plan_view(plan: dict | None, hw: dict) -> dict | None:
+    """The throughput plan's summary line and replica commands (site.js `planView`)."""
+    if plan is None:
+        return None
+    if not plan.get("tp"):
+        return {"summary": f"No throughput plan: {plan.get('reason') or 'no layout fits'}.", "commands": []}
+    each = plan.get("max_concurrency_per_replica")
+    summary = (f"{_count(plan['replicas'], 'replica')} of TP {plan['tp']} per {hw['gpu_count']} × {hw['label']} node, "
+               f"each on its own GPUs and port")
+    if each is not None:
+        summary += (f", each holding {_count(each, 'request')} of {plan['max_model_len']:,} tokens "
+                    f"({_gib(plan['kv_cache_gib_per_gpu'])} GiB of KV cache per GPU)")
+    commands = [(f"plan-cmd-{i}", f"Replica {i}: GPUs {','.join(map(str, c['gpus']))}, port {c['port']}", c["command"])
+                for i, c in enumerate(plan["commands"])]
+    return {"summary": summary + ".", "commands": commands}
 
 
 # -- jinja ------------------------------------------------------------------------------------
@@ -352,7 +458,16 @@ def initial_view(summary: dict, labels: dict) -> dict:
         "tabs": tabs, "tab": first["id"], "command": default_text(doc, r, first),
         "sizing": sizing_view(summary["sizing"].get(variant, {}).get(hw), summary["variants"][variant]["vram_gb"],
                               summary["hardware"][hw]),
+        **_initial_kv(summary, variant, hw, r),
     }
+
+
+def _initial_kv(summary: dict, variant: str, hw: str, r: dict) -> dict:
+    at = ((summary.get("kv") or {}).get(variant) or {}).get(hw)
+    if at is None:
+        return {"kv": None, "plan": None}
+    entry = next((e for e in at["d"] if e["strategy"] == r["strategy"] and e["node_count"] == r["node_count"]), None)
+    return {"kv": kv_view(entry), "plan": plan_view(at["plan"], summary["hardware"][hw])}
 
 
 def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
@@ -399,7 +514,9 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
     summary = view = data = None
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
-        summary = dict(summary, variants=distinct_variants(summary["variants"]))
+        model_doc = docs.get(model_doc_path(rec.hf_id))
+        kv = model_doc.get("kv_sizing") if model_doc is not None else fit.kv_sizing(ctx, rec.data, rec.rendered)
+        summary = dict(summary, variants=distinct_variants(summary["variants"]), kv=page_kv(kv))
         data = dict(summary, reasons=unavailable_reasons(rec, ctx, summary),
                     notes=strategy_notes(ctx, list(hw_docs.values())), labels=pages.labels)
         view = initial_view(summary, pages.labels)
@@ -421,7 +538,8 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         hw_json={h: "/" + hw_doc_path(rec.hf_id, h) for h in hw_docs}, md_url=f"/{rec.hf_id}.md",
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=f"{pages.config.repo_url}/issues/new?{urlencode({'title': f'{rec.hf_id}: '}, quote_via=quote)}",
-        groups=hardware_groups(summary) if summary else [], updated=updated)
+        groups=hardware_groups(summary) if summary else [], updated=updated,
+        kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)), max_conc=MAX_CONCURRENCY_INPUT)
     return {f"{rec.hf_id}/index.html": html,
             f"{rec.hf_id}.md": recipe_markdown(pages, rec, summary, hw_docs, linker).encode("utf-8")}
 

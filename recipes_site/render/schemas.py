@@ -92,6 +92,32 @@ NUM_OR_NULL = {"type": ["number", "null"]}
 SIZING = _obj({"computed_vram_gb": NUM_OR_NULL, "declared_vram_gb": NUM_OR_NULL, "basis_gb": NUM_OR_NULL,
                "hardware": {"type": "object", "additionalProperties": FIT}})
 INSTALL_STEP = _obj({"command": STR}, {"note": STR})
+INT_OR_NULL = {"type": ["integer", "null"]}
+NONNEG = {"type": "integer", "minimum": 0}
+POS = {"type": "integer", "minimum": 1}
+# fit.panel_entry: one rendering's memory budget per GPU and the numbers of the page formulas
+KV_DEPLOYMENT = _obj({
+    "strategy": STR, "node_count": POS, "variant": STR, "tp": POS, "pp": POS, "dp": POS, "expert_parallel": BOOL,
+    "kv_cache_dtype": STR, "gpu_memory_utilization": {"type": "number", "exclusiveMinimum": 0},
+    "vram_gib_per_gpu": {"type": "number"}, "budget_gib_per_gpu": {"type": "number"},
+    "weights_gib_per_gpu": NUM_OR_NULL, "overhead_gib_per_gpu": {"type": "number", "minimum": 0},
+    "kv_cache_gib_per_gpu": NUM_OR_NULL, "kv_cache_bytes_per_gpu": {"type": ["integer", "null"], "minimum": 0},
+    "kv_bytes_per_token": INT_OR_NULL, "kv_bytes_per_sequence_window": INT_OR_NULL,
+    "kv_bytes_per_token_per_gpu": NUM_OR_NULL,
+    "windows_per_gpu": {"type": "array", "items": _obj({"window": POS, "bytes_per_token": {"type": "number"}})},
+    "prefill_chunk": NONNEG, "context_length": INT_OR_NULL, "evaluated_len": INT_OR_NULL,
+    "max_tokens": INT_OR_NULL, "max_concurrency": INT_OR_NULL, "max_model_len": INT_OR_NULL,
+    "safe_max_model_len": INT_OR_NULL, "context_fits": {"type": ["boolean", "null"]},
+    "missing_facts": STR_LIST, "notes": STR_LIST})
+# fit.throughput_plan: replicas of single_node_tp filling one node, each on its own GPUs and port
+REPLICA = _obj({"replica": NONNEG, "gpus": {"type": "array", "minItems": 1, "items": NONNEG},
+                "port": {"type": "integer", "minimum": 1, "maximum": 65535}, "argv": STR_LIST,
+                "env": ENV, "command": STR})
+PLAN = _obj({"hardware": STR, "tp": INT_OR_NULL, "replicas": NONNEG, "commands": {"type": "array", "items": REPLICA}},
+            {"gpus_per_node": POS, "context_fits": {"type": ["boolean", "null"]}, "max_model_len": INT_OR_NULL,
+             "max_concurrency_per_replica": INT_OR_NULL, "kv_cache_gib_per_gpu": NUM_OR_NULL, "reason": STR})
+KV_SIZING = {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": _obj({
+    "deployments": {"type": "array", "minItems": 1, "items": KV_DEPLOYMENT}, "plan": PLAN})}}
 
 DOCUMENTS: dict[str, dict] = {
     "rendering": RENDERING,
@@ -111,7 +137,8 @@ DOCUMENTS: dict[str, dict] = {
         "default_hardware": {"type": "object", "additionalProperties": STR},
         "checkpoints": {"type": "object", "additionalProperties": STR},
         "hardware": {"type": "object", "additionalProperties": STR},
-        "sizing": {"type": "object", "additionalProperties": SIZING}}),
+        "sizing": {"type": "object", "additionalProperties": SIZING}},
+        {"kv_sizing": KV_SIZING}),
     "model-hardware": _obj({
         "recipe": STR, "hardware": STR, "hardware_profile": PROFILE,
         "recommended": {"type": "object", "minProperties": 1, "additionalProperties": PICK},

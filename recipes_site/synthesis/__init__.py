@@ -9,7 +9,9 @@ from __future__ import annotations
 from .choices import feature_choices
 from .deployments import render_kv, render_pd, render_serving
 from .hardware import Hardware
+from recipes_site.fit import hf_config_of, shape_from_argv
 from recipes_site.jsish import mapping
+from recipes_site.kv_cache import tp_problem
 from .selection import MAX_NODES, Context, hardware_list, nodes_for_strategy, recommend, strategy_set, substitute_variant
 from .serve_args import model_id
 from .types import HardwareResult, Process, RecipeRenderings, Rendering, VariantTree
@@ -62,9 +64,24 @@ def render_strategy(ctx: Context, recipe: dict, variant_key: str, strategy_id: s
         return render_kv(ctx, recipe, variant_key, strategy_id, hw, features)
     if ctx.deploy_type(strategy_id) == "pd_cluster":
         return render_pd(ctx, recipe, variant_key, hw, features)
-    if nodes is None:
-        nodes = default_nodes(ctx, recipe, strategy_id, hw)
-    return render_serving(ctx, recipe, variant_key, strategy_id, hw, nodes, features)
+    if nodes is not None:
+        return render_serving(ctx, recipe, variant_key, strategy_id, hw, nodes, features)
+    rendering = render_serving(ctx, recipe, variant_key, strategy_id, hw, default_nodes(ctx, recipe, strategy_id, hw),
+                               features)
+    return allowed_node_count(ctx, recipe, rendering, features)
+
+
+def allowed_node_count(ctx: Context, recipe: dict, rendering: Rendering, features: dict | None = None) -> Rendering:
+    """A default multi-node layout whose TP the model's heads refuse (recipes with hf_config only)
+    moves to the smallest larger node count they allow; anything else is returned as it is."""
+    if rendering.deploy_type != "multi_node" or tp_refusal(recipe, rendering) is None:
+        return rendering
+    hw = ctx.hardware(rendering.hardware)
+    for more in range(rendering.node_count + 1, MAX_NODES + 1):
+        other = render_serving(ctx, recipe, rendering.variant, rendering.strategy, hw, more, features)
+        if tp_refusal(recipe, other) is None:
+            return other
+    return rendering
 
 
 def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> HardwareResult | None:
@@ -77,12 +94,14 @@ def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> Har
     recommended = render_strategy(ctx, recipe, key, pick.strategy, hw, pick.nodes)
     if recommended is None:
         return None
+    recommended = allowed_node_count(ctx, recipe, recommended)
     alternatives = []
     for s in offered:
         if s == pick.strategy:
             continue
         rendering = render_strategy(ctx, recipe, key, s, hw)
-        if rendering is not None:
+        # an alternative whose TP the model's heads refuse is left out (recipes with hf_config only)
+        if rendering is not None and tp_refusal(recipe, rendering) is None:
             alternatives.append(rendering)
     return HardwareResult(hardware=hw.id, recommended=recommended, alternatives=tuple(alternatives))
 
@@ -148,6 +167,7 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
             raise ChoiceError(f"{strategy_id} is laid out for at most {MAX_NODES} nodes")
     elif nodes not in (None, 1) and kind != "multi_node" and not (strategy_id == pick.strategy and nodes == pick.nodes):
         raise ChoiceError(f"{strategy_id} runs on one node; --nodes applies to multi-node strategies")
+    defaulted = nodes is None
     if nodes is None and strategy_id == pick.strategy:
         nodes = pick.nodes
     if features is not None:
@@ -155,7 +175,46 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
     rendering = render_strategy(ctx, recipe, key, strategy_id, hw, nodes if kind == "multi_node" else None, features)
     if rendering is None:
         raise ChoiceError(f"{strategy_id} cannot be laid out for this model on {hw_id} (it would need more than 4 nodes per pool)")
+    if defaulted:
+        rendering = allowed_node_count(ctx, recipe, rendering, features)
+    refused = tp_refusal(recipe, rendering)
+    if refused:
+        raise ChoiceError(_refusal_message(ctx, recipe, key, strategy_id, hw, rendering, refused))
     return rendering
+
+
+def tp_refusal(recipe: dict, rendering: Rendering) -> tuple[int, str] | None:
+    """(TP size, why) when a process of `rendering` uses a tensor-parallel size the model's attention
+    heads do not allow (fit/kv_cache `tp_problem`); None when every TP is fine or the recipe has no
+    `model.hf_config` (recipes without it render exactly as the reference does)."""
+    cfg = hf_config_of(recipe)
+    if cfg is None:
+        return None
+    for process in rendering.processes:
+        tp = shape_from_argv(process.argv).tp
+        problem = tp_problem(cfg, tp)
+        if problem:
+            return tp, problem
+    return None
+
+
+def _refusal_message(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
+                     rendering: Rendering, refused: tuple[int, str]) -> str:
+    tp, problem = refused
+    nodes = rendering.node_count
+    where = f"{nodes} node{'s' if nodes > 1 else ''} of {hw.id}"
+    message = f"{strategy_id} on {where} would need TP {tp}, which vLLM refuses: {problem}"
+    if ctx.deploy_type(strategy_id) != "multi_node":
+        return message
+    floor = max(2, nodes_for_strategy(recipe, strategy_id, hw))
+    working = []
+    for n in range(floor, MAX_NODES + 1):
+        other = render_strategy(ctx, recipe, variant_key, strategy_id, hw, n) if n != nodes else None
+        if other is not None and tp_refusal(recipe, other) is None:
+            working.append(str(n))
+    if working:
+        return message + f"; node counts that work: {', '.join(working)}"
+    return message + f"; no node count from {floor} to {MAX_NODES} works, choose another strategy"
 
 
 def _check_features(recipe: dict, hw: Hardware, variant_key: str, strategy_id: str, features: dict,

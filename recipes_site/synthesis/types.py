@@ -84,9 +84,14 @@ class Rendering:
     @property
     def notes(self) -> tuple:
         """The engine's sizing notes of every process, without repeats."""
+        return tuple(dict.fromkeys(n for p in self.processes for n in p.notes))
+
+    @property
+    def processes(self) -> tuple:
+        """Every `vllm serve` process of the deployment (head and workers, both pools, the instance)."""
         procs = [self.single, self.head, *self.workers, self.prefill and self.prefill.process,
                  self.decode and self.decode.process, self.kv and self.kv.head, *(self.kv.workers if self.kv else ())]
-        return tuple(dict.fromkeys(n for p in procs if p is not None for n in p.notes))
+        return tuple(p for p in procs if p is not None)
 
     @property
     def main_process(self) -> Process | None:

@@ -95,6 +95,32 @@ d.addEventListener("click", e => {
   if (t) { installTab(t.dataset.install); setForm(t.dataset.install === "docker" ? "docker" : "serve", true); }
 });
 
+/* ---------------------------------------------------------------- KV-cache figures
+   The page formulas of fit.py `panel_entry` (CONTRIBUTING.md, "KV cache"), transcribed literally:
+   e is one deployment entry of the API's kv_sizing, L a request length, C concurrent requests.
+   No rule lives here; the engine's numbers (bytes per token per GPU, windows, KV cache bytes)
+   feed them. window.kvFit lets the tests compare them with fit.py. */
+const kvFit = (() => {
+  const seq = (e, L) => e.kv_bytes_per_token_per_gpu * L
+    + e.windows_per_gpu.reduce((s, w) => s + w.bytes_per_token * Math.min(L, w.window + e.prefill_chunk), 0);
+  const needed = (e, L, C) => Math.ceil(C / e.dp) * seq(e, L);
+  const fits = (e, L, C) => needed(e, L, C) <= e.kv_cache_bytes_per_gpu;
+  const requests = (e, L) => { const one = seq(e, L); return one > 0 ? Math.floor(e.kv_cache_bytes_per_gpu / one) * e.dp : 0; };
+  function longest(e, C) {
+    const cap = e.context_length || 2 ** 24;
+    if (e.kv_cache_bytes_per_gpu <= 0 || C <= 0) return 0;
+    if (fits(e, cap, C)) return cap;
+    let lo = 0, hi = cap;
+    while (hi - lo > 1) { const mid = Math.floor((lo + hi) / 2); if (fits(e, mid, C)) lo = mid; else hi = mid; }
+    return lo;
+  }
+  const figures = (e, L, C) => e.kv_cache_bytes_per_gpu === null || e.kv_bytes_per_token_per_gpu === null
+    ? { needed: null, fits: null, requests: null, longest: null }
+    : { needed: needed(e, L, C), fits: fits(e, L, C), requests: requests(e, L), longest: longest(e, C) };
+  return { seq, needed, fits, requests, longest, figures };
+})();
+window.kvFit = kvFit;
+
 /* ---------------------------------------------------------------- model page picker */
 const P = $("[data-picker]");
 if (P) picker(P, data("picker-data"));
@@ -268,6 +294,7 @@ function picker(P, D) {
     const view = sizing((D.sizing[S.variant] || {})[S.hardware], V.vram_gb, HW);
     fill($("[data-sizing] dl", P), view.facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v }))));
     $("[data-sizing-why]", P).textContent = view.why;
+    kvRender();
 
     if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
   }
@@ -294,6 +321,85 @@ function picker(P, D) {
       why = `Does not fit one node: ${w} GB of weights exceed ${n} × ${per} GB; one copy needs ${fit.nodes_needed} nodes.`;
     }
     return { facts, why };
+  }
+
+  /* KV cache and throughput plan of the selected variant, hardware, strategy and node count
+     (pages.py `kv_view` and `plan_view` render the first view the same way) */
+  const KV = $("[data-kv]", P), PLAN = $("[data-plan]", P), GIB = 2 ** 30;
+  const lenIn = KV && $("[data-kv-len]", KV), concIn = KV && $("[data-kv-conc]", KV);
+  let lenTouched = false, planKey = null;
+  const fmt = n => n.toLocaleString("en-US"), gib = x => x.toFixed(1);
+  const count = (n, w) => fmt(n) + " " + w + (n === 1 ? "" : "s");
+  const within = (v, lo, hi, dflt) => Number.isFinite(v) && v >= 1 ? Math.min(Math.max(Math.floor(v), lo), hi) : dflt;
+  function kvView(e, L, C) {
+    const v = { facts: [], parts: [], ok: null, aria: "" }, f = kvFit.figures(e, L, C);
+    if (f.needed === null) {
+      v.verdict = "No KV-cache estimate: missing " + (e.missing_facts.length ? e.missing_facts : ["facts"]).join("; ") + ".";
+      return v;
+    }
+    const kv = e.kv_cache_gib_per_gpu;
+    const needs = `${count(C, "request")} of ${fmt(L)} tokens need${C === 1 ? "s" : ""} ${gib(f.needed / GIB)} GiB of KV cache per GPU`;
+    if (!e.kv_cache_bytes_per_gpu) {
+      v.verdict = `No room for a KV cache: weights and overhead exceed the ${gib(e.budget_gib_per_gpu)} GiB budget of each GPU.`;
+      v.ok = false;
+    } else if (f.fits) { v.verdict = `${needs}: fits in ${gib(kv)} GiB.`; v.ok = true; }
+    else {
+      v.verdict = `${needs}, more than the ${gib(kv)} GiB there is: at most ${fmt(f.requests)} of that length fit`
+        + (f.longest ? `, or ${fmt(C)} of up to ${fmt(f.longest)} tokens each` : "") + ".";
+      v.ok = false;
+    }
+    v.facts = [["KV per token", fmt(Math.floor(e.kv_bytes_per_token_per_gpu + 0.5)) + " B per GPU"],
+      ["KV cache", `${gib(Math.max(kv, 0))} GiB per GPU · ${fmt(e.max_tokens)} tokens`],
+      [`Requests of ${fmt(L)} tokens`, fmt(f.requests) + " at once"],
+      [`Longest with ${fmt(C)} at once`, fmt(f.longest) + " tokens"]];
+    const need = f.needed / GIB, room = Math.max(kv, 0), over = need > room;
+    const parts = [["weights", "Weights", e.weights_gib_per_gpu], ["overhead", "Overhead", e.overhead_gib_per_gpu],
+      [over ? "over" : "kv", over ? "KV cache needed" : "KV cache in use", need], ["free", "KV cache free", over ? 0 : room - need],
+      ["reserve", "Reserve", e.vram_gib_per_gpu - e.budget_gib_per_gpu]];
+    const scale = Math.max(e.vram_gib_per_gpu, parts.reduce((s, p) => s + p[2], 0));
+    v.parts = parts.filter(p => p[2] > 0).map(([key, label, g]) => [key, `${label} ${gib(g)} GiB`, (100 * g / scale).toFixed(2) + "%"]);
+    v.aria = `Per GPU of ${num(e.vram_gib_per_gpu)} GiB: ` + v.parts.map(p => p[1]).join(", ");
+    return v;
+  }
+  function planView(plan, hw) {
+    if (!plan.tp) return { summary: `No throughput plan: ${plan.reason || "no layout fits"}.`, commands: [] };
+    const each = plan.max_concurrency_per_replica;
+    let s = `${count(plan.replicas, "replica")} of TP ${plan.tp} per ${hw.gpu_count} × ${hw.label} node, each on its own GPUs and port`;
+    if (each !== null) s += `, each holding ${count(each, "request")} of ${fmt(plan.max_model_len)} tokens (${gib(plan.kv_cache_gib_per_gpu)} GiB of KV cache per GPU)`;
+    return { summary: s + ".", commands: plan.commands.map((c, i) => ["plan-cmd-" + i, `Replica ${i}: GPUs ${c.gpus.join(",")}, port ${c.port}`, c.command]) };
+  }
+  function kvRender() {
+    if (!KV) return;
+    const at = (D.kv[S.variant] || {})[S.hardware], e = at && at.d.find(x => x.strategy === S.strategy && x.node_count === S.nodes);
+    KV.hidden = !e;
+    if (e) {
+      const cap = e.context_length || 2 ** 24, dflt = e.evaluated_len || e.context_length || 4096;
+      lenIn.max = cap;
+      if (!lenTouched) lenIn.value = dflt;
+      const L = within(+lenIn.value, 1, cap, dflt), C = within(+concIn.value, 1, +concIn.max, 1), v = kvView(e, L, C);
+      const bar = $("[data-kv-bar]", KV);
+      fill(bar, v.parts.map(([key, , width]) => { const el = h("span", { class: "m-" + key, "data-part": key }); el.style.width = width; return el; }));
+      bar.setAttribute("aria-label", v.aria);
+      fill($("[data-kv-legend]", KV), v.parts.map(([key, text]) => h("li", { class: "m-" + key, text })));
+      fill($("[data-kv-facts]", KV), v.facts.map(([k, x]) => h("div", {}, h("dt", { text: k }), h("dd", { text: x }))));
+      const verdict = $("[data-kv-verdict]", KV);
+      verdict.textContent = v.verdict;
+      verdict.className = v.ok === null ? "" : v.ok ? "fits" : "over";
+    }
+    PLAN.hidden = !at;
+    const key = S.variant + "|" + S.hardware;
+    if (at && key !== planKey) {
+      planKey = key;
+      const pv = planView(at.plan, D.hardware[S.hardware]);
+      $("[data-plan-sum]", PLAN).textContent = pv.summary;
+      fill($("[data-plan-cmds]", PLAN), pv.commands.flatMap(([id, caption, command], i) => [h("p", { class: "hint", text: caption }),
+        h("div", { class: "code" }, h("pre", { id, tabindex: 0, text: command }),
+          h("button", { type: "button", class: "copy", "data-copy-from": id, "aria-label": "Copy the command of replica " + i, text: "Copy" }))]));
+    }
+  }
+  if (KV) {
+    lenIn.addEventListener("input", () => { lenTouched = true; kvRender(); });
+    concIn.addEventListener("input", kvRender);
   }
 
   /* what the user chose stays (as the URL says it); what was a default follows the new choice */
