@@ -135,7 +135,7 @@ def test_exceptions_name_existing_recipes():
     assert sorted(set(UNCOUNTED) - set(RECIPES)) == []
 
 
-@pytest.mark.parametrize("hf_id", _count_cases())
+@pytest.mark.parametrize("hf_id", list(_count_cases()))
 def test_parameter_count_agrees_with_hf_config(hf_id):
     model = RECIPES[hf_id].get("model") or {}
     cfg = model.get("hf_config")
