@@ -90,22 +90,30 @@ def _rendering_text(r, docker: bool) -> str:
     return "\n\n".join(parts)
 
 
-def cmd_command(args) -> int:
-    from recipes_site.build import synthesis_context
+def _load_recipe(args):
+    """(catalog, recipe, variant) for `command` and `fit`, or None after printing why not."""
     from recipes_site.catalog import load_catalog
-    from recipes_site.render.rendering_json import rendering_json
-    from recipes_site.synthesis import ChoiceError, render_choice
     catalog, diags = load_catalog(Path(args.root))
     doc, checkpoint_variant = _find_recipe(catalog, args.model)
     if doc is None:
         print(f"recipes-site: no recipe or checkpoint named {args.model!r} under {args.root}", file=sys.stderr)
-        return 1
+        return None
     bad = [d for d in errors(diags) if d.path == doc.display_path]
+    for d in bad:
+        print(d.format(), file=sys.stderr)
     if bad:
-        for d in bad:
-            print(d.format(), file=sys.stderr)
+        return None
+    return catalog, doc, args.variant or checkpoint_variant or "default"
+
+
+def cmd_command(args) -> int:
+    from recipes_site.build import synthesis_context
+    from recipes_site.render.rendering_json import rendering_json
+    from recipes_site.synthesis import ChoiceError, render_choice
+    loaded = _load_recipe(args)
+    if loaded is None:
         return 1
-    variant = args.variant or checkpoint_variant or "default"
+    catalog, doc, variant = loaded
     features = None
     if args.features is not None:
         features = {}
@@ -129,21 +137,14 @@ def cmd_command(args) -> int:
 
 def cmd_fit(args) -> int:
     from recipes_site.build import synthesis_context
-    from recipes_site.catalog import load_catalog
     from recipes_site.fit import fit_choice, fit_text
     from recipes_site.synthesis import ChoiceError
-    catalog, diags = load_catalog(Path(args.root))
-    doc, checkpoint_variant = _find_recipe(catalog, args.model)
-    if doc is None:
-        print(f"recipes-site: no recipe or checkpoint named {args.model!r} under {args.root}", file=sys.stderr)
+    loaded = _load_recipe(args)
+    if loaded is None:
         return 1
-    bad = [d for d in errors(diags) if d.path == doc.display_path]
-    for d in bad:
-        print(d.format(), file=sys.stderr)
-    if bad:
-        return 1
+    catalog, doc, variant = loaded
     try:
-        result = fit_choice(synthesis_context(catalog), doc.data, args.variant or checkpoint_variant or "default",
+        result = fit_choice(synthesis_context(catalog), doc.data, variant,
                             args.hardware, args.strategy, args.nodes, tp=args.tp, max_model_len=args.max_model_len,
                             concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
                             gpu_memory_utilization=args.gpu_memory_utilization)

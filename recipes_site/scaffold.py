@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipes_site import sizing
-from recipes_site.kv_cache import (CHUNKED, FULL, FULL_ALIASES, LINEAR, MAMBA, MLP_ONLY, MOE_ONLY, SLIDING,
+from recipes_site.kv_cache import (FULL, FULL_ALIASES, LINEAR, MAMBA, MLP_ONLY, MOE_ONLY, SLIDING,
                                    layer_kinds, num_experts)
 
 # hf_config keys copied from config.json (the ones recipes-site reads), in this order

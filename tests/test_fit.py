@@ -11,29 +11,13 @@ import pytest
 import yaml
 
 from recipes_site import fit
-from recipes_site.build import synthesis_context
+
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.catalog.diagnostics import Level
 from recipes_site.synthesis import ChoiceError, render_choice
 
 GIB = 2**30
 H100 = {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 640, "vram_per_gpu_gb": 80}
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    cat, diags = load_catalog(PROJECT_ROOT)
-    return cat
-
-
-@pytest.fixture(scope="module")
-def ctx(catalog):
-    return synthesis_context(catalog)
-
-
-@pytest.fixture(scope="module")
-def recipes(catalog):
-    return {doc.hf_id: doc.data for doc in catalog.recipes}
 
 
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"

@@ -14,8 +14,8 @@ from html import unescape
 import pytest
 
 from recipes_site import fit
-from recipes_site.build import synthesis_context
-from recipes_site.catalog import PROJECT_ROOT, load_catalog
+
+from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.render.api import RecipeInput, model_doc, recipe_documents
 from recipes_site.render.pages import kv_view, page_kv, plan_view
 from recipes_site.render.schemas import schema_for
@@ -27,22 +27,6 @@ GEMMA = "google/gemma-3-27b-it"
 GPT_OSS = "openai/gpt-oss-120b"
 QWEN_MOE = "Qwen/Qwen3-30B-A3B"
 OURS = (LLAMA, R1, GEMMA, GPT_OSS, QWEN_MOE)
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    cat, _ = load_catalog(PROJECT_ROOT)
-    return cat
-
-
-@pytest.fixture(scope="module")
-def ctx(catalog):
-    return synthesis_context(catalog)
-
-
-@pytest.fixture(scope="module")
-def recipes(catalog):
-    return {doc.hf_id: doc.data for doc in catalog.recipes}
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ non-scalable machines, the strategy set per hardware, the recommended strategy a
 from __future__ import annotations
 
 
-import pytest
 
 from recipes_site.synthesis import synthesize_recipe
 from recipes_site.synthesis.selection import (

@@ -195,7 +195,6 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
     value = err.get("input")
     path = _clean(loc)
     hint = ""
-    at_key = False
 
     if etype == "extra_forbidden":
         name = path[-1] if path else ""
@@ -205,7 +204,6 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
         hint = did_you_mean(name, allowed)
         if not hint and allowed:
             hint = "allowed keys: " + ", ".join(allowed)
-        at_key = True
         line, col = locate(positions, key_positions, path, at_key=True)
     elif etype == "missing":
         name = path[-1] if path else ""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from browser_kit import Picker
 from recipes_site import fit
