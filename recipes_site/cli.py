@@ -187,6 +187,16 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _choice_arguments(p: argparse.ArgumentParser, nodes_type) -> None:
+    """The model/hardware/variant/strategy/nodes choice shared by `command` and `fit`."""
+    p.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")
+    p.add_argument("--root", default=".", help="recipes root; default .")
+    p.add_argument("--hardware", help="hardware profile id (default: the variant's default hardware)")
+    p.add_argument("--variant", help="variant key (default: default)")
+    p.add_argument("--strategy", help="strategy id (default: the recommended one)")
+    p.add_argument("--nodes", type=nodes_type, help="node count for multi-node strategies")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipes-site", description="vLLM serving recipes: validate, build, query.")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
@@ -213,12 +223,7 @@ def parser() -> argparse.ArgumentParser:
     sv.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("command", help="print the command for one model and hardware")
-    c.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")
-    c.add_argument("--root", default=".", help="recipes root; default .")
-    c.add_argument("--hardware", help="hardware profile id (default: the variant's default hardware)")
-    c.add_argument("--variant", help="variant key (default: default)")
-    c.add_argument("--strategy", help="strategy id (default: the recommended one)")
-    c.add_argument("--nodes", type=int, help="node count for multi-node strategies")
+    _choice_arguments(c, nodes_type=int)
     c.add_argument("--features", metavar="LIST",
                    help="the full feature set, e.g. 'tool_calling,spec_decoding:mtp' ('' for none); "
                         "default: the recipe's default features")
@@ -227,12 +232,7 @@ def parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_command)
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")
-    f.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")
-    f.add_argument("--root", default=".", help="recipes root; default .")
-    f.add_argument("--hardware", help="hardware profile id (default: the variant's default hardware)")
-    f.add_argument("--variant", help="variant key (default: default)")
-    f.add_argument("--strategy", help="strategy id (default: the recommended one)")
-    f.add_argument("--nodes", type=_positive_int, help="node count for multi-node strategies")
+    _choice_arguments(f, nodes_type=_positive_int)
     f.add_argument("--tp", type=_positive_int, help="tensor-parallel size (default: the rendered command's)")
     f.add_argument("--max-model-len", type=_positive_int, help="request length for the concurrency figures")
     f.add_argument("--concurrency", type=_positive_int, help="concurrent requests: the longest length they fit at")

@@ -11,7 +11,6 @@ from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.render.api import RecipeInput, hardware_docs
 from recipes_site.render.picker import picker_summary
 from recipes_site.synthesis import render_choice, synthesize_recipe
-from recipes_site.synthesis.types import Rendering
 
 SEP = " \\\n  "
 
@@ -32,11 +31,6 @@ def assemble(rendering: dict, part: dict, features: list[dict], selection: dict,
     lines += body[1 + part["at"] + part["n"]:]
     head = SEP.join(get(rendering, part["docker_path"]).split(SEP)[:part["docker_at"]]) if docker else body[0]
     return head + (SEP + SEP.join(lines) if lines else "")
-
-
-def engine_processes(r: Rendering):
-    return [p for p in (r.single, r.head, *r.workers, r.prefill and r.prefill.process,
-                        r.decode and r.decode.process, r.kv and r.kv.head, *(r.kv.workers if r.kv else ())) if p]
 
 
 def selections(features: list[dict]):
@@ -71,7 +65,7 @@ def test_joined_parts_equal_the_engine_for_every_feature_selection(project):
                 for sel in selections(features):
                     r = render_choice(ctx, rec.data, entry["variant"], doc["hardware"], entry["strategy"],
                                       entry["node_count"] if entry["deploy_type"] == "multi_node" else None, sel)
-                    procs = engine_processes(r)
+                    procs = r.processes
                     assert len(procs) == len(parts["processes"])
                     for part, proc in zip(parts["processes"], procs):
                         assert assemble(entry, part, features, sel) == proc.command, (path, entry["strategy"], sel)

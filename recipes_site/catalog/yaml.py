@@ -299,14 +299,7 @@ class _Builder:
         if isinstance(ev, _pyyaml.AliasEvent):
             return self.alias(ev, path)
         if isinstance(ev, _pyyaml.ScalarEvent):
-            self.marks.append((path, (ev.start_mark.line + 1, ev.start_mark.column + 1), False))
-            start = len(self.marks) - 1
-            value = self.scalar(ev, path)
-            if value is _MERGE:
-                value = "<<"
-            if ev.anchor:
-                self.anchors[ev.anchor] = (value, path, start, len(self.marks))
-            return value
+            return self.scalar_value(ev, path)
 
         # collections: explicit stack of frames [container, path, anchor, marks_start, pending_key]
         stack: list[list] = []
@@ -375,15 +368,18 @@ class _Builder:
             if isinstance(ev, _pyyaml.AliasEvent):
                 attach(self.alias(ev, at))
                 continue
-            # scalar value
-            self.marks.append((at, (ev.start_mark.line + 1, ev.start_mark.column + 1), False))
-            start = len(self.marks) - 1
-            value = self.scalar(ev, at)
-            if value is _MERGE:
-                value = "<<"
-            if ev.anchor:
-                self.anchors[ev.anchor] = (value, at, start, len(self.marks))
-            attach(value)
+            attach(self.scalar_value(ev, at))
+
+    def scalar_value(self, ev, path: tuple) -> Any:
+        """A scalar in value position: record its position, resolve it, register its anchor."""
+        self.marks.append((path, (ev.start_mark.line + 1, ev.start_mark.column + 1), False))
+        start = len(self.marks) - 1
+        value = self.scalar(ev, path)
+        if value is _MERGE:
+            value = "<<"
+        if ev.anchor:
+            self.anchors[ev.anchor] = (value, path, start, len(self.marks))
+        return value
 
     def key(self, ev, frame: list) -> None:
         line, col = ev.start_mark.line + 1, ev.start_mark.column + 1

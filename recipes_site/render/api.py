@@ -55,8 +55,7 @@ def _precisions(data: dict) -> list[str]:
 
 
 def _rendered_hardware(r: RecipeRenderings, order: list[str]) -> list[str]:
-    seen = {res.hardware for tree in r.trees for res in tree.by_hardware}
-    return [h for h in order if h in seen]
+    return [res.hardware for res in _by_hardware_order(r, order)]
 
 
 def model_index_entry(rec: RecipeInput, hw_order: list[str]) -> tuple[dict, list[dict]]:

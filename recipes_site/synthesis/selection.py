@@ -67,8 +67,14 @@ def eligible(recipe: dict, variant: dict, hw: Hardware) -> bool:
     return meets_constraint(precision_constraint(variant), hw) and allowed_by_variant(variant, hw)
 
 
-def default_hardware(ctx: Context, recipe: dict, variant: dict) -> str:
-    candidates = [h for h in ctx.profiles if eligible(recipe, variant, ctx.hardware(h))]
+def eligible_hardware(ctx: Context, recipe: dict, variant: dict) -> list[str]:
+    """Profiles the variant may run on, in taxonomy order."""
+    return [h for h in ctx.profiles if eligible(recipe, variant, ctx.hardware(h))]
+
+
+def default_hardware(ctx: Context, recipe: dict, variant: dict, candidates: list[str] | None = None) -> str:
+    if candidates is None:
+        candidates = eligible_hardware(ctx, recipe, variant)
     wanted = mapping(recipe.get("meta")).get("default_hardware")
     if wanted in candidates:
         return wanted
@@ -86,9 +92,9 @@ def default_hardware(ctx: Context, recipe: dict, variant: dict) -> str:
 
 
 def hardware_list(ctx: Context, recipe: dict, variant: dict) -> list[str]:
-    first = default_hardware(ctx, recipe, variant)
-    rest = [h for h in ctx.profiles if h != first and eligible(recipe, variant, ctx.hardware(h))]
-    return [first] + rest
+    candidates = eligible_hardware(ctx, recipe, variant)
+    first = default_hardware(ctx, recipe, variant, candidates)
+    return [first] + [h for h in candidates if h != first]
 
 
 # -- fit --------------------------------------------------------------------------------------
