@@ -15,12 +15,15 @@ length, dense vs MoE, and the parameter counts, computed from the shapes:
 * Gated DeltaNet layers (`linear_attention`, `linear_*` shapes) and Mamba-2 blocks (Nemotron-H
   `hybrid_override_pattern`, `mamba_*` shapes) in place of attention; gated attention doubles q_proj;
   Gemma per-layer embeddings; BERT/XLM-R encoders by `model_type`; and `extra_parameters` (encoders
-  and adapters as published) added as stated.
+  and adapters as published) added as stated;
+* the Qwen3-VL / Qwen3.5 vision transformer from a config.json's `vision_config` (see
+  `qwen_vision_parameters`); `new` writes it into the recipe as `extra_parameters`.
 
 Active parameters are the total minus the routed experts a token does not use
 (`experts - num_experts_per_tok` per MoE layer). Vendors differ on whether the input embedding
 counts as active (OpenAI's 5.1B for gpt-oss-120b leaves it out, Qwen's 3.3B for Qwen3-30B-A3B
-keeps it); this count keeps it. Multi-token-prediction layers and vision encoders are not counted.
+keeps it); this count keeps it. Multi-token-prediction layers are not counted, nor are vision and
+audio encoders of other families (state them as `extra_parameters`).
 """
 from __future__ import annotations
 
@@ -57,6 +60,9 @@ SHARED_EXPERT_MODEL_TYPES = frozenset({"llama4", "llama4_text"})  # one shared e
 QUANT_PRECISION = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4", "awq": "awq", "gptq": "gptq",
                    "nvfp4": "nvfp4", "bitsandbytes": "int4", "mxfp8": "mxfp8"}
 DTYPE_PRECISION = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
+# vision_config.model_type of the Qwen3-VL vision transformer (also used by Qwen3.5 and Qwen3.6)
+QWEN_VIT_MODEL_TYPES = frozenset({"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe",
+                                  "qwen3_5_vision", "qwen3_5_moe_vision"})
 
 
 # -- parameter counts ----------------------------------------------------------------------------------
@@ -160,6 +166,41 @@ def _encoder_count(cfg: dict) -> ParameterCount:
                           routed_experts=0, other=other, notes=notes)
 
 
+def qwen_vision_parameters(vision: dict) -> int | None:
+    """Parameters of a Qwen3-VL-family vision transformer from its `vision_config`, or None when
+    the config is another family. Every linear layer and LayerNorm carries a bias:
+
+    * patch embedding: a Conv3d of `in_channels x temporal_patch_size x patch_size^2 x hidden`
+      (+ bias), and `num_position_embeddings x hidden` learned positions;
+    * per block: two LayerNorms, fused qkv `hidden x 3 hidden`, output `hidden x hidden`,
+      MLP `hidden x intermediate` and back (GELU, no gate);
+    * the merger folds `spatial_merge_size^2` patches (width `m = hidden x merge^2`): a LayerNorm
+      over `hidden`, then `m x m` and `m x out_hidden_size`; each `deepstack_visual_indexes` entry
+      adds one more merger whose LayerNorm is over `m`.
+
+    Checked against the tensors of the published checkpoints: 415.3M for Qwen3-VL-4B's and
+    576.4M for Qwen3-VL-8B's vision model."""
+    if not isinstance(vision, dict) or str(vision.get("model_type") or "") not in QWEN_VIT_MODEL_TYPES:
+        return None
+    depth, hidden, inner, out = (vision.get(k) for k in ("depth", "hidden_size", "intermediate_size",
+                                                         "out_hidden_size"))
+    if not all(isinstance(v, int) and v > 0 for v in (depth, hidden, inner, out)):
+        return None
+    patch = _int(vision, "in_channels", 3) * _int(vision, "temporal_patch_size", 2) * _int(vision, "patch_size", 16) ** 2
+    embed = patch * hidden + hidden + _int(vision, "num_position_embeddings", 2304) * hidden
+    block = 4 * hidden + (hidden * 3 * hidden + 3 * hidden) + (hidden * hidden + hidden) \
+        + (hidden * inner + inner) + (inner * hidden + hidden)
+    merged = hidden * _int(vision, "spatial_merge_size", 2) ** 2
+    fold = merged * merged + merged + merged * out + out
+    deepstack = len(vision.get("deepstack_visual_indexes") or [])
+    return embed + depth * block + (2 * hidden + fold) + deepstack * (2 * merged + fold)
+
+
+def vision_extra_parameters(config: dict) -> int | None:
+    """The `extra_parameters` a config.json's vision encoder adds, when recipes-site can count it."""
+    return qwen_vision_parameters(config.get("vision_config"))
+
+
 def parameter_count(config: dict) -> ParameterCount:
     """Parameters of the language model described by a config.json (raises KeyError when a
     shape it needs is missing). An hf_config's `extra_parameters` (encoders and adapters the
@@ -230,9 +271,10 @@ def parameter_count(config: dict) -> ParameterCount:
         embedding += table
         per_layer = hidden * layers * per_layer_width + per_layer_width + layers * (2 * hidden * per_layer_width + hidden)
     extra = _int(cfg, "extra_parameters")
+    if not extra and isinstance(config.get("vision_config"), dict):
+        extra = vision_extra_parameters(config) or 0
+        notes.append("vision encoder counted from vision_config" if extra else "vision encoder not counted")
     total = embedding + attention + dense_mlp + routed + shared + router + norms + per_layer + extra
-    if isinstance(config.get("vision_config"), dict) and not extra:
-        notes.append("vision encoder not counted")
     if _int(cfg, "num_nextn_predict_layers"):
         notes.append("multi-token-prediction layers not counted")
     return ParameterCount(total=total, active=total - routed + active_experts, embedding=embedding,
@@ -281,6 +323,9 @@ def hf_config_from(config: dict) -> dict:
             out[key] = value
     if "layer_types" in out and all(t in FULL_ALIASES for t in out["layer_types"]):
         del out["layer_types"]          # all full attention: the list says nothing the count does not
+    vision = vision_extra_parameters(config)
+    if vision and "extra_parameters" not in cfg:
+        out["extra_parameters"] = vision
     return out
 
 
@@ -328,6 +373,8 @@ def _hf_config_lines(hf: dict) -> list[str]:
         if key == "layer_types" and isinstance(value, list):
             lines.append(f"    {key}:")
             lines += [f"      - {_yaml_value(v)}" for v in value]
+        elif key == "extra_parameters":
+            lines.append(f"    {key}: {value}  # vision encoder, counted from config.json's vision_config")
         else:
             lines.append(f"    {key}: {_yaml_value(value)}")
     return lines

@@ -33,19 +33,6 @@ from recipes_site.synthesis.selection import meets_constraint, precision_constra
 SEED_HARDWARE = ("h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x")
 PARAMETER_TOLERANCE = 0.05
 
-# Recipes whose parameter count `scaffold.parameter_count` cannot reproduce from the keys an
-# hf_config may carry (`validate` warns about any other config key). Each is a strict xfail with
-# the reason: once the counter (and the hf_config key set) learns the architecture, the check
-# passes, the xfail turns into a failure, and the entry has to be removed.
-_NOMINAL = ("the declared parameter_count is the nominal size in the model's name; the language model alone "
-            "computes to {}, and the vision encoder's size is not stated in the recipe (extra_parameters)")
-UNCOUNTED = {
-    "Qwen/Qwen3.5-4B": _NOMINAL.format("4.21B (+5.1%)"),
-    "Qwen/Qwen3.5-0.8B": _NOMINAL.format("0.75B (-6.0%)"),
-    "google/gemma-4-E4B-it": ("per-layer embeddings are counted (7.43B with them, -7.2%); the vision and audio "
-                              "encoders are not, and their published sizes were not checked (extra_parameters)"),
-}
-
 CATALOG, _DIAGNOSTICS = load_catalog(PROJECT_ROOT)
 RECIPES = {doc.hf_id: doc.data for doc in CATALOG.recipes}
 CTX = synthesis_context(CATALOG)
@@ -118,24 +105,13 @@ def test_every_variant_fits_or_says_why_on_the_seed_hardware(hf_id):
     assert gaps == [], "\n".join(gaps)
 
 
-def _count_cases():
-    for hf_id in sorted(RECIPES):
-        reason = UNCOUNTED.get(hf_id)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        yield pytest.param(hf_id, marks=marks, id=hf_id)
-
-
 def test_hf_config_present():
     missing = [hf_id for hf_id, r in sorted(RECIPES.items())
                if not isinstance((r.get("model") or {}).get("hf_config"), dict) or not r["model"]["hf_config"]]
     assert missing == [], f"recipes without model.hf_config: {', '.join(missing)}"
 
 
-def test_exceptions_name_existing_recipes():
-    assert sorted(set(UNCOUNTED) - set(RECIPES)) == []
-
-
-@pytest.mark.parametrize("hf_id", list(_count_cases()))
+@pytest.mark.parametrize("hf_id", sorted(RECIPES))
 def test_parameter_count_agrees_with_hf_config(hf_id):
     model = RECIPES[hf_id].get("model") or {}
     cfg = model.get("hf_config")

@@ -17,6 +17,7 @@ from recipes_site.scaffold import (
     moe_layer_indices,
     parameter_count,
     precision_from,
+    qwen_vision_parameters,
     scaffold,
     write_scaffold,
 )
@@ -183,6 +184,41 @@ def test_extra_parameters_are_added_as_stated():
     assert parameter_count({**base, "extra_parameters": 1000}).active - parameter_count(base).active == 1000
 
 
+QWEN3_VL_VIT = {"model_type": "qwen3_vl", "in_channels": 3, "patch_size": 16, "temporal_patch_size": 2,
+                 "spatial_merge_size": 2, "num_position_embeddings": 2304}
+
+
+@pytest.mark.parametrize("shape, published", [
+    # Qwen3-VL-4B and -8B: vision parameters counted from the checkpoints' tensors (415.3M, 576.4M)
+    ({"depth": 24, "hidden_size": 1024, "intermediate_size": 4096, "out_hidden_size": 2560,
+      "deepstack_visual_indexes": [5, 11, 17]}, 415.3e6),
+    ({"depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "out_hidden_size": 4096,
+      "deepstack_visual_indexes": [8, 16, 24]}, 576.4e6),
+])
+def test_qwen_vision_transformer_matches_published_tensor_counts(shape, published):
+    assert qwen_vision_parameters({**QWEN3_VL_VIT, **shape}) == pytest.approx(published, abs=0.05e6)
+
+
+def test_qwen35_vision_encoder_is_counted_and_kept_as_extra_parameters():
+    cfg = config("Qwen3.5-4B")
+    vision = qwen_vision_parameters(cfg["vision_config"])
+    assert vision == 333_514_240                      # no deepstack mergers in Qwen3.5
+    language = parameter_count({k: v for k, v in cfg.items() if k != "vision_config"})
+    count = parameter_count(cfg)
+    assert count.total - language.total == vision and "vision encoder counted from vision_config" in count.notes
+    assert hf_config_from(cfg)["extra_parameters"] == vision
+    # the recipe's hf_config reproduces the same total
+    assert parameter_count(hf_config_from(cfg)).total == count.total
+
+
+def test_other_vision_families_are_not_guessed():
+    cfg = {**config("Qwen3-8B"), "vision_config": {"model_type": "qwen2_5_vl", "depth": 32, "hidden_size": 1280,
+                                                   "intermediate_size": 3420, "out_hidden_size": 3584}}
+    assert qwen_vision_parameters(cfg["vision_config"]) is None
+    assert "vision encoder not counted" in parameter_count(cfg).notes
+    assert "extra_parameters" not in hf_config_from(cfg)
+
+
 def test_xlm_roberta_encoder():
     bge = {"num_hidden_layers": 24, "num_attention_heads": 16, "hidden_size": 1024, "intermediate_size": 4096,
            "vocab_size": 250002, "model_type": "xlm-roberta"}
@@ -274,7 +310,8 @@ def test_skeleton_needs_org_and_repo(bad):
 
 
 @pytest.mark.parametrize("name, hf_id", [("DeepSeek-V3", "deepseek-ai/DeepSeek-V3"), ("gemma-3-27b-it", "google/gemma-3-27b-it"),
-                                         ("gpt-oss-120b", "openai/gpt-oss-120b"), (None, "acme/Thing-1B")])
+                                         ("gpt-oss-120b", "openai/gpt-oss-120b"), ("Qwen3.5-4B", "Qwen/Qwen3.5-4B"),
+                                         (None, "acme/Thing-1B")])
 def test_scaffolded_recipe_validates_strictly(tmp_path, name, hf_id):
     root = tmp_path / "root"
     path, _ = write_scaffold(root, hf_id, CONFIGS / f"{name}.json" if name else None)

@@ -261,7 +261,8 @@ class HfConfig(BaseModel):
     type_vocab_size: NonNegativeInt | None = Field(None, description="Token-type embeddings of a BERT-style encoder (default 1).")
     extra_parameters: NonNegativeInt | None = Field(
         None, description="Not a config.json key: parameters of vision/audio encoders, projectors and adapters that the "
-                          "language-model shapes cannot derive, as the publisher states them; added to the count.")
+                          "language-model shapes cannot derive, as the publisher states them (`recipes-site new` counts a "
+                          "Qwen3-VL/Qwen3.5 vision_config itself); added to the count.")
 
 
 class Model(_Model):
