@@ -105,6 +105,37 @@ def test_every_variant_fits_or_says_why_on_the_seed_hardware(hf_id):
     assert gaps == [], "\n".join(gaps)
 
 
+def unsourced_verified_claims(hf_id: str, data: dict, text: str) -> list[str]:
+    """`verified` entries of meta.hardware without a comment right above `hardware:` naming who
+    ran them (the CONTRIBUTING rule)."""
+    claims = [hw for hw, status in (((data.get("meta") or {}).get("hardware")) or {}).items() if status == "verified"]
+    if not claims:
+        return []
+    lines, block = text.splitlines(), None
+    for i, line in enumerate(lines):
+        if line and not line[0].isspace() and not line.startswith("#"):
+            block = line.split(":")[0]
+        elif block == "meta" and line.rstrip() == "  hardware:":
+            if i and lines[i - 1].strip().startswith("#"):
+                return []
+            break
+    return [f"{hf_id}: verified on {', '.join(claims)} without a source comment above meta.hardware"]
+
+
+def test_verified_hardware_names_its_source():
+    problems = [p for doc in CATALOG.recipes
+                for p in unsourced_verified_claims(doc.hf_id, doc.data, doc.path.read_text(encoding="utf-8"))]
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_source_check_has_teeth():
+    doc = next(d for d in CATALOG.recipes if d.hf_id == "meta-llama/Llama-3.1-8B-Instruct")
+    text = doc.path.read_text(encoding="utf-8")
+    assert unsourced_verified_claims(doc.hf_id, doc.data, text) == []
+    uncommented = "\n".join(l for l in text.splitlines() if not l.startswith("  #"))
+    assert unsourced_verified_claims(doc.hf_id, doc.data, uncommented)
+
+
 def test_hf_config_present():
     missing = [hf_id for hf_id, r in sorted(RECIPES.items())
                if not isinstance((r.get("model") or {}).get("hf_config"), dict) or not r["model"]["hf_config"]]
