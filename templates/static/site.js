@@ -137,7 +137,7 @@ function picker(P, D) {
 
   function fromUrl() {
     const q = new URLSearchParams(location.search), w = { on: null, modes: {} };
-    for (const k of ["hardware", "variant", "strategy", "nodes"]) if (q.has(k)) w[k] = q.get(k);
+    for (const k of ["hardware", "variant", "strategy", "nodes", "len", "conc"]) if (q.has(k)) w[k] = q.get(k);
     if (q.has("features")) {
       w.on = {};
       for (const part of q.get("features").split(",")) {
@@ -210,6 +210,11 @@ function picker(P, D) {
     }
     X = resolve(doc, variant, w);
     S = { variant, hardware, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab };
+    if (KV && how !== "push") {   /* the sizing inputs come from the URL; a click keeps what they hold */
+      lenTouched = w.len !== undefined;
+      if (lenTouched) lenIn.value = w.len;
+      concIn.value = w.conc !== undefined ? w.conc : 1;
+    }
     render();
     const url = query();
     if (how === "push" && url !== location.pathname + location.search + location.hash) history.pushState(null, "", url);
@@ -225,6 +230,8 @@ function picker(P, D) {
     if (S.nodes !== X.defNodes) set("nodes", S.nodes);
     const k = featureKey(choose(r, S.on, S.modes));
     if (k !== featureKey(choose(r, null, {}))) set("features", k);
+    if (KV && lenTouched) set("len", lenIn.value);
+    if (KV && concIn.value !== "1") set("conc", concIn.value);
     return location.pathname + (q.length ? "?" + q.join("&") : "") + location.hash;
   }
 
@@ -398,8 +405,9 @@ function picker(P, D) {
     }
   }
   if (KV) {
-    lenIn.addEventListener("input", () => { lenTouched = true; kvRender(); });
-    concIn.addEventListener("input", kvRender);
+    const keep = () => { kvRender(); history.replaceState(null, "", query()); };
+    lenIn.addEventListener("input", () => { lenTouched = true; keep(); });
+    concIn.addEventListener("input", keep);
   }
 
   /* what the user chose stays (as the URL says it); what was a default follows the new choice */

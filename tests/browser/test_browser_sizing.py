@@ -123,6 +123,31 @@ def test_the_inputs_drive_the_panel(page, project_site):
     assert_panel(page, entry_of(project_site, LLAMA, "fp8", "h100", s.strategy, int(s.nodes)), 65_536, 12)
 
 
+def test_the_sizing_inputs_live_in_the_url(page, project_site):
+    """A shared link reproduces the panel: length and concurrency are query parameters, kept
+    across hardware changes, restored on reload; untouched inputs add nothing to the URL."""
+    def query(page):
+        return page.evaluate("location.search")
+
+    p = Picker(page, project_site, LLAMA).open()
+    assert "len=" not in query(page) and "conc=" not in query(page)
+    set_inputs(page, 32_768, 3)
+    assert "len=32768" in query(page) and "conc=3" in query(page)
+    s = p.choose("hardware", "h100")
+    assert "hardware=h100" in query(page) and "len=32768" in query(page) and "conc=3" in query(page)
+    page.reload()
+    p.check()
+    e = entry_of(project_site, LLAMA, s.variant, "h100", s.strategy, int(s.nodes))
+    assert (shown(page)["len"], shown(page)["conc"]) == ("32768", "3")
+    assert_panel(page, e, 32_768, 3)
+    p = Picker(page, project_site, LLAMA).open("?len=8000&conc=12")
+    s = p.check()
+    assert_panel(page, entry_of(project_site, LLAMA, s.variant, s.hardware, s.strategy, int(s.nodes)), 8_000, 12)
+    page.go_back()                                              # the earlier page, with its own inputs
+    p.check()
+    assert (shown(page)["len"], shown(page)["conc"]) == ("32768", "3")
+
+
 def test_the_panel_follows_the_strategy_and_node_count(page, project_site):
     p = Picker(page, project_site, R1).open("?hardware=h200")
     seen = set()
