@@ -108,3 +108,17 @@ def test_choice_error_is_a_value_error():
 def test_too_many_nodes(recipe):
     with pytest.raises(ChoiceError, match=r"at most 16 nodes"):
         render_choice(ctx, recipe, hw_id="h200", strategy_id="multi_node_tp", nodes=17)
+
+
+def test_kv_store_features_follow_the_serving_strategy():
+    """A kv-store deployment runs `vllm serve` under another strategy (single_node_tp here); a
+    feature limited to that strategy is offered and rendered, one limited to another is refused."""
+    kv_id = ctx.kv_ids[0]
+    r = H.recipe(features={"draft": {"strategies": ["single_node_tp"], "args": ["--speculative-config", "{}"]},
+                           "elsewhere": {"strategies": ["single_node_dep"], "args": ["--enable-expert-parallel"]}},
+                 compatible_strategies=["single_node_tp"])
+    rendering = render_choice(ctx, r, "default", "h100", kv_id, None, {"draft": None})
+    assert rendering.kv.serving_strategy == "single_node_tp"
+    assert "--speculative-config" in rendering.kv.head.command
+    with pytest.raises(ChoiceError, match="'elsewhere' is not available"):
+        render_choice(ctx, r, "default", "h100", kv_id, None, {"elsewhere": None})

@@ -170,11 +170,13 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
     defaulted = nodes is None
     if nodes is None and strategy_id == pick.strategy:
         nodes = pick.nodes
-    if features is not None:
-        _check_features(recipe, hw, key, strategy_id, features, strategy_id in ctx.kv_ids)
     rendering = render_strategy(ctx, recipe, key, strategy_id, hw, nodes if kind == "multi_node" else None, features)
     if rendering is None:
         raise ChoiceError(f"{strategy_id} cannot be laid out for this model on {hw_id} (it would need more than 4 nodes per pool)")
+    if features is not None:
+        # a kv-store deployment serves through another strategy, whose `strategies` filters apply
+        serving = rendering.kv.serving_strategy if rendering.kv else strategy_id
+        _check_features(recipe, hw, key, serving, features, rendering.kv is not None)
     if defaulted:
         rendering = allowed_node_count(ctx, recipe, rendering, features)
     refused = tp_refusal(recipe, rendering)
