@@ -344,6 +344,17 @@ def precision_from(config: dict) -> str:
 
 # -- the recipe text ------------------------------------------------------------------------------------
 
+# the guide's sections (CONTRIBUTING "Writing rules"; tests/test_catalog_guides.py holds the catalog to them)
+GUIDE_SECTIONS = (
+    ("Overview", "what {repo} is, and a table of its variants (checkpoint, weights, where it runs)."),
+    ("Prerequisites", "the vLLM release it needs, access to the repository, extra packages."),
+    ("Launch", "the `vllm serve {hf_id}` commands that matter."),
+    ("Client usage", "a request with curl or the OpenAI client."),
+    ("Benchmarking", "a `vllm bench serve` run with input and output lengths like your traffic."),
+    ("Troubleshooting", "memory first (KV cache, `--max-model-len`), then the model's own pitfalls."),
+    ("References", "links to the model card and every source you used, including each variant's checkpoint."),
+)
+
 @dataclass
 class Scaffold:
     hf_id: str
@@ -429,8 +440,9 @@ def scaffold(hf_id: str, config: dict | None = None, today: _dt.date | None = No
               "compatible_strategies:", "  - single_node_tp"]
     if moe:
         lines += ["  - single_node_tep", "  - single_node_dep"]
-    lines += ["", "guide: |", "  ## Overview", "",
-              f"  TODO: what {repo} is, how to launch it, a test request and practical tips.", ""]
+    lines += ["", "guide: |"]
+    for title, todo in GUIDE_SECTIONS:
+        lines += [f"  ## {title}", "", f"  TODO: {todo.format(repo=repo, hf_id=hf_id)}", ""]
     return Scaffold(hf_id, "\n".join(lines) + "\n", notes)
 
 
