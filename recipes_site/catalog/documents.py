@@ -10,8 +10,12 @@ import recipes_site
 if TYPE_CHECKING:
     from recipes_site.catalog.types import Recipe
 
-# The repository root that holds our own taxonomy.yaml, strategies/, kv_store/, platforms.yaml.
-PROJECT_ROOT = Path(recipes_site.__file__).resolve().parents[1]
+# The folder that holds our own taxonomy.yaml, strategies/, kv_store/, platforms.yaml and
+# templates/: the repository itself (a clone, an editable install), else the copy a wheel carries
+# (setup.py puts it in recipes_site/_project/).
+_PACKAGE = Path(recipes_site.__file__).resolve().parent
+PROJECT_ROOT = (_PACKAGE.parent if (_PACKAGE.parent / "taxonomy.yaml").is_file() and (_PACKAGE.parent / "templates").is_dir()
+                else _PACKAGE / "_project")
 
 
 @dataclass(frozen=True)
