@@ -18,6 +18,11 @@ as an archive and walks the source with `ast`:
   registers its `EnableDisableAction`, such an `--enable-x` also accepts `--disable-x`
   and the other way round, so both spellings are listed.
 
+It also lists the environment variables the release reads: the keys of
+`environment_variables` in `vllm/envs.py`, plus every `"VLLM_..."` string literal elsewhere in
+the package (a few variables are read with `os.environ` outside envs.py). A variable a recipe
+sets that is in neither was dropped or renamed, and setting it does nothing.
+
 Usage:
     python scripts/vllm_flags.py                   # latest vllm on PyPI
     python scripts/vllm_flags.py --version 0.33.0  # a given release
@@ -470,12 +475,33 @@ def download(version: str | None, dest: Path) -> Path:
     return files[0]
 
 
+ENVS = "vllm/envs.py"
+_ENV_LITERAL = re.compile(r"""["'](VLLM_[A-Z0-9_]+)["']""")
+
+
+def environment_variables(package: Package) -> list[str]:
+    """Every VLLM_* variable the package reads (see the module docstring)."""
+    names: set[str] = set()
+    for node in ast.walk(package.tree(ENVS)):
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name) \
+                and target.id == "environment_variables" and isinstance(node.value, ast.Dict):
+            names.update(k.value for k in node.value.keys if isinstance(k, ast.Constant))
+    if not names:
+        raise SourceError(f"no environment_variables table in {ENVS}")
+    for name, text in package.files.items():
+        if name.startswith("vllm/"):
+            names.update(_ENV_LITERAL.findall(text))
+    return sorted(names)
+
+
 def build_document(package: Package) -> dict:
     flags, used = collect(package)
     return {
         "vllm_version": package.version(),
-        "source": f"{package.path.name} ({', '.join(used)})",
+        "source": f"{package.path.name} ({', '.join(used)}, {ENVS})",
         "flags": flags,
+        "env": environment_variables(package),
     }
 
 
@@ -506,7 +532,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}: {len(doc['flags'])} flags from vLLM {doc['vllm_version']}")
+    print(f"wrote {args.output}: {len(doc['flags'])} flags and {len(doc['env'])} environment variables "
+          f"from vLLM {doc['vllm_version']}")
     return 0
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
-from recipes_site.data import base_flag, known_vllm_flags, vllm_flags
+from recipes_site.data import base_flag, known_vllm_env, known_vllm_flags, vllm_flags
 from recipes_site.synthesis import synthesize_recipe
 from recipes_site.synthesis.choices import feature_choices
 
@@ -78,6 +78,58 @@ def unknown_flags(hf_id: str, recipe: dict, ctx, standalone: set) -> list[str]:
     return list(problems)
 
 
+def _env_maps(node, path=()):
+    """(path, mapping) for every environment block of a recipe (`base_env`, `extra_env`, `env`)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(key, str) and key.endswith("env") and isinstance(value, dict):
+                yield path + (key,), value
+            yield from _env_maps(value, path + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _env_maps(value, path + (i,))
+
+
+def unknown_env(hf_id: str, recipe: dict, ctx, standalone: set) -> list[str]:
+    """`recipe: where: VAR` for every VLLM_* variable a recipe sets or a rendering exports that
+    the vLLM release does not read (setting it does nothing)."""
+    known = known_vllm_env()
+    problems: dict[str, None] = {}
+    for path, env in _env_maps(recipe):
+        for name in env:
+            if str(name).startswith("VLLM_") and name not in known:
+                problems[f"{hf_id}: {'.'.join(map(str, path))}: {name}"] = None
+    for tree in synthesize_recipe(ctx, hf_id, recipe, standalone).trees:
+        for result in tree.by_hardware:
+            for r in (result.recommended, *result.alternatives):
+                for label, proc in _processes(r):
+                    for name in proc.env:
+                        if str(name).startswith("VLLM_") and name not in known:
+                            where = f"variant {r.variant}, {r.hardware}, {r.strategy}" + (f" {label}" if label else "")
+                            problems[f"{hf_id}: {where}: {name}"] = None
+    return list(problems)
+
+
+@pytest.mark.parametrize("hf_id", RECIPE_IDS)
+def test_every_vllm_environment_variable_is_read_by_vllm(hf_id, catalog_and_context):
+    catalog, ctx = catalog_and_context
+    docs = {d.hf_id: d for d in catalog.recipes}
+    problems = unknown_env(hf_id, docs[hf_id].data, ctx, set(docs))
+    assert not problems, (f"environment variables vLLM {vllm_flags()['vllm_version']} does not read "
+                          "(scripts/vllm_flags.py regenerates the list):\n" + "\n".join(problems))
+
+
+def test_the_env_check_fails_on_a_dropped_variable(catalog_and_context):
+    catalog, ctx = catalog_and_context
+    doc = next(d for d in catalog.recipes if d.hf_id == "Qwen/Qwen3-8B")
+    recipe = copy.deepcopy(doc.data)
+    recipe["model"]["base_env"] = {"VLLM_ATTENTION_BACKEND": "FLASH_ATTN", "HF_HUB_OFFLINE": "1"}
+    problems = unknown_env("Qwen/Qwen3-8B", recipe, ctx, {d.hf_id for d in catalog.recipes})
+    assert "Qwen/Qwen3-8B: model.base_env: VLLM_ATTENTION_BACKEND" in problems
+    assert any("h100" in p and p.endswith(": VLLM_ATTENTION_BACKEND") for p in problems)   # rendered too
+    assert not any("HF_HUB_OFFLINE" in p or "VLLM_ROCM_USE_AITER" in p for p in problems)
+
+
 @pytest.mark.parametrize("hf_id", RECIPE_IDS)
 def test_every_rendered_flag_is_a_vllm_serve_option(hf_id, catalog_and_context):
     catalog, ctx = catalog_and_context
@@ -129,3 +181,6 @@ def test_flag_list_records_its_vllm_release():
                  "--tool-call-parser", "--reasoning-parser", "--port"):
         assert flag in flags
     assert all(f.startswith("-") for f in flags)
+    env = data["env"]
+    assert env == sorted(set(env)) and sum(v.startswith("VLLM_") for v in env) > 200
+    assert {"VLLM_ROCM_USE_AITER", "VLLM_USE_DEEP_GEMM", "VLLM_HOST_IP"} <= set(env)
