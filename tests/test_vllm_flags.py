@@ -112,19 +112,26 @@ def unknown_env(hf_id: str, recipe: dict, ctx, standalone: set) -> list[str]:
 
 @pytest.mark.parametrize("hf_id", RECIPE_IDS)
 def test_every_vllm_environment_variable_is_read_by_vllm(hf_id, catalog_and_context):
-    catalog, ctx = catalog_and_context
-    docs = {d.hf_id: d for d in catalog.recipes}
-    problems = unknown_env(hf_id, docs[hf_id].data, ctx, set(docs))
+    problems = check_recipe(unknown_env, hf_id, catalog_and_context)
     assert not problems, (f"environment variables vLLM {vllm_flags()['vllm_version']} does not read "
                           "(scripts/vllm_flags.py regenerates the list):\n" + "\n".join(problems))
 
 
-def test_the_env_check_fails_on_a_dropped_variable(catalog_and_context):
+def check_recipe(check, hf_id, catalog_and_context, edit=None) -> list[str]:
+    """Run `check` (unknown_flags or unknown_env) on one catalog recipe, after `edit` when given."""
     catalog, ctx = catalog_and_context
-    doc = next(d for d in catalog.recipes if d.hf_id == "Qwen/Qwen3-8B")
-    recipe = copy.deepcopy(doc.data)
-    recipe["model"]["base_env"] = {"VLLM_ATTENTION_BACKEND": "FLASH_ATTN", "HF_HUB_OFFLINE": "1"}
-    problems = unknown_env("Qwen/Qwen3-8B", recipe, ctx, {d.hf_id for d in catalog.recipes})
+    docs = {d.hf_id: d for d in catalog.recipes}
+    assert hf_id in docs, f"{hf_id} did not load"
+    recipe = copy.deepcopy(docs[hf_id].data)
+    if edit:
+        edit(recipe)
+    return check(hf_id, recipe, ctx, set(docs))
+
+
+def test_the_env_check_fails_on_a_dropped_variable(catalog_and_context):
+    def edit(recipe):
+        recipe["model"]["base_env"] = {"VLLM_ATTENTION_BACKEND": "FLASH_ATTN", "HF_HUB_OFFLINE": "1"}
+    problems = check_recipe(unknown_env, "Qwen/Qwen3-8B", catalog_and_context, edit)
     assert "Qwen/Qwen3-8B: model.base_env: VLLM_ATTENTION_BACKEND" in problems
     assert any("h100" in p and p.endswith(": VLLM_ATTENTION_BACKEND") for p in problems)   # rendered too
     assert not any("HF_HUB_OFFLINE" in p or "VLLM_ROCM_USE_AITER" in p for p in problems)
@@ -132,22 +139,17 @@ def test_the_env_check_fails_on_a_dropped_variable(catalog_and_context):
 
 @pytest.mark.parametrize("hf_id", RECIPE_IDS)
 def test_every_rendered_flag_is_a_vllm_serve_option(hf_id, catalog_and_context):
-    catalog, ctx = catalog_and_context
-    docs = {d.hf_id: d for d in catalog.recipes}
-    assert hf_id in docs, f"{hf_id} did not load"
-    problems = unknown_flags(hf_id, docs[hf_id].data, ctx, set(docs))
+    problems = check_recipe(unknown_flags, hf_id, catalog_and_context)
     assert not problems, (f"flags unknown to vllm serve {vllm_flags()['vllm_version']} "
                           "(scripts/vllm_flags.py regenerates the list):\n" + "\n".join(problems))
 
 
 def test_the_check_fails_on_a_made_up_flag(catalog_and_context):
-    catalog, ctx = catalog_and_context
-    doc = next(d for d in catalog.recipes if d.hf_id == "Qwen/Qwen3-8B")
-    recipe = copy.deepcopy(doc.data)
-    recipe["model"]["base_args"] = ["--definitely-not-a-vllm-flag", "1"]
-    recipe["features"]["bogus"] = {"description": "a misspelt plugin flag",
-                                   "args": ["--tool-call-parser-plugin", "parser.py"]}
-    problems = unknown_flags("Qwen/Qwen3-8B", recipe, ctx, {d.hf_id for d in catalog.recipes})
+    def edit(recipe):
+        recipe["model"]["base_args"] = ["--definitely-not-a-vllm-flag", "1"]
+        recipe["features"]["bogus"] = {"description": "a misspelt plugin flag",
+                                       "args": ["--tool-call-parser-plugin", "parser.py"]}
+    problems = check_recipe(unknown_flags, "Qwen/Qwen3-8B", catalog_and_context, edit)
     assert any(p.startswith("Qwen/Qwen3-8B: ") and p.endswith(": --definitely-not-a-vllm-flag") for p in problems)
     assert any("feature bogus" in p and p.endswith(": --tool-call-parser-plugin") for p in problems)
     assert not any(p.endswith(": --tensor-parallel-size") or p.endswith(": --reasoning-parser") for p in problems)
