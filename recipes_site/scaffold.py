@@ -355,6 +355,7 @@ GUIDE_SECTIONS = (
     ("References", "links to the model card and every source you used, including each variant's checkpoint."),
 )
 
+
 @dataclass
 class Scaffold:
     hf_id: str
