@@ -146,7 +146,7 @@ class SharedParts:
 
         Choices depend on the strategy only through features' `strategies` lists, and on the
         kv-store only through companions; the cache key leaves those out when no feature has them."""
-        strategy = r.kv.serving_strategy if r.kv else r.strategy
+        strategy = r.feature_strategy
         features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
         by_strategy = any(f.get("strategies") for f in features)
         by_kv = any(mapping(f.get("companion")).get("command") for f in features)

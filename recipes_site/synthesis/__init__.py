@@ -174,9 +174,7 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
     if rendering is None:
         raise ChoiceError(f"{strategy_id} cannot be laid out for this model on {hw_id} (it would need more than 4 nodes per pool)")
     if features is not None:
-        # a kv-store deployment serves through another strategy, whose `strategies` filters apply
-        serving = rendering.kv.serving_strategy if rendering.kv else strategy_id
-        _check_features(recipe, hw, key, serving, features, rendering.kv is not None)
+        _check_features(recipe, hw, key, rendering.feature_strategy, features, rendering.kv is not None)
     if defaulted:
         rendering = allowed_node_count(ctx, recipe, rendering, features)
     refused = tp_refusal(recipe, rendering)

@@ -87,6 +87,12 @@ class Rendering:
         return tuple(dict.fromkeys(n for p in self.processes for n in p.notes))
 
     @property
+    def feature_strategy(self) -> str:
+        """The strategy whose features this deployment's commands carry (a feature's `strategies`
+        list is matched against it): a kv-store deployment serves through another strategy."""
+        return self.kv.serving_strategy if self.kv else self.strategy
+
+    @property
     def processes(self) -> tuple:
         """Every `vllm serve` process of the deployment (head and workers, both pools, the instance)."""
         procs = [self.single, self.head, *self.workers, self.prefill and self.prefill.process,
