@@ -26,13 +26,22 @@ def catalog_and_context():
     return catalog, synthesis_context(catalog)
 
 
-def _processes(r):
-    procs = [("", r.single), ("head", r.head), ("prefill", r.prefill and r.prefill.process),
-             ("decode", r.decode and r.decode.process), ("kv", r.kv and r.kv.head)]
-    procs += [(f"worker {i + 1}", w) for i, w in enumerate(r.workers)]
-    if r.kv:
-        procs += [(f"kv worker {i + 1}", w) for i, w in enumerate(r.kv.workers)]
-    return [(label, p) for label, p in procs if p is not None]
+def renderings(hf_id: str, recipe: dict, ctx, standalone: set):
+    """Every rendering the site publishes for a recipe: each variant tree, hardware profile,
+    strategy and node count, recommended or alternative."""
+    rendered = synthesize_recipe(ctx, hf_id, recipe, standalone)
+    assert rendered.trees, f"{hf_id} renders no command at all"
+    for tree in rendered.trees:
+        for result in tree.by_hardware:
+            yield from (result.recommended, *result.alternatives)
+
+
+def processes(r) -> list[tuple[str, object]]:
+    """(where, process) for each `vllm serve` process of a rendering (Rendering.processes order)."""
+    where = f"variant {r.variant}, {r.hardware}, {r.strategy} x{r.node_count}"
+    procs = r.processes
+    return [(where + (f" (process {i + 1} of {len(procs)})" if len(procs) > 1 else ""), p)
+            for i, p in enumerate(procs)]
 
 
 def _serve_flags(argv) -> list[str]:
@@ -51,30 +60,24 @@ def unknown_flags(hf_id: str, recipe: dict, ctx, standalone: set) -> list[str]:
         if flag not in known:
             problems[f"{hf_id}: {where}: {flag}"] = None
 
-    rendered = synthesize_recipe(ctx, hf_id, recipe, standalone)
-    assert rendered.trees, f"{hf_id} renders no command at all"
     seen_choices = set()
-    for tree in rendered.trees:
-        for result in tree.by_hardware:
-            for r in (result.recommended, *result.alternatives):
-                where = f"variant {r.variant}, {r.hardware}, {r.strategy} x{r.node_count}"
-                for label, proc in _processes(r):
-                    for flag in _serve_flags(proc.argv):
-                        check(flag, where + (f" ({label})" if label else ""))
-                strategy = r.kv.serving_strategy if r.kv else r.strategy
-                key = (r.hardware, r.variant, strategy, r.kv is not None)
-                if key in seen_choices:
-                    continue
-                seen_choices.add(key)
-                for choice in feature_choices(recipe, ctx.hardware(r.hardware), r.variant, strategy,
-                                              with_kv_store=r.kv is not None):
-                    groups = ([(f"feature {choice.name}:{m.name}", m.lines) for m in choice.modes]
-                              if choice.modes else [(f"feature {choice.name}", choice.lines or ())])
-                    for label, lines in groups:
-                        for line in lines:
-                            flag = base_flag(line.split(" ", 1)[0])
-                            if flag:
-                                check(flag, f"variant {r.variant}, {r.hardware}, {label}")
+    for r in renderings(hf_id, recipe, ctx, standalone):
+        for where, proc in processes(r):
+            for flag in _serve_flags(proc.argv):
+                check(flag, where)
+        key = (r.hardware, r.variant, r.feature_strategy, r.kv is not None)
+        if key in seen_choices:
+            continue
+        seen_choices.add(key)
+        for choice in feature_choices(recipe, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
+                                      with_kv_store=r.kv is not None):
+            groups = ([(f"feature {choice.name}:{m.name}", m.lines) for m in choice.modes]
+                      if choice.modes else [(f"feature {choice.name}", choice.lines or ())])
+            for label, lines in groups:
+                for line in lines:
+                    flag = base_flag(line.split(" ", 1)[0])
+                    if flag:
+                        check(flag, f"variant {r.variant}, {r.hardware}, {label}")
     return list(problems)
 
 
@@ -99,14 +102,11 @@ def unknown_env(hf_id: str, recipe: dict, ctx, standalone: set) -> list[str]:
         for name in env:
             if str(name).startswith("VLLM_") and name not in known:
                 problems[f"{hf_id}: {'.'.join(map(str, path))}: {name}"] = None
-    for tree in synthesize_recipe(ctx, hf_id, recipe, standalone).trees:
-        for result in tree.by_hardware:
-            for r in (result.recommended, *result.alternatives):
-                for label, proc in _processes(r):
-                    for name in proc.env:
-                        if str(name).startswith("VLLM_") and name not in known:
-                            where = f"variant {r.variant}, {r.hardware}, {r.strategy}" + (f" {label}" if label else "")
-                            problems[f"{hf_id}: {where}: {name}"] = None
+    for r in renderings(hf_id, recipe, ctx, standalone):
+        for where, proc in processes(r):
+            for name in proc.env:
+                if str(name).startswith("VLLM_") and name not in known:
+                    problems[f"{hf_id}: {where}: {name}"] = None
     return list(problems)
 
 
