@@ -26,6 +26,8 @@ import pytest
 from recipes_site import fit, sizing
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
+from recipes_site.catalog.documents import locate
+from recipes_site.catalog.yaml import load_yaml_text
 from recipes_site.scaffold import parameter_count
 from recipes_site.synthesis import ChoiceError, render_choice
 from recipes_site.synthesis.selection import meets_constraint, precision_constraint
@@ -105,35 +107,35 @@ def test_every_variant_fits_or_says_why_on_the_seed_hardware(hf_id):
     assert gaps == [], "\n".join(gaps)
 
 
-def unsourced_verified_claims(hf_id: str, data: dict, text: str) -> list[str]:
-    """`verified` entries of meta.hardware without a comment right above `hardware:` naming who
-    ran them (the CONTRIBUTING rule)."""
+def unsourced_verified_claims(hf_id: str, data: dict, text: str, hardware_line: int) -> list[str]:
+    """`verified` entries of meta.hardware without a comment right above `hardware:` (at
+    `hardware_line`, 1-based) naming who ran them (the CONTRIBUTING rule)."""
     claims = [hw for hw, status in (((data.get("meta") or {}).get("hardware")) or {}).items() if status == "verified"]
-    if not claims:
+    above = text.splitlines()[hardware_line - 2].strip() if hardware_line > 1 else ""
+    if not claims or above.startswith("#"):
         return []
-    lines, block = text.splitlines(), None
-    for i, line in enumerate(lines):
-        if line and not line[0].isspace() and not line.startswith("#"):
-            block = line.split(":")[0]
-        elif block == "meta" and line.rstrip() == "  hardware:":
-            if i and lines[i - 1].strip().startswith("#"):
-                return []
-            break
     return [f"{hf_id}: verified on {', '.join(claims)} without a source comment above meta.hardware"]
+
+
+def _claims_of(hf_id: str, text: str) -> list[str]:
+    loaded = load_yaml_text(text, hf_id)
+    line, _ = locate(loaded.positions, loaded.key_positions, ("meta", "hardware"), at_key=True)
+    return unsourced_verified_claims(hf_id, loaded.data, text, line)
 
 
 def test_verified_hardware_names_its_source():
     problems = [p for doc in CATALOG.recipes
-                for p in unsourced_verified_claims(doc.hf_id, doc.data, doc.path.read_text(encoding="utf-8"))]
+                for p in unsourced_verified_claims(doc.hf_id, doc.data, doc.path.read_text(encoding="utf-8"),
+                                                   doc.position(("meta", "hardware"), at_key=True)[0])]
     assert problems == [], "\n".join(problems)
 
 
 def test_the_source_check_has_teeth():
     doc = next(d for d in CATALOG.recipes if d.hf_id == "meta-llama/Llama-3.1-8B-Instruct")
     text = doc.path.read_text(encoding="utf-8")
-    assert unsourced_verified_claims(doc.hf_id, doc.data, text) == []
+    assert _claims_of(doc.hf_id, text) == []
     uncommented = "\n".join(l for l in text.splitlines() if not l.startswith("  #"))
-    assert unsourced_verified_claims(doc.hf_id, doc.data, uncommented)
+    assert _claims_of(doc.hf_id, uncommented)
 
 
 def test_hf_config_present():
