@@ -108,8 +108,12 @@ def test_duplicate_recipe_ids(tmp_path):
     kit.write_recipe(root, "ACME/widget-7b.yaml", recipe_for("ACME/widget-7b"))   # collides on case-insensitive disks
     diags = load_catalog(root)[1]
     assert [(Path(d.path).name, d.level) for d in diags] == [("Widget-7B.yaml", Level.ERROR),
+                                                            ("Widget-7B.yaml", Level.ERROR),
                                                             ("Widget-7B.yml", Level.ERROR)]
-    assert all("already used by" in d.message for d in diags)
+    case_id, case_org, same = diags
+    assert "'acme/Widget-7B' differs from 'ACME/widget-7b'" in case_id.message and "letter case" in case_id.message
+    assert "organisation folder 'acme' differs from 'ACME'" in case_org.message
+    assert "already used by" in same.message and same.message.endswith("Widget-7B.yaml")
 
 
 def test_missing_pieces_come_from_the_project_root(tmp_path, monkeypatch):

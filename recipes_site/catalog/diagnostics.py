@@ -5,8 +5,33 @@ build report every problem of every file at once.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
+
+EXCERPT_CHARS = 80      # longest quotation of file content in a message
+MAX_TEXT = 600          # longest message or hint, whatever it quotes
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """A short, single-line quotation of ``value`` for a message.
+
+    Why: messages quote what a file says, and the file may be anything a recipe path or symlink
+    leads to (a secret, /etc/passwd, a 1 MB string). One line of at most ``limit`` characters is
+    enough to find the spot; the position says where the rest is."""
+    text = value if isinstance(value, str) else repr(value)
+    flat = _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit] + f"… ({len(text)} characters)"
+
+
+def _bounded(text: str) -> str:
+    """Last line of defence: one line, at most MAX_TEXT characters (a message can never carry a
+    whole file, nor forge further diagnostic lines with newlines)."""
+    flat = _CONTROL.sub(" ", text)
+    return flat if len(flat) <= MAX_TEXT else flat[:MAX_TEXT] + "…"
 
 
 class Level(str, Enum):
@@ -23,6 +48,12 @@ class Diagnostic:
     key_path: str        # dotted key path inside the document, e.g. "variants.default.precision"; "" for the whole file
     message: str
     hint: str = ""       # e.g. "did you mean `tool_calling`?"
+
+    def __post_init__(self) -> None:
+        for name in ("message", "hint", "key_path"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, _bounded(value))
 
     def format(self) -> str:
         where = self.key_path or "<document>"

@@ -7,6 +7,7 @@ taken from the project's own folder (PROJECT_ROOT); recipes come only from ROOT/
 """
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -14,8 +15,10 @@ from recipes_site.catalog import types as T
 from recipes_site.catalog.checks import Report, check_taxonomy, feature_mode_suppressions, run_recipe_checks
 from recipes_site.catalog.diagnostics import Diagnostic, Level
 from recipes_site.catalog.documents import PROJECT_ROOT, Catalog, RecipeDoc
+from recipes_site.catalog.lint import lint_level, lint_recipe
+from recipes_site.catalog.ids import ID_HINT, collision_key, id_message, id_problem
 from recipes_site.catalog.schema_errors import validate
-from recipes_site.catalog.yaml import LoadedYaml, load_yaml_file
+from recipes_site.catalog.yaml import LoadedYaml, format_key_path, load_yaml_file
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 
@@ -37,8 +40,10 @@ def _sorted_dir(directory: Path) -> list[os.DirEntry]:
 
 
 class _Loader:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, strict: bool = False):
         self.root = root
+        self.lint_level = lint_level(root, strict)   # contributor checks: errors only under --strict on a project root
+        self.real_root = os.path.realpath(root)
         self.cwd = Path(os.path.abspath(Path.cwd()))
         self.files = 0
         self.file_diags: list[list[Diagnostic]] = []   # one list per file, in processing order
@@ -99,10 +104,38 @@ class _Loader:
         return specs, files, pending
 
     # -- recipes
+    def link_problem(self, path: Path) -> str | None:
+        """Why the symbolic link ``path`` is not followed, or None when it stays inside the root.
+
+        Why: a recipe is published, and quoted in error messages; a link to /etc/passwd or to a
+        private checkout elsewhere would publish (or print) what is outside the recipes root. A
+        link loop would make the walk spin; both are reported instead of followed."""
+        try:
+            os.stat(path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "symbolic link loop (the link leads back to itself)"
+            if exc.errno == errno.ENOENT:
+                return "broken symbolic link (its target does not exist)"
+            return f"cannot follow the symbolic link: {exc.strerror or exc}"
+        target = os.path.realpath(path)
+        if os.path.commonpath([self.real_root, target]) != self.real_root:
+            return "symbolic link leads outside the recipes root; it is not followed or published"
+        return None
+
     def walk_models(self, models: Path) -> list[Path]:
-        """Every file under models/ (dot-files skipped): recursive, each listing in byte order."""
+        """Every file under models/ (dot-files skipped): recursive, each listing in byte order.
+        Symbolic links are followed only when they stay inside the root (see link_problem)."""
         found: list[Path] = []
         seen_dirs: set = set()
+        refused = lambda path, message: self.file_diags.append(  # noqa: E731
+            [Diagnostic(self.display(path), 0, 0, Level.ERROR, "", message,
+                        "replace the link with the file itself, inside the recipes root")])
+        if models.is_symlink():
+            problem = self.link_problem(models)
+            if problem:
+                refused(models, problem)
+                return found
 
         def walk(directory: Path) -> None:
             real = os.path.realpath(directory)
@@ -119,6 +152,12 @@ class _Loader:
                 if entry.name.startswith("."):
                     continue
                 path = directory / entry.name
+                if entry.is_symlink():
+                    problem = self.link_problem(path)
+                    if problem:
+                        self.files += 1
+                        refused(path, problem)
+                        continue
                 if entry.is_dir():
                     walk(path)
                 elif entry.is_file():
@@ -142,12 +181,18 @@ class _Loader:
             diags.append(Diagnostic(display, 0, 0, Level.ERROR, "",
                                     f"recipe file is {where}: recipes live at models/<hf_org>/<hf_repo>.yaml",
                                     "move it to models/<org>/<repo>.yaml"))
+        stem = path.name.rsplit(".", 1)[0]
+        hf_id = f"{parts[1]}/{stem}" if len(parts) >= 3 else stem
+        if len(parts) == 3:
+            problem = id_problem(hf_id, org_required=True)
+            if problem:
+                diags.append(Diagnostic(display, 0, 0, Level.ERROR, "",
+                                        "the file path names the recipe " + id_message(hf_id, "id", problem),
+                                        "rename the file: " + ID_HINT))
         loaded = self.read(path, display)
         diags += loaded.diagnostics
         if loaded.data is None:
             return None, diags
-        stem = path.name.rsplit(".", 1)[0]
-        hf_id = f"{parts[1]}/{stem}" if len(parts) >= 3 else stem
         suppress = feature_mode_suppressions(loaded.data)
         spec, errors = validate(T.Recipe, loaded.data, display, loaded.positions, loaded.key_positions,
                                 suppress=suppress)
@@ -205,19 +250,13 @@ class _Loader:
             taxonomy_diags.extend(report.items)
 
         # cross-file checks of each recipe, next to that recipe's own diagnostics
-        first_seen: dict[str, RecipeDoc] = {}
+        collisions = path_collisions([doc for doc, _ in recipe_diags if doc is not None])
         for doc, diags in recipe_diags:
             if doc is None:
                 continue
-            key = doc.hf_id.lower()
-            if key in first_seen:
-                other = first_seen[key]
-                diags.append(Diagnostic(doc.display_path, 0, 0, Level.ERROR, "",
-                                        f"recipe id '{doc.hf_id}' is already used by {other.display_path}",
-                                        "each model needs exactly one recipe file"))
-            else:
-                first_seen[key] = doc
+            diags.extend(collisions.get(id(doc), []))
             diags.extend(run_recipe_checks(doc, catalog))
+            diags.extend(lint_recipe(doc, self.lint_level))
         self.file_diags += [diags for _, diags in recipe_diags]
 
         out: list[Diagnostic] = []
@@ -226,7 +265,61 @@ class _Loader:
         return catalog, out
 
 
-def load_catalog(root) -> tuple[Catalog, list[Diagnostic]]:
-    """Load and validate the recipes root ``root``; never raises on bad input."""
-    loader = _Loader(Path(root))
+def _path_ids(doc: RecipeDoc, *, checkpoints: bool):
+    """(namespace, id, key path or None) of every id of ``doc`` that names an output file or a
+    checkout folder: the recipe (its page, JSON, folder) and its org (provider page,
+    models/<org>/); with ``checkpoints``, each variant checkpoint with an org (its redirect page)."""
+    if not checkpoints:
+        yield "id", doc.hf_id, None
+        if doc.hf_id.count("/") == 1:
+            yield "org", doc.hf_id.split("/", 1)[0], None
+        return
+    variants = doc.data.get("variants") if isinstance(doc.data, dict) else None
+    for key, variant in (variants.items() if isinstance(variants, dict) else ()):
+        mid = variant.get("model_id") if isinstance(variant, dict) else None
+        if isinstance(mid, str) and mid.count("/") == 1:
+            yield "id", mid, ("variants", key, "model_id")
+
+
+def path_collisions(docs: list[RecipeDoc]) -> dict[int, list[Diagnostic]]:
+    """id(doc) -> errors for ids that name the same file as an earlier one: the same recipe id
+    twice (a .yaml and a .yml), or two ids that differ only in letter case or Unicode
+    normalisation (one file on macOS and Windows checkouts and file systems). Recipe files are
+    registered before checkpoints, so a checkpoint is the one reported. A variant serving exactly
+    another recipe's id, or a checkpoint two variants share, writes nothing twice and is left to
+    the recipe checks (warnings)."""
+    first: dict[tuple, tuple[str, RecipeDoc]] = {}
+    exact: dict[tuple, RecipeDoc] = {}
+    out: dict[int, list[Diagnostic]] = {}
+    for checkpoints in (False, True):
+        for doc in docs:
+            for space, raw, key_path in _path_ids(doc, checkpoints=checkpoints):
+                key = (space, collision_key(raw))
+                if key not in first:
+                    first[key] = (raw, doc)
+                    exact[(space, raw)] = doc
+                    continue
+                other_raw, other = first[key]
+                if (space, raw) in exact:
+                    if checkpoints or space == "org":
+                        continue   # the same folder again, or a checkpoint served twice: one file
+                    other = exact[(space, raw)]
+                    message = f"recipe id '{raw}' is already used by {other.display_path}"
+                    hint = "each model needs exactly one recipe file"
+                else:
+                    exact[(space, raw)] = doc
+                    what = "organisation folder" if space == "org" else "id"
+                    message = (f"{what} '{raw}' differs from '{other_raw}' of {other.display_path} only in letter "
+                               "case or Unicode normalisation: both name the same file on macOS and Windows")
+                    hint = f"spell it '{other_raw}' exactly, or give it another name"
+                line, col = doc.position(key_path) if key_path else (0, 0)
+                out.setdefault(id(doc), []).append(Diagnostic(doc.display_path, line, col, Level.ERROR,
+                                                              format_key_path(key_path or ()), message, hint))
+    return out
+
+
+def load_catalog(root, *, strict: bool = False) -> tuple[Catalog, list[Diagnostic]]:
+    """Load and validate the recipes root ``root``; never raises on bad input. ``strict`` (validate
+    --strict) makes the contributor checks (lint.py) errors on a project root."""
+    loader = _Loader(Path(root), strict)
     return loader.run()

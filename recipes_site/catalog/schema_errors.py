@@ -14,9 +14,10 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, Discriminator, ValidationError
 from pydantic.fields import FieldInfo
 
-from recipes_site.catalog.diagnostics import Diagnostic, Level
+from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
 from recipes_site.catalog.documents import locate
-from recipes_site.catalog.types import TAG_PREFIX, UNION_ERROR, value_kind
+from recipes_site.catalog.ids import ID_HINT
+from recipes_site.catalog.types import DATE_ERROR, ID_ERROR, TAG_PREFIX, UNION_ERROR, value_kind
 from recipes_site.catalog.yaml import format_key_path
 from recipes_site.jsish import js_str
 
@@ -136,10 +137,9 @@ def _plural(desc: str) -> str:
 def describe_value(value: Any) -> str:
     kind = value_kind(value)
     if kind == "str":
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f'a string ("{shown}")'
+        return f'a string ("{excerpt(value, 40)}")'
     if kind == "int":
-        return f"an integer ({value})"
+        return f"an integer ({excerpt(str(value) if value.bit_length() < 1000 else '(huge)', 40)})"
     if kind == "float":
         return f"a number ({_js_number(value)})"
     if kind == "bool":
@@ -200,7 +200,7 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
         name = path[-1] if path else ""
         parent_tp, _ = _strip(annotation_at(model, loc[:-1]))
         allowed = list(parent_tp.model_fields) if isinstance(parent_tp, type) and issubclass(parent_tp, BaseModel) else []
-        message = f"unknown key '{name}'"
+        message = f"unknown key '{excerpt(name)}'"
         hint = did_you_mean(name, allowed)
         if not hint and allowed:
             hint = "allowed keys: " + ", ".join(allowed)
@@ -219,7 +219,13 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
         expected = describe_type(tp) if tp is not None else "a different value"
         got = describe_value(value)
         ctx = err.get("ctx") or {}
-        if etype == UNION_ERROR:
+        if etype == ID_ERROR:
+            message = str(err.get("msg"))
+            hint = ID_HINT
+        elif etype == DATE_ERROR:
+            message = str(err.get("msg"))
+            hint = "write a real calendar date YYYY-MM-DD"
+        elif etype == UNION_ERROR:
             message = f"expected {err.get('msg') or expected}, got {got}"
         elif etype == "literal_error":
             options = _LITERAL_RE.findall(str(ctx.get("expected", "")))
@@ -227,7 +233,7 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
                 options = [o.strip() for o in str(ctx.get("expected", "")).replace(" or ", ",").split(",") if o.strip()]
             if isinstance(value, str):
                 shown = ", ".join(o if o not in ("True", "False") else o.lower() for o in options)
-                message = f"unknown value '{value}'; expected one of: {shown}"
+                message = f"unknown value '{excerpt(value)}'; expected one of: {shown}"
                 hint = did_you_mean(value, options)
             else:
                 message = f"expected {expected}, got {got}"
@@ -236,7 +242,7 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
             if "[0-9]{4}-" in pattern:
                 message = f"expected a date YYYY-MM-DD, got {got}"
             elif "A-Za-z_" in pattern:
-                message = f"'{value}' is not a valid environment variable name"
+                message = f"'{excerpt(value)}' is not a valid environment variable name"
                 hint = "use letters, digits and underscores, not starting with a digit"
             else:
                 message = f"{got} does not match the pattern {pattern}"
@@ -244,18 +250,24 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
             bound = ctx.get("ge", ctx.get("gt"))
             op = "≥" if etype == "greater_than_equal" else ">"
             message = f"expected {expected} {op} {bound}, got {got}"
+        elif etype in ("less_than_equal", "less_than"):
+            bound = ctx.get("le", ctx.get("lt"))
+            op = "≤" if etype == "less_than_equal" else "<"
+            message = f"expected {expected} {op} {bound}, got {got}"
+        elif etype == "finite_number":
+            message = f"expected a finite number, got {got}"
         else:
             message = f"expected {expected}, got {got}"
             kind = value_kind(value)
             if expected.startswith("a list") and kind == "str":
-                hint = f'write it as a YAML list: - "{value}"'
+                hint = f'write it as a YAML list: - "{excerpt(value, 40)}"'
             elif expected == "a string" and kind in ("int", "float", "bool"):
                 shown = _js_number(value) if kind == "float" else js_str(value)
                 hint = f'quote it: "{shown}"'
             elif expected == "true or false" and kind == "str" and value in _BOOL_WORDS:
                 hint = "write true or false (in YAML 1.2, yes/no/on/off are strings)"
             elif expected.startswith("an integer") and kind == "str" and value.strip().lstrip("-").isdigit():
-                hint = f"write the number without quotes: {value.strip()}"
+                hint = f"write the number without quotes: {excerpt(value.strip(), 40)}"
             elif kind == "null":
                 hint = "the key has no value; remove it or fill it in"
         line, col = locate(positions, key_positions, path)

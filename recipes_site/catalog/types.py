@@ -12,9 +12,11 @@ once, at the right key, with a readable "expected ..." instead of one error per 
 """
 from __future__ import annotations
 
+import datetime as _dt
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -26,6 +28,9 @@ from pydantic import (
     StringConstraints,
     Tag,
 )
+from pydantic_core import PydanticCustomError
+
+from recipes_site.catalog import ids as _ids
 
 SCHEMA_ID = "https://recipes-site.local/schema/recipe.schema.json"
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -39,6 +44,8 @@ REFERENCE_STRATEGY_IDS = (
 )
 
 UNION_ERROR = "union_mismatch"
+ID_ERROR = "invalid_id"
+DATE_ERROR = "invalid_date"
 TAG_PREFIX = "__as_"
 
 # ---- enumerations -------------------------------------------------------------------------------
@@ -99,14 +106,57 @@ def one_of(description: str, **members: Any) -> Any:
 
 Args = list[StrictStr]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-EnvValue = one_of("a string, number or boolean", str=StrictStr, int=StrictInt, float=StrictFloat, bool=StrictBool)
+
+
+def _real_date(value: str) -> str:
+    """2026-02-30 matches YYYY-MM-DD but is no day: refuse it instead of publishing 2026-03-02."""
+    try:
+        _dt.date.fromisoformat(value)
+    except ValueError:
+        raise PydanticCustomError(DATE_ERROR, "'{value}' is not a real date", {"value": value[:10]}) from None
+    return value
+
+
+def _id_validator(what: str, **rules: bool):
+    def check(value: str) -> str:
+        problem = _ids.id_problem(value, **rules)
+        if problem:
+            raise PydanticCustomError(ID_ERROR, "{message}", {"message": _ids.id_message(value, what, problem)})
+        return value
+    return AfterValidator(check)
+
+
+_ID_SCHEMA = {"pattern": _ids.JSON_PATTERN, "maxLength": _ids.MAX_ID}
+# Ids that become output paths and URLs (see catalog/ids.py): a Hugging Face repo id, a hardware
+# profile id (one part).
+HfId = Annotated[StrictStr, _id_validator("id"), Field(json_schema_extra=_ID_SCHEMA)]
+HwId = Annotated[str, _id_validator("hardware profile id", single=True),
+                 Field(json_schema_extra={"pattern": r"^[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_])?$",
+                                          "maxLength": _ids.MAX_PART})]
+DateStr = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), AfterValidator(_real_date)]
+
+# Numbers are bounded so that a value that passes `validate` also builds: a 400-digit integer
+# used to pass and then crash float conversions in sizing. JS_SAFE is the largest integer the
+# reference (JavaScript) represents exactly, the bound of counts that have no natural ceiling.
+JS_SAFE = 2**53 - 1
+MAX_GPUS = 1024             # GPUs per node, TP sizes, nodes: a rack-scale node (GB200 NVL72) has 72
+MAX_VRAM_GB = 10_000_000    # 10 PB
+MAX_TOKENS = 1 << 40        # context lengths (~1.1e12 tokens; Llama 4 Scout states 10M)
+PositiveInt = Annotated[StrictInt, Field(ge=1, le=JS_SAFE)]
+NonNegativeInt = Annotated[StrictInt, Field(ge=0, le=JS_SAFE)]
+GpuCount = Annotated[StrictInt, Field(ge=1, le=MAX_GPUS)]
+GpuCount0 = Annotated[StrictInt, Field(ge=0, le=MAX_GPUS)]
+VramGb = Annotated[StrictInt, Field(ge=0, le=MAX_VRAM_GB)]
+VramGbFloat = Annotated[StrictFloat, Field(ge=0, le=MAX_VRAM_GB, allow_inf_nan=False)]
+Tokens = Annotated[StrictInt, Field(ge=0, le=MAX_TOKENS)]
+Port = Annotated[StrictInt, Field(ge=1, le=65535)]
+SafeInt = Annotated[StrictInt, Field(ge=-JS_SAFE, le=JS_SAFE)]
+FiniteFloat = Annotated[StrictFloat, Field(allow_inf_nan=False)]
+EnvValue = one_of("a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool)
 EnvMap = dict[EnvName, EnvValue]
-DateStr = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
-PositiveInt = Annotated[StrictInt, Field(ge=1)]
-NonNegativeInt = Annotated[StrictInt, Field(ge=0)]
-HwIntMap = dict[str, PositiveInt]
-IntOrHwMap = one_of("an integer or a mapping of hardware key to integer", int=PositiveInt, map=HwIntMap)
-ScalarValue = one_of("a string, number or boolean", str=StrictStr, int=StrictInt, float=StrictFloat, bool=StrictBool)
+HwIntMap = dict[str, GpuCount]
+IntOrHwMap = one_of("an integer or a mapping of hardware key to integer", int=GpuCount, map=HwIntMap)
+ScalarValue = one_of("a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool)
 
 _ARGS_HELP = "vLLM arguments, one token per list item (a flag and its value are two items)."
 _ENV_HELP = "Environment variables (NAME: value)."
@@ -143,7 +193,7 @@ class Meta(_Model):
     date_updated: DateStr | None = Field(None, description="Date of the last update (YYYY-MM-DD).")
     difficulty: Difficulty = Field(description="How hard the deployment is (`hard` is a legacy spelling of `advanced`).")
     tasks: list[Task] = Field(description="Tasks the model serves; `omni` recipes get no rendered command.")
-    related_recipes: list[StrictStr] | None = Field(None, description="HF ids (`org/repo`) of related recipes.")
+    related_recipes: list[HfId] | None = Field(None, description="HF ids (`org/repo`) of related recipes.")
     performance_headline: StrictStr | None = Field(None, description="One-line performance claim.")
     hardware: dict[str, HardwareLevel] | None = Field(
         None, description="Hardware profile id -> verified | supported | unsupported. `unsupported` hides the "
@@ -268,12 +318,12 @@ class HfConfig(BaseModel):
 class Model(_Model):
     """The served checkpoint and the arguments every command shares."""
 
-    model_id: StrictStr = Field(description="Hugging Face id served by default (`org/repo`); should match the file path.")
+    model_id: HfId = Field(description="Hugging Face id served by default (`org/repo`); should match the file path.")
     min_vllm_version: StrictStr | None = Field(None, description="Minimum vLLM version, as a string (\"0.18.0\").")
     architecture: Architecture | None = Field(None, description="dense or moe.")
     parameter_count: StrictStr | None = Field(None, description="Total parameters, e.g. \"671B\".")
     active_parameters: StrictStr | None = Field(None, description="Active parameters per token (MoE), e.g. \"37B\".")
-    context_length: NonNegativeInt | None = Field(None, description="Maximum context length in tokens (0 for non-LLM pipelines).")
+    context_length: Tokens | None = Field(None, description="Maximum context length in tokens (0 for non-LLM pipelines).")
     base_args: Args | None = Field(None, description="Arguments of every command. " + _ARGS_HELP)
     base_env: EnvMap | None = Field(None, description="Environment of every command. " + _ENV_HELP)
     docker_image: DockerImage | None = Field(
@@ -319,9 +369,9 @@ class Variant(_Model):
     """One checkpoint/precision of the model."""
 
     precision: Precision = Field(description="Weight precision; nvfp4/fp4 need NVIDIA Blackwell unless precision_hardware says otherwise.")
-    vram_minimum_gb: NonNegativeInt = Field(description="VRAM (GB) the whole deployment needs.")
+    vram_minimum_gb: VramGb = Field(description="VRAM (GB) the whole deployment needs.")
     description: StrictStr | None = Field(None, description="What this variant is.")
-    model_id: StrictStr | None = Field(None, description="Checkpoint served by this variant (`org/repo`); gets its own page.")
+    model_id: HfId | None = Field(None, description="Checkpoint served by this variant (`org/repo`); gets its own page.")
     label: StrictStr | None = Field(None, description="Short label for the variant picker.")
     extra_args: Args | None = Field(None, description="Arguments added for this variant. " + _ARGS_HELP)
     extra_env: EnvMap | None = Field(None, description="Environment added for this variant. " + _ENV_HELP)
@@ -400,7 +450,7 @@ class PdRoleOverride(_Model):
     """Overrides of a prefill/decode role of pd_cluster."""
 
     parallelism: PoolMode | None = Field(None, description="Pool layout: tp, tep or dep.")
-    tp: PositiveInt | None = Field(None, description="Tensor-parallel size of the role.")
+    tp: GpuCount | None = Field(None, description="Tensor-parallel size of the role.")
     parallel_flag: ParallelFlag | None = Field(None, description="Parallel flag of the role.")
     nodes: IntOrHwMap | None = Field(None, description="Nodes per pool (UI only). " + _HW_KEY_HELP)
     extra_args: Args | None = Field(None, description=_ARGS_HELP)
@@ -414,7 +464,7 @@ class PdRoleOverride(_Model):
 class PdRouterOverride(_Model):
     """Overrides of the pd_cluster router."""
 
-    intra_node_data_parallel_size: PositiveInt | None = Field(None, description="--intra-node-data-parallel-size.")
+    intra_node_data_parallel_size: GpuCount | None = Field(None, description="--intra-node-data-parallel-size.")
 
 
 class StrategyOverride(_Model):
@@ -452,7 +502,7 @@ class HardwareNote(_Model):
 class OmniTaskHardwareOverride(_Model):
     curl: StrictStr | None = Field(None, description="Example request on this hardware.")
     extra_args: Args | None = Field(None, description=_ARGS_HELP)
-    vram_minimum_gb: NonNegativeInt | None = Field(None, description="VRAM needed on this hardware.")
+    vram_minimum_gb: VramGb | None = Field(None, description="VRAM needed on this hardware.")
 
 
 class OmniTask(_Model):
@@ -465,7 +515,7 @@ class OmniTask(_Model):
     endpoint: StrictStr | None = Field(None, description="HTTP endpoint.")
     curl: StrictStr | None = Field(None, description="Example request.")
     model_id: StrictStr | None = Field(None, description="Checkpoint for this task.")
-    vram_minimum_gb: NonNegativeInt | None = Field(None, description="VRAM needed.")
+    vram_minimum_gb: VramGb | None = Field(None, description="VRAM needed.")
     extra_args: Args | None = Field(None, description=_ARGS_HELP)
     axes: dict[str, StrictStr] | None = Field(None, description="Axis id -> option id.")
     hardware_overrides: dict[str, OmniTaskHardwareOverride] | None = Field(None, description="Per hardware profile id.")
@@ -486,7 +536,7 @@ class Omni(_Model):
     """vllm-omni settings (UI only; omni recipes get no rendered command)."""
 
     tasks: list[one_of("a task id or a task mapping", str=StrictStr, map=OmniTask)] | None = Field(None, description="Tasks.")
-    port: PositiveInt | None = Field(None, description="Server port.")
+    port: Port | None = Field(None, description="Server port.")
     task_axes: list[OmniTaskAxis] | None = Field(None, description="Task axes.")
     task_label: StrictStr | None = Field(None, description="Label of the task picker.")
     task_hint: StrictStr | None = Field(None, description="Hint of the task picker.")
@@ -496,11 +546,11 @@ class Omni(_Model):
 
 # ---- recipe ---------------------------------------------------------------------------------------
 
-MinGpusBlock = one_of("an integer or a mapping of strategy id to integer", int=NonNegativeInt,
-                      map=dict[str, NonNegativeInt])
+MinGpusBlock = one_of("an integer or a mapping of strategy id to integer", int=GpuCount0,
+                      map=dict[str, GpuCount0])
 StrategyMinGpus = one_of(
     "an integer or a mapping of strategy id / hardware profile id to integer",
-    int=NonNegativeInt, map=dict[str, MinGpusBlock])
+    int=GpuCount0, map=dict[str, MinGpusBlock])
 
 
 class Recipe(_Model):
@@ -549,10 +599,10 @@ class HardwareProfile(_Model):
         None, description="Alias of `generation`.")
     display_name: StrictStr | None = Field(None, description="Display name.")
     description: StrictStr | None = Field(None, description="Description.")
-    gpu_count: PositiveInt = Field(description="GPUs (or accelerators) per node.")
-    vram_gb: one_of("a number", int=NonNegativeInt, float=Annotated[StrictFloat, Field(ge=0)]) = Field(
+    gpu_count: GpuCount = Field(description="GPUs (or accelerators) per node.")
+    vram_gb: one_of("a number", int=VramGb, float=VramGbFloat) = Field(
         description="Total VRAM of the node in GB.")
-    vram_per_gpu_gb: one_of("a number", int=NonNegativeInt, float=Annotated[StrictFloat, Field(ge=0)]) | None = Field(
+    vram_per_gpu_gb: one_of("a number", int=VramGb, float=VramGbFloat) | None = Field(
         None, description="VRAM of one GPU as the vendor states it (binary GiB, e.g. 80 for H100); "
                           "defaults to vram_gb / gpu_count. Used by sizing.")
     multi_node: StrictBool | None = Field(None, description="Unused.")
@@ -569,7 +619,7 @@ class TaskDef(_Model):
 class KvOffloadGroup(_Model):
     display_name: StrictStr | None = None
     label: StrictStr | None = None
-    order: StrictInt | None = None
+    order: SafeInt | None = None
     sub_row_label: StrictStr | None = None
     docs_url: StrictStr | None = None
     tooltip: StrictStr | None = None
@@ -579,7 +629,7 @@ class KvOffloadGroup(_Model):
 class KvOffloadOption(_Model):
     display_name: StrictStr | None = None
     label: StrictStr | None = None
-    order: StrictInt | None = None
+    order: SafeInt | None = None
     group: StrictStr | None = None
     description: StrictStr | None = None
     args: Args | None = None
@@ -595,7 +645,7 @@ class KvOffloadOption(_Model):
 class Taxonomy(_Model):
     """`taxonomy.yaml`: the controlled vocabulary."""
 
-    hardware_profiles: dict[str, HardwareProfile] = Field(description="Profile id -> profile.")
+    hardware_profiles: dict[HwId, HardwareProfile] = Field(description="Profile id -> profile (ids become file names).")
     tasks: list[TaskDef] | None = None
     strategies: list[StrictStr] | None = None
     kv_offload_groups: dict[str, KvOffloadGroup] | None = None
@@ -606,8 +656,8 @@ class Taxonomy(_Model):
 
 
 class HardwareMatch(_Model):
-    min_gpus: NonNegativeInt | None = None
-    max_gpus: NonNegativeInt | None = None
+    min_gpus: GpuCount0 | None = None
+    max_gpus: GpuCount0 | None = None
     multi_node: StrictBool | None = None
     architecture: Architecture | None = None
 
@@ -616,7 +666,7 @@ class StrategyRole(_Model):
     vllm_args: Args | None = None
     env: EnvMap | None = None
     parallelism: PoolMode | None = None
-    tp: PositiveInt | None = None
+    tp: GpuCount | None = None
     parallel_flag: ParallelFlag | None = None
 
 
@@ -645,14 +695,14 @@ class Strategy(_Model):
 class KvRouter(_Model):
     policy: StrictStr | None = None
     install: StrictStr | None = None
-    port: PositiveInt | None = None
+    port: Port | None = None
 
 
 class KvVllm(_Model):
     vllm_args: Args | None = None
     env: EnvMap | None = None
     install: dict[str, StrictStr] | None = None
-    port: PositiveInt | None = None
+    port: Port | None = None
 
 
 class KvPdRole(_Model):
@@ -689,7 +739,7 @@ class KvStoreSpec(_Model):
     deploy_type: KvDeployType
     display_name: StrictStr | None = None
     label: StrictStr | None = None
-    order: StrictInt | None = None
+    order: SafeInt | None = None
     description: StrictStr | None = None
     router: KvRouter | None = None
     vllm: KvVllm | None = None
@@ -698,7 +748,7 @@ class KvStoreSpec(_Model):
     mooncake_store_config: MooncakeStoreConfig | None = None
     mooncake_vllm_config: MooncakeVllmConfig | None = None
     min_vllm_version: StrictStr | None = None
-    default_instances: PositiveInt | None = None
+    default_instances: GpuCount | None = None
 
 
 class Platform(_Model):

@@ -23,12 +23,19 @@ from typing import Any
 
 import yaml as _pyyaml
 
-from recipes_site.catalog.diagnostics import Diagnostic, Level
+from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
 
 _Loader = getattr(_pyyaml, "CSafeLoader", None) or _pyyaml.SafeLoader
 
 MAX_FILE_BYTES = 1 << 20        # 1 MiB: a recipe is a few KiB; anything bigger is a mistake
 MAX_ALIAS_NODES = 10_000        # nodes copied through aliases, per file
+# Characters of all scalars (keys and values) once aliases are expanded: a document may not grow
+# past what the largest allowed file could hold. Counting nodes alone let a 25 KB file alias one
+# 10 KB string 1,000 times (10 MB of data, 3.4 GB of rendered output).
+MAX_EXPANDED_CHARS = MAX_FILE_BYTES
+# js-yaml reads integers as JavaScript numbers: past 2**1024 they are Infinity. Python would build
+# the exact integer (and refuse to print one of more than 4,300 digits), so we stop where JS does.
+_MAX_INT_BITS = 1024
 MAX_DEPTH = 64                  # nesting of collections
 
 KeyPath = tuple  # tuple[str | int, ...]
@@ -64,16 +71,17 @@ class _Merge:
 _MERGE = _Merge()
 
 
-def _int(text: str) -> int:
+def _int(text: str) -> int | float:
+    """The integer, or +-Infinity where JavaScript's number would overflow (the schema then
+    rejects it at its line instead of a later stage crashing on a 400-digit integer)."""
     sign = -1 if text[0] == "-" else 1
     body = text[1:] if text[0] in "+-" else text
-    if body[:2] == "0b":
-        return sign * int(body[2:], 2)
-    if body[:2] == "0x":
-        return sign * int(body[2:], 16)
-    if body[:2] == "0o":
-        return sign * int(body[2:], 8)
-    return sign * int(body, 10)  # js-yaml 4: a leading zero is still decimal ("0755" -> 755)
+    base = {"0b": 2, "0x": 16, "0o": 8}.get(body[:2])
+    digits = body[2:] if base else body.lstrip("0")  # js-yaml 4: a leading zero is still decimal ("0755" -> 755)
+    if len(digits) > 400:   # > 2**1024 in any base; also keeps int() under Python's 4,300-digit limit
+        return sign * math.inf
+    value = int(digits, base) if base else int(digits or "0", 10)
+    return sign * value if value.bit_length() <= _MAX_INT_BITS else sign * math.inf
 
 
 def _float(text: str) -> float:
@@ -108,10 +116,15 @@ def _timestamp(text: str) -> str | None:
     year, month, day = (int(p) for p in parts)
     if 0 <= year <= 99:  # Date.UTC maps two-digit years to 19xx
         year += 1900
-    # Date.UTC lets months and days overflow (2025-02-30 is 2025-03-02); so do we.
-    y, m0 = divmod(year * 12 + month - 1, 12)
+    # Date.UTC lets months and days overflow (2025-02-30 becomes 2025-03-02). We do not: a date
+    # that is not in the calendar stays the string it was written as, and the schema reports it
+    # at its line instead of publishing another day.
     try:
-        moment = _dt.datetime(y, m0 + 1, 1) + _dt.timedelta(
+        _dt.date(year, month, day)
+    except ValueError:
+        return None
+    try:
+        moment = _dt.datetime(year, month, 1) + _dt.timedelta(
             days=day - 1, hours=hour, minutes=minute - delta, seconds=second, milliseconds=millis
         )
     except (ValueError, OverflowError):
@@ -218,6 +231,17 @@ class _Builder:
         self.anchors: dict[str, tuple[Any, tuple, int, int]] = {}
         self.open_anchors: set[str] = set()
         self.alias_nodes = 0
+        self.chars = 0          # characters of every scalar built so far, aliases expanded
+        self.anchor_chars: dict[str, int] = {}
+
+    def grow(self, n: int, line: int, col: int, path: tuple) -> None:
+        """Count ``n`` more characters of the built document; abort past MAX_EXPANDED_CHARS."""
+        self.chars += n
+        if self.chars > MAX_EXPANDED_CHARS:
+            self.abort(line, col, path,
+                       f"the document expands to more than {MAX_EXPANDED_CHARS} characters once its aliases "
+                       "are expanded (possible alias bomb)",
+                       "write the repeated value once instead of aliasing a large anchor many times")
 
     # -- diagnostics
     def error(self, line: int, col: int, key_path: tuple, message: str, hint: str = "") -> None:
@@ -244,7 +268,7 @@ class _Builder:
                 value = float(value)
             if isinstance(value, wanted) and not (wanted is int and isinstance(value, bool)):
                 return value
-            self.error(line, col, path, f"value {text!r} does not match its tag {_short_tag(tag)}")
+            self.error(line, col, path, f"value '{excerpt(text)}' does not match its tag {_short_tag(tag)}")
             return text
         self.error(line, col, path, f"unsupported YAML tag {_short_tag(tag)}",
                    "recipes use plain YAML only: remove the tag")
@@ -271,6 +295,7 @@ class _Builder:
         if self.alias_nodes > MAX_ALIAS_NODES:
             self.abort(line, col, path,
                        f"too many aliased nodes (possible alias bomb): more than {MAX_ALIAS_NODES} nodes copied through aliases")
+        self.grow(self.anchor_chars.get(name, 0), line, col, path)
         cut = len(anchor_path)
         for i, (p, pos, is_key) in enumerate(self.marks[start:end]):
             # the alias itself sits where it is written; what it expands to, where the anchor is
@@ -315,7 +340,7 @@ class _Builder:
             if event.anchor:
                 self.open_anchors.add(event.anchor)
             # frame: container, path, anchor, marks index, pending key, first-seen key lines
-            stack.append([{} if is_map else [], at, event.anchor, len(self.marks) - 1, _NO_KEY, {}])
+            stack.append([{} if is_map else [], at, event.anchor, len(self.marks) - 1, _NO_KEY, {}, self.chars])
 
         def attach(value: Any) -> bool:
             """Give a finished value to the enclosing frame; True when it was the root."""
@@ -352,6 +377,7 @@ class _Builder:
                 if anchor:
                     self.open_anchors.discard(anchor)
                     self.anchors[anchor] = (container, frame[1], frame[3], len(self.marks))
+                    self.anchor_chars[anchor] = self.chars - frame[6]
                 if attach(container):
                     return result
                 continue
@@ -374,11 +400,13 @@ class _Builder:
         """A scalar in value position: record its position, resolve it, register its anchor."""
         self.marks.append((path, (ev.start_mark.line + 1, ev.start_mark.column + 1), False))
         start = len(self.marks) - 1
+        self.grow(len(ev.value), ev.start_mark.line + 1, ev.start_mark.column + 1, path)
         value = self.scalar(ev, path)
         if value is _MERGE:
             value = "<<"
         if ev.anchor:
             self.anchors[ev.anchor] = (value, path, start, len(self.marks))
+            self.anchor_chars[ev.anchor] = len(ev.value)
         return value
 
     def key(self, ev, frame: list) -> None:
@@ -390,10 +418,13 @@ class _Builder:
             if ev.anchor not in self.anchors or isinstance(self.anchors[ev.anchor][0], (dict, list)):
                 self.abort(line, col, parent, f"alias *{ev.anchor} cannot be used as a mapping key")
             raw = self.anchors[ev.anchor][0]
+            self.grow(self.anchor_chars.get(ev.anchor, 0), line, col, parent)
         else:
+            self.grow(len(ev.value), line, col, parent)
             raw = self.scalar(ev, parent)
             if ev.anchor:
                 self.anchors[ev.anchor] = (raw, parent, len(self.marks), len(self.marks))
+                self.anchor_chars[ev.anchor] = len(ev.value)
         if raw is _MERGE:
             self.error(line, col, parent, "merge keys (<<) are not supported",
                        "write the keys out instead of merging an anchor")
@@ -403,7 +434,7 @@ class _Builder:
         seen = frame[5]
         if key in seen:
             self.error(line, col, parent + (key,),
-                       f"duplicated mapping key '{key}' (line {line}; first defined on line {seen[key]})",
+                       f"duplicated mapping key '{excerpt(key)}' (line {line}; first defined on line {seen[key]})",
                        "remove one of the two entries")
         else:
             seen[key] = line
@@ -467,7 +498,7 @@ def load_yaml_text(text: str, display_path: str, *, require_mapping: bool = True
             out.diagnostics.append(Diagnostic(display_path, 1, 1, Level.ERROR, "",
                                               f"{what}; expected a mapping at the top level"))
         else:
-            kind = "a list" if isinstance(value, list) else f"a single value ({value!r})"
+            kind = "a list" if isinstance(value, list) else f"a single value ('{excerpt(value)}')"
             out.diagnostics.append(Diagnostic(display_path, 1, 1, Level.ERROR, "",
                                               f"the top level must be a mapping of keys, got {kind}"))
         return out

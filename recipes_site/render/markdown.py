@@ -128,6 +128,7 @@ def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | 
     headings = [t for t in tokens if t.type == "heading_open"]
     shift = top_level - min((int(t.tag[1]) for t in headings), default=top_level)
     used = set(reserved_ids)
+    last_n: dict[str, int] = {}   # base slug -> last suffix tried, so 60k equal headings stay linear
     toc = []
     for i, tok in enumerate(tokens):
         if tok.type not in ("heading_open", "heading_close"):
@@ -139,10 +140,12 @@ def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | 
         inline = tokens[i + 1]
         title = "".join(c.content for c in (inline.children or []) if c.type in ("text", "code_inline")) or inline.content
         base = slugify(title)
-        slug, n = base, 1
+        n = last_n.get(base, 1)
+        slug = base if n == 1 else f"{base}-{n}"
         while slug in used:
             n += 1
             slug = f"{base}-{n}"
+        last_n[base] = n
         used.add(slug)
         tok.attrSet("id", slug)
         if level == top_level:
@@ -159,7 +162,10 @@ def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | 
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_MD_LINK = re.compile(r'(!?)\[([^\]\n]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))*)>?(\s+"[^"\n]*")?\s*\)')
+# The label holds no '[' (the innermost brackets are the link, as in CommonMark): a search from
+# each '[' then stops at the next one, which keeps a line of 450k '[' and ']' linear (with
+# `[^\]\n]*` every '[' scanned to the end of the line: quadratic, minutes).
+_MD_LINK = re.compile(r'(!?)\[([^\[\]\n]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))*)>?(\s+"[^"\n]*")?\s*\)')
 
 
 def rewrite_links(text: str, link: Callable[[str], str | None]) -> str:
