@@ -20,8 +20,12 @@ def _print_diagnostics(diags, files: int, strict: bool) -> int:
 
 def cmd_validate(args) -> int:
     from recipes_site.catalog import load_catalog
-    catalog, diags = load_catalog(Path(args.root))
-    return _print_diagnostics(diags, catalog.files_checked, args.strict)
+    from recipes_site.catalog.lint import is_project_root
+    from recipes_site.catalog.report import render
+    catalog, diags = load_catalog(Path(args.root), strict=args.strict)
+    kind = "project" if is_project_root(args.root) else "foreign"
+    sys.stdout.write(render(diags, catalog.files_checked, args.format, root_kind=kind))
+    return 1 if errors(diags) or (args.strict and diags) else 0
 
 
 def cmd_schema(args) -> int:
@@ -173,6 +177,24 @@ def cmd_new(args) -> int:
     return 0
 
 
+def cmd_diff(args) -> int:
+    """Build both sides into a private temporary folder, compare their API trees, print the report."""
+    import tempfile
+    from recipes_site.diff import REPORTS, diff_trees, load_api_tree
+    from recipes_site.diff_sources import DiffSourceError, built_site
+    root = Path(args.root)
+    with tempfile.TemporaryDirectory(prefix="recipes-site-diff-") as work:
+        try:
+            base = built_site(args.base, root, Path(work), "base")
+            head = built_site(args.head, root, Path(work), "head")
+        except DiffSourceError as exc:
+            print(f"recipes-site diff: {exc}", file=sys.stderr)
+            return 2
+        result = diff_trees(load_api_tree(base), load_api_tree(head), args.base, args.head or "working tree")
+    sys.stdout.write(REPORTS[args.format](result))
+    return 1 if args.exit_code and not result.empty else 0
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -203,7 +225,10 @@ def parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check every file of a recipes root and report all problems")
     v.add_argument("root", nargs="?", default=".", help="recipes root (folder holding models/); default .")
-    v.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    v.add_argument("--strict", action="store_true",
+                   help="fail on warnings too; on a project root the contributor checks become errors")
+    v.add_argument("--format", choices=["text", "github", "json"], default="text",
+                   help="text lines (default), GitHub Actions annotations, or one JSON document")
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("schema", help="write the recipe JSON Schema for editors")
@@ -247,6 +272,14 @@ def parser() -> argparse.ArgumentParser:
     n.add_argument("--root", default=".", help="recipes root to write into; default .")
     n.add_argument("--force", action="store_true", help="overwrite an existing recipe")
     n.set_defaults(func=cmd_new)
+
+    d = sub.add_parser("diff", help="renderings and sizing verdicts that differ between two versions of the recipes")
+    d.add_argument("base", metavar="BASE", help="git ref of the recipes root, a recipes root, or a built site")
+    d.add_argument("head", metavar="HEAD", nargs="?", help="the same kinds as BASE; default: the working tree")
+    d.add_argument("--root", default=".", help="recipes root whose repository the refs name; default .")
+    d.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    d.add_argument("--exit-code", action="store_true", help="exit 1 when anything differs (like git diff)")
+    d.set_defaults(func=cmd_diff)
     return p
 
 

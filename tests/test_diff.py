@@ -1,0 +1,186 @@
+"""`recipes-site diff`: a real two-commit git repository of recipes, diffed by refs, by folders and
+against the working tree; the pure tree diff; the Markdown report's limits and escaping."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.cli import main
+from recipes_site.diff import ApiTree, RenderingKey, _fence, diff_trees, markdown_report, md_text, text_report
+
+RECIPE = PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    """Two commits: Qwen3-8B as bundled (its related recipes dropped, they are not in this root),
+    then the same with `--max-model-len 32768` for every command and a larger BF16 size."""
+    repo = tmp_path_factory.mktemp("recipes-repo")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "t@example.org")
+    _git(repo, "config", "user.name", "test")
+    target = repo / "models" / "Qwen" / "Qwen3-8B.yaml"
+    target.parent.mkdir(parents=True)
+    text = re.sub(r"  related_recipes:\n(    - .*\n)+", "", RECIPE.read_text())
+    target.write_text(text)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "add Qwen3-8B")
+    changed = text.replace("  base_args: []", '  base_args:\n    - "--max-model-len"\n    - "32768"', 1)
+    changed = changed.replace("    vram_minimum_gb: 20\n", "    vram_minimum_gb: 40\n", 1)
+    assert changed != text
+    target.write_text(changed)
+    _git(repo, "commit", "-q", "-am", "Qwen3-8B: cap the context, BF16 needs 40 GB")
+    return repo
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def report(repo) -> dict:
+    """The JSON report of HEAD~1..HEAD (one run, shared by the tests that read it)."""
+    import io
+    from contextlib import redirect_stdout
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["diff", "HEAD~1", "HEAD", "--root", str(repo), "--format", "json"]) == 0
+    return json.loads(buf.getvalue())
+
+
+def test_refs_diff_lists_every_changed_rendering_with_a_unified_diff(report):
+    assert report["counts"]["changed"] > 10 and report["counts"]["added"] == 0
+    # 40 GB of BF16 no longer fit one 32 GB RTX 5090: that rendering is gone
+    assert [(r["status"], r["hardware"], r["variant"]) for r in report["renderings"] if r["status"] != "changed"] \
+        == [("removed", "rtx_5090", "default")]
+    one = next(r for r in report["renderings"] if (r["hardware"], r["variant"], r["strategy"], r["nodes"])
+               == ("h100", "default", "single_node_tp", 1))
+    assert one["model"] == "Qwen/Qwen3-8B" and one["status"] == "changed"
+    assert one["diff"].startswith("--- base\n+++ head\n@@")
+    assert "\n vllm serve Qwen/Qwen3-8B \\\n+  --max-model-len 32768 \\\n   --tensor-parallel-size 1 \\\n" in one["diff"]
+
+
+def test_refs_diff_reports_changed_sizing_verdicts(report):
+    bf16 = [v for v in report["sizing"] if v["variant"] == "default"]
+    assert bf16, report["sizing"]
+    rtx = next(v for v in bf16 if v["hardware"] == "rtx_5090")
+    assert rtx["before"]["fits_one_gpu"] is True and rtx["after"]["fits_one_gpu"] is False
+    assert all(v["variant"] == "default" for v in report["sizing"])   # the FP8 size did not change
+
+
+def test_text_report_of_refs(repo, capsys):
+    code, out, _ = _run(capsys, "diff", "HEAD~1", "HEAD", "--root", str(repo))
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("HEAD~1..HEAD: ") and "renderings changed, 0 added, 1 removed" in first
+    assert "- Qwen/Qwen3-8B removed on rtx_5090 default single_node_tp 1 node\n" in out
+    assert "\n    h100 default single_node_tp 1 node\n" in out   # one of a group with the same diff
+    assert "Qwen/Qwen3-8B default on rtx_5090: fits_one_gpu true → false" in out
+    assert "Qwen/Qwen3-8B default on rtx_5090: variant default → fp8" in out   # the recommendation
+
+
+def test_head_defaults_to_the_working_tree_and_nothing_is_written_into_the_repository(repo, capsys):
+    target = repo / "models" / "Qwen" / "Qwen3-8B.yaml"
+    original = target.read_text()
+    try:
+        code, out, _ = _run(capsys, "diff", "HEAD", "--root", str(repo), "--exit-code")
+        assert code == 0 and "no rendering, sizing verdict or recommendation changed" in out
+        target.write_text(original.replace('"32768"', '"16384"'))
+        code, out, _ = _run(capsys, "diff", "HEAD", "--root", str(repo), "--exit-code")
+        assert code == 1
+        assert out.splitlines()[0].startswith("HEAD..working tree: ")
+        assert "-  --max-model-len 32768" in out and "+  --max-model-len 16384" in out
+    finally:
+        target.write_text(original)
+    assert _git(repo, "status", "--porcelain", "--ignored") == ""
+
+
+def test_two_folders_recipes_roots_or_built_sites(repo, tmp_path, capsys):
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "models" / "Qwen").mkdir(parents=True)
+    (old / "models" / "Qwen" / "Qwen3-8B.yaml").write_text(_git(repo, "show", "HEAD~1:models/Qwen/Qwen3-8B.yaml"))
+    code, out, _ = _run(capsys, "diff", str(old), str(repo), "--format", "json")
+    assert code == 0 and json.loads(out)["counts"]["changed"] > 10
+    site = tmp_path / "site"
+    assert main(["build", str(old), "--out", str(site)]) == 0
+    capsys.readouterr()
+    code, out, _ = _run(capsys, "diff", str(site), str(old), "--exit-code")   # a built site vs its own root
+    assert code == 0, out
+
+
+def test_an_unknown_ref_is_an_error_for_people(repo, capsys):
+    code, out, err = _run(capsys, "diff", "no-such-branch", "--root", str(repo))
+    assert code == 2 and out == ""
+    assert "'no-such-branch' is neither a folder nor a git ref" in err
+    code, _, err = _run(capsys, "diff", "--root", str(repo), "--", "--output=/tmp/x")
+    assert code == 2 and "not a git ref" in err
+
+
+# -- the pure diff and the reports ----------------------------------------------------------------
+
+def _tree(**renderings) -> ApiTree:
+    t = ApiTree()
+    for name, r in renderings.items():
+        t.renderings[RenderingKey("o/m", "h100", name, "single_node_tp", 1)] = r
+    t.models.add("o/m")
+    return t
+
+
+SINGLE = {"hardware": "h100", "variant": "default", "strategy": "single_node_tp", "node_count": 1,
+          "deploy_type": "single_node", "env": {"A": "1"}, "command": "vllm serve o/m \\\n  --x 1",
+          "docker_command": "docker run img o/m", "parts": {"summary": "s"}}
+
+
+def test_diff_trees_separates_command_text_from_other_fields():
+    docker_only = {**SINGLE, "docker_command": "docker run img2 o/m", "parts": {"summary": "t"}}
+    d = diff_trees(_tree(default=SINGLE, gone=SINGLE), _tree(default=docker_only, new=SINGLE))
+    by = {c.key.variant: c for c in d.renderings}
+    assert by["default"].status == "changed" and by["default"].diff == "" and by["default"].fields == ["docker_command"]
+    env_too = diff_trees(_tree(default=SINGLE), _tree(default={**docker_only, "env": {"A": "2"}})).renderings[0]
+    assert "-export A=1\n+export A=2" in env_too.diff and env_too.fields == []
+    assert by["gone"].status == "removed" and "-export A=1" in by["gone"].diff
+    assert by["new"].status == "added" and "+vllm serve o/m \\" in by["new"].diff
+    assert diff_trees(_tree(default=SINGLE), _tree(default=dict(SINGLE, parts={"summary": "x"}))).empty
+
+
+def test_markdown_report_is_capped_with_a_more_line():
+    base, head = ApiTree(), ApiTree()
+    for i in range(300):
+        key = RenderingKey(f"org/model-{i:03}", "h100", "default", "single_node_tp", 1)
+        base.renderings[key] = SINGLE
+        head.renderings[key] = {**SINGLE, "command": SINGLE["command"] + " \\\n  --y " + "z" * 400}
+    d = diff_trees(base, head)
+    md = markdown_report(d, limit=20000)
+    assert len(md) <= 20000
+    assert md.count("<details>") == md.count("</details>") > 5
+    more = re.search(r"… (\d+) more models \((\d+) more changes\) not shown", md)
+    assert more and int(more.group(1)) + md.count("<details>") == 300
+    assert "```diff\n--- base" in md
+    assert len(markdown_report(d)) < 65536
+
+
+def test_markdown_report_cannot_be_broken_out_of_by_recipe_text():
+    evil = {**SINGLE, "command": "vllm serve o/m \\\n  --x '```\n<img src=x onerror=alert(1)> @everyone'"}
+    md = markdown_report(diff_trees(_tree(default=SINGLE), _tree(default=evil)))
+    fence = re.search(r"^(`{4,})diff$", md, re.M)
+    assert fence, md   # a fence longer than the recipe's backtick run
+    assert md.count(fence.group(1)) == 2
+    assert "&#60;b" not in md and md_text("<b>|@x") == "&#60;b&#62;&#124;&#64;x"
+    assert _fence("a ````` b").startswith("``````diff\n")
+
+
+def test_text_report_of_an_empty_diff_says_so():
+    assert text_report(diff_trees(_tree(default=SINGLE), _tree(default=SINGLE))).endswith(
+        "no rendering, sizing verdict or recommendation changed\n")
