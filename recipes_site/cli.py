@@ -70,7 +70,8 @@ def _find_recipe(catalog, wanted: str):
 
 def _rendering_text(r, docker: bool) -> str:
     pick = (lambda p: p.docker_command) if docker else (lambda p: p.command)
-    env = "" if docker else "".join(f"export {k}={v}\n" for k, v in r.env.items())
+    from recipes_site.synthesis.shell import export_lines
+    env = "" if docker else export_lines(r.env)
     if r.single:
         return env + pick(r.single)
     if r.head:
@@ -78,7 +79,7 @@ def _rendering_text(r, docker: bool) -> str:
         parts += [f"# worker node (rank {i})\n{env}{pick(w)}" for i, w in enumerate(r.workers, 1)]
         return "\n\n".join(parts)
     if r.prefill:
-        role_env = lambda p: "" if docker else "".join(f"export {k}={v}\n" for k, v in p.env.items())
+        role_env = lambda p: "" if docker else export_lines(p.env)
         return "\n\n".join([
             f"# prefill pool\n{role_env(r.prefill.process)}{pick(r.prefill.process)}",
             f"# decode pool\n{role_env(r.decode.process)}{pick(r.decode.process)}",

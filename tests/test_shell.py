@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from recipes_site.synthesis.shell import continued, quote, serve_command, unit_line, units_of
+from recipes_site.synthesis.shell import Placeholder, continued, quote, serve_command, unit_line, units_of
 
 
 @pytest.mark.parametrize("value, quoted", [
     ('{"a":1}', "'{\"a\":1}'"),
     ("it's", "'it'\\''s'"),
-    ("$HEAD_IP", "$HEAD_IP"),
-    ("$VLLM_INSTANCE_1", "$VLLM_INSTANCE_1"),
+    (Placeholder("$HEAD_IP"), "$HEAD_IP"),          # ours: left for the shell to expand
+    (Placeholder("$VLLM_INSTANCE_1"), "$VLLM_INSTANCE_1"),
+    ("$HEAD_IP", "'$HEAD_IP'"),                    # a recipe string that looks the same stays literal
     ("0.92", "0.92"),
     ("deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2"),
     ("a=b,c:d@e+f%g", "a=b,c:d@e+f%g"),
@@ -38,13 +39,15 @@ def test_units_of():
 
 def test_unit_line_quotes_only_values():
     assert unit_line(("--kv-transfer-config", '{"k":"v"}')) == "--kv-transfer-config '{\"k\":\"v\"}'"
-    assert unit_line(("--x=a b",)) == "--x=a b"           # bare flags are never quoted
-    assert unit_line(("stray positional",)) == "stray positional"
+    assert unit_line(("--x=a b",)) == "--x='a b'"         # a flag's inline value is quoted on its own
+    assert unit_line(("--max-model-len auto",)) == "--max-model-len auto"   # the corpus's legacy one-item form
+    assert unit_line(("stray positional",)) == "'stray positional'"
+    assert unit_line(("--a;b",)) == "'--a;b'"
 
 
 def test_serve_command_layout():
     units = [("--trust-remote-code",), ("--tensor-parallel-size", "4"),
-             ("--compilation-config", '{"cudagraph_mode":"PIECEWISE"}'), ("--master-addr", "$HEAD_IP")]
+             ("--compilation-config", '{"cudagraph_mode":"PIECEWISE"}'), ("--master-addr", Placeholder("$HEAD_IP"))]
     assert serve_command("MiniMaxAI/MiniMax-M2.5", units) == (
         "vllm serve MiniMaxAI/MiniMax-M2.5 \\\n"
         "  --trust-remote-code \\\n"

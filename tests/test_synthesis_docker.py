@@ -104,7 +104,7 @@ def test_env_values_js_spelling_and_config_path_mounts():
         "  -v ~/.cache/huggingface:/root/.cache/huggingface \\",
         "  -v /etc/x.yaml:/etc/x.yaml:ro \\",
         "  -e X_CONFIG_PATH=/etc/x.yaml \\",
-        "  -e ON=true \\", "  -e OFF=false \\", "  -e N=0 \\", "  -e S=a b \\", "  -e F=2 \\", "  -e G=0.5 \\",
+        "  -e ON=true \\", "  -e OFF=false \\", "  -e N=0 \\", "  -e S='a b' \\", "  -e F=2 \\", "  -e G=0.5 \\",
     ]
     assert list(p.docker_argv[10:26]) == ["-v", "/etc/x.yaml:/etc/x.yaml:ro", "-e", "X_CONFIG_PATH=/etc/x.yaml",
                                           "-e", "ON=true", "-e", "OFF=false", "-e", "N=0", "-e", "S=a b",
@@ -127,7 +127,7 @@ def test_local_model_path_is_mounted_with_a_note():
 
 
 def test_docker_command_without_serve_args():
-    text = docker_command("img:1", "acme/M", "vllm serve acme/M", {}, H.hw("h200"), 8000)
+    text = docker_command("img:1", "acme/M", [], {}, H.hw("h200"), 8000)
     assert text == ("docker run --gpus all \\\n  --privileged --ipc=host -p 8000:8000 \\\n"
                     "  -v ~/.cache/huggingface:/root/.cache/huggingface \\\n  img:1 acme/M")
     assert docker_argv("img:1", "acme/M", ["vllm", "serve", "acme/M"], {}, H.hw("h200"), 8002) == [

@@ -655,6 +655,8 @@ def check_hf_config(doc: RecipeDoc, catalog: Catalog) -> list:
     return report.items
 
 
+from recipes_site.catalog.shell_rules import check_shell_words  # noqa: E402 - its own module (shell grammar)
+
 RECIPE_CHECKS: list[RecipeCheck] = [
     check_structure,
     check_model_id,
@@ -665,6 +667,7 @@ RECIPE_CHECKS: list[RecipeCheck] = [
     check_declared_vram,
     check_shared_checkpoints,
     check_hf_config,
+    check_shell_words,
 ]
 
 

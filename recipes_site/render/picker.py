@@ -23,15 +23,15 @@ from recipes_site import sizing
 from recipes_site.render.api import RecipeInput, hw_doc_path
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggles_are_exact
-from recipes_site.jsish import js_str, mapping
-from recipes_site.synthesis.shell import quote
+from recipes_site.jsish import mapping
+from recipes_site.synthesis.shell import export_lines
 from recipes_site.synthesis.types import Process, Rendering
 
 SEP = " \\\n  "
 
 
 def exports(env: dict) -> str:
-    return "".join(f"export {k}={quote(js_str(v))}\n" for k, v in env.items())
+    return export_lines(env)
 
 
 def _pool_text(pool) -> str:

@@ -13,13 +13,14 @@ from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
 from recipes_site.jsish import truthy
 from .serve_args import ProcessSpec, dedupe, dedupe_units, flatten, model_id, serve_env, serve_token_segments
-from .shell import serve_command, unit_line, units_of
+from .shell import Placeholder, quote, serve_command_of_lines, unit_line, units_of
 from .types import KvStore, PdPool, Process, Rendering, Router
 from recipes_site.fit import engine_sizing, engine_tp
 
 TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"
-SOCKET_ENV = {"GLOO_SOCKET_IFNAME": "$IFACE_NAME", "NCCL_SOCKET_IFNAME": "$IFACE_NAME"}
+SOCKET_ENV = {"GLOO_SOCKET_IFNAME": Placeholder("$IFACE_NAME"), "NCCL_SOCKET_IFNAME": Placeholder("$IFACE_NAME")}
+HEAD_IP = Placeholder("$HEAD_IP")
 MAX_PD_NODES = 4
 
 
@@ -34,7 +35,8 @@ def make_process(spec: ProcessSpec, port: int, image) -> Process:
     after = after + list(sized.args)
     units = dedupe(before + features + after)
     argv = ("vllm", "serve", model, *flatten(units))
-    command = serve_command(model, units)
+    lines = [unit_line(u) for u in units]
+    command = serve_command_of_lines(model, lines)
     env = serve_env(spec)
     head = dedupe_units(units_of([t for t in before if truthy(t)]) + [FEATURE_MARK]
                         + units_of([t for t in after if truthy(t)]))
@@ -43,9 +45,9 @@ def make_process(spec: ProcessSpec, port: int, image) -> Process:
     return Process(
         argv=argv, command=command, env=env,
         docker_argv=tuple(docker.docker_argv(image, model, list(argv), env, spec.hw, port)),
-        docker_command=docker.docker_command(image, model, command, env, spec.hw, port),
+        docker_command=docker.docker_command(image, model, lines, env, spec.hw, port),
         lines_before=tuple(split[:cut]), lines_after=tuple(split[cut + 1:]),
-        docker_head=docker.docker_command(image, model, f"vllm serve {model}", env, spec.hw, port),
+        docker_head=docker.docker_command(image, model, [], env, spec.hw, port),
         notes=sized.notes,
     )
 
@@ -111,7 +113,7 @@ def multi_node_block(strategy_id: str, strategy: dict, recipe: dict, hw: Hardwar
 
 
 def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
-                      nodes: int, image, kv: dict | None = None, addr: str = "$HEAD_IP",
+                      nodes: int, image, kv: dict | None = None, addr: str = HEAD_IP,
                       port: int = 8000, features: dict | None = None) -> tuple[Process, tuple]:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
@@ -195,8 +197,8 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         dp_size = max(1, nodes) * dp_local
         block = [TP, str(tp_declared)] if tp_declared is not None else []
         block += [DP, str(dp_size), "--data-parallel-size-local", str(dp_local),
-                  "--data-parallel-start-rank", "0", "--data-parallel-address", f"${upper}_NODE_1",
-                  "--data-parallel-rpc-port", f"${upper}_DP_RPC_PORT"]
+                  "--data-parallel-start-rank", "0", "--data-parallel-address", Placeholder(f"${upper}_NODE_1"),
+                  "--data-parallel-rpc-port", Placeholder(f"${upper}_DP_RPC_PORT")]
         block += ["--data-parallel-hybrid-lb"] if nodes > 1 else []
         block += ["--enable-expert-parallel"]
         tp = tp_declared or 1
@@ -204,7 +206,7 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         flag = role_override.get("parallel_flag") or role_spec.get("parallel_flag") or strategy.get("parallel_flag") or TP
         block = [flag, str(max(1, pool_gpus))]
         block += ["--enable-expert-parallel"] if mode == "tep" else []
-        block += ["--nnodes", str(nodes), "--node-rank", "0", "--master-addr", f"${upper}_NODE_1"] if nodes > 1 else []
+        block += ["--nnodes", str(nodes), "--node-rank", "0", "--master-addr", Placeholder(f"${upper}_NODE_1")] if nodes > 1 else []
         dp_local, dp_size, tp = 0, 1, pool_gpus
     if nodes >= 1:
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in range(g))}
@@ -223,7 +225,7 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
 
 def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) -> Router:
     policy = mapping(strategy.get("router")).get("policy") or "round_robin"
-    lines = [f"vllm-router --policy {policy}", "  --vllm-pd-disaggregation"]
+    lines = [f"vllm-router --policy {quote(str(policy))}", "  --vllm-pd-disaggregation"]
     for role, pool, port in (("PREFILL", prefill, 8001), ("DECODE", decode, 8002)):
         count = max(1, pool.nodes) if pool.dp_local else 1
         lines += [f"  --{role.lower()} http://${role}_NODE_{i}:{port}" for i in range(1, count + 1)]
@@ -231,7 +233,7 @@ def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) ->
     intra = override.get("intra_node_data_parallel_size")
     if intra is None:
         intra = max(prefill.dp_local, decode.dp_local, 1)
-    lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", f"  --intra-node-data-parallel-size {intra}"]
+    lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", f"  --intra-node-data-parallel-size {quote(str(intra))}"]
     return Router(command=" \\\n  ".join(lines), install="uv pip install vllm-router")
 
 
@@ -284,7 +286,7 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
     serving, nodes = picked
     instances = kv.get("default_instances") or 1
     image = docker.docker_image(recipe, variant, hw)
-    addr = "$VLLM_INSTANCE_1" if instances > 1 else "$HEAD_IP"
+    addr = Placeholder("$VLLM_INSTANCE_1") if instances > 1 else HEAD_IP
     vllm = mapping(kv.get("vllm"))
     port = vllm.get("port") or 8000
     head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, image, kv=kv,
@@ -292,7 +294,7 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
     router = None
     if instances > 1:
         spec = mapping(kv.get("router"))
-        lines = [f"vllm-router --policy {spec.get('policy') or 'cache_aware'}"]
+        lines = [f"vllm-router --policy {quote(str(spec.get('policy') or 'cache_aware'))}"]
         lines += [f"  --backend-url http://$VLLM_INSTANCE_{i}:{port}" for i in range(1, instances + 1)]
         lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", "  --cache-threshold 0.5",
                   "  --balance-abs-threshold 4", "  --balance-rel-threshold 1.1"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .hardware import Hardware
 from recipes_site.jsish import js_str, mapping
-from .shell import continued
+from .shell import comment_text, continued, env_word, image_word, mount_word, quote
 
 DEFAULT_IMAGES = {"nvidia": "vllm/vllm-openai:latest", "amd": "vllm/vllm-openai-rocm:latest",
                   "tpu": "vllm/vllm-tpu:latest", "intel": "vllm/vllm-openai-cpu:latest-x86_64"}
@@ -85,34 +85,33 @@ def _family(hw: Hardware) -> str:
     return key
 
 
-def _mounts(model: str, env: dict) -> list[str]:
-    mounts = [f"{model}:{model}:ro"] if model.startswith("/") else []
-    mounts += [f"{v}:{v}:ro" for k, v in env.items() if k.endswith("_CONFIG_PATH")]
-    return [js_str(m) for m in mounts]
+def _mount_paths(model: str, env: dict) -> list:
+    """Host paths bind-mounted read-only: a local model directory, then every `*_CONFIG_PATH`."""
+    paths = [model] if model.startswith("/") else []
+    return paths + [v for k, v in env.items() if k.endswith("_CONFIG_PATH")]
 
 
 def docker_argv(image, model: str, argv: list[str], env: dict, hw: Hardware, port: int) -> list:
     out = ["docker", "run"] + GPU_FLAG_ARGV[_family(hw)]
     out += ["--privileged", "--ipc=host", "-p", f"{port}:{port}",
             "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
-    for mount in _mounts(model, env):
-        out += ["-v", mount]
+    for path in _mount_paths(model, env):
+        out += ["-v", f"{js_str(path)}:{js_str(path)}:ro"]
     for k, v in env.items():
         out += ["-e", f"{k}={js_str(v)}"]
     return out + [image] + argv[2:]
 
 
-def docker_command(image, model: str, command: str, env: dict, hw: Hardware, port: int) -> str:
+def docker_command(image, model: str, body: list[str], env: dict, hw: Hardware, port: int) -> str:
+    """`docker run` text: our flag lines, then `<image> <model>`, then the serve command's
+    argument lines (`body`, already shell words). Every recipe string passes through shell.py."""
     lines = [" ".join(["docker run"] + [" ".join(group) for group in GPU_FLAG_LINES[_family(hw)][:1]])]
     lines += [" ".join(group) for group in GPU_FLAG_LINES[_family(hw)][1:]]
     lines += [f"--privileged --ipc=host -p {port}:{port}", "-v ~/.cache/huggingface:/root/.cache/huggingface"]
-    lines += [f"-v {m}" for m in _mounts(model, env)]
-    lines += [f"-e {k}={js_str(v)}" for k, v in env.items()]
-    head, _, body = command.partition(" \\\n  ")
-    lines.append(f"{js_str(image) if image is not None else 'undefined'} {model}")
-    text = continued(lines)
-    if body:
-        text += " \\\n  " + body
+    lines += [f"-v {mount_word(path)}" for path in _mount_paths(model, env)]
+    lines += [f"-e {env_word(k, v)}" for k, v in env.items()]
+    lines.append(f"{image_word(image)} {quote(model)}")
+    text_ = continued(lines + list(body))
     if model.startswith("/"):
-        text = f"# {model} must already exist on the host — bind-mounted read-only below.\n" + text
-    return text
+        text_ = f"# {comment_text(model)} must already exist on the host — bind-mounted read-only below.\n" + text_
+    return text_

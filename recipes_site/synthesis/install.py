@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from recipes_site.jsish import mapping, truthy
+from .shell import image_word
 
 PIP_DEFAULT = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
 PIP_NIGHTLY = ("uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
@@ -42,7 +43,7 @@ def install_block(recipe: dict) -> dict:
     if dock is not False:
         dock = mapping(dock)
         entry = {"command": dock.get("command") if truthy(dock.get("command"))
-                 else f"docker pull {_nvidia_image(model.get('docker_image'))}"}
+                 else f"docker pull {image_word(_nvidia_image(model.get('docker_image')))}"}
         if truthy(dock.get("note")):
             entry["note"] = dock["note"]
         block["docker"] = entry

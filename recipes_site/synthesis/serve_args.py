@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from .features import feature_args
 from .hardware import Hardware
 from recipes_site.jsish import mapping, str_list, truthy
-from .shell import Unit, units_of
+from .shell import Unit, trusted_args, trusted_env, units_of
 
 PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
                   "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
@@ -78,9 +78,9 @@ def serve_token_segments(spec: ProcessSpec) -> tuple[list, list, list]:
     tokens += str_list(variant.get("extra_args"))
     tokens += str_list(mapping(mapping(variant.get("hardware_overrides")).get(hw.id)).get("extra_args"))
     if spec.role:
-        tokens += str_list(mapping(strategy.get(spec.role)).get("vllm_args"))
+        tokens += trusted_args(str_list(mapping(strategy.get(spec.role)).get("vllm_args")))
     else:
-        tokens += str_list(strategy.get("vllm_args"))
+        tokens += trusted_args(str_list(strategy.get("vllm_args")))
     tokens += spec.parallel
     source = spec.role_overrides if spec.role else spec.overrides
     tokens += str_list(source.get("extra_args")) + str_list(source.get("vllm_args"))
@@ -88,7 +88,7 @@ def serve_token_segments(spec: ProcessSpec) -> tuple[list, list, list]:
         tokens += str_list(block.get("extra_args"))
     features = feature_args(recipe, hw, spec.variant_key, variant, spec.strategy_id,
                             skip_companions=spec.kv is not None, selection=spec.features)
-    after = str_list(mapping(spec.kv.get("vllm")).get("vllm_args")) if spec.kv is not None else []
+    after = trusted_args(str_list(mapping(spec.kv.get("vllm")).get("vllm_args"))) if spec.kv is not None else []
     return tokens, features, after
 
 
@@ -99,11 +99,11 @@ def serve_env(spec: ProcessSpec) -> dict:
     env.update(mapping(variant.get("extra_env")))
     env.update(mapping(mapping(mapping(variant.get("hardware_overrides")).get(hw.id)).get("extra_env")))
     if spec.role:
-        env.update(mapping(mapping(spec.strategy.get(spec.role)).get("env")))
+        env.update(trusted_env(mapping(mapping(spec.strategy.get(spec.role)).get("env"))))
     else:
-        env.update(mapping(spec.strategy.get("env")))
+        env.update(trusted_env(mapping(spec.strategy.get("env"))))
     if spec.kv is not None:
-        env.update(mapping(mapping(spec.kv.get("vllm")).get("env")))
+        env.update(trusted_env(mapping(mapping(spec.kv.get("vllm")).get("env"))))
     env.update(spec.pinning_env)
     env.update(mapping(spec.overrides.get("env")))
     if spec.role:

@@ -1,18 +1,131 @@
-"""Turning argument units into the copy-pasteable multi-line shell strings."""
+"""Turning argument units into the copy-pasteable multi-line shell strings.
+
+These strings are pasted into root shells, and every recipe string in them comes from a
+stranger's pull request. So every word we print goes through one of the functions below, each
+of which leaves a word bare only when the shell reads it back unchanged, and otherwise wraps it
+in single quotes. The contract (tests/test_security_shell.py holds every build to it):
+
+    shlex.split(command) == shell_words(argv)     for every process and its docker form
+
+"Quote only where needed" keeps the reference's commands byte-identical (its valid recipes only
+ever need quotes where it already puts them, REFERENCE-BEHAVIOUR.md section 3.7). The one
+thing the reference leaves bare that we do not is a recipe value that looks like `$NAME`: only
+a `Placeholder` (a `$NAME` we or the strategy/kv-store vocabulary wrote) stays expandable.
+"""
 from __future__ import annotations
 
 import re
+from typing import Any
 
-_SAFE = re.compile(r"^[A-Za-z0-9_./=:@,+%-]+$")
-_VAR = re.compile(r"^\$[A-Z_][A-Z0-9_]*$")
+from recipes_site.jsish import js_str
+
+SAFE_CHARS = r"A-Za-z0-9_./=:@,+%-"
+_SAFE = re.compile(rf"[{SAFE_CHARS}]+")                      # the reference's bare-value set (section 3.7)
+FLAG_NAME = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9._-]*")    # what vLLM's argparse reads as an option
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")             # POSIX shell variable names
+PLACEHOLDER = re.compile(r"\$[A-Z_][A-Z0-9_]*")
+# Two shapes of the public corpus that the reference prints bare and that split into several
+# safe words (validate warns about both): "--max-model-len auto" as one list item, and a
+# docker_image written as "docker pull <image>".
+LEGACY_FLAG = re.compile(rf"(--?[A-Za-z0-9][A-Za-z0-9._-]*)((?: [{SAFE_CHARS}]+)+)")
+LEGACY_IMAGE = re.compile(rf"docker pull [{SAFE_CHARS}]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 Unit = tuple  # ("flag", value) | ("flag",) | (positional,)
 
 
+class Placeholder(str):
+    """A `$NAME` whose provenance is ours: written by synthesis ($HEAD_IP, $PREFILL_NODE_1, ...)
+    or by the trusted strategy / kv-store vocabulary ($IFACE_NAME, $MOONCAKE_CONFIG_PATH).
+    Printed bare so the user's shell expands it; a recipe string is never one, whatever it
+    looks like, so a recipe's `$HOME` reaches vLLM literally."""
+
+    def __new__(cls, value: str):
+        if not PLACEHOLDER.fullmatch(value):
+            raise ValueError(f"not a placeholder: {value!r}")
+        return super().__new__(cls, value)
+
+
+def trusted(value: Any) -> Any:
+    """A value from the trusted vocabulary (strategies/, kv_store/): a `$NAME` becomes a Placeholder."""
+    return Placeholder(value) if isinstance(value, str) and PLACEHOLDER.fullmatch(value) else value
+
+
+def trusted_env(env: dict) -> dict:
+    return {k: trusted(v) for k, v in env.items()}
+
+
+def trusted_args(tokens: list) -> list:
+    return [trusted(t) for t in tokens]
+
+
+def text(value: Any) -> str:
+    """A scalar as the reference prints it (`true`, `8`), keeping a Placeholder one."""
+    return value if isinstance(value, Placeholder) else js_str(value)
+
+
 def quote(value: str) -> str:
-    if _VAR.fullmatch(value) or _SAFE.fullmatch(value):
+    """One shell word that the shell reads back as `value` (a Placeholder: as its variable)."""
+    if isinstance(value, Placeholder) or _SAFE.fullmatch(value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
+
+
+def flag_word(token: str) -> str:
+    """A flag token: bare when it is a flag name (`--name`, `--name=<safe>`), the value of
+    `--name=value` quoted on its own, anything else quoted whole."""
+    if FLAG_NAME.fullmatch(token) or LEGACY_FLAG.fullmatch(token):
+        return token
+    name, eq, value = token.partition("=")
+    if eq and FLAG_NAME.fullmatch(name):
+        return name + "=" + quote(value)
+    return quote(token)
+
+
+def token_word(token: str) -> str:
+    return flag_word(token) if token.startswith("-") else quote(token)
+
+
+def image_word(image: str | None) -> str:
+    if image is None:
+        return "undefined"     # the reference's spelling of a missing image (never hit by a valid recipe)
+    return image if LEGACY_IMAGE.fullmatch(image) else quote(image)
+
+
+def env_word(name: str, value: Any) -> str:
+    """`NAME=value` for `docker -e` and `export`: the name bare (validate holds it to the env-name
+    grammar), the value quoted on its own so a Placeholder stays expandable."""
+    if ENV_NAME.fullmatch(name):
+        return f"{name}={quote(text(value))}"
+    return quote(f"{name}={text(value)}")
+
+
+def mount_word(path: Any) -> str:
+    """`<path>:<path>:ro` for `docker -v`, each path quoted on its own."""
+    p = quote(text(path))
+    return f"{p}:{p}:ro"
+
+
+def export_lines(env: dict) -> str:
+    """The `export NAME=value` lines that precede a bare `vllm serve` command."""
+    return "".join(f"export {env_word(k, v)}\n" for k, v in env.items())
+
+
+def comment_text(value: str) -> str:
+    """Text for a `# ...` comment line: control characters escaped so it cannot end the comment."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), value)
+
+
+def shell_words(argv) -> list[str]:
+    """The argv the shell reads from our command text: equal to `argv`, except that the two
+    legacy multi-word shapes the reference prints bare split into their words."""
+    out: list[str] = []
+    for tok in argv:
+        if isinstance(tok, str) and (LEGACY_FLAG.fullmatch(tok) or LEGACY_IMAGE.fullmatch(tok)):
+            out += tok.split(" ")
+        else:
+            out.append(tok)
+    return out
 
 
 def units_of(tokens: list[str]) -> list[Unit]:
@@ -35,8 +148,8 @@ def units_of(tokens: list[str]) -> list[Unit]:
 
 def unit_line(unit: Unit) -> str:
     if len(unit) == 2:
-        return f"{unit[0]} {quote(unit[1])}"
-    return unit[0]
+        return f"{flag_word(unit[0])} {quote(unit[1])}"
+    return token_word(unit[0])
 
 
 def continued(lines: list[str], indent: str = "  ") -> str:
@@ -44,7 +157,15 @@ def continued(lines: list[str], indent: str = "  ") -> str:
     return (" \\\n" + indent).join(lines)
 
 
+def serve_head(model: str) -> str:
+    return f"vllm serve {quote(model)}"
+
+
 def serve_command(model: str, units: list[Unit]) -> str:
-    if not units:
-        return f"vllm serve {model}"
-    return f"vllm serve {model} \\\n  " + continued([unit_line(u) for u in units])
+    return serve_command_of_lines(model, [unit_line(u) for u in units])
+
+
+def serve_command_of_lines(model: str, lines: list[str]) -> str:
+    if not lines:
+        return serve_head(model)
+    return f"{serve_head(model)} \\\n  " + continued(lines)
