@@ -254,6 +254,8 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
             bound = ctx.get("le", ctx.get("lt"))
             op = "≤" if etype == "less_than_equal" else "<"
             message = f"expected {expected} {op} {bound}, got {got}"
+        elif etype == "string_too_long":
+            message = f"expected at most {ctx.get('max_length')} characters, got {len(value)}"
         elif etype == "finite_number":
             message = f"expected a finite number, got {got}"
         else:

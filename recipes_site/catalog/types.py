@@ -151,6 +151,8 @@ VramGbFloat = Annotated[StrictFloat, Field(ge=0, le=MAX_VRAM_GB, allow_inf_nan=F
 Tokens = Annotated[StrictInt, Field(ge=0, le=MAX_TOKENS)]
 Port = Annotated[StrictInt, Field(ge=1, le=65535)]
 SafeInt = Annotated[StrictInt, Field(ge=-JS_SAFE, le=JS_SAFE)]
+# A number written as text ("671B"): a 320-digit count overflowed the sizing's float arithmetic.
+ShortStr = Annotated[StrictStr, StringConstraints(max_length=32)]
 FiniteFloat = Annotated[StrictFloat, Field(allow_inf_nan=False)]
 EnvValue = one_of("a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool)
 EnvMap = dict[EnvName, EnvValue]
@@ -251,6 +253,18 @@ class DockerSource(_Model):
     mount_path: StrictStr | None = Field(None, description="Host path of the model directory.")
 
 
+class HfQuantizationConfig(BaseModel):
+    """`hf_config.quantization_config`: how the checkpoint of `model.model_id` is quantized, as its
+    config.json states it. Weight sizing reads `quant_method` to size a mixed-precision checkpoint
+    per component (`mxfp4`: routed experts in MXFP4, everything else in BF16, as vLLM loads gpt-oss)."""
+
+    model_config = ConfigDict(extra="allow", strict=True, protected_namespaces=())
+
+    quant_method: StrictStr | None = Field(None, description="Quantization method (mxfp4, fp8, ...).")
+    modules_to_not_convert: list[StrictStr] | None = Field(
+        None, description="Modules the checkpoint keeps unquantized (attention, router, embeddings, lm_head).")
+
+
 class HfConfig(BaseModel):
     """`model.hf_config`: facts from the model's Hugging Face `config.json`, under its key names.
 
@@ -306,6 +320,24 @@ class HfConfig(BaseModel):
     ssm_state_size: PositiveInt | None = Field(None, description="Mamba-2 state size per group.")
     n_groups: PositiveInt | None = Field(None, description="Mamba-2 B/C groups.")
     conv_kernel: PositiveInt | None = Field(None, description="Mamba-2 convolution kernel (default 4).")
+    mamba_ssm_dtype: StrictStr | None = Field(
+        None, description="dtype of the linear-attention/Mamba recurrent state (Qwen3.5/3.6: float32; default the "
+                          "model dtype, float32 for nemotron_h).")
+    global_head_dim: PositiveInt | None = Field(None, description="Gemma 4: head dimension of the full-attention layers.")
+    num_global_key_value_heads: PositiveInt | None = Field(
+        None, description="Gemma 4: KV heads of the full-attention layers when attention_k_eq_v.")
+    attention_k_eq_v: StrictBool | None = Field(
+        None, description="Gemma 4: full-attention layers reuse K as V (vLLM still caches both).")
+    num_kv_shared_layers: NonNegativeInt | None = Field(
+        None, description="Gemma 3n / Gemma 4 E models: the last N layers reuse an earlier layer's KV cache.")
+    index_topk: PositiveInt | None = Field(
+        None, description="Sparse MLA (DeepSeek-V3.2, GLM-5): tokens the indexer selects; its presence adds the "
+                          "indexer's key cache.")
+    index_head_dim: PositiveInt | None = Field(None, description="Sparse MLA: indexer key dimension (default 128).")
+    index_n_heads: PositiveInt | None = Field(None, description="Sparse MLA: indexer query heads.")
+    quantization_config: HfQuantizationConfig | None = Field(
+        None, description="The default checkpoint's quantization (config.json's own block); `quant_method: mxfp4` "
+                          "sizes its weights per component.")
     hidden_size_per_layer_input: PositiveInt | None = Field(None, description="Per-layer embedding width (Gemma 3n / Gemma 4 E models).")
     vocab_size_per_layer_input: PositiveInt | None = Field(None, description="Per-layer embedding vocabulary (default vocab_size).")
     type_vocab_size: NonNegativeInt | None = Field(None, description="Token-type embeddings of a BERT-style encoder (default 1).")
@@ -321,8 +353,8 @@ class Model(_Model):
     model_id: HfId = Field(description="Hugging Face id served by default (`org/repo`); should match the file path.")
     min_vllm_version: StrictStr | None = Field(None, description="Minimum vLLM version, as a string (\"0.18.0\").")
     architecture: Architecture | None = Field(None, description="dense or moe.")
-    parameter_count: StrictStr | None = Field(None, description="Total parameters, e.g. \"671B\".")
-    active_parameters: StrictStr | None = Field(None, description="Active parameters per token (MoE), e.g. \"37B\".")
+    parameter_count: ShortStr | None = Field(None, description="Total parameters, e.g. \"671B\".")
+    active_parameters: ShortStr | None = Field(None, description="Active parameters per token (MoE), e.g. \"37B\".")
     context_length: Tokens | None = Field(None, description="Maximum context length in tokens (0 for non-LLM pipelines).")
     base_args: Args | None = Field(None, description="Arguments of every command. " + _ARGS_HELP)
     base_env: EnvMap | None = Field(None, description="Environment of every command. " + _ENV_HELP)
