@@ -175,7 +175,11 @@ def overhead(cfg: dict | None, shape: Shape, vram_per_gpu_gib: float) -> Overhea
 # -- weights per GPU -----------------------------------------------------------------------------------
 
 def weights_bytes(recipe: dict, variant: dict) -> tuple[float | None, str]:
-    """Bytes of the variant's weights and where the figure comes from."""
+    """Bytes of the variant's weights and where the figure comes from (a declared mixed-precision
+    checkpoint: its size per component, `sizing.component_weights_bytes`)."""
+    exact = sizing.component_weights_bytes(recipe, variant)
+    if exact is not None:
+        return exact, "hf_config components"
     computed, declared = sizing.variant_weights_gb(recipe, variant)
     basis = declared or computed
     if not basis:
@@ -341,12 +345,10 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     parallel = {"tp": shape.tp, "pp": shape.pp, "dcp": shape.dcp}
     per_token = kv_cache.kv_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel)
     result.kv_bytes_per_token_per_gpu = per_token
-    per_layer = kv_cache.elements_per_layer_per_gpu(layout, shape.tp, shape.dcp) * dtype_bytes
     chunk = (shape.max_num_batched_tokens or scheduler_defaults(vram)[0]) if layout.windows else 0
     result.prefill_chunk = chunk
-    result.windows_per_gpu = [{"window": w, "layers": math.ceil(n / shape.pp), "kind": kind,
-                               "bytes_per_token": round(math.ceil(n / shape.pp) * per_layer, 3)}
-                              for w, n, kind in layout.windows]
+    result.windows_per_gpu = [{"window": w, "layers": n, "kind": kind, "bytes_per_token": round(b, 3)}
+                              for w, n, kind, b in kv_cache.window_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel)]
     if tp_note := kv_cache.tp_problem(cfg, shape.tp):
         result.notes.append(f"{tp_note}: vLLM refuses this TP size")
     if layout.attention == "mla" and shape.tp > 1 and shape.dcp == 1:

@@ -1,26 +1,34 @@
-"""KV-cache arithmetic from a model's Hugging Face `config.json` facts (`model.hf_config`).
-
-Pure functions, no I/O. Key names are the config's own, so a contributor can paste them.
+"""KV-cache arithmetic from a model's Hugging Face `config.json` facts (`model.hf_config`),
+matched to vLLM 0.33's own accounting (the `KVCacheSpec` page sizes in
+`vllm/v1/kv_cache_interface.py` and each model's attention layers). Pure functions, no I/O.
+Key names are the config's own, so a contributor can paste them.
 
 Per token and per layer a cache stores:
 
-* GQA / MHA attention: K and V, `2 x num_key_value_heads x head_dim` elements;
-* MLA (DeepSeek-V3, Kimi-K2): one compressed latent plus the decoupled RoPE key,
-  `kv_lora_rank + qk_rope_head_dim` elements (no separate V);
+* GQA / MHA attention: K and V, `2 x kv_heads x head_dim` elements (`AttentionSpec`:
+  `(head_size + head_size_v) x dtype`). Gemma 4's full-attention layers have their own shape:
+  `global_head_dim`, and `num_global_key_value_heads` where `attention_k_eq_v` (vLLM still stores
+  V, a copy of K, so K=V does not halve the cache); its last `num_kv_shared_layers` layers reuse
+  an earlier layer's cache and hold none (gpu_model_runner.py:7096-7106).
+* MLA (DeepSeek-V3, Kimi-K2): one latent plus the RoPE key, `kv_lora_rank + qk_rope_head_dim`
+  elements, no V. Sparse MLA (DeepSeek-V3.2, GLM-5: `index_topk` set) adds the indexer's key
+  cache, `index_head_dim` fp8 bytes + one fp32 scale per 128 (132 B, whatever the KV dtype), and
+  its FP8 cache is the 656-byte `fp8_ds_mla` row (512 fp8 + 4 fp32 scales + 64 bf16 RoPE).
 
-times the KV dtype width (`--kv-cache-dtype auto` = the model's 16-bit dtype, 2 bytes;
-`fp8*` = 1 byte). Full-attention layers grow with the sequence; sliding-window layers
-(`sliding_attention`, window `sliding_window`) and chunked layers (`chunked_attention`, chunk
-`attention_chunk_size`) keep at most their window per sequence. Linear-attention and state-space
-layers (`linear_attention`: Qwen3.5/3.6 Gated DeltaNet; `mamba`: Nemotron-H Mamba-2) and MLP-only
-blocks (`mlp`, `moe`: Nemotron-H) keep a fixed-size state, not a per-token cache: they count as
-zero KV. Nemotron-H states its layers as `hybrid_override_pattern` (`M` Mamba-2, `*` attention,
-`-` MLP, `E` MoE), which is read as layer types.
+times the KV dtype width (`--kv-cache-dtype auto` = the model's 16-bit dtype, 2 bytes; `fp8*` = 1).
+Full-attention layers grow with the sequence; sliding-window layers (`sliding_attention`, window
+`sliding_window`) and chunked layers (`chunked_attention`, chunk `attention_chunk_size`) keep at
+most their window per sequence. Linear-attention and state-space layers (`linear_attention`:
+Qwen3.5/3.6 Gated DeltaNet; `mamba`: Nemotron-H Mamba-2) keep a fixed-size recurrent state per
+sequence instead (`state_bytes_per_sequence_per_gpu`), which vLLM pads to the attention page and
+keeps in several copies with prefix caching; MLP-only blocks (`mlp`, `moe`) hold nothing.
+Nemotron-H states its layers as `hybrid_override_pattern` (`M` Mamba-2, `*` attention, `-` MLP,
+`E` MoE), which is read as layer types.
 
 Per GPU: tensor parallelism splits GQA KV heads across ranks (a rank keeps one head, replicated,
-once TP exceeds the KV heads); MLA's latent is replicated on every TP rank (only decode context
-parallelism shards it); pipeline parallelism splits the layers; data parallelism keeps a full
-copy per rank (each rank caches its own requests).
+once TP exceeds the KV heads) and the recurrent states' heads; MLA's latent and the indexer cache
+are replicated on every TP rank (`max_tp_shards=1`; only decode context parallelism shards
+them); pipeline parallelism splits the layers; data parallelism keeps a full copy per rank.
 """
 from __future__ import annotations
 
@@ -33,6 +41,7 @@ FULL_ALIASES = frozenset({FULL, "attention", "global_attention", "full"})
 LINEAR, MAMBA, MLP_ONLY, MOE_ONLY = "linear_attention", "mamba", "mlp", "moe"
 # layer types that hold no per-token KV cache (a fixed-size recurrent state, or no attention at all)
 NO_KV_LAYER_TYPES = frozenset({LINEAR, MAMBA, "mamba2", MLP_ONLY, MOE_ONLY})
+STATE_LAYER_TYPES = frozenset({LINEAR, MAMBA, "mamba2"})
 KNOWN_LAYER_TYPES = FULL_ALIASES | {SLIDING, CHUNKED} | NO_KV_LAYER_TYPES
 # Nemotron-H `hybrid_override_pattern` characters
 HYBRID_PATTERN_TYPES = {"M": MAMBA, "*": FULL, "-": MLP_ONLY, "E": MOE_ONLY}
@@ -40,9 +49,34 @@ HYBRID_PATTERN_TYPES = {"M": MAMBA, "*": FULL, "-": MLP_ONLY, "E": MOE_ONLY}
 # --kv-cache-dtype values and their width in bytes; `auto` is the model's 16-bit dtype
 KV_DTYPE_BYTES = {
     "auto": 2, "bfloat16": 2, "float16": 2, "half": 2,
-    "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1,
+    "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1,
 }
 EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts")
+
+# Sparse MLA's FP8 row: vllm/model_executor/layers/attention/mla_attention.py:1386
+#   state_content_bytes={"fp8_ds_mla": 656, "nvfp4_ds_mla": 352}
+# laid out as 512 fp8 NoPE + 4 fp32 scales + 64 bf16 RoPE (v1/attention/backends/mla/flashmla_sparse.py:79-86);
+# FLASHMLA_SPARSE serves every fp8 --kv-cache-dtype in that format (mla_attention.py:364-369).
+FP8_DS_MLA_ROW_BYTES = 656
+# The sparse-attention indexer's key cache, uint8 whatever the KV dtype: vllm/models/deepseek_v32/attention.py:91,96
+#   self.quant_block_size = 128;  head_dim=self.head_dim + self.head_dim // self.quant_block_size * 4
+INDEXER_QUANT_BLOCK = 128
+DEFAULT_INDEX_HEAD_DIM = 128        # DeepSeek-V3.2 / GLM-5 config.json index_head_dim
+# Recurrent-state dtypes: conv state in the model dtype (mamba_cache_dtype auto), the SSM/temporal
+# state in `mamba_ssm_dtype` (Qwen3.5, vllm/model_executor/models/config.py:963-966), float32 by
+# default for Nemotron-H (config.py:813 DEFAULT_MAMBA_SSM_CACHE_DTYPE = "float32").
+STATE_DTYPE_BYTES = {"float32": 4, "fp32": 4, "bfloat16": 2, "float16": 2, "auto": 2}
+MODEL_DTYPE_BYTES = 2
+# Pages the KV manager reserves per sequence for a recurrent state (kv_cache_interface.py:1135-1141):
+# `1 + spec` without prefix caching, `2 + spec + checkpoint` with it ("align" mode, which vLLM turns
+# on for hybrid models by default: config/model.py:2277-2279, models/config.py:763-765; Mamba-2
+# and Gated DeltaNet layers export one prefill checkpoint block: mamba_mixer2.py:1117,
+# gdn/qwen_gdn_linear_attn.py:748).
+STATE_COPIES_PREFIX_CACHING = 3
+STATE_COPIES_NO_PREFIX_CACHING = 1
+# The attention kernel block the hybrid page alignment rounds to (FlashAttention: multiples of 16;
+# platforms/interface.py:1066-1101)
+KERNEL_BLOCK = 16
 
 
 class KvFactsError(ValueError):
@@ -50,20 +84,47 @@ class KvFactsError(ValueError):
 
 
 @dataclass(frozen=True)
+class StateLayers:
+    """The recurrent state of a model's linear-attention or Mamba-2 layers (whole model, TP 1)."""
+    kind: str                   # "gated_delta_net" or "mamba2"
+    layers: int
+    conv_dim: int               # channels of the short convolution
+    conv_len: int               # kernel - 1 positions kept
+    heads: int                  # heads of the temporal state (split by TP)
+    head_dims: tuple            # the temporal state's per-head shape
+    ssm_bytes: int              # width of the temporal state's dtype
+    n_groups: int = 0           # Mamba-2 B/C groups (replicated up to TP when TP does not divide them)
+    state_size: int = 0         # Mamba-2 state size per group
+
+
+@dataclass(frozen=True)
 class KvLayout:
     """How one model's KV cache is shaped, independent of dtype and parallelism."""
     attention: str              # "gqa" (also MHA) or "mla"
     layers: int
-    full_layers: int
+    full_layers: int            # full-attention layers with a cache of their own
     windows: tuple              # ((window tokens, layer count, layer type), ...) for capped layers
-    elements_per_layer: int     # cached elements per token and layer (whole model, before TP)
-    kv_heads: int | None = None     # GQA only
-    head_dim: int | None = None     # GQA only
+    elements_per_layer: int     # cached elements per token and full-attention layer (whole model, before TP)
+    kv_heads: int | None = None     # GQA only: KV heads of the full-attention layers
+    head_dim: int | None = None     # GQA only: their head dimension
     notes: tuple = ()           # assumptions made while reading the config
+    window_kv_heads: int | None = None      # sliding/chunked layers' KV heads (Gemma 4: differ from full)
+    window_head_dim: int | None = None
+    index_bytes_per_layer: int = 0          # sparse MLA: indexer key cache bytes per token and layer
+    shared_layers: int = 0                  # layers reading another layer's cache (Gemma 4 E models)
+    states: tuple = ()                      # (StateLayers, ...) of linear-attention / Mamba layers
 
     @property
     def window_layers(self) -> int:
         return sum(count for _, count, _ in self.windows)
+
+    @property
+    def sparse(self) -> bool:
+        return self.index_bytes_per_layer > 0
+
+    @property
+    def state_layers(self) -> int:
+        return sum(s.layers for s in self.states)
 
 
 def _num(cfg: dict, key: str):
@@ -82,6 +143,12 @@ def num_experts(cfg: dict) -> int | None:
 
 def is_mla(cfg: dict) -> bool:
     return _num(cfg, "kv_lora_rank") is not None
+
+
+def is_sparse_mla(cfg: dict) -> bool:
+    """DeepSeek-V3.2 / GLM-5 sparse attention: vLLM builds the indexer when `index_topk` is set
+    (vllm/model_executor/models/deepseek_v2.py:1138 `self.is_v32 = hasattr(config, "index_topk")`)."""
+    return is_mla(cfg) and _num(cfg, "index_topk") is not None
 
 
 def layer_kinds(cfg: dict) -> list[str] | None:
@@ -127,6 +194,54 @@ def _head_dim(cfg: dict) -> int | None:
     return hidden // heads if hidden and heads else None
 
 
+def full_attention_shape(cfg: dict) -> tuple[int, int]:
+    """(KV heads, head dim) of the full-attention layers.
+
+    Gemma 4 gives them their own: `global_head_dim`, and `num_global_key_value_heads` when
+    `attention_k_eq_v` (HF Gemma4TextAttention: `head_dim = global_head_dim` on non-sliding layers,
+    `num_key_value_heads = num_global_key_value_heads if attention_k_eq_v and not sliding`); vLLM
+    builds each layer from that per-layer config (vllm/model_executor/models/gemma4.py:578-580).
+    """
+    kv_heads = _num(cfg, "num_key_value_heads") or cfg["num_attention_heads"]
+    if cfg.get("attention_k_eq_v") is True and _num(cfg, "num_global_key_value_heads"):
+        kv_heads = cfg["num_global_key_value_heads"]
+    return kv_heads, _num(cfg, "global_head_dim") or _head_dim(cfg)
+
+
+def _state_layers(cfg: dict, kinds: list[str], notes: list[str]) -> tuple:
+    """The recurrent-state layers' shapes (vllm/model_executor/layers/mamba/mamba_utils.py)."""
+    linear = sum(1 for k in kinds if k == LINEAR)
+    mamba = sum(1 for k in kinds if k in (MAMBA, "mamba2"))
+    ssm_dtype = cfg.get("mamba_ssm_dtype")
+    if not isinstance(ssm_dtype, str):
+        ssm_dtype = "float32" if cfg.get("model_type") == "nemotron_h" else "auto"
+    ssm_bytes = STATE_DTYPE_BYTES.get(ssm_dtype, MODEL_DTYPE_BYTES)
+    out = []
+    if linear:
+        nk, nv = _num(cfg, "linear_num_key_heads"), _num(cfg, "linear_num_value_heads")
+        dk, dv = _num(cfg, "linear_key_head_dim"), _num(cfg, "linear_value_head_dim")
+        if nk and nv and dk and dv:
+            # mamba_utils.py:283-293  conv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads;
+            #   temporal_state_shape = (num_v_heads // tp, head_v_dim, head_k_dim)
+            kernel = _num(cfg, "linear_conv_kernel_dim") or 4
+            out.append(StateLayers("gated_delta_net", linear, dk * nk * 2 + dv * nv, kernel - 1, nv, (dv, dk), ssm_bytes))
+        else:
+            notes.append("linear_attention state not counted: needs linear_num_key_heads, linear_num_value_heads, "
+                         "linear_key_head_dim, linear_value_head_dim")
+    if mamba:
+        heads, head_dim = _num(cfg, "mamba_num_heads"), _num(cfg, "mamba_head_dim")
+        state, groups = _num(cfg, "ssm_state_size"), _num(cfg, "n_groups")
+        if heads and head_dim and state and groups:
+            # mamba_utils.py:197-210  conv_dim = intermediate_size + 2 * n_groups * state_size (intermediate =
+            #   mamba_num_heads * mamba_head_dim, nemotron_h.py:799); temporal = (num_heads // tp, head_dim, state_size)
+            kernel = _num(cfg, "conv_kernel") or 4
+            out.append(StateLayers("mamba2", mamba, heads * head_dim, kernel - 1, heads, (head_dim, state), ssm_bytes,
+                                   n_groups=groups, state_size=state))
+        else:
+            notes.append("mamba state not counted: needs mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups")
+    return tuple(out)
+
+
 def kv_layout(cfg: dict) -> KvLayout:
     """The cache shape described by `cfg`; raises KvFactsError when facts are missing."""
     missing = missing_facts(cfg)
@@ -135,15 +250,28 @@ def kv_layout(cfg: dict) -> KvLayout:
     layers = cfg["num_hidden_layers"]
     notes: list[str] = []
     if is_mla(cfg):
-        return KvLayout("mla", layers, layers, (), cfg["kv_lora_rank"] + cfg["qk_rope_head_dim"])
-    kv_heads = _num(cfg, "num_key_value_heads") or cfg["num_attention_heads"]
-    head_dim = _head_dim(cfg)
+        index = 0
+        if is_sparse_mla(cfg):
+            dim = _num(cfg, "index_head_dim") or DEFAULT_INDEX_HEAD_DIM
+            index = dim + dim // INDEXER_QUANT_BLOCK * 4
+        return KvLayout("mla", layers, layers, (), cfg["kv_lora_rank"] + cfg["qk_rope_head_dim"],
+                        index_bytes_per_layer=index)
+    kv_heads, head_dim = full_attention_shape(cfg)
+    window_heads = _num(cfg, "num_key_value_heads") or cfg["num_attention_heads"]
+    window_dim = _head_dim(cfg)
     counts: dict[tuple, int] = {}
     full = layers
     types = layer_kinds(cfg)
+    shared = 0
+    states: tuple = ()
     if types is not None:
         full = 0
-        for kind in types:
+        # Gemma 3n / 4: the last num_kv_shared_layers layers read an earlier layer's cache (gemma4.py:403-406)
+        shared = min(len(types), cfg.get("num_kv_shared_layers") or 0) if isinstance(
+            cfg.get("num_kv_shared_layers"), int) else 0
+        own = types[:len(types) - shared]
+        states = _state_layers(cfg, own, notes)
+        for kind in own:
             if kind in NO_KV_LAYER_TYPES:
                 continue
             window = {SLIDING: _num(cfg, "sliding_window"), CHUNKED: _num(cfg, "attention_chunk_size")}.get(kind)
@@ -163,7 +291,8 @@ def kv_layout(cfg: dict) -> KvLayout:
     elif _num(cfg, "sliding_window") or _num(cfg, "attention_chunk_size"):
         notes.append("no layer_types: every layer is counted as full attention (an upper bound)")
     windows = tuple((w, n, kind) for (w, kind), n in counts.items())
-    return KvLayout("gqa", layers, full, windows, 2 * kv_heads * head_dim, kv_heads, head_dim, tuple(notes))
+    return KvLayout("gqa", layers, full, windows, 2 * kv_heads * head_dim, kv_heads, head_dim, tuple(notes),
+                    window_kv_heads=window_heads, window_head_dim=window_dim, shared_layers=shared, states=states)
 
 
 def kv_dtype_bytes(kv_cache_dtype: str | None) -> int:
@@ -178,49 +307,174 @@ def kv_dtype_bytes(kv_cache_dtype: str | None) -> int:
     return width
 
 
+# -- bytes per token and layer ----------------------------------------------------------------------
+
+def _rank_heads(heads: int, tp: int) -> int:
+    """KV heads one TP rank keeps: a share while TP <= heads, one replicated head beyond
+    (gemma4.py:388-393 `self.num_kv_heads = max(1, self.total_num_kv_heads // tp_size)`)."""
+    tp = max(1, tp)
+    return math.ceil(heads / tp) if tp <= heads else 1
+
+
+def layer_bytes_per_token_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, dcp: int = 1,
+                                  kind: str = FULL) -> float:
+    """Bytes one GPU caches per token in one layer of `kind` (FULL, SLIDING or CHUNKED).
+
+    GQA: `2 x heads x head_dim x dtype` (kv_cache_interface.py:586-594, `(head_size + head_size_v) *
+    dtype_size` per head). MLA: `(kv_lora_rank + qk_rope_head_dim) x dtype`, or the 656-byte
+    `fp8_ds_mla` row for sparse MLA in FP8, plus the indexer's key cache; replicated on every TP rank
+    (`max_tp_shards=1`, mla_attention.py:1376-1378). Decode context parallelism shards either.
+    """
+    if layout.attention == "mla":
+        if layout.sparse and dtype_bytes == 1:
+            main = FP8_DS_MLA_ROW_BYTES
+        else:
+            main = layout.elements_per_layer * dtype_bytes
+        return (main + layout.index_bytes_per_layer) / max(1, dcp)
+    if kind in (SLIDING, CHUNKED):
+        heads, dim = layout.window_kv_heads or layout.kv_heads, layout.window_head_dim or layout.head_dim
+    else:
+        heads, dim = layout.kv_heads, layout.head_dim
+    return 2 * _rank_heads(heads, tp) * dim * dtype_bytes / max(1, dcp)
+
+
 def kv_bytes_per_token(layout: KvLayout, dtype_bytes: int) -> int:
     """Whole-model bytes per token of the full-attention layers (the part that grows with context)."""
-    return layout.full_layers * layout.elements_per_layer * dtype_bytes
+    return int(layout.full_layers * layer_bytes_per_token_per_gpu(layout, dtype_bytes))
 
 
 def kv_bytes_per_sequence_window(layout: KvLayout, dtype_bytes: int) -> int:
     """Whole-model bytes one sequence keeps in its sliding/chunked layers at most (0 if none)."""
-    return sum(window * count * layout.elements_per_layer * dtype_bytes for window, count, _ in layout.windows)
+    return int(sum(window * count * layer_bytes_per_token_per_gpu(layout, dtype_bytes, kind=kind)
+                   for window, count, kind in layout.windows))
 
 
 # -- per GPU ----------------------------------------------------------------------------------------
 
 def elements_per_layer_per_gpu(layout: KvLayout, tp: int = 1, dcp: int = 1) -> float:
-    """Cached elements per token and layer on one GPU of a TP group.
+    """Cached elements per token and full-attention layer on one GPU of a TP group (dense layouts;
+    `layer_bytes_per_token_per_gpu` is the byte figure for every layout and layer kind).
 
     GQA: `ceil(kv_heads / tp)` heads per rank while TP <= kv_heads, one replicated head beyond.
     MLA: the latent is replicated on every TP rank; decode context parallelism (`dcp`) shards it.
     """
-    tp = max(1, tp)
     if layout.attention == "mla":
         return layout.elements_per_layer / max(1, dcp)
-    heads = math.ceil(layout.kv_heads / tp) if tp <= layout.kv_heads else 1
-    return 2 * heads * layout.head_dim / max(1, dcp)
+    return 2 * _rank_heads(layout.kv_heads, tp) * layout.head_dim / max(1, dcp)
 
 
 def kv_bytes_per_token_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1, dcp: int = 1) -> float:
     """Bytes one GPU stores per token in its full-attention layers (the busiest pipeline stage)."""
     layers = math.ceil(layout.full_layers / max(1, pp))
-    return layers * elements_per_layer_per_gpu(layout, tp, dcp) * dtype_bytes
+    return layers * layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp, dcp)
+
+
+def window_bytes_per_token_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1,
+                                   dcp: int = 1) -> list[tuple[int, int, str, float]]:
+    """Per window: (window tokens, layers on the busiest stage, layer type, bytes per token of those
+    layers on one GPU)."""
+    out = []
+    for window, count, kind in layout.windows:
+        layers = math.ceil(count / max(1, pp))
+        out.append((window, layers, kind, layers * layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp, dcp, kind)))
+    return out
+
+
+# -- recurrent state (linear attention, Mamba) ------------------------------------------------------
+
+def _divide(n: int, tp: int) -> int:
+    return n // tp if n % tp == 0 else math.ceil(n / tp)
+
+
+def state_bytes_per_layer_per_gpu(state: StateLayers, tp: int = 1, speculative_tokens: int = 0) -> int:
+    """One layer's recurrent state on one GPU: the conv state (model dtype, `conv_len + spec`
+    positions) plus the temporal state (`ssm_bytes`); both split by TP (mamba_utils.py:186-293,
+    MambaSpec page size = sum of prod(shape) x dtype, kv_cache_interface.py:1110-1114)."""
+    tp = max(1, tp)
+    conv_dim = state.conv_dim
+    if state.kind == "mamba2":
+        # extra groups replicate B/C when TP does not divide n_groups (mamba_utils.py:197, 261-269)
+        groups = state.n_groups + (0 if state.n_groups % tp == 0 else tp - state.n_groups)
+        conv_dim = state.conv_dim + 2 * groups * state.state_size
+    conv = _divide(conv_dim, tp) * (state.conv_len + speculative_tokens) * MODEL_DTYPE_BYTES
+    temporal = _divide(state.heads, tp) * math.prod(state.head_dims) * state.ssm_bytes
+    return conv + temporal
+
+
+@dataclass(frozen=True)
+class HybridPages:
+    """vLLM's page plan for a model mixing attention and recurrent-state layers on one GPU.
+
+    The attention block grows until one attention page holds a state (platforms/interface.py:1096-1101
+    `attn_block_size = kernel_block_alignment_size * cdiv(mamba_page_size, kernel_block_alignment_size *
+    attn_page_size_1_token)`), the state page is padded to that page (interface.py:1113-1130), and
+    layers are grouped `group_size` at a time, padding the last group of each type
+    (v1/core/kv_cache_planning.py:521-536)."""
+    block_size: int             # attention tokens per block
+    attention_page: int         # bytes of one attention layer's block
+    state_page: int             # bytes of one layer's state, unpadded
+    padded_state_page: int      # what vLLM allocates per state layer
+    group_size: int             # layers per KV-cache group
+    state_groups: int           # groups of state layers (each group_size layers, padding included)
+
+
+def hybrid_pages(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1, speculative_tokens: int = 0,
+                 kernel_block: int = KERNEL_BLOCK) -> HybridPages | None:
+    """The page plan of a hybrid model (None when it has no recurrent-state layers)."""
+    if not layout.states:
+        return None
+    state_page = max(state_bytes_per_layer_per_gpu(s, tp, speculative_tokens) for s in layout.states)
+    state_layers = math.ceil(layout.state_layers / max(1, pp))
+    attn_layers = math.ceil(layout.full_layers / max(1, pp))
+    per_token = int(layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp))
+    if not attn_layers or not per_token:
+        return HybridPages(0, 0, state_page, state_page, state_layers, 1 if state_layers else 0)
+    block = kernel_block * math.ceil(state_page / (kernel_block * per_token))
+    block = max(block, kernel_block)
+    page = block * per_token
+    smallest, largest = min(state_layers, attn_layers), max(state_layers, attn_layers)
+    group = largest if largest < smallest * 1.5 else smallest
+    return HybridPages(block, page, state_page, page, group, math.ceil(state_layers / group))
+
+
+def state_copies(prefix_caching: bool = True, speculative_tokens: int = 0) -> int:
+    """State pages vLLM reserves per sequence (kv_cache_interface.py:1135-1141)."""
+    base = STATE_COPIES_PREFIX_CACHING if prefix_caching else STATE_COPIES_NO_PREFIX_CACHING
+    return base + speculative_tokens
+
+
+def state_bytes_per_sequence_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1,
+                                     copies: int | None = None, speculative_tokens: int = 0,
+                                     padded: bool = True) -> int:
+    """Bytes of recurrent state one sequence holds on one GPU, whatever its length: `copies` pages
+    (default: vLLM's default, prefix caching on) of every state layer on the busiest stage, each padded
+    to the attention page and the layer groups padded as vLLM allocates them (`padded=False`: the
+    raw state, one copy per layer). 0 for models without such layers."""
+    if not layout.states:
+        return 0
+    if not padded:
+        return sum(math.ceil(s.layers / max(1, pp)) * state_bytes_per_layer_per_gpu(s, tp, speculative_tokens)
+                   for s in layout.states)
+    plan = hybrid_pages(layout, dtype_bytes, tp, pp, speculative_tokens)
+    copies = state_copies(True, speculative_tokens) if copies is None else copies
+    return copies * plan.state_groups * plan.group_size * plan.padded_state_page
 
 
 def sequence_bytes_per_gpu(layout: KvLayout, dtype_bytes: int, tokens: int, tp: int = 1, pp: int = 1,
-                           dcp: int = 1, prefill_chunk: int = 0) -> float:
+                           dcp: int = 1, prefill_chunk: int = 0, state_pages: int | None = None) -> float:
     """Bytes one sequence of `tokens` tokens needs on one GPU.
 
     Windowed layers hold `min(tokens, window + prefill_chunk)` tokens: while prefilling in chunks
     the engine keeps the window plus the chunk being computed (vLLM reserves that much when it
     checks that one request of `--max-model-len` fits); `prefill_chunk=0` gives the window alone.
+    Recurrent-state layers add their fixed per-sequence state (`state_bytes_per_sequence_per_gpu`,
+    `state_pages` copies; default vLLM's, see `state_copies`).
     """
-    per_layer = elements_per_layer_per_gpu(layout, tp, dcp) * dtype_bytes
     total = kv_bytes_per_token_per_gpu(layout, dtype_bytes, tp, pp, dcp) * tokens
-    for window, count, _ in layout.windows:
-        total += math.ceil(count / max(1, pp)) * per_layer * min(tokens, window + prefill_chunk)
+    for window, _, _, per_token in window_bytes_per_token_per_gpu(layout, dtype_bytes, tp, pp, dcp):
+        total += per_token * min(tokens, window + prefill_chunk)
+    if layout.states and tokens > 0:
+        total += state_bytes_per_sequence_per_gpu(layout, dtype_bytes, tp, pp, copies=state_pages)
     return total
 
 
@@ -259,12 +513,23 @@ def tp_problem(cfg: dict | None, tp: int) -> str | None:
     heads = _num(cfg, "num_attention_heads")
     if heads is not None and heads % tp:
         return f"TP {tp} does not divide the {heads} attention heads"
-    kv_heads = _num(cfg, "num_key_value_heads")
-    if kv_heads is not None and not is_mla(cfg):
+    if is_mla(cfg):
+        return None
+    kv_counts = [(_num(cfg, "num_key_value_heads"), "KV heads")]
+    if cfg.get("attention_k_eq_v") is True:          # Gemma 4's full-attention layers (gemma4.py:388-393)
+        kv_counts.append((_num(cfg, "num_global_key_value_heads"), "global KV heads"))
+    for kv_heads, label in kv_counts:
+        if kv_heads is None:
+            continue
         if tp <= kv_heads and kv_heads % tp:
-            return f"TP {tp} does not divide the {kv_heads} KV heads"
+            return f"TP {tp} does not divide the {kv_heads} {label}"
         if tp > kv_heads and tp % kv_heads:
-            return f"TP {tp} is not a multiple of the {kv_heads} KV heads"
+            return f"TP {tp} is not a multiple of the {kv_heads} {label}"
+    # recurrent-state heads are split evenly (mamba_utils.py:281-293 `divide(num_v_heads, tp_world_size)`)
+    for key in ("linear_num_value_heads", "linear_num_key_heads", "mamba_num_heads"):
+        state_heads = _num(cfg, key)
+        if state_heads is not None and state_heads % tp:
+            return f"TP {tp} does not divide the {state_heads} {key}"
     return None
 
 

@@ -50,7 +50,13 @@ HF_CONFIG_KEYS = (
     "linear_value_head_dim", "linear_conv_kernel_dim", "hybrid_override_pattern", "mamba_num_heads", "mamba_head_dim",
     "ssm_state_size", "n_groups", "conv_kernel", "hidden_size_per_layer_input", "vocab_size_per_layer_input",
     "type_vocab_size",
+    # exact KV-cache and weight accounting (vLLM's own): Gemma 4 global layers and KV sharing, sparse
+    # MLA's indexer, the recurrent state's dtype, a mixed-precision checkpoint's quantization
+    "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
+    "index_topk", "index_head_dim", "index_n_heads", "mamba_ssm_dtype", "quantization_config",
 )
+# the quantization_config keys recipes-site reads (config.json's block carries many more)
+QUANT_CONFIG_KEYS = ("quant_method", "modules_to_not_convert")
 # model_type values with a structure the key set alone does not state
 ENCODER_MODEL_TYPES = frozenset({"bert", "roberta", "xlm-roberta", "xlm_roberta"})      # encoder-only, no LM head
 TWO_MATRIX_MLP_MODEL_TYPES = frozenset({"nemotron_h"})           # squared-ReLU up/down MLP, no gate
@@ -319,6 +325,9 @@ def hf_config_from(config: dict) -> dict:
     out = {}
     for key in HF_CONFIG_KEYS:
         value = derived_layer_types(cfg) if key == "layer_types" else cfg.get(key)
+        if key == "quantization_config":
+            value = {k: value[k] for k in QUANT_CONFIG_KEYS if k in value} if isinstance(value, dict) else None
+            value = value or None
         if value is not None:
             out[key] = value
     if "layer_types" in out and all(t in FULL_ALIASES for t in out["layer_types"]):
@@ -385,6 +394,9 @@ def _hf_config_lines(hf: dict) -> list[str]:
         if key == "layer_types" and isinstance(value, list):
             lines.append(f"    {key}:")
             lines += [f"      - {_yaml_value(v)}" for v in value]
+        elif isinstance(value, dict):
+            lines.append(f"    {key}:")
+            lines += [f"      {k}: {_yaml_value(v)}" for k, v in value.items()]
         elif key == "extra_parameters":
             lines.append(f"    {key}: {value}  # vision encoder, counted from config.json's vision_config")
         else:
@@ -411,6 +423,10 @@ def scaffold(hf_id: str, config: dict | None = None, today: _dt.date | None = No
     precision = precision_from(config) if config else "bf16"
     multimodal = bool(config) and isinstance(config.get("vision_config"), dict)
     vram = sizing.weight_vram_gb(counts.total / 1e9, precision) if counts else None
+    if config:      # a mixed-precision checkpoint (gpt-oss: MXFP4 experts, BF16 rest) is sized per component
+        exact = sizing.component_weights_bytes({"model": {"model_id": hf_id, "hf_config": hf_config_from(config)}},
+                                               {"precision": precision})
+        vram = vram if exact is None else math.ceil(round(exact / 1e9 * sizing.OVERHEAD, 6))
 
     lines = ["# yaml-language-server: $schema=../../schema/recipe.schema.json", "meta:",
              f"  title: {_q(repo)}", f"  slug: {_q(repo.lower())}", f"  provider: {_q(org)}",

@@ -118,10 +118,58 @@ def fit(weights_gb: float, hw_id: str, profile: dict) -> Fit | None:
     )
 
 
+# -- mixed-precision checkpoints, sized per component ------------------------------------------------
+
+# MXFP4 stores 4-bit values plus one E8M0 (1-byte) scale per block of 32: 0.5 + 1/32 bytes per
+# parameter (vllm/model_executor/layers/quantization/mxfp4.py:212 `mxfp4_block = 32`, the weight
+# tensors `hidden_size // 2` and scales `hidden_size // mxfp4_block`, mxfp4.py:224-236).
+MXFP4_BYTES_PER_PARAM = 0.5 + 1 / 32
+# quant_method -> bytes per routed-expert parameter, for checkpoints whose other weights stay in the
+# 16-bit model dtype: vLLM's MXFP4 config quantizes only the routed experts and loads every linear
+# layer unquantized (mxfp4.py:94-107), as gpt-oss ships them (attention, router, embeddings in BF16).
+EXPERTS_ONLY_QUANT_BYTES = {"mxfp4": MXFP4_BYTES_PER_PARAM}
+MODEL_DTYPE_BYTES = 2
+
+
+def mixed_precision_method(recipe: dict, variant: dict) -> str | None:
+    """The `hf_config.quantization_config.quant_method` a variant's weights are sized by, or None.
+
+    Only the checkpoint that config.json describes (the variant serving `model.model_id`) and only
+    when the variant's precision is that method: other checkpoints may quantize differently."""
+    model = recipe.get("model") or {}
+    cfg = model.get("hf_config") if isinstance(model.get("hf_config"), dict) else {}
+    quant = cfg.get("quantization_config") if isinstance(cfg.get("quantization_config"), dict) else {}
+    method = quant.get("quant_method")
+    if method not in EXPERTS_ONLY_QUANT_BYTES or variant.get("precision") != method:
+        return None
+    checkpoint = variant.get("model_id")
+    return method if checkpoint in (None, model.get("model_id")) else None
+
+
+def component_weights_bytes(recipe: dict, variant: dict) -> float | None:
+    """Bytes of a mixed-precision checkpoint's weights, component by component (routed experts in
+    the quantized format, everything else in the 16-bit model dtype); None unless the recipe
+    declares one (`mixed_precision_method`) and hf_config has the shapes to count."""
+    method = mixed_precision_method(recipe, variant)
+    if method is None:
+        return None
+    from recipes_site.scaffold import parameter_count          # scaffold imports this module
+    try:
+        count = parameter_count(recipe["model"]["hf_config"])
+    except (KeyError, TypeError, ZeroDivisionError):
+        return None
+    experts = count.routed_experts
+    return experts * EXPERTS_ONLY_QUANT_BYTES[method] + (count.total - experts) * MODEL_DTYPE_BYTES
+
+
 def variant_weights_gb(recipe: dict, variant: dict) -> tuple[int | None, int | None]:
-    """(computed, declared) weight figures of a variant, either None when unknown."""
+    """(computed, declared) weight figures of a variant, either None when unknown. A declared
+    mixed-precision checkpoint is computed per component (`component_weights_bytes`)."""
     params = parse_parameter_count((recipe.get("model") or {}).get("parameter_count"))
     computed = weight_vram_gb(params, variant.get("precision")) if params else None
+    exact = component_weights_bytes(recipe, variant)
+    if exact is not None:
+        computed = math.ceil(round(exact / 1e9 * OVERHEAD, 6))
     declared = variant.get("vram_minimum_gb")
     return computed, declared if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
 

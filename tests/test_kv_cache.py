@@ -155,7 +155,9 @@ def test_linear_attention_layers_hold_no_kv():
             "layer_types": ["linear_attention"] * 3 + ["full_attention"]} 
     qwen["layer_types"] = qwen["layer_types"] * 16
     lay = kv.kv_layout(qwen)
-    assert (lay.full_layers, lay.windows, lay.notes) == (16, (), ())
+    assert (lay.full_layers, lay.windows) == (16, ())
+    assert lay.notes == ("linear_attention state not counted: needs linear_num_key_heads, linear_num_value_heads, "
+                         "linear_key_head_dim, linear_value_head_dim",)
     assert kv.kv_bytes_per_token(lay, 2) == 16 * 2 * 4 * 256 * 2
     assert kv.kv_layout({**qwen, "layer_types": ["linear_attention"] * 64}).full_layers == 0
 
@@ -174,7 +176,8 @@ def test_hybrid_override_pattern_marks_mamba_and_mlp_blocks():
 def test_mamba_and_mlp_layer_types_hold_no_kv():
     base = {"num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 8, "head_dim": 64}
     lay = kv.kv_layout({**base, "layer_types": ["mamba", "mlp", "moe", "full_attention"]})
-    assert lay.full_layers == 1 and lay.notes == ()
+    assert lay.full_layers == 1 and lay.states == ()
+    assert lay.notes == ("mamba state not counted: needs mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups",)
 
 
 def test_window_without_layer_types_is_an_upper_bound():
