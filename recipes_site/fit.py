@@ -26,7 +26,6 @@ on those numbers (`panel_figures` is their Python form).
 """
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass, field, replace
 
@@ -255,7 +254,8 @@ class FitResult:
     strategy: str | None = None
     nodes: int = 1
     weights_only: dict | None = None
-    plan: dict | None = None
+    plan: dict | None = None                  # plan.rendering_plan of the command `recipes-site command` prints
+    replicas: list | None = None              # that command pinned to its own GPUs and port, filling one node
 
     @property
     def tp(self) -> int:
@@ -290,6 +290,8 @@ class FitResult:
             out["weights_only"] = self.weights_only
         if self.plan is not None:
             out["plan"] = self.plan
+        if self.replicas:
+            out["replicas"] = self.replicas
         return out
 
 
@@ -495,83 +497,20 @@ def fit_choice(ctx, recipe: dict, variant_key: str = "default", hw_id: str | Non
         weights = sizing.fit(declared or computed, rendering.hardware, profile) if (declared or computed) else None
         result.weights_only = weights.as_dict() if weights else None
     if with_plan:
-        result.plan = throughput_plan(ctx, recipe, rendering.variant, rendering.hardware,
-                                      kv_cache_dtype=kv_cache_dtype, gpu_memory_utilization=gpu_memory_utilization)
+        from recipes_site import plan as plan_mod
+        shown = engine_rendering or rendering
+        proc = _fit_process(shown)
+        overrides = [*(["--tensor-parallel-size", str(tp)] if tp is not None else []),
+                     *(["--kv-cache-dtype", kv_cache_dtype] if kv_cache_dtype is not None else []),
+                     *(["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
+                       if gpu_memory_utilization is not None else [])]
+        argv = list(proc.argv) + overrides if proc is not None and overrides else None
+        result.plan = plan_mod.rendering_plan(recipe, shown, profile, argv)
+        parts = plan_mod.replica_parts(shown, result.plan, profile) if not overrides else None
+        if parts:
+            result.replicas = [{**rep, "command": plan_mod.replica_command(shown.single.command, parts, rep)}
+                               for rep in parts["replicas"]]
     return result
-
-
-def _tp_candidates(cfg: dict | None, gpus: int) -> list[int]:
-    return [t for t in range(1, gpus + 1) if not kv_cache.tp_problem(cfg, t)]
-
-
-def replica_recipe(recipe: dict, variant_key: str, tp: int, gpu_ids: list[int], port: int) -> dict:
-    """The recipe pinned to one single_node_tp replica: `tp` GPUs (`CUDA_VISIBLE_DEVICES`) and its
-    own `--port`, rendered by synthesis like any recipe override."""
-    out = copy.deepcopy(recipe)
-    variant = out["variants"][variant_key]
-    variant["tp"] = tp
-    overrides = out.setdefault("strategy_overrides", {}) or {}
-    out["strategy_overrides"] = overrides
-    block = overrides.setdefault("single_node_tp", {}) or {}
-    overrides["single_node_tp"] = block
-    block["extra_args"] = list(block.get("extra_args") or []) + ["--port", str(port)]
-    block["extra_env"] = {**(block.get("extra_env") or {}), "CUDA_VISIBLE_DEVICES": ",".join(map(str, gpu_ids))}
-    return out
-
-
-def throughput_plan(ctx, recipe: dict, variant_key: str, hw_id: str, *, kv_cache_dtype: str | None = None,
-                    gpu_memory_utilization: float | None = None, first_port: int = 8000) -> dict:
-    """Replicas of `single_node_tp` filling one node: the smallest TP that holds the weights plus a
-    KV cache for one request of the recipe's full context (else the TP with the longest safe
-    context), the replicas per node, and each replica's command on its own GPUs and port."""
-    from recipes_site.synthesis import ChoiceError, render_choice
-    profile = ctx.profiles.get(hw_id) or {}
-    gpus = int(profile.get("gpu_count") or 1)
-    cfg = hf_config_of(recipe)
-    base = _strip_hf_config(recipe)
-    try:
-        rendering = render_choice(ctx, base, variant_key, hw_id, "single_node_tp")
-    except ChoiceError as exc:
-        return {"hardware": hw_id, "tp": None, "replicas": 0, "reason": str(exc), "commands": []}
-    shape = shape_from_argv(rendering.main_process.argv)
-    shape = replace(shape, **{k: v for k, v in (("kv_cache_dtype", kv_cache_dtype),
-                                                ("gpu_memory_utilization", gpu_memory_utilization)) if v is not None})
-    ctx_len = context_length(recipe)
-    best = None
-    for tp in _tp_candidates(cfg, gpus):
-        result = fit_deployment(recipe, variant_key, hw_id, profile, replace(shape, tp=tp))
-        if result.kv_cache_gib_per_gpu is None or result.kv_cache_gib_per_gpu <= 0:
-            continue
-        if result.kv_bytes_per_token is None or result.context_fits:
-            best = (tp, result)
-            break
-        if best is None or (result.max_model_len or 0) > (best[1].max_model_len or 0):
-            best = (tp, result)
-    if best is None:
-        return {"hardware": hw_id, "tp": None, "replicas": 0, "commands": [],
-                "reason": f"the weights leave no KV cache on one {hw_id} node; use a multi-node strategy"}
-    tp, result = best
-    replicas = gpus // tp
-    commands = []
-    for i in range(replicas):
-        ids = list(range(i * tp, (i + 1) * tp))
-        port = first_port + i
-        pinned = replica_recipe(recipe, variant_key, tp, ids, port)
-        if kv_cache_dtype is not None or gpu_memory_utilization is not None:
-            extra = pinned["strategy_overrides"]["single_node_tp"]["extra_args"]
-            if kv_cache_dtype is not None:
-                extra += ["--kv-cache-dtype", kv_cache_dtype]
-            if gpu_memory_utilization is not None:
-                extra += ["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
-        r = render_choice(ctx, pinned, variant_key, hw_id, "single_node_tp")
-        p = r.main_process
-        env = "".join(f"export {k}={v}\n" for k, v in p.env.items())
-        commands.append({"replica": i, "gpus": ids, "port": port, "argv": list(p.argv), "env": p.env,
-                         "command": env + p.command})
-    return {"hardware": hw_id, "tp": tp, "replicas": replicas, "gpus_per_node": gpus,
-            "context_fits": result.context_fits, "max_model_len": result.safe_max_model_len or ctx_len,
-            "max_concurrency_per_replica": result.max_concurrency, "kv_cache_gib_per_gpu": _r(result.kv_cache_gib_per_gpu),
-            "commands": commands}
 
 
 # -- the API's kv_sizing and the model page's sizing panel ----------------------------------------------
@@ -634,8 +573,8 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
         return {"needed_bytes": None, "fits": None, "requests": None, "longest": None}
 
     def seq(tokens: int) -> float:
-        return per_token * tokens + sum(w["bytes_per_token"] * min(tokens, w["window"] + entry["prefill_chunk"])
-                                        for w in entry["windows_per_gpu"])
+        return per_token * tokens + sum(w["bytes_per_token"] * min(tokens, w["window"] + entry.get("prefill_chunk", 0))
+                                        for w in entry.get("windows_per_gpu") or ())
 
     def needed(tokens: int, requests: int) -> float:
         return math.ceil(requests / entry["dp"]) * seq(tokens)
@@ -663,8 +602,9 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
 
 def kv_sizing(ctx, recipe: dict, rendered) -> dict | None:
     """`kv_sizing` of the API model document: per variant tree and hardware, the panel entry of every
-    rendering there (`deployments`) and the throughput plan of the variant rendered there. None for
-    recipes without `model.hf_config` (their documents stay as the reference's)."""
+    rendering there (`deployments`). The plan of each rendering (with its replicas) rides in the
+    hardware documents (plan.py). None for recipes without `model.hf_config` (their documents stay
+    as the reference's)."""
     if hf_config_of(recipe) is None:
         return None
     out: dict = {}
@@ -673,8 +613,7 @@ def kv_sizing(ctx, recipe: dict, rendered) -> dict | None:
         for res in tree.by_hardware:
             profile = ctx.profiles.get(res.hardware) or {}
             deployments = [panel_entry(rendering_fit(recipe, r, profile)) for r in (res.recommended,) + res.alternatives]
-            per_hw[res.hardware] = {"deployments": deployments,
-                                    "plan": throughput_plan(ctx, recipe, res.recommended.variant, res.hardware)}
+            per_hw[res.hardware] = {"deployments": deployments}
     return out
 
 
@@ -725,15 +664,12 @@ def fit_text(r: FitResult) -> str:
         lines.append(f"  note: {note}")
     if r.plan:
         p = r.plan
-        if p.get("tp"):
-            lines.append(f"throughput plan on {p['hardware']}: {p['replicas']} replica{_s(p['replicas'])} of TP {p['tp']}, "
-                         f"each holding {_n(p['max_concurrency_per_replica'])} request{_s(p['max_concurrency_per_replica'])} "
-                         f"of {_n(p['max_model_len'])} tokens")
-            for c in p["commands"]:
-                lines.append(f"# replica {c['replica']}: GPUs {','.join(map(str, c['gpus']))}, port {c['port']}")
-                lines.append(c["command"])
-        else:
-            lines.append(f"throughput plan on {p['hardware']}: none ({p.get('reason')})")
+        layout = f"TP {p['tp']}" + (f" x PP {p['pp']}" if p["pp"] > 1 else "") + (f" x DP {p['dp']}" if p["dp"] > 1 else "")
+        lines.append(f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {p['nodes']} node{_s(p['nodes'])}, {layout}: "
+                     f"{p['verdict'] or 'unknown'}. {p['reason']}")
+        for c in r.replicas or []:
+            lines.append(f"# replica on GPUs {c['gpus']}, port {c['port']}")
+            lines.append(c["command"])
     return "\n".join(lines)
 
 

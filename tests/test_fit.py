@@ -243,37 +243,29 @@ def test_fit_choice_reads_the_rendered_command(ctx, recipes):
     assert (over.tp, over.shape.kv_cache_dtype, over.budget_gib_per_gpu) == (4, "fp8", pytest.approx(64.0))
 
 
-def test_throughput_plan_llama_on_h100(ctx, recipes):
-    plan = fit.throughput_plan(ctx, recipes[LLAMA], "default", "h100")
-    # TP 2 leaves too little KV cache for one 131,072-token request; TP 4 holds it
-    assert (plan["tp"], plan["replicas"], plan["context_fits"]) == (4, 2, True)
-    gpus = [c["gpus"] for c in plan["commands"]]
-    assert gpus == [[0, 1, 2, 3], [4, 5, 6, 7]]
-    assert [c["port"] for c in plan["commands"]] == [8000, 8001]
-    for c in plan["commands"]:
-        assert _flag(c["argv"], "--tensor-parallel-size") == "4" and _flag(c["argv"], "--port") == str(c["port"])
-        assert c["env"]["CUDA_VISIBLE_DEVICES"] == ",".join(map(str, c["gpus"]))
-        assert c["command"].startswith(f"export CUDA_VISIBLE_DEVICES={','.join(map(str, c['gpus']))}\n")
+def test_fit_choice_plans_the_command_it_describes(ctx, recipes):
+    """`recipes-site fit` reports the plan (plan.py) of the command `recipes-site command` prints:
+    Llama BF16 at TP 8 uses the whole H100 node, so there are no replicas to add."""
+    r = fit.fit_choice(ctx, recipes[LLAMA], "default", "h100")
+    assert (r.plan["gpus"], r.plan["nodes"], r.plan["tp"], r.plan["verdict"]) == (8, 1, 8, "fits")
+    assert r.replicas is None
 
 
-def test_throughput_plan_small_model_one_gpu_each(ctx, recipes):
-    plan = fit.throughput_plan(ctx, recipes["Qwen/Qwen3-8B"], "default", "h100")
-    assert (plan["tp"], plan["replicas"], len({c["port"] for c in plan["commands"]})) == (1, 8, 8)
+def test_fit_choice_replicas_of_a_one_gpu_command(ctx, recipes):
+    r = fit.fit_choice(ctx, recipes["Qwen/Qwen3-8B"], "default", "h100")
+    assert (r.plan["gpus"], r.plan["tp"], len(r.replicas)) == (1, 1, 8)
+    assert [c["port"] for c in r.replicas] == list(range(8000, 8008))
+    for i, c in enumerate(r.replicas):
+        assert c["gpus"] == str(i)
+        assert c["command"].startswith(f"export CUDA_VISIBLE_DEVICES={i}\nvllm serve Qwen/Qwen3-8B")
+        assert c["command"].endswith(f" \\\n  --port {c['port']}")
 
 
-def test_throughput_plan_when_a_node_is_too_small(ctx, recipes):
-    plan = fit.throughput_plan(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h100")
-    assert (plan["tp"], plan["replicas"], plan["commands"]) == (None, 0, [])
-
-
-def test_throughput_plan_with_a_safe_length(ctx, recipes):
-    # BF16 Llama on two 96 GB GPUs: TP 1 cannot hold the weights, TP 2 holds them but not 131,072 tokens
-    plan = fit.throughput_plan(ctx, recipes[LLAMA], "default", "rtx_pro_6000_2x")
-    assert (plan["tp"], plan["replicas"], plan["context_fits"]) == (2, 1, False)
-    assert plan["max_model_len"] % 1024 == 0 and 65_536 < plan["max_model_len"] < 131_072
-    assert plan["max_concurrency_per_replica"] >= 1
-    (only,) = plan["commands"]
-    assert _flag(only["argv"], "--max-model-len") == str(plan["max_model_len"])
+def test_fit_choice_says_when_the_weights_do_not_fit(ctx, recipes):
+    r = fit.fit_choice(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h100", "single_node_tp")
+    assert r.plan["verdict"] == "over" and r.replicas is None
+    assert r.plan["weights_gib_per_gpu"] > r.plan["budget_gib_per_gpu"]
+    assert "cannot load the model" in r.plan["reason"]
 
 
 # -- the command line ---------------------------------------------------------------------------------------
@@ -293,7 +285,7 @@ def test_cli_fit_json():
     assert REQUIRED <= set(doc)
     assert (doc["kv_bytes_per_token"], doc["kv_bytes_per_sequence_window"], doc["tp"]) == (36_864, 4_718_592, 1)
     assert doc["concurrency"] == 16 and doc["max_model_len_at_concurrency"] > 0
-    assert doc["plan"]["replicas"] == 8
+    assert (doc["plan"]["gpus"], doc["plan"]["verdict"], len(doc["replicas"])) == (1, "fits", 8)
 
 
 def test_cli_fit_text_and_overrides():
@@ -302,7 +294,8 @@ def test_cli_fit_text_and_overrides():
     first = r.stdout.splitlines()[0]
     assert first.startswith(f"{LLAMA} · default (bf16) · h100 · single_node_tp") and first.endswith("TP 2")
     assert "163,840 B (GQA, fp8 KV)" in r.stdout and "requests of 8,192 tokens at once" in r.stdout
-    assert "throughput plan on h100" in r.stdout
+    # the plan is the overridden command's: TP 2 leaves too little KV cache for the recipe's 131,072 tokens
+    assert "plan: 2 GPUs on 1 node, TP 2: short." in r.stdout
 
 
 def test_cli_fit_without_hf_config_names_the_missing_facts(tmp_path):
@@ -326,7 +319,7 @@ def test_cli_fit_without_hf_config_names_the_missing_facts(tmp_path):
 
 @pytest.mark.parametrize("args, code, message", [
     (("fit", "acme/Nothing"), 1, "no recipe or checkpoint"),
-    (("fit", LLAMA, "--hardware", "tpu9"), 1, "not offered"),
+    (("fit", LLAMA, "--hardware", "tpu9"), 1, "unknown hardware"),
     (("fit", LLAMA, "--gpu-memory-utilization", "1.5"), 2, "fraction"),
     (("fit", LLAMA, "--kv-cache-dtype", "int4"), 2, "invalid choice"),
     (("fit", LLAMA, "--tp", "0"), 2, "positive"),

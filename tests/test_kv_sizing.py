@@ -17,7 +17,7 @@ from recipes_site import fit
 
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.render.api import RecipeInput, model_doc, recipe_documents
-from recipes_site.render.pages import kv_view, page_kv, plan_view
+from recipes_site.render.pages import default_choice, kv_view, plan_of, plan_view, process_text, tree_renderings
 from recipes_site.render.schemas import schema_for
 from recipes_site.synthesis import ChoiceError, render_choice, synthesize_recipe
 
@@ -66,13 +66,7 @@ def test_llama_on_h100_as_published(docs):
     assert e["kv_bytes_per_sequence_window"] == 0 and e["windows_per_gpu"] == []
     assert e["max_tokens"] == e["kv_cache_bytes_per_gpu"] // 40_960
     assert (e["context_length"], e["max_model_len"], e["context_fits"], e["max_concurrency"]) == (131_072, 131_072, True, 10)
-    plan = doc["kv_sizing"]["default"]["h100"]["plan"]
-    assert (plan["tp"], plan["replicas"], plan["gpus_per_node"], plan["max_model_len"]) == (4, 2, 8, 131_072)
-    assert [(c["gpus"], c["port"]) for c in plan["commands"]] == [([0, 1, 2, 3], 8000), ([4, 5, 6, 7], 8001)]
-    first = plan["commands"][0]["command"]
-    assert first.startswith("export CUDA_VISIBLE_DEVICES=0,1,2,3\nvllm serve meta-llama/Llama-3.3-70B-Instruct \\\n")
-    assert "--tensor-parallel-size 4" in first and "--port 8000" in first
-    assert "--port 8001" in plan["commands"][1]["command"]
+    assert set(doc["kv_sizing"]["default"]["h100"]) == {"deployments"}   # plans ride in the hardware documents
 
 
 def test_every_entry_is_the_fit_of_its_rendering(ctx, recipes, inputs, docs):
@@ -100,28 +94,6 @@ def test_every_entry_is_the_fit_of_its_rendering(ctx, recipes, inputs, docs):
     assert checked > 100
 
 
-def test_plans_are_the_planners(ctx, recipes, inputs, docs):
-    for hf, rec in inputs.items():
-        for tree in rec.rendered.trees:
-            for res in tree.by_hardware:
-                plan = docs[hf]["kv_sizing"][tree.variant][res.hardware]["plan"]
-                assert plan == fit.throughput_plan(ctx, recipes[hf], res.recommended.variant, res.hardware)
-                ports = [c["port"] for c in plan["commands"]]
-                gpus = [g for c in plan["commands"] for g in c["gpus"]]
-                assert len(set(ports)) == len(ports) == plan["replicas"]
-                assert len(set(gpus)) == len(gpus) <= plan.get("gpus_per_node", 0)
-                for c in plan["commands"]:
-                    assert c["env"]["CUDA_VISIBLE_DEVICES"] == ",".join(map(str, c["gpus"]))
-                    assert c["argv"][c["argv"].index("--port") + 1] == str(c["port"])
-                    assert fit.shape_from_argv(c["argv"]).tp == plan["tp"]
-
-
-def test_deepseek_on_h100_has_no_single_node_plan(docs):
-    plan = docs[R1]["kv_sizing"]["default"]["h100"]["plan"]
-    assert plan["tp"] is None and plan["replicas"] == 0 and plan["commands"] == []
-    assert "multi-node" in plan["reason"]
-
-
 def test_windowed_and_mla_entries(docs):
     gemma = _entry(docs[GEMMA], "default", "h200", "single_node_tp")
     assert gemma["kv_bytes_per_token"] == 81_920 and gemma["prefill_chunk"] == 8192
@@ -139,7 +111,7 @@ def test_the_model_schema_covers_kv_sizing(docs):
     for doc in docs.values():
         assert list(validator.iter_errors(doc)) == []
     bad = copy.deepcopy(docs[LLAMA])
-    bad["kv_sizing"]["default"]["h100"]["plan"]["commands"][0]["port"] = "8000"
+    bad["kv_sizing"]["default"]["h100"]["deployments"][0]["tp"] = "8"
     assert list(validator.iter_errors(bad))
 
 
@@ -190,26 +162,30 @@ def _section(text: str, attr: str) -> str:
 
 
 def test_model_page_shows_the_initial_kv_view_and_plan(project_site):
+    """The first view's memory panel, KV figures and throughput plan are the plan of the command shown."""
     site, _ = project_site
     text = _page(site, LLAMA)
     data = json.loads(unescape(re.search(r'<script type="application/json" id="picker-data">(.*?)</script>', text, re.S).group(1)))
-    doc = json.loads((site / f"api/v1/models/{LLAMA}.json").read_text())
-    assert data["kv"] == page_kv(doc["kv_sizing"])
+    assert data["kv"] is True and "sizing" not in data
     hw = data["default"]["hardware"]
-    rec = data["initial"]["recommended"]["default"]
-    entry = next(e for e in data["kv"]["default"][hw]["d"]
-                 if e["strategy"] == rec["strategy"] and e["node_count"] == rec["node_count"])
-    view = kv_view(entry)
-    assert view["len"] == entry["evaluated_len"] == 131_072 and view["conc"] == 1 and view["ok"] is True
+    doc = data["initial"]
+    rs, r = tree_renderings(doc, "default")
+    features = doc["feature_sets"][r["parts"]["features"]]
+    chosen = default_choice(features)
+    p = plan_of(r, chosen)
+    view = kv_view(p)
+    assert view["len"] == p["context_length"] == 131_072 and view["conc"] == 1 and view["ok"] is True
     assert f'value="{view["len"]}"' in text and 'data-kv-conc' in text
     assert unescape(_section(text, "data-kv-verdict")) == view["verdict"]
     for _, legend, width in view["parts"]:
         assert legend in text and f"width:{width}" in text
-    plan = plan_view(data["kv"]["default"][hw]["plan"], data["hardware"][hw])
+    first = dict(r["parts"]["processes"][0], kind="process")
+    plan = plan_view(r, p, data["hardware"][hw], process_text(r, first, chosen))
     assert unescape(_section(text, "data-plan-sum")) == plan["summary"]
     for pid, caption, command in plan["commands"]:
         assert f'<pre id="{pid}" tabindex="0">{command}</pre>' in text.replace("&#34;", '"')
         assert f'data-copy-from="{pid}"' in text and caption in text
+    assert unescape(_section(text, "data-sizing-why")) == p["reason"]
     assert "data-kv-missing" not in text
 
 
@@ -242,7 +218,9 @@ def test_pages_without_hf_config_say_which_facts_are_missing(tmp_path):
     assert result.ok, [d.format() for d in result.diagnostics]
     page = (tmp_path / "out" / "acme/Plain-8B/index.html").read_text()
     assert "data-kv-missing" in page and "model.hf_config (num_hidden_layers" in page
-    assert "data-kv " not in page and "data-plan" not in page and '"kv":null' in page
+    assert "data-kv " not in page and '"kv":false' in page
+    # the weights side of the plan still stands beside the command
+    assert "data-plan " in page and "GiB of weights on one H100" in page or "GiB of weights on" in page
     assert "kv_sizing" not in json.loads((tmp_path / "out" / "api/v1/models/acme/Plain-8B.json").read_text())
 
 

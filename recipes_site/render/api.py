@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipes_site import fit, sizing
+from recipes_site import fit, plan, sizing
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.types import RecipeRenderings
@@ -121,7 +121,7 @@ def _by_hardware_order(r: RecipeRenderings, order: list[str]):
 def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
     """One document per hardware: the recommended pick per variant tree, every rendering (with
     the `parts` the page's picker uses) and the feature sets those parts refer to."""
-    from recipes_site.render.picker import SharedParts, rendering_parts
+    from recipes_site.render.picker import SharedParts
     profiles = ctx.profiles
     docs: dict[str, dict] = {}
     renderings: dict[str, dict] = {}
@@ -139,11 +139,20 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
                 bucket.setdefault(r.key, r)
     for hw, doc in docs.items():
         shared = SharedParts()
-        doc["renderings"] = [{**rendering_json(r), "parts": rendering_parts(rec, ctx, r, shared)}
-                             for r in renderings[hw].values()]
+        doc["renderings"] = [_rendering_doc(rec, ctx, r, shared) for r in renderings[hw].values()]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
+
+
+def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared) -> dict:
+    """One rendering of a hardware document: the commands, the picker's parts and the plan
+    (plan.py) every figure shown beside the command comes from."""
+    from recipes_site.render.picker import rendering_parts
+    profile = ctx.profiles.get(r.hardware) or {}
+    choices, _ = shared.choices(rec, ctx, r)
+    plans = plan.plan_json(rec.data, r, profile, choices, shared.locked(rec, ctx, r, choices))
+    return {**rendering_json(r), "parts": rendering_parts(rec, ctx, r, shared, plans["default"]), "plan": plans}
 
 
 def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:

@@ -11,20 +11,19 @@ Two entry points, matching the build's two phases:
 hardware documents by the rule the page script uses (`process_text`, site.js `commandText`):
 slice the rendered command around its feature block (`parts`) and join the selected lines.
 
-Configuration (environment, read at build time):
-    RECIPES_SITE_REPO_URL   repository for "edit this recipe" / "request a recipe" links
-    RECIPES_SITE_URL        absolute site URL for sitemap.xml, llms.txt, canonical and OpenGraph
+Configuration: recipes-site.yaml in the recipes root (site_config.py: base URL, repository URL,
+site name), overridden by RECIPES_SITE_URL / RECIPES_SITE_REPO_URL and the CLI flags. Without a
+base URL the pages are a local preview: no canonical URLs, no sitemap.xml.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 import posixpath
-from urllib.parse import quote, urlencode, urljoin, urlsplit
+from urllib.parse import urlencode, urljoin, urlsplit
 
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
@@ -35,6 +34,7 @@ from recipes_site.jsish import mapping
 from recipes_site.render.api import API, HF, RecipeInput, hw_doc_path, model_doc_path
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, picker_summary
+from recipes_site.site_config import SiteConfig, site_config
 from recipes_site.render.search import ARCH_LABELS, FACET_LABELS, FACETS, SORTS, browse_index, format_params
 from recipes_site.synthesis import promotable_variants
 from recipes_site.synthesis.install import install_block
@@ -42,37 +42,11 @@ from recipes_site.synthesis.selection import allowed_by_variant, meets_constrain
 
 TEMPLATES = PROJECT_ROOT / "templates"
 STATIC = ("site.css", "site.js")
-SITE_NAME = "vLLM Recipes"
-DEFAULT_REPO_URL = "https://github.com/example/recipes-site"
-DEFAULT_SITE_URL = "http://127.0.0.1:8000"
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
 PAGE_IDS = frozenset({"main", "top", "install", "serve", "picker-data", "guide", "about", "command-panel",
                       "sizing-h", "install-h", "serve-h", "guide-h", "browse-data", "results", "filters", "search"}
                      | {f"plan-cmd-{i}" for i in range(64)})
-
-
-@dataclass(frozen=True)
-class SiteConfig:
-    repo_url: str = DEFAULT_REPO_URL
-    site_url: str = DEFAULT_SITE_URL
-
-    @classmethod
-    def from_env(cls) -> "SiteConfig":
-        return cls(repo_url=(os.environ.get("RECIPES_SITE_REPO_URL") or DEFAULT_REPO_URL).rstrip("/"),
-                   site_url=(os.environ.get("RECIPES_SITE_URL") or DEFAULT_SITE_URL).rstrip("/"))
-
-    def edit_url(self, hf_id: str) -> str:
-        return f"{self.repo_url}/edit/main/models/{hf_id}.yaml"
-
-    def request_url(self, hf_id: str | None = None) -> str:
-        query = {"labels": "recipe-request", "title": f"Recipe request: {hf_id or ''}"}
-        if hf_id:
-            query["body"] = f"Model: https://huggingface.co/{hf_id}\nHardware:\nPrecision:\nNotes:\n"
-        return f"{self.repo_url}/issues/new?{urlencode(query, quote_via=quote)}"
-
-    def absolute(self, path: str) -> str:
-        return self.site_url + path
 
 
 # -- JSON inside <script> ---------------------------------------------------------------------
@@ -184,49 +158,31 @@ def variant_label(variant, key: str) -> str:
     return f"{p} · {v['vram_minimum_gb']} GB" if v.get("vram_minimum_gb") else p
 
 
-def sizing_view(fit: dict | None, weights_gb, hw: dict) -> dict:
-    """Facts and a one-line explanation of one variant's weights on one hardware profile
-    (`hw` is the picker summary's hardware entry; site.js `sizing` says the same)."""
-    if not fit or not weights_gb:
-        return {"facts": [], "why": "This recipe gives no size for this variant, so there is no estimate."}
-    w, per, n, hw_label = gb(weights_gb), gb(hw["vram_per_gpu_gb"]), hw["gpu_count"], hw["label"]
-    facts = [("Weights", f"{w} GB"), ("GPUs needed", f"{fit['min_gpus']} × {per} GB")]
-    if fit["fits_one_node"]:
-        facts += [("Tensor parallel", str(fit["tensor_parallel"])), ("Replicas per node", str(fit["replicas_per_node"]))]
-        why = (f"Fits on one {hw_label} GPU: {w} GB of weights within {per} GB." if fit["fits_one_gpu"] else
-               f"Fits on one node: {w} GB of weights need {fit['min_gpus']} of its {n} GPUs ({per} GB each).")
-    else:
-        facts.append(("Nodes", str(fit["nodes_needed"])))
-        why = f"Does not fit one node: {w} GB of weights exceed {n} × {per} GB; one copy needs {fit['nodes_needed']} nodes."
-    return {"facts": facts, "why": why}
-
-
 # -- the KV-cache part of the sizing panel (site.js `kvView` and `planView` say the same) ------
 
-# what the page embeds of each `kv_sizing` deployment entry and plan (fit.panel_entry, throughput_plan)
-PAGE_KV_KEYS = ("strategy", "node_count", "dp", "vram_gib_per_gpu", "budget_gib_per_gpu", "weights_gib_per_gpu",
-                "overhead_gib_per_gpu", "kv_cache_gib_per_gpu", "kv_cache_bytes_per_gpu", "kv_bytes_per_token_per_gpu",
-                "windows_per_gpu", "prefill_chunk", "context_length", "evaluated_len", "max_tokens", "missing_facts")
-PAGE_PLAN_KEYS = ("tp", "replicas", "gpus_per_node", "max_model_len", "max_concurrency_per_replica",
-                  "kv_cache_gib_per_gpu", "reason")
 MAX_CONCURRENCY_INPUT = 100_000
 
 
-def page_kv(kv_sizing: dict | None) -> dict | None:
-    """The model page's copy of the API's `kv_sizing`: per variant tree and hardware, the entries
-    of its renderings (`d`) and the throughput plan with each replica's command."""
-    if not kv_sizing:
-        return None
-    out = {}
-    for tree, per_hw in kv_sizing.items():
-        out[tree] = {}
-        for hw, item in per_hw.items():
-            plan = item["plan"]
-            out[tree][hw] = {"d": [{k: e[k] for k in PAGE_KV_KEYS} for e in item["deployments"]],
-                             "plan": {**{k: plan.get(k) for k in PAGE_PLAN_KEYS},
-                                      "commands": [{"gpus": c["gpus"], "port": c["port"], "command": c["command"]}
-                                                   for c in plan["commands"]]}}
-    return out
+def plan_of(rendering: dict, chosen: list[tuple[dict, dict | None]]) -> dict:
+    """The plan of a rendering with these features (plan.py `rendering_plans`; site.js `planOf`)."""
+    p = rendering["plan"]
+    key = ",".join(f"{f['name']}:{m['name']}" if m is not None else f["name"] for f, m in chosen if f["name"] in p["keys"])
+    return p["by"].get(key) or p["default"]
+
+
+def layout_text(p: dict) -> str:
+    return (f"TP {p['tp']}" + (f" × PP {p['pp']}" if p["pp"] > 1 else "") + (f" × DP {p['dp']}" if p["dp"] > 1 else "")
+            + (" + EP" if p["ep"] else ""))
+
+
+def plan_facts(p: dict, label: str) -> dict:
+    """The memory panel's facts and verdict line of a plan (site.js `planFacts` says the same)."""
+    facts = [("GPUs", f"{p['gpus']} × {label}" + (f" on {p['nodes']} nodes" if p["nodes"] > 1 else "")),
+             ("Layout", layout_text(p))]
+    if p["weights_gib"] is not None:
+        facts.append(("Weights", f"{_gib(p['weights_gib'])} GiB · {_gib(p['weights_gib_per_gpu'])} GiB per GPU"))
+    facts.append(("Budget per GPU", f"{_gib(p['budget_gib_per_gpu'])} GiB of {gb(p['vram_gib_per_gpu'])} GiB"))
+    return {"facts": facts, "why": p["reason"], "ok": p["verdict"] in ("fits", None)}
 
 
 def kv_default_len(e: dict) -> int:
@@ -289,20 +245,25 @@ def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> 
     return view
 
 
-def plan_view(plan: dict | None, hw: dict) -> dict | None:
-    """The throughput plan's summary line and replica commands (site.js `planView`)."""
-    if plan is None:
-        return None
-    if not plan.get("tp"):
-        return {"summary": f"No throughput plan: {plan.get('reason') or 'no layout fits'}.", "commands": []}
-    each = plan.get("max_concurrency_per_replica")
-    summary = (f"{_count(plan['replicas'], 'replica')} of TP {plan['tp']} per {hw['gpu_count']} × {hw['label']} node, "
-               f"each on its own GPUs and port")
-    if each is not None:
-        summary += (f", each holding {_count(each, 'request')} of {plan['max_model_len']:,} tokens "
-                    f"({_gib(plan['kv_cache_gib_per_gpu'])} GiB of KV cache per GPU)")
-    commands = [(f"plan-cmd-{i}", f"Replica {i}: GPUs {','.join(map(str, c['gpus']))}, port {c['port']}", c["command"])
-                for i, c in enumerate(plan["commands"])]
+def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
+    """The throughput plan beside a command (site.js `planView`): copies of that very command,
+    each on its own GPUs and port, when it uses part of one node."""
+    parts = rendering["plan"].get("replicas")
+    if p["verdict"] not in ("fits", None):
+        return {"summary": "No throughput plan: this command cannot start (see above).", "commands": []}
+    if not parts:
+        where = f"{p['nodes']} nodes" if p["nodes"] > 1 else f"all {p['gpus']} GPUs of one {hw['label']} node" \
+            if p["gpus"] >= hw["gpu_count"] else f"{p['gpus']} of the {hw['gpu_count']} GPUs of one {hw['label']} node"
+        return {"summary": f"One copy of this command: it uses {where}.", "commands": []}
+    reps = parts["replicas"]
+    summary = (f"{_count(len(reps), 'copy')} of this command ({layout_text(p)}, {_count(p['gpus'], 'GPU')} each) fill one "
+               f"{hw['gpu_count']} × {hw['label']} node, each on its own GPUs and port")
+    if p.get("concurrency") is not None:
+        summary += (f", each holding {_count(p['concurrency'], 'request')} of {p['context_length']:,} tokens "
+                    f"({_gib(p['kv_cache_gib_per_gpu'])} GiB of KV cache per GPU)")
+    fill = lambda text, r: text.replace("{gpus}", r["gpus"]).replace("{port}", str(r["port"]))
+    commands = [(f"plan-cmd-{i}", f"Copy {i}: GPUs {r['gpus']}, port {r['port']}",
+                 fill(parts["serve_prefix"], r) + command + fill(parts["suffix"], r)) for i, r in enumerate(reps)]
     return {"summary": summary + ".", "commands": commands}
 
 
@@ -322,7 +283,7 @@ class _Pages:
     """The jinja environment and what every page shares (static asset URLs, config, labels)."""
 
     def __init__(self, profiles: dict, taxonomy: dict, config: SiteConfig | None):
-        self.config = config or SiteConfig.from_env()
+        self.config = config or SiteConfig.from_env()   # callers pass site_config(catalog.root)
         self.profiles = profiles
         self.labels = hw_labels(profiles)
         self.task_labels = {t.get("id"): t.get("display_name") or t.get("id")
@@ -334,12 +295,12 @@ class _Pages:
             data = (TEMPLATES / "static" / name).read_bytes()
             self.static_files[f"static/{name}"] = data
             self.static[name] = f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
-        self.globals = dict(site_name=SITE_NAME, static=self.static, config=self.config, hw_labels=self.labels,
+        self.globals = dict(site_name=self.config.site_name, static=self.static, config=self.config, hw_labels=self.labels,
                             arch_labels=ARCH_LABELS, task_labels=self.task_labels)
 
     def render(self, template: str, path: str, **page) -> bytes:
         url = "/" + (path[: -len("index.html")] if path.endswith("index.html") else path)
-        page.setdefault("canonical", self.config.absolute(url))
+        page.setdefault("canonical", self.config.absolute(url) if self.config.published else None)
         return self.env.get_template(template).render(page_url=url, **self.globals, **page).encode("utf-8")
 
 
@@ -440,6 +401,19 @@ def strategy_notes(ctx, hw_docs: list[dict]) -> dict[str, str]:
     return out
 
 
+def node_pills(rs: list[dict], strategy: str, nodes: list[int]) -> list[tuple[int, str, str]]:
+    """(node count, label, GPUs) of each node pill: the nodes and GPUs the rendering of that count
+    really occupies (its plan), e.g. a disaggregated deployment's pools on several nodes (site.js
+    `nodePill`)."""
+    out = []
+    for n in nodes:
+        r = next((x for x in rs if x["strategy"] == strategy and x["node_count"] == n), None) \
+            or next(x for x in rs if x["node_count"] == n)
+        p = r["plan"]["default"]
+        out.append((n, f"{p['nodes']} node{'s' if p['nodes'] > 1 else ''}", f"{p['gpus']} GPU{'s' if p['gpus'] > 1 else ''}"))
+    return out
+
+
 def initial_view(summary: dict, labels: dict) -> dict:
     """The server-rendered default state of the picker (what the page shows without JavaScript)."""
     doc, variant, hw = summary["initial"], summary["default"]["variant"], summary["default"]["hardware"]
@@ -453,21 +427,22 @@ def initial_view(summary: dict, labels: dict) -> dict:
     return {
         "variant": variant, "hardware": hw, "rendering": r, "parts": r["parts"], "features": features,
         "locked": r["parts"]["features_locked"], "strategies": strategies, "recommended": r["strategy"],
-        "nodes": nodes, "node_count": r["node_count"],
+        "nodes": nodes, "node_count": r["node_count"], "node_pills": node_pills(rs, r["strategy"], nodes),
+        "served": None if r["variant"] == variant else summary["variants"].get(r["variant"], {"label": r["variant"]}),
         "features_on": {f["name"]: (m["name"] if m else None) for f, m in chosen},
         "tabs": tabs, "tab": first["id"], "command": default_text(doc, r, first),
-        "sizing": sizing_view(summary["sizing"].get(variant, {}).get(hw), summary["variants"][variant]["vram_gb"],
-                              summary["hardware"][hw]),
-        **_initial_kv(summary, variant, hw, r),
+        **_initial_plan(summary, r, chosen, first),
     }
 
 
-def _initial_kv(summary: dict, variant: str, hw: str, r: dict) -> dict:
-    at = ((summary.get("kv") or {}).get(variant) or {}).get(hw)
-    if at is None:
-        return {"kv": None, "plan": None}
-    entry = next((e for e in at["d"] if e["strategy"] == r["strategy"] and e["node_count"] == r["node_count"]), None)
-    return {"kv": kv_view(entry), "plan": plan_view(at["plan"], summary["hardware"][hw])}
+def _initial_plan(summary: dict, r: dict, chosen: list, first: dict) -> dict:
+    """The memory panel, KV figures and throughput plan of the first view, from the rendering's plan."""
+    p = plan_of(r, chosen)
+    hw = summary["hardware"][r["hardware"]]
+    command = process_text(r, first, chosen, locked=r["parts"]["features_locked"])
+    return {"plan_now": p, "sizing": plan_facts(p, hw["label"]),
+            "kv": kv_view(p) if p.get("kv_bytes_per_token_per_gpu") is not None else None,
+            "plan": plan_view(r, p, hw, command)}
 
 
 def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
@@ -509,14 +484,15 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
     """The model page `<org>/<repo>/index.html` and the agents' `<org>/<repo>.md` of one recipe.
 
     `docs` holds the recipe's API documents (at least its hardware documents)."""
-    pages = _Pages(ctx.profiles, catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {}, config)
+    pages = _Pages(ctx.profiles, catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {},
+                   config or site_config(catalog.root))
     hw_docs = {h: docs[hw_doc_path(rec.hf_id, h)] for h in ctx.profiles if hw_doc_path(rec.hf_id, h) in docs}
     summary = view = data = None
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
         model_doc = docs.get(model_doc_path(rec.hf_id))
         kv = model_doc.get("kv_sizing") if model_doc is not None else fit.kv_sizing(ctx, rec.data, rec.rendered)
-        summary = dict(summary, variants=distinct_variants(summary["variants"]), kv=page_kv(kv))
+        summary = dict(summary, variants=distinct_variants(summary["variants"]), kv=bool(kv))
         data = dict(summary, reasons=unavailable_reasons(rec, ctx, summary),
                     notes=strategy_notes(ctx, list(hw_docs.values())), labels=pages.labels)
         view = initial_view(summary, pages.labels)
@@ -537,7 +513,7 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         related=related, more=more, hf_url=HF + rec.hf_id, json_url="/" + model_doc_path(rec.hf_id),
         hw_json={h: "/" + hw_doc_path(rec.hf_id, h) for h in hw_docs}, md_url=f"/{rec.hf_id}.md",
         edit_url=pages.config.edit_url(rec.hf_id),
-        issue_url=f"{pages.config.repo_url}/issues/new?{urlencode({'title': f'{rec.hf_id}: '}, quote_via=quote)}",
+        issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
         groups=hardware_groups(summary) if summary else [], updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)), max_conc=MAX_CONCURRENCY_INPUT)
     return {f"{rec.hf_id}/index.html": html,
@@ -600,7 +576,7 @@ class _Catalog:
         taxonomy = catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {}
         self.taxonomy = taxonomy
         self.profiles = catalog.hardware_profiles()
-        self.pages = _Pages(self.profiles, taxonomy, config)
+        self.pages = _Pages(self.profiles, taxonomy, config or site_config(catalog.root))
         self.config, self.labels = self.pages.config, self.pages.labels
         self.index = api_docs[f"{API}/models.json"]
         self.models = {m["id"]: m for m in self.index["models"]}
@@ -635,7 +611,7 @@ class _Catalog:
         records = index["records"]
         data = {"records": records, "facets": list(FACETS)}
         providers = [(org, self.provider_name(org), len(ids)) for org, ids in sorted(self.orgs.items(), key=lambda kv: kv[0].lower())]
-        self.render("index.html", "index.html", title=f"{SITE_NAME}: run any model on any hardware",
+        self.render("index.html", "index.html", title=f"{self.config.site_name}: run any model on any hardware",
                     description=f"Exact vllm serve and docker run commands for {len(records)} models on "
                                 f"{len(self.profiles)} hardware profiles.",
                     records=records, rows={r: self.row(r) for r in self.models}, facets=index["facets"],
@@ -731,13 +707,16 @@ class _Catalog:
             lines.append(f"  <url><loc>{escape(self.config.absolute(path))}</loc>"
                          + (f"<lastmod>{escape(str(lastmod))}</lastmod>" if lastmod else "") + "</url>")
         lines.append("</urlset>")
-        self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
-        self.files["robots.txt"] = f"User-agent: *\nAllow: /\n\nSitemap: {self.config.absolute('/sitemap.xml')}\n".encode("utf-8")
+        robots = "User-agent: *\nAllow: /\n"
+        if self.config.published:   # the sitemap protocol needs absolute URLs: none in a local preview
+            self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
+            robots += f"\nSitemap: {self.config.absolute('/sitemap.xml')}\n"
+        self.files["robots.txt"] = robots.encode("utf-8")
         self.files["llms.txt"] = self.llms_txt().encode("utf-8")
 
     def llms_txt(self) -> str:
         a = self.config.absolute
-        out = [f"# {SITE_NAME}", "",
+        out = [f"# {self.config.site_name}", "",
                f"> Exact, validated `vllm serve` and `docker run` commands for {len(self.models)} models on "
                f"{len(self.profiles)} hardware profiles, generated from one YAML recipe per Hugging Face model.", "",
                "Each recipe below links to a Markdown summary: install steps, the recommended command per variant, "
@@ -754,7 +733,8 @@ class _Catalog:
                        f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; models that fit: {a(f'/{API}/hardware/{h}.json')}")
         out += ["", "## Optional", "",
                 f"- [Recipe JSON Schema]({a('/' + API + '/schema/recipe.schema.json')}): the recipe format",
-                f"- [Contributing]({self.config.repo_url}/blob/main/CONTRIBUTING.md): add or fix a recipe", ""]
+                *([f"- [Contributing]({self.config.blob_url('CONTRIBUTING.md')}): add or fix a recipe"]
+                  if self.config.repo_url else []), ""]
         return "\n".join(out)
 
 
@@ -774,7 +754,7 @@ def catalog_pages(catalog, api_docs: dict[str, dict], config: SiteConfig | None 
 def site_pages(catalog, recipes: list[RecipeInput], ctx, api_docs: dict[str, dict],
                config: SiteConfig | None = None) -> dict[str, bytes]:
     """Both phases, serially (tests, scripts): every file of the human site, keyed by path."""
-    config = config or SiteConfig.from_env()
+    config = config or site_config(catalog.root)
     files: dict[str, bytes] = {}
     for rec in recipes:
         files.update(recipe_pages(catalog, rec, ctx, api_docs, config))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from recipes_site import sizing
+from recipes_site import fit, sizing
 from recipes_site.render.api import RecipeInput, hw_doc_path
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggles_are_exact
@@ -94,17 +94,29 @@ def _flag_value(argv: tuple, flag: str) -> str | None:
     return None
 
 
-def summary_line(r: Rendering, profile: dict, precision: str | None) -> str:
-    main = r.main_process
-    gpus = profile.get("gpu_count") or 1
+def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict | None = None) -> str:
+    """The card's header: the GPUs and nodes the deployment occupies and its layout, from the
+    rendering's plan (plan.py) so it says what the command runs on, not what the profile has."""
     name = profile.get("display_name") or r.hardware
-    parts = [f"{r.node_count} nodes x {gpus}x {name}" if r.node_count > 1 else f"{gpus}x {name}"]
-    if main is not None:
+    if plan is None:
+        gpus, nodes, layout = profile.get("gpu_count") or 1, r.node_count, {}
+    else:
+        gpus, nodes = plan["gpus"], plan["nodes"]
+        layout = {"TP": plan["tp"], "PP": plan["pp"], "DP": plan["dp"]}
+    per_node = profile.get("gpu_count") or 1
+    where = f" on {nodes} nodes" if nodes > 1 else (f" of {per_node}" if gpus < per_node else "")
+    parts = [f"{gpus}× {name}{where}"]
+    main = r.main_process
+    if plan is None and main is not None:
         for flag, short in (("--tensor-parallel-size", "TP"), ("--pipeline-parallel-size", "PP"),
                             ("--data-parallel-size", "DP")):
             value = _flag_value(main.argv, flag)
             if value:
                 parts.append(f"{short}={value}")
+    else:
+        parts += [f"{short}={value}" for short, value in layout.items() if short == "TP" or value > 1]
+        if plan and plan.get("ep"):
+            parts.append("EP")
     if precision:
         parts.append(precision.upper())
     return " · ".join(parts)
@@ -157,6 +169,15 @@ class SharedParts:
             self._choices[key] = (choices, self.feature_sets.index_of(feature_set_json(choices)))
         return self._choices[key]
 
+    def locked(self, rec: RecipeInput, ctx: Context, r: Rendering, choices) -> bool:
+        return _locked(choices, r)
+
+
+def _locked(choices, r: Rendering) -> bool:
+    """Whether the feature toggles of a rendering cannot be joined into its commands."""
+    procs = [p for *_, p in _processes(r)]
+    return not (toggles_are_exact(choices, procs) and all(_split(p, len(choices)) is not None for p in procs))
+
 
 def _split(p: Process, n_features: int) -> dict | None:
     """Where the feature block sits in the command and where the docker head ends."""
@@ -171,10 +192,10 @@ def _split(p: Process, n_features: int) -> dict | None:
     return {"at": at, "n": len(body) - 1 - at - len(p.lines_after), "docker_at": docker_at}
 
 
-def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: SharedParts) -> dict:
+def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: SharedParts, plan: dict | None = None) -> dict:
     choices, feature_set = shared.choices(rec, ctx, r)
     procs = _processes(r)
-    exact = toggles_are_exact(choices, [p for *_, p in procs])
+    exact = not shared.locked(rec, ctx, r, choices)
     parts = []
     env_of = lambda p: r.env if (r.single or r.head or r.kv) else p.env
     for pid, label, path, docker_path, p in procs:
@@ -183,19 +204,21 @@ def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: Shared
         parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
                       "exports": exports(env_of(p)), **(split or {"at": 0, "n": 0, "docker_at": 0})})
     variant = mapping(mapping(rec.data.get("variants")).get(r.variant))
-    return {"summary": summary_line(r, ctx.profiles.get(r.hardware, {}), variant.get("precision")),
+    return {"summary": summary_line(r, ctx.profiles.get(r.hardware, {}), variant.get("precision"), plan),
             "processes": parts, "extras": shared.extra_sets.index_of(_extras(r)),
             "features": feature_set, "features_locked": not exact}
 
 
 # -- the page's embedded summary ----------------------------------------------------------------
 
-def _variant_label(key: str, variant: dict) -> str:
+def _variant_label(recipe: dict, key: str, variant: dict) -> str:
+    """A variant's pill: its label, else its precision and its weights in GiB (the unit of every
+    plan; `vram_minimum_gb` is decimal GB with the 1.2 runtime factor, which the plans divide out)."""
     if variant.get("label"):
         return variant["label"]
     precision = (variant.get("precision") or key).upper()
-    vram = variant.get("vram_minimum_gb")
-    return f"{precision} · {vram} GB" if vram else precision
+    weights, _ = fit.weights_bytes(recipe, variant)
+    return f"{precision} · {weights / fit.GIB:.0f} GiB" if weights else precision
 
 
 def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict:
@@ -207,7 +230,7 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
     for tree in rec.rendered.trees:
         v = mapping(variants.get(tree.variant))
         trees[tree.variant] = {
-            "label": _variant_label(tree.variant, v), "precision": v.get("precision"),
+            "label": _variant_label(rec.data, tree.variant, v), "precision": v.get("precision"),
             "vram_gb": v.get("vram_minimum_gb"), "model_id": tree.model_id, "description": v.get("description") or "",
             "default_hardware": tree.default_hardware, "hardware": [res.hardware for res in tree.by_hardware]}
     hardware = {hw_id: {"label": p.get("display_name") or hw_id, "brand": p.get("brand"),
@@ -216,12 +239,8 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
                 for hw_id, p in ctx.profiles.items()}
     strategies = {sid: {"label": spec.get("display_name") or sid, "deploy_type": spec.get("deploy_type"),
                         "orientation": spec.get("orientation")} for sid, spec in ctx.strategies.items()}
-    sizes = {}
-    for key in trees:
-        per_hw = sizing.variant_sizing(rec.data, mapping(variants.get(key)), ctx.profiles)["hardware"]
-        sizes[key] = {hw: per_hw[hw] for hw in trees[key]["hardware"] if hw in per_hw}
     first = rec.rendered.trees[0] if rec.rendered.trees else None
     default = {"variant": first.variant, "hardware": first.default_hardware} if first else None
     return {"id": rec.hf_id, "api_url": "/" + hw_doc_path(rec.hf_id, "{hw}"), "default": default,
-            "variants": trees, "hardware": hardware, "strategies": strategies, "sizing": sizes,
+            "variants": trees, "hardware": hardware, "strategies": strategies,
             "initial": initial}

@@ -2,10 +2,15 @@
 
 Written by hand rather than derived, because they are a contract: a change here is a
 deliberate API change, and `tests/test_api_schemas.py` checks every written document.
+
+Each schema is self-contained (shared parts are copied into its `$defs`, never referenced in
+another file), so a consumer validates with `jsonschema.validate(doc, schema)` and no registry.
+Its `$id` is the absolute URL it is served at (`<base_url>/api/v1/schema/<name>.schema.json`);
+a preview build, which does not know its URL, writes no `$id` rather than a made-up one.
 """
 from __future__ import annotations
 
-BASE = "https://recipes-site.local/api/v1/schema/"
+SCHEMA_DIR = "api/v1/schema"
 STR, INT, BOOL, OBJ = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "object"}
 STR_OR_NULL = {"type": ["string", "null"]}
 STR_LIST = {"type": "array", "items": STR}
@@ -44,9 +49,30 @@ FEATURE = _obj({"name": STR, "label": STR, "description": STR, "default": {"type
                 "lines": {"type": ["array", "null"], "items": STR}})
 EXTRA = {"type": "object", "required": ["id", "label"], "additionalProperties": False,
          "properties": {"id": STR, "label": STR, "text": STR, "prefix": STR, "path": PATH}}
+NUM = {"type": "number"}
+NUM_OR_NULL_ = {"type": ["number", "null"]}
+INT_OR_NULL_ = {"type": ["integer", "null"]}
+# plan.plan_of: what one rendering asks of the machine, in GiB (every figure shown beside a command)
+ONE_PLAN = _obj({
+    "gpus": {"type": "integer", "minimum": 1}, "nodes": {"type": "integer", "minimum": 1},
+    "tp": {"type": "integer", "minimum": 1}, "pp": {"type": "integer", "minimum": 1},
+    "dp": {"type": "integer", "minimum": 1}, "ep": BOOL,
+    "vram_gib_per_gpu": NUM, "budget_gib_per_gpu": NUM, "weights_gib": NUM_OR_NULL_,
+    "weights_gib_per_gpu": NUM_OR_NULL_, "overhead_gib_per_gpu": NUM, "kv_cache_gib_per_gpu": NUM_OR_NULL_,
+    "kv_cache_bytes_per_gpu": {"type": ["integer", "null"], "minimum": 0}, "kv_bytes_per_token_per_gpu": NUM_OR_NULL_,
+    "context_length": INT_OR_NULL_, "max_tokens": INT_OR_NULL_, "concurrency": INT_OR_NULL_,
+    "verdict": {"enum": ["fits", "over", "no_kv", "short", None]}, "reason": STR},
+    {"windows_per_gpu": {"type": "array", "items": _obj({"window": {"type": "integer", "minimum": 1},
+                                                         "bytes_per_token": NUM})},
+     "prefill_chunk": {"type": "integer", "minimum": 0}, "draft": STR})
+# plan.plan_json: the plan as rendered, per feature state that changes memory, and the replica parts
+RENDERING_PLAN = _obj({"keys": STR_LIST, "default": ONE_PLAN, "by": {"type": "object", "additionalProperties": ONE_PLAN}},
+                      {"replicas": _obj({"replicas": {"type": "array", "minItems": 2, "items": _obj({
+                          "gpus": STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}})},
+                          "serve_prefix": STR, "docker_head": STR, "suffix": STR})})
 HEAD = {"hardware": STR, "strategy": STR, "variant": STR, "node_count": {"type": "integer", "minimum": 1},
         "deploy_type": {"enum": DEPLOY_TYPES}, "env": ENV}
-DOCKER_IMAGE = {"docker_image": STR, "parts": PARTS, "notes": STR_LIST}
+DOCKER_IMAGE = {"docker_image": STR, "parts": PARTS, "notes": STR_LIST, "plan": RENDERING_PLAN}
 POOL = _obj({"command": STR, "argv": STR_LIST, "env": ENV, "nodes": INT, "parallelism": STR, "tp": INT,
              "dpLocal": INT, "dpSize": INT, "poolGpus": INT, "currentNode": INT, "startRank": INT,
              "docker_command": STR, "docker_argv": STR_LIST})
@@ -109,15 +135,8 @@ KV_DEPLOYMENT = _obj({
     "max_tokens": INT_OR_NULL, "max_concurrency": INT_OR_NULL, "max_model_len": INT_OR_NULL,
     "safe_max_model_len": INT_OR_NULL, "context_fits": {"type": ["boolean", "null"]},
     "missing_facts": STR_LIST, "notes": STR_LIST})
-# fit.throughput_plan: replicas of single_node_tp filling one node, each on its own GPUs and port
-REPLICA = _obj({"replica": NONNEG, "gpus": {"type": "array", "minItems": 1, "items": NONNEG},
-                "port": {"type": "integer", "minimum": 1, "maximum": 65535}, "argv": STR_LIST,
-                "env": ENV, "command": STR})
-PLAN = _obj({"hardware": STR, "tp": INT_OR_NULL, "replicas": NONNEG, "commands": {"type": "array", "items": REPLICA}},
-            {"gpus_per_node": POS, "context_fits": {"type": ["boolean", "null"]}, "max_model_len": INT_OR_NULL,
-             "max_concurrency_per_replica": INT_OR_NULL, "kv_cache_gib_per_gpu": NUM_OR_NULL, "reason": STR})
 KV_SIZING = {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": _obj({
-    "deployments": {"type": "array", "minItems": 1, "items": KV_DEPLOYMENT}, "plan": PLAN})}}
+    "deployments": {"type": "array", "minItems": 1, "items": KV_DEPLOYMENT}})}}
 
 DOCUMENTS: dict[str, dict] = {
     "rendering": RENDERING,
@@ -142,7 +161,7 @@ DOCUMENTS: dict[str, dict] = {
     "model-hardware": _obj({
         "recipe": STR, "hardware": STR, "hardware_profile": PROFILE,
         "recommended": {"type": "object", "minProperties": 1, "additionalProperties": PICK},
-        "renderings": {"type": "array", "minItems": 1, "items": {"$ref": "rendering.schema.json"}},
+        "renderings": {"type": "array", "minItems": 1, "items": _ref("rendering")},
         "feature_sets": {"type": "array", "items": {"type": "array", "items": FEATURE}},
         "extra_sets": {"type": "array", "items": {"type": "array", "items": EXTRA}}}),
     "hardware-index": _obj({"hardware": {"type": "array", "items": {
@@ -158,10 +177,32 @@ DOCUMENTS: dict[str, dict] = {
 }
 
 
-def schema_for(name: str) -> dict:
+# what a document schema's `#/$defs/<name>` references point to (copied in, see the module docstring)
+DEFS = {"rendering": RENDERING}
+
+
+def _refs(node) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["$ref"][len("#/$defs/"):]} if str(node.get("$ref", "")).startswith("#/$defs/") else set()
+        return found.union(*(_refs(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_refs(v) for v in node))
+    return set()
+
+
+def schema_url(base_url: str, name: str) -> str:
+    return f"{base_url.rstrip('/')}/{SCHEMA_DIR}/{name}.schema.json"
+
+
+def schema_for(name: str, base_url: str | None = None) -> dict:
+    """The schema of one document type; `$id` = where it is served when the base URL is known."""
     body = DOCUMENTS[name]
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"{BASE}{name}.schema.json",
-            "title": f"recipes-site API: {name}", **body}
+    head = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
+    if base_url:
+        head["$id"] = schema_url(base_url, name)
+    used = sorted(_refs(body))
+    return {**head, "title": f"recipes-site API: {name}", **body,
+            **({"$defs": {n: DEFS[n] for n in used}} if used else {})}
 
 
 def schema_name_for_path(rel: str) -> str | None:
@@ -183,5 +224,15 @@ def schema_name_for_path(rel: str) -> str | None:
     return None
 
 
-def all_schemas() -> dict[str, dict]:
-    return {f"api/v1/schema/{name}.schema.json": schema_for(name) for name in DOCUMENTS}
+def all_schemas(base_url: str | None = None) -> dict[str, dict]:
+    return {f"{SCHEMA_DIR}/{name}.schema.json": schema_for(name, base_url) for name in DOCUMENTS}
+
+
+def published_schemas(base_url: str | None, recipe_schema: dict) -> dict[str, dict]:
+    """Every schema the build writes: the API documents' and the recipe format's, each with the
+    `$id` of its served URL (none in a preview build; the recipe schema's editor `$id` is dropped)."""
+    recipe = {k: v for k, v in recipe_schema.items() if k != "$id"}
+    if base_url:
+        recipe = {"$schema": recipe.get("$schema"), "$id": schema_url(base_url, "recipe"),
+                  **{k: v for k, v in recipe.items() if k != "$schema"}}
+    return {**all_schemas(base_url), f"{SCHEMA_DIR}/recipe.schema.json": recipe}

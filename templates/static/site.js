@@ -102,7 +102,7 @@ d.addEventListener("click", e => {
    feed them. window.kvFit lets the tests compare them with fit.py. */
 const kvFit = (() => {
   const seq = (e, L) => e.kv_bytes_per_token_per_gpu * L
-    + e.windows_per_gpu.reduce((s, w) => s + w.bytes_per_token * Math.min(L, w.window + e.prefill_chunk), 0);
+    + (e.windows_per_gpu || []).reduce((s, w) => s + w.bytes_per_token * Math.min(L, w.window + (e.prefill_chunk || 0)), 0);
   const needed = (e, L, C) => Math.ceil(C / e.dp) * seq(e, L);
   const fits = (e, L, C) => needed(e, L, C) <= e.kv_cache_bytes_per_gpu;
   const requests = (e, L) => { const one = seq(e, L); return one > 0 ? Math.floor(e.kv_cache_bytes_per_gpu / one) * e.dp : 0; };
@@ -153,9 +153,11 @@ function picker(P, D) {
   const featuresOf = r => docs[S.hardware].feature_sets[r.parts.features];
   /* the features in force: defaults, or the user's set; a locked rendering keeps its defaults */
   function choose(r, on, modes) {
-    const out = [];
-    for (const f of featuresOf(r)) {
-      const locked = r.parts.features_locked || !on;
+    const out = [], fs = featuresOf(r);
+    /* a feature set naming none of this rendering's features (?features=foo) means the defaults */
+    const unknown = on && Object.keys(on).length > 0 && !fs.some(f => on[f.name]);
+    for (const f of fs) {
+      const locked = r.parts.features_locked || !on || unknown;
       if (!(locked ? f.default !== false && f.default !== null : on[f.name])) continue;
       const want = locked ? f.default : modes[f.name];
       out.push([f, f.modes ? f.modes.find(m => m.name === want) || f.modes.find(m => m.name === f.default) || f.modes[0] : null]);
@@ -165,13 +167,20 @@ function picker(P, D) {
   const featureKey = ch => ch.map(([f, m]) => m ? f.name + ":" + m.name : f.name).join(",");
 
   /* the assembly rule: the rendered command around its feature block + the selected lines */
-  function commandText(r, p, ch) {
-    if (r.parts.features_locked) return form === "docker" ? get(r, p.docker_path) : p.exports + get(r, p.path);
+  function commandParts(r, p, ch) {   /* [head, tail]: the command is head + tail */
+    if (r.parts.features_locked) return form === "docker" ? [get(r, p.docker_path), ""] : [p.exports + get(r, p.path), ""];
     const body = get(r, p.path).split(SEP);
     const lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), body.slice(1 + p.at + p.n));
     const tail = lines.length ? SEP + lines.join(SEP) : "";
-    return form === "docker" ? get(r, p.docker_path).split(SEP).slice(0, p.docker_at).join(SEP) + tail : p.exports + body[0] + tail;
+    return form === "docker" ? [get(r, p.docker_path).split(SEP).slice(0, p.docker_at).join(SEP), tail] : [p.exports + body[0], tail];
   }
+  const commandText = (r, p, ch) => commandParts(r, p, ch).join("");
+  /* the plan of the command shown: plan.py computed one per feature state that changes memory */
+  function planOf(r, ch) {
+    const P = r.plan, k = featureKey(ch.filter(([f]) => P.keys.includes(f.name)));
+    return P.by[k] || P.default;
+  }
+  const holds = p => p.verdict === "fits" || p.verdict === null;
   function tabs(r) {
     const ex = docs[S.hardware].extra_sets[r.parts.extras];
     return ex.filter(e => e.id !== "router").concat(r.parts.processes, ex.filter(e => e.id === "router"));
@@ -179,6 +188,13 @@ function picker(P, D) {
 
   /* strategy and node count on one hardware: an explicit strategy wins; a node count alone
      picks the recommended strategy if it offers that count, else the first one that does */
+  /* a node pill names the nodes and GPUs its rendering occupies (pages.py `node_pills`) */
+  function nodePill(n) {
+    const rs = docs[S.hardware].renderings.filter(x => x.variant === X.r.variant);
+    const x = rs.find(y => y.strategy === S.strategy && y.node_count === n) || rs.find(y => y.node_count === n);
+    const p = x.plan.default;
+    return [h("b", { text: p.nodes + (p.nodes > 1 ? " nodes" : " node") }), h("small", { text: p.gpus + (p.gpus > 1 ? " GPUs" : " GPU") })];
+  }
   function resolve(doc, variant, w) {
     const want = doc.recommended[variant], rs = doc.renderings.filter(r => r.variant === want.variant);
     const rec = rs.find(r => r.strategy === want.strategy && r.node_count === want.node_count);
@@ -254,16 +270,17 @@ function picker(P, D) {
       else { b.setAttribute("aria-disabled", "true"); b.title = reasons[v] || "Not offered for this variant"; }
     }
     for (const b of $$("[data-axis=variant] [role=radio]", P)) setRadio(b, b.dataset.value === S.variant);
-    fill($("[data-variant-note]", P), [V.description, V.description ? " · " : "",
-      h("a", { href: "https://huggingface.co/" + V.model_id, rel: "noopener", text: V.model_id })]);
+    const SV = r.variant !== S.variant && D.variants[r.variant] || V;   /* the variant the command serves */
+    fill($("[data-variant-note]", P), [...(SV !== V ? [h("span", { class: "warn", text: `${V.label} does not run on ${D.labels[S.hardware] || HW.label}: this command serves ${SV.label}.` }), " "] : []),
+      SV.description, SV.description ? " · " : "",
+      h("a", { href: "https://huggingface.co/" + SV.model_id, rel: "noopener", text: SV.model_id })]);
     fill($("[data-axis=strategy]", P), X.strategies.map(s => radio(s, s === S.strategy, [
       h("b", { text: D.strategies[s] ? D.strategies[s].label : s }),
       s === X.rec.strategy && h("small", { class: "rec", text: "recommended" })])));
     const st = D.strategies[S.strategy] || {};
     fill($("[data-strategy-note]", P), [st.orientation ? h("span", { class: "tag", text: st.orientation }) : "",
       st.orientation ? " " : "", D.notes[S.strategy] || ""]);
-    fill($("[data-axis=nodes]", P), X.nodes.map(n => radio(n, n === S.nodes, [
-      h("b", { text: n + (n > 1 ? " nodes" : " node") }), h("small", { text: n * HW.gpu_count + " GPUs" })])));
+    fill($("[data-axis=nodes]", P), X.nodes.map(n => radio(n, n === S.nodes, nodePill(n))));
     fill($("[data-features]", P), features.length ? features.map(f => {
       const got = ch.find(([g]) => g === f);
       return h("div", { class: "feat" },
@@ -296,12 +313,17 @@ function picker(P, D) {
     }
     for (const b of $$("[data-form]", P)) b.setAttribute("aria-pressed", String(b.dataset.form === form));
 
-    /* sizing */
+    /* the plan of the command shown: the card's warning, the memory panel, the throughput plan */
+    const plan = planOf(r, ch), warn = $("[data-plan-warning]", P);
+    warn.hidden = holds(plan);
+    warn.textContent = holds(plan) ? "" : "This command cannot start here: " + plan.reason;
     $("[data-sizing-hw]", P).textContent = D.labels[S.hardware] || HW.label;
-    const view = sizing((D.sizing[S.variant] || {})[S.hardware], V.vram_gb, HW);
+    const view = planFacts(plan, HW.label);
     fill($("[data-sizing] dl", P), view.facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v }))));
-    $("[data-sizing-why]", P).textContent = view.why;
-    kvRender();
+    const why = $("[data-sizing-why]", P);
+    why.textContent = view.why; why.className = view.ok ? "fits" : "over";
+    kvRender(plan);
+    planRender(r, plan, ch);
 
     if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
   }
@@ -314,20 +336,12 @@ function picker(P, D) {
     return null;
   }
   const num = v => String(+v);
-  function sizing(fit, weights, hw) {
-    if (!fit || !weights) return { facts: [], why: "This recipe gives no size for this variant, so there is no estimate." };
-    const w = num(weights), per = num(hw.vram_per_gpu_gb), n = hw.gpu_count, label = hw.label;
-    const facts = [["Weights", w + " GB"], ["GPUs needed", fit.min_gpus + " × " + per + " GB"]];
-    let why;
-    if (fit.fits_one_node) {
-      facts.push(["Tensor parallel", String(fit.tensor_parallel)], ["Replicas per node", String(fit.replicas_per_node)]);
-      why = fit.fits_one_gpu ? `Fits on one ${label} GPU: ${w} GB of weights within ${per} GB.`
-        : `Fits on one node: ${w} GB of weights need ${fit.min_gpus} of its ${n} GPUs (${per} GB each).`;
-    } else {
-      facts.push(["Nodes", String(fit.nodes_needed)]);
-      why = `Does not fit one node: ${w} GB of weights exceed ${n} × ${per} GB; one copy needs ${fit.nodes_needed} nodes.`;
-    }
-    return { facts, why };
+  const layoutText = p => `TP ${p.tp}` + (p.pp > 1 ? ` × PP ${p.pp}` : "") + (p.dp > 1 ? ` × DP ${p.dp}` : "") + (p.ep ? " + EP" : "");
+  function planFacts(p, label) {   /* pages.py `plan_facts` */
+    const facts = [["GPUs", `${p.gpus} × ${label}` + (p.nodes > 1 ? ` on ${p.nodes} nodes` : "")], ["Layout", layoutText(p)]];
+    if (p.weights_gib !== null) facts.push(["Weights", `${gib(p.weights_gib)} GiB · ${gib(p.weights_gib_per_gpu)} GiB per GPU`]);
+    facts.push(["Budget per GPU", `${gib(p.budget_gib_per_gpu)} GiB of ${num(p.vram_gib_per_gpu)} GiB`]);
+    return { facts, why: p.reason, ok: holds(p) };
   }
 
   /* KV cache and throughput plan of the selected variant, hardware, strategy and node count
@@ -340,10 +354,7 @@ function picker(P, D) {
   const within = (v, lo, hi, dflt) => Number.isFinite(v) && v >= 1 ? Math.min(Math.max(Math.floor(v), lo), hi) : dflt;
   function kvView(e, L, C) {
     const v = { facts: [], parts: [], ok: null, aria: "" }, f = kvFit.figures(e, L, C);
-    if (f.needed === null) {
-      v.verdict = "No KV-cache estimate: missing " + (e.missing_facts.length ? e.missing_facts : ["facts"]).join("; ") + ".";
-      return v;
-    }
+    if (f.needed === null) { v.verdict = "No KV-cache estimate."; return v; }
     const kv = e.kv_cache_gib_per_gpu;
     const needs = `${count(C, "request")} of ${fmt(L)} tokens need${C === 1 ? "s" : ""} ${gib(f.needed / GIB)} GiB of KV cache per GPU`;
     if (!e.kv_cache_bytes_per_gpu) {
@@ -368,41 +379,48 @@ function picker(P, D) {
     v.aria = `Per GPU of ${num(e.vram_gib_per_gpu)} GiB: ` + v.parts.map(p => p[1]).join(", ");
     return v;
   }
-  function planView(plan, hw) {
-    if (!plan.tp) return { summary: `No throughput plan: ${plan.reason || "no layout fits"}.`, commands: [] };
-    const each = plan.max_concurrency_per_replica;
-    let s = `${count(plan.replicas, "replica")} of TP ${plan.tp} per ${hw.gpu_count} × ${hw.label} node, each on its own GPUs and port`;
-    if (each !== null) s += `, each holding ${count(each, "request")} of ${fmt(plan.max_model_len)} tokens (${gib(plan.kv_cache_gib_per_gpu)} GiB of KV cache per GPU)`;
-    return { summary: s + ".", commands: plan.commands.map((c, i) => ["plan-cmd-" + i, `Replica ${i}: GPUs ${c.gpus.join(",")}, port ${c.port}`, c.command]) };
+  /* the throughput plan: copies of the command shown, each on its own GPUs and port (pages.py `plan_view`) */
+  function planView(r, p, hw, ch) {
+    const parts = r.plan.replicas;
+    if (!holds(p)) return { summary: "No throughput plan: this command cannot start (see above).", commands: [] };
+    if (!parts) {
+      const where = p.nodes > 1 ? `${p.nodes} nodes` : p.gpus >= hw.gpu_count ? `all ${p.gpus} GPUs of one ${hw.label} node`
+        : `${p.gpus} of the ${hw.gpu_count} GPUs of one ${hw.label} node`;
+      return { summary: `One copy of this command: it uses ${where}.`, commands: [] };
+    }
+    const reps = parts.replicas, main = r.parts.processes[0], [head, tail] = commandParts(r, main, ch);
+    let s = `${count(reps.length, "copy")} of this command (${layoutText(p)}, ${count(p.gpus, "GPU")} each) fill one ${hw.gpu_count} × ${hw.label} node, each on its own GPUs and port`;
+    if (p.concurrency !== null) s += `, each holding ${count(p.concurrency, "request")} of ${fmt(p.context_length)} tokens (${gib(p.kv_cache_gib_per_gpu)} GiB of KV cache per GPU)`;
+    const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
+    const text = x => (form === "docker" ? fillIn(parts.docker_head, x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
+    return { summary: s + ".", commands: reps.map((x, i) => ["plan-cmd-" + i, `Copy ${i}: GPUs ${x.gpus}, port ${x.port}`, text(x)]) };
   }
-  function kvRender() {
+  function kvRender(e) {
     if (!KV) return;
-    const at = (D.kv[S.variant] || {})[S.hardware], e = at && at.d.find(x => x.strategy === S.strategy && x.node_count === S.nodes);
-    KV.hidden = !e;
-    if (e) {
-      const cap = e.context_length || 2 ** 24, dflt = e.evaluated_len || e.context_length || 4096;
-      lenIn.max = cap;
-      if (!lenTouched) lenIn.value = dflt;
-      const L = within(+lenIn.value, 1, cap, dflt), C = within(+concIn.value, 1, +concIn.max, 1), v = kvView(e, L, C);
-      const bar = $("[data-kv-bar]", KV);
-      fill(bar, v.parts.map(([key, , width]) => { const el = h("span", { class: "m-" + key, "data-part": key }); el.style.width = width; return el; }));
-      bar.setAttribute("aria-label", v.aria);
-      fill($("[data-kv-legend]", KV), v.parts.map(([key, text]) => h("li", { class: "m-" + key, text })));
-      fill($("[data-kv-facts]", KV), v.facts.map(([k, x]) => h("div", {}, h("dt", { text: k }), h("dd", { text: x }))));
-      const verdict = $("[data-kv-verdict]", KV);
-      verdict.textContent = v.verdict;
-      verdict.className = v.ok === null ? "" : v.ok ? "fits" : "over";
-    }
-    PLAN.hidden = !at;
-    const key = S.variant + "|" + S.hardware;
-    if (at && key !== planKey) {
-      planKey = key;
-      const pv = planView(at.plan, D.hardware[S.hardware]);
-      $("[data-plan-sum]", PLAN).textContent = pv.summary;
-      fill($("[data-plan-cmds]", PLAN), pv.commands.flatMap(([id, caption, command], i) => [h("p", { class: "hint", text: caption }),
-        h("div", { class: "code" }, h("pre", { id, tabindex: 0, text: command }),
-          h("button", { type: "button", class: "copy", "data-copy-from": id, "aria-label": "Copy the command of replica " + i, text: "Copy" }))]));
-    }
+    e = e || planOf(X.r, choose(X.r, S.on, S.modes));
+    KV.hidden = e.kv_bytes_per_token_per_gpu === null;
+    if (KV.hidden) return;
+    const cap = e.context_length || 2 ** 24, dflt = e.context_length || 4096;
+    lenIn.max = cap;
+    if (!lenTouched) lenIn.value = dflt;
+    const L = within(+lenIn.value, 1, cap, dflt), C = within(+concIn.value, 1, +concIn.max, 1), v = kvView(e, L, C);
+    const bar = $("[data-kv-bar]", KV);
+    fill(bar, v.parts.map(([key, , width]) => { const el = h("span", { class: "m-" + key, "data-part": key }); el.style.width = width; return el; }));
+    bar.setAttribute("aria-label", v.aria);
+    fill($("[data-kv-legend]", KV), v.parts.map(([key, text]) => h("li", { class: "m-" + key, text })));
+    fill($("[data-kv-facts]", KV), v.facts.map(([k, x]) => h("div", {}, h("dt", { text: k }), h("dd", { text: x }))));
+    const verdict = $("[data-kv-verdict]", KV);
+    verdict.textContent = v.verdict;
+    verdict.className = v.ok === null ? "" : v.ok ? "fits" : "over";
+  }
+  function planRender(r, p, ch) {
+    const pv = planView(r, p, D.hardware[S.hardware], ch), key = JSON.stringify(pv);
+    if (key === planKey) return;
+    planKey = key;
+    $("[data-plan-sum]", PLAN).textContent = pv.summary;
+    fill($("[data-plan-cmds]", PLAN), pv.commands.flatMap(([id, caption, command], i) => [h("p", { class: "hint", text: caption }),
+      h("div", { class: "code" }, h("pre", { id, tabindex: 0, text: command }),
+        h("button", { type: "button", class: "copy", "data-copy-from": id, "aria-label": "Copy the command of replica " + i, text: "Copy" }))]));
   }
   if (KV) {
     const keep = () => { kvRender(); history.replaceState(null, "", query()); };
@@ -602,7 +620,8 @@ if (NF) {
     $("[data-nf-model]").hidden = false;
     $("[data-nf-id]").textContent = path;
     $("[data-nf-hf]").href = "https://huggingface.co/" + parts.map(encodeURIComponent).join("/");
-    $("[data-nf-request]").href = NF.repo + "/issues/new?labels=recipe-request&title=" + encodeURIComponent("Recipe request: " + path)
+    const request = $("[data-nf-request]");   /* absent when the site has no repo_url */
+    if (request && NF.repo) request.href = NF.repo + "/issues/new?labels=recipe-request&title=" + encodeURIComponent("Recipe request: " + path)
       + "&body=" + encodeURIComponent("Model: https://huggingface.co/" + path + "\nHardware:\nPrecision:\nNotes:\n");
     /* suggestions: recipes whose name or title share at least half of the missing repo's words */
     const words = parts[1].split(/[-_.\s]+/).filter(w => w.length > 1), org = parts[0].toLowerCase();

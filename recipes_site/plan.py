@@ -1,0 +1,349 @@
+"""One plan per rendering: what the command shown really asks of the machine.
+
+Every figure the model page (header, memory panel, throughput plan), the API hardware documents
+and `recipes-site fit` print about a command comes from `rendering_plan`, computed from that
+command's own argv (TP, PP, DP, EP, `--kv-cache-dtype`, `--max-model-len`,
+`--gpu-memory-utilization`, `--speculative-config`) and the checkpoint it serves. Nothing else
+decides a number shown beside a command, so the figures cannot contradict it.
+
+A plan is a few numbers, all memory in GiB (as vLLM logs it):
+
+    gpus, nodes           GPUs and nodes every process of the deployment occupies
+    tp, pp, dp, ep        the parallel layout of the process the memory figures describe
+                          (the decode pool of a disaggregated deployment, else the main process)
+    weights_gib           the whole checkpoint (plus a draft model's, estimated) in GiB
+    weights_gib_per_gpu   what one GPU holds of it; budget_gib_per_gpu = VRAM x utilization
+    kv_cache_gib_per_gpu  budget - weights - overhead (fit.overhead)
+    max_tokens, context_length, concurrency
+                          tokens the KV cache holds, the longest request the command serves (its
+                          own --max-model-len, else the recipe's context) and how many such fit
+    kv_cache_bytes_per_gpu, kv_bytes_per_token_per_gpu, windows_per_gpu, prefill_chunk
+                          the inputs of the page formulas (fit.panel_entry) for other lengths
+    verdict, reason       "fits", or why the command cannot start: "over" (the weights exceed the
+                          budget), "no_kv" (no room left for a KV cache), "short" (one request of
+                          the served length does not fit; vLLM refuses to start)
+
+Feature toggles that change memory (a draft model, a KV dtype, a context length) get their own
+plan: `rendering_plans` enumerates those states, keyed the way the page names a feature set, so
+the page only looks a plan up. Replica commands of the throughput plan are the shown command
+pinned to its own GPUs and port (`replica_parts`): no re-rendering, so the cost stays linear in
+the renderings.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import math
+import shlex
+
+from recipes_site import fit, kv_cache, sizing
+
+GIB = fit.GIB
+FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"
+MAX_FEATURE_STATES = 32
+
+# flags whose value changes what a GPU holds; a feature setting one gets its own plan
+MEMORY_FLAGS = frozenset(fit._FLAGS) | frozenset(fit._SWITCHES) | {
+    "--speculative-config", "--language-model-only", "--limit-mm-per-prompt", "--cpu-offload-gb",
+    "--quantization", "-q", "--kv-offloading-size"}
+
+# EAGLE / EAGLE-3 drafts that load their own checkpoint (`"model"` in --speculative-config)
+DRAFT_METHODS = frozenset({"eagle", "eagle3"})
+
+
+# -- the draft model of --speculative-config -----------------------------------------------------
+
+def speculative_config(argv) -> dict | None:
+    """The JSON of `--speculative-config` (None when absent or not JSON)."""
+    tokens = [str(t) for t in argv]
+    for i, tok in enumerate(tokens):
+        flag, eq, inline = tok.partition("=")
+        if flag == "--speculative-config":
+            text = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else "")
+            try:
+                value = json.loads(text)
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
+    """Bytes of an EAGLE/EAGLE-3 draft head in bf16, estimated from the target's shapes.
+
+    The head is one Llama decoder layer (attention `h x (2h + 2 x kv_heads x head_dim)`, MLP
+    `3 x h x intermediate_size`), EAGLE-3's input projection from three hidden states
+    (`3h x h`, vllm/model_executor/models/llama_eagle3.py:221-243) and its own LM head
+    (`draft_vocab_size x h`, defaulting to the target vocabulary, llama_eagle3.py:312-331).
+    MTP heads and n-gram drafting load nothing beyond the checkpoint: 0."""
+    if not spec or spec.get("method") not in DRAFT_METHODS or not spec.get("model") or not cfg:
+        return 0.0
+    h, vocab = cfg.get("hidden_size"), cfg.get("vocab_size")
+    if not isinstance(h, int) or not isinstance(vocab, int):
+        return 0.0
+    heads = cfg.get("num_attention_heads") or max(1, h // 128)
+    head_dim = cfg.get("head_dim") or h // heads
+    kv_heads = cfg.get("num_key_value_heads") or heads
+    ffn = cfg.get("intermediate_size") or 4 * h
+    params = h * (2 * h + 2 * kv_heads * head_dim) + 3 * h * ffn + vocab * h
+    if spec.get("method") == "eagle3":
+        params += 3 * h * h
+    return params * 2.0
+
+
+# -- the plan of one process ----------------------------------------------------------------------
+
+def _r(value, digits: int = 3):
+    return None if value is None else round(value, digits)
+
+
+def _gpu_name(profile: dict, hw_id: str) -> str:
+    return str(profile.get("display_name") or hw_id)
+
+
+def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, gpus: int, nodes: int) -> dict:
+    """The plan of a deployment whose memory-deciding process runs `argv`, occupying `gpus` GPUs
+    on `nodes` nodes of `profile`."""
+    shape = fit.shape_from_argv(argv)
+    cfg = fit.hf_config_of(recipe)
+    spec = speculative_config(argv)
+    draft = draft_weights_bytes(cfg, spec)
+    r = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape)
+    weights = None if r.weights_gb is None else r.weights_gb * 1e9 + draft
+    per_gpu = r.weights_gib_per_gpu
+    kv = r.kv_cache_gib_per_gpu
+    if per_gpu is not None and draft:
+        per_gpu += draft / max(1, shape.tp) / GIB     # the draft runs with the target's TP
+        kv -= draft / max(1, shape.tp) / GIB
+    served = shape.max_model_len or r.context_length
+    tokens = longest = concurrency = None
+    per_token = None if r.kv_bytes_per_token_per_gpu is None else round(r.kv_bytes_per_token_per_gpu, 3)
+    kv_bytes = None if kv is None else max(0, math.floor(kv * GIB))
+    if per_token is not None and kv is not None:
+        entry = {"kv_cache_bytes_per_gpu": kv_bytes, "kv_bytes_per_token_per_gpu": per_token, "dp": shape.dp,
+                 "windows_per_gpu": r.windows_per_gpu, "prefill_chunk": r.prefill_chunk,
+                 "context_length": served}
+        tokens = int(kv_bytes // per_token) if per_token else None
+        if served:
+            figures = fit.panel_figures(entry, served, 1)
+            concurrency, longest = figures["requests"], figures["longest"]
+    vram = r.vram_per_gpu_gib
+    budget = r.budget_gib_per_gpu
+    name = _gpu_name(profile, hw_id)
+    if per_gpu is None:
+        verdict, reason = None, "The variant gives no weight size, so there is no estimate."
+    elif per_gpu > budget:
+        verdict = OVER
+        reason = (f"{per_gpu:.1f} GiB of weights per GPU exceed the {budget:.1f} GiB budget of each {name} "
+                  f"({vram:g} GiB × {shape.gpu_memory_utilization:g}): this command cannot load the model.")
+    elif kv is not None and kv <= 0:
+        verdict = NO_KV
+        reason = (f"{per_gpu:.1f} GiB of weights and {r.overhead.total_gib:.1f} GiB of overhead per GPU leave no "
+                  f"room for a KV cache in the {budget:.1f} GiB budget of each {name}: vLLM will not start.")
+    elif longest is not None and served and longest < served:
+        verdict = SHORT
+        reason = (f"One {served:,}-token request needs more KV cache than the {kv:.1f} GiB per GPU left "
+                  f"(at most {longest:,} tokens fit): vLLM refuses to start; lower --max-model-len.")
+    else:
+        verdict = FITS
+        gpu_words = f"{gpus} × {name} ({vram:g} GiB each)" if gpus > 1 else f"one {name} ({vram:g} GiB)"
+        reason = f"{weights / GIB:.1f} GiB of weights on {gpu_words}: {per_gpu:.1f} GiB per GPU"
+        reason += (f", leaving {kv:.1f} GiB of KV cache per GPU" + (f" ({tokens:,} tokens)" if tokens else "")
+                   if kv is not None else "") + "."
+    out = {
+        "gpus": gpus, "nodes": nodes, "tp": shape.tp, "pp": shape.pp, "dp": shape.dp, "ep": shape.expert_parallel,
+        "vram_gib_per_gpu": _r(vram), "budget_gib_per_gpu": _r(budget),
+        "weights_gib": _r(None if weights is None else weights / GIB), "weights_gib_per_gpu": _r(per_gpu),
+        "overhead_gib_per_gpu": _r(r.overhead.total_gib), "kv_cache_gib_per_gpu": _r(kv),
+        "kv_cache_bytes_per_gpu": kv_bytes,
+        "kv_bytes_per_token_per_gpu": per_token,
+        "context_length": served, "max_tokens": tokens, "concurrency": concurrency,
+        "verdict": verdict, "reason": reason,
+    }
+    if r.windows_per_gpu:
+        out["windows_per_gpu"] = [{"window": w["window"], "bytes_per_token": w["bytes_per_token"]}
+                                  for w in r.windows_per_gpu]
+        out["prefill_chunk"] = r.prefill_chunk
+    if spec and draft:
+        out["draft"] = spec.get("model")
+    return out
+
+
+def holds(plan: dict) -> bool:
+    """Whether the command can start: its weights, overhead and one request fit every GPU."""
+    return plan.get("verdict") in (FITS, None)
+
+
+# -- deployments -----------------------------------------------------------------------------------
+
+def memory_process(rendering):
+    """The process whose GPUs the memory figures describe: the decode pool of a PD deployment."""
+    return fit._fit_process(rendering)
+
+
+def footprint(rendering, profile: dict, argv=None) -> tuple[int, int]:
+    """(GPUs, nodes) every process of the deployment occupies (`argv`: the main process's command
+    as shown, when it differs from the rendered one)."""
+    per_node = int(profile.get("gpu_count") or 1)
+    if rendering.prefill is not None and rendering.decode is not None:
+        pools = (rendering.prefill, rendering.decode)
+        gpus = sum(p.pool_gpus for p in pools)
+        nodes = sum(p.nodes for p in pools) or max(1, math.ceil(gpus / per_node))
+        return gpus, nodes
+    proc = rendering.main_process
+    shape = fit.shape_from_argv(argv if argv is not None else (proc.argv if proc else ()))
+    instances = rendering.kv.instances if rendering.kv is not None else 1
+    gpus = shape.gpus * instances
+    nodes = max(rendering.node_count, math.ceil(gpus / per_node)) if rendering.kv is None else \
+        max(1, instances * math.ceil(shape.gpus / per_node))
+    return gpus, nodes
+
+
+def rendering_plan(recipe: dict, rendering, profile: dict, argv=None) -> dict:
+    """The plan of a rendering as shown (`argv`: its memory process with other feature lines)."""
+    proc = memory_process(rendering)
+    gpus, nodes = footprint(rendering, profile, argv)
+    tokens = argv if argv is not None else (proc.argv if proc else ())
+    return plan_of(recipe, rendering.variant, rendering.hardware, profile, tokens, gpus=gpus, nodes=nodes)
+
+
+# -- feature states ---------------------------------------------------------------------------------
+
+def _flags(lines) -> set:
+    return {line.split(" ", 1)[0] for line in lines or ()}
+
+
+def memory_features(choices) -> list:
+    """The feature choices whose lines set a flag that changes memory."""
+    out = []
+    for c in choices:
+        groups = [m.lines for m in c.modes] if c.modes else [c.lines]
+        if any(_flags(g) & MEMORY_FLAGS for g in groups):
+            out.append(c)
+    return out
+
+
+def _states(features) -> list[list[tuple]]:
+    """Every combination of the features: each off, or on in one of its modes."""
+    options = [[None] + ([(c, m) for m in c.modes] if c.modes else [(c, None)]) for c in features]
+    return [[x for x in combo if x is not None] for combo in itertools.product(*options)]
+
+
+def state_key(state) -> str:
+    """The page's name of a feature set (site.js `featureKey`): `name` or `name:mode`, joined by commas."""
+    return ",".join(f"{c.name}:{m.name}" if m is not None else c.name for c, m in state)
+
+
+def _default_state(features) -> list[tuple]:
+    out = []
+    for c in features:
+        if c.modes:
+            if c.default not in (False, None):
+                mode = next((m for m in c.modes if m.name == c.default), c.modes[0])
+                out.append((c, mode))
+        elif c.default:
+            out.append((c, None))
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _tokens(line: str) -> tuple:
+    """The argv tokens of one command line (shell-quoted as synthesis writes them)."""
+    return tuple(shlex.split(line))
+
+
+def _argv_with(proc, choices, state) -> list[str] | None:
+    """The process argv with the feature block replaced by `state`'s lines (None when the
+    command cannot be rebuilt from its lines, e.g. features set elsewhere)."""
+    chosen = {c.name: (c, m) for c, m in state}
+    lines = []
+    for c in choices:
+        if c.name in chosen:
+            _, m = chosen[c.name]
+            lines += list(m.lines if m is not None else c.lines)
+    try:
+        head = _tokens(proc.command.split(" \\\n  ", 1)[0])
+        rest = [t for line in list(proc.lines_before) + lines + list(proc.lines_after) for t in _tokens(line)]
+    except ValueError:
+        return None
+    return list(head) + rest if head[:2] == ("vllm", "serve") else None
+
+
+def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool) -> dict:
+    """The plan of the rendering as rendered (`default`), and of every other feature state that
+    changes memory: `{"keys": [feature names], "default": plan, "by": {state key: plan}}`. The page
+    names the selected state of the `keys` features (site.js `featureKey`) and shows `by[key]`,
+    else `default`; `by` holds only states whose plan differs, so most renderings carry one plan."""
+    proc = memory_process(rendering)
+    default = rendering_plan(recipe, rendering, profile)
+    out = {"keys": [], "default": default, "by": {}}
+    features = [] if locked or proc is None else memory_features(choices)
+    states = _states(features) if features else []
+    if not features or len(states) > MAX_FEATURE_STATES:
+        return out
+    defaults = _default_state(choices)
+    rebuilt = _argv_with(proc, choices, defaults)
+    if rebuilt is None or fit.shape_from_argv(rebuilt) != fit.shape_from_argv(proc.argv) \
+            or speculative_config(rebuilt) != speculative_config(proc.argv):
+        return out
+    others = [s for s in defaults if s[0] not in features]
+    by = {}
+    seen = {(fit.shape_from_argv(proc.argv), json.dumps(speculative_config(proc.argv), sort_keys=True)): default}
+    for state in states:
+        argv = _argv_with(proc, choices, others + state)
+        if argv is None:
+            continue
+        key = (fit.shape_from_argv(argv), json.dumps(speculative_config(argv), sort_keys=True))
+        if key not in seen:      # only the shape and the draft decide a plan
+            seen[key] = rendering_plan(recipe, rendering, profile, argv)
+        if seen[key] != default:
+            by[state_key(state)] = seen[key]
+    if by:
+        out["keys"], out["by"] = [c.name for c in features], by
+    return out
+
+
+def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool) -> dict:
+    """What a hardware document publishes of a rendering: its plans and, for a command that uses
+    part of one node, the parts of the replica commands that fill the node."""
+    plans = rendering_plans(recipe, rendering, profile, choices, locked)
+    parts = replica_parts(rendering, plans["default"], profile)
+    return {**plans, "replicas": parts} if parts else plans
+
+
+# -- the throughput plan: replicas of the command shown ---------------------------------------------
+
+def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000) -> dict | None:
+    """How many copies of a single-node command fill one node, each on its own GPUs and port.
+
+    The page builds replica i's command from the command shown: `serve_prefix` (the GPUs it
+    sees) + the command + `suffix` (its port); in docker form `docker_head` replaces the
+    `docker run` lines before the model's arguments. `{gpus}` and `{port}` are filled from
+    `replicas[i]`. None when the deployment is not one process on part of one node."""
+    per_node = int(profile.get("gpu_count") or 1)
+    if rendering.single is None or rendering.node_count != 1 or not holds(plan):
+        return None
+    used = plan["gpus"]
+    if used < 1 or used > per_node:
+        return None
+    count = per_node // used
+    if count < 2:
+        return None
+    proc = rendering.single
+    port = str(first_port)
+    docker = proc.docker_command.split(" \\\n  ")
+    n_args = len(proc.command.split(" \\\n  ")) - 1
+    head = docker[:len(docker) - n_args]
+    head = [line.replace(f"-p {port}:{port}", "-p {port}:{port}") for line in head]
+    head.insert(1, "-e CUDA_VISIBLE_DEVICES={gpus}")
+    replicas = [{"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": first_port + i}
+                for i in range(count)]
+    return {"replicas": replicas, "serve_prefix": "export CUDA_VISIBLE_DEVICES={gpus}\n",
+            "docker_head": " \\\n  ".join(head), "suffix": " \\\n  --port {port}"}
+
+
+def replica_command(command: str, parts: dict, replica: dict) -> str:
+    """Replica `replica` of a serve command (the page's join, in Python for the CLI and tests)."""
+    fill = lambda s: s.replace("{gpus}", replica["gpus"]).replace("{port}", str(replica["port"]))
+    return fill(parts["serve_prefix"]) + command + fill(parts["suffix"])
