@@ -20,13 +20,13 @@ the parameter count computed from it (`scaffold.parameter_count`) must agree wit
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
 from recipes_site import fit, sizing
 from recipes_site.build import synthesis_context
-from recipes_site.catalog import PROJECT_ROOT, load_catalog
-from recipes_site.catalog.documents import locate
+from recipes_site.catalog import PROJECT_ROOT, lint, load_catalog
 from recipes_site.catalog.yaml import load_yaml_text
 from recipes_site.scaffold import parameter_count
 from recipes_site.synthesis import ChoiceError, render_choice
@@ -107,35 +107,27 @@ def test_every_variant_fits_or_says_why_on_the_seed_hardware(hf_id):
     assert gaps == [], "\n".join(gaps)
 
 
-def unsourced_verified_claims(hf_id: str, data: dict, text: str, hardware_line: int) -> list[str]:
-    """`verified` entries of meta.hardware without a comment right above `hardware:` (at
-    `hardware_line`, 1-based) naming who ran them (the CONTRIBUTING rule)."""
-    claims = [hw for hw, status in (((data.get("meta") or {}).get("hardware")) or {}).items() if status == "verified"]
-    above = text.splitlines()[hardware_line - 2].strip() if hardware_line > 1 else ""
-    if not claims or above.startswith("#"):
-        return []
-    return [f"{hf_id}: verified on {', '.join(claims)} without a source comment above meta.hardware"]
-
-
-def _claims_of(hf_id: str, text: str) -> list[str]:
-    loaded = load_yaml_text(text, hf_id)
-    line, _ = locate(loaded.positions, loaded.key_positions, ("meta", "hardware"), at_key=True)
-    return unsourced_verified_claims(hf_id, loaded.data, text, line)
+def unsourced_verified_claims(doc, text: str | None = None) -> list[str]:
+    """The library's rule (lint.check_verified_source, run by `recipes-site validate`): `verified`
+    entries of meta.hardware need a comment right above `hardware:` naming who ran them."""
+    if text is not None:
+        loaded = load_yaml_text(text, doc.display_path)
+        doc = dataclasses.replace(doc, data=loaded.data, positions=loaded.positions,
+                                  key_positions=loaded.key_positions)
+    return [f"{doc.hf_id}: {d.message}" for d in lint.check_verified_source(lint.subject(doc, text=text))]
 
 
 def test_verified_hardware_names_its_source():
-    problems = [p for doc in CATALOG.recipes
-                for p in unsourced_verified_claims(doc.hf_id, doc.data, doc.path.read_text(encoding="utf-8"),
-                                                   doc.position(("meta", "hardware"), at_key=True)[0])]
+    problems = [p for doc in CATALOG.recipes for p in unsourced_verified_claims(doc)]
     assert problems == [], "\n".join(problems)
 
 
 def test_the_source_check_has_teeth():
     doc = next(d for d in CATALOG.recipes if d.hf_id == "meta-llama/Llama-3.1-8B-Instruct")
     text = doc.path.read_text(encoding="utf-8")
-    assert _claims_of(doc.hf_id, text) == []
+    assert unsourced_verified_claims(doc, text) == []
     uncommented = "\n".join(l for l in text.splitlines() if not l.startswith("  #"))
-    assert _claims_of(doc.hf_id, uncommented)
+    assert unsourced_verified_claims(doc, uncommented)
 
 
 def test_hf_config_present():

@@ -312,14 +312,18 @@ def test_skeleton_needs_org_and_repo(bad):
 @pytest.mark.parametrize("name, hf_id", [("DeepSeek-V3", "deepseek-ai/DeepSeek-V3"), ("gemma-3-27b-it", "google/gemma-3-27b-it"),
                                          ("gpt-oss-120b", "openai/gpt-oss-120b"), ("Qwen3.5-4B", "Qwen/Qwen3.5-4B"),
                                          (None, "acme/Thing-1B")])
-def test_scaffolded_recipe_validates_strictly(tmp_path, name, hf_id):
+def test_scaffolded_recipe_loads_and_only_its_todos_remain(tmp_path, name, hf_id):
+    """A scaffold is schema-valid and passes every cross-file check; what `validate` still reports
+    are the contributor checks (lint.py: the TODOs, and the facts left out), nothing else."""
+    from recipes_site.catalog.diagnostics import Level
+    from recipes_site.catalog.lint import lint_recipe
     root = tmp_path / "root"
     path, _ = write_scaffold(root, hf_id, CONFIGS / f"{name}.json" if name else None)
     assert path == root / "models" / f"{hf_id}.yaml"
     catalog, diags = load_catalog(root)
-    mine = [d.format() for d in diags if d.path.endswith(f"{hf_id}.yaml")]
-    assert mine == []
     assert [d.hf_id for d in catalog.recipes] == [hf_id]
+    mine = sorted(d for d in diags if d.path.endswith(f"{hf_id}.yaml"))
+    assert mine and mine == sorted(lint_recipe(catalog.recipes[0], Level.WARNING))
 
 
 def test_write_refuses_to_overwrite(tmp_path):

@@ -332,10 +332,10 @@ def check_placeholders(s: LintSubject) -> list[Diagnostic]:
 
 
 _FACT_HINTS = {
-    "architecture": "dense or moe (moe when config.json has routed experts: num_experts, "
-                    "num_local_experts or n_routed_experts)",
-    "context_length": "the maximum tokens per request: config.json's max_position_embeddings "
-                      "(`recipes-site new --config config.json` fills it)",
+    "architecture": "write dense or moe: moe when config.json lists routed experts "
+                    "(num_experts, num_local_experts or n_routed_experts)",
+    "context_length": "the longest request in tokens, config.json's max_position_embeddings; "
+                      "`recipes-site new --config config.json` fills it",
     "parameter_count": "total parameters incl. every expert, as a string like \"7B\" or \"671B\"",
 }
 
