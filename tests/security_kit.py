@@ -94,6 +94,22 @@ def assert_refused(att: Attempt) -> None:
     assert not att.root_changed
 
 
+def refused(tmp_path: Path, recipes: dict[str, str], taxonomy: tuple[str, str] | None = None) -> Attempt:
+    """Write ``recipes`` (rel path -> text) and, optionally, replace ``taxonomy[0]`` by
+    ``taxonomy[1]`` in taxonomy.yaml; build, and check the build was refused without a trace."""
+    root, out = sandbox(tmp_path)
+    for rel, text in recipes.items():
+        write(root, rel, text)
+    if taxonomy is not None:
+        path = root / "taxonomy.yaml"
+        old = path.read_text(encoding="utf-8")
+        assert taxonomy[0] in old
+        path.write_text(old.replace(taxonomy[0], taxonomy[1], 1), encoding="utf-8")
+    att = attempt(tmp_path, root, out)
+    assert_refused(att)
+    return att
+
+
 def hw_docs(out: Path, hf_id: str) -> list[dict]:
     folder = out / "api" / "v1" / "models" / hf_id / "hw"
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]

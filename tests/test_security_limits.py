@@ -143,12 +143,7 @@ def test_out_of_range_numbers_and_unreal_dates_are_errors_at_their_line(tmp_path
 
 
 def test_an_infinite_vram_in_the_taxonomy_is_an_error(tmp_path):
-    root, out = kit.sandbox(tmp_path)
-    kit.write(root, "acme/Widget-7B.yaml", kit.recipe())
-    taxonomy = root / "taxonomy.yaml"
-    taxonomy.write_text(taxonomy.read_text().replace("vram_gb: 640", "vram_gb: .inf", 1))
-    att = kit.attempt(tmp_path, root, out)
-    kit.assert_refused(att)
+    att = kit.refused(tmp_path, {"acme/Widget-7B.yaml": kit.recipe()}, taxonomy=("vram_gb: 640", "vram_gb: .inf"))
     assert [e.key_path.endswith(".vram_gb") for e in att.errors] == [True]
 
 

@@ -59,34 +59,22 @@ def test_a_file_whose_path_is_no_valid_id_is_refused(tmp_path, rel):
 
 
 def test_a_hostile_hardware_profile_id_is_refused(tmp_path):
-    root, out = kit.sandbox(tmp_path)
-    kit.write(root, "acme/Widget-7B.yaml", kit.recipe())
-    taxonomy = root / "taxonomy.yaml"
-    taxonomy.write_text(taxonomy.read_text().replace("  h200:", "  ../../h200:", 1))
-    att = kit.attempt(tmp_path, root, out)
-    kit.assert_refused(att)
+    att = kit.refused(tmp_path, {"acme/Widget-7B.yaml": kit.recipe()}, taxonomy=("  h200:", "  ../../h200:"))
     assert any(e.path.endswith("taxonomy.yaml") and "hardware profile id '../../h200'" in e.message
                for e in att.errors)
 
 
 def test_recipe_files_differing_only_in_case_are_an_error_naming_both(tmp_path):
-    root, out = kit.sandbox(tmp_path)
-    kit.write(root, "acme/Widget-7B.yaml", kit.recipe())
-    kit.write(root, "acme/widget-7b.yaml", kit.recipe("acme/widget-7b"))
-    att = kit.attempt(tmp_path, root, out)
-    kit.assert_refused(att)
+    att = kit.refused(tmp_path, {"acme/Widget-7B.yaml": kit.recipe(),
+                                 "acme/widget-7b.yaml": kit.recipe("acme/widget-7b")})
     [err] = att.errors
     assert err.path.endswith("acme/widget-7b.yaml") and "models/acme/Widget-7B.yaml" in err.message
     assert "letter case" in err.message
 
 
 def test_a_checkpoint_colliding_with_another_recipe_in_case_is_an_error_at_its_line(tmp_path):
-    root, out = kit.sandbox(tmp_path)
-    kit.write(root, "acme/Widget-7B.yaml", kit.recipe())
     other = kit.recipe("acme/Gadget-1B", variants=kit.variant("fp8", "ACME/widget-7b"))
-    kit.write(root, "acme/Gadget-1B.yaml", other)
-    att = kit.attempt(tmp_path, root, out)
-    kit.assert_refused(att)
+    att = kit.refused(tmp_path, {"acme/Widget-7B.yaml": kit.recipe(), "acme/Gadget-1B.yaml": other})
     [err] = att.errors
     assert err.path.endswith("Gadget-1B.yaml") and err.key_path == "variants.fp8.model_id"
     assert err.line == other.splitlines().index("  fp8:") + 4
@@ -94,11 +82,7 @@ def test_a_checkpoint_colliding_with_another_recipe_in_case_is_an_error_at_its_l
 
 
 def test_org_folders_differing_only_in_case_are_an_error(tmp_path):
-    root, out = kit.sandbox(tmp_path)
-    kit.write(root, "acme/Widget-7B.yaml", kit.recipe())
-    kit.write(root, "Acme/Gadget-1B.yaml", kit.recipe("Acme/Gadget-1B"))
-    att = kit.attempt(tmp_path, root, out)
-    kit.assert_refused(att)
+    att = kit.refused(tmp_path, {"acme/Widget-7B.yaml": kit.recipe(), "Acme/Gadget-1B.yaml": kit.recipe("Acme/Gadget-1B")})
     assert ["organisation folder 'acme' differs from 'Acme'" in e.message for e in att.errors] == [True]
 
 
