@@ -3,12 +3,15 @@
 Each recipe's files depend only on that recipe (and the shared vocabulary), so that part runs
 in worker processes that write straight into the staging folder; the catalog-wide documents
 (indexes) are assembled afterwards from small per-recipe summaries. No file's content depends
-on scheduling, and the staging folder replaces the output only when everything succeeded.
+on scheduling, and the staging folder replaces the output only when everything succeeded
+(write.py: locking, the atomic swap, cleanup after killed builds; outdir.py: which folders a
+build may replace at all).
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,9 +19,11 @@ from pathlib import Path
 from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
 from recipes_site.catalog.types import recipe_json_schema
+from recipes_site.outdir import check_output
+from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
 from recipes_site.render.pages import catalog_pages, recipe_pages
-from recipes_site.render.schemas import all_schemas
+from recipes_site.render.schemas import published_schemas
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.write import encode_json, staged_output, write_files
 
@@ -63,9 +68,19 @@ def recipe_files(catalog: Catalog, index: int) -> tuple[dict[str, bytes], Recipe
 _WORKER_STATE: tuple | None = None
 
 
-def _worker_init(catalog: Catalog, staging: Path | None) -> None:
+def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = None) -> None:
+    """Per-process state; a forked worker also dies with its parent and leaves signals to it.
+
+    A build killed with SIGKILL cannot stop its workers, so each asks the kernel to kill it
+    when the parent goes (`die_with_parent`). Ctrl-C reaches the whole process group: workers
+    ignore SIGINT so only the parent reacts (cleanly, without worker tracebacks), and SIGTERM
+    gets its default action back (the parent's handler is inherited through fork)."""
     global _WORKER_STATE
     _WORKER_STATE = (catalog, staging)
+    if parent is not None:
+        die_with_parent(parent)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _worker(index: int) -> tuple[int, RecipeSummary]:
@@ -88,27 +103,33 @@ def write_recipes(catalog: Catalog, staging: Path) -> list[tuple[int, RecipeSumm
     if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         _worker_init(catalog, staging)
         return [_worker(i) for i in indexes]
-    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_worker_init, initargs=(catalog, staging)) as pool:
+    pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_worker_init, initargs=(catalog, staging, os.getpid()))
+    try:
         return list(pool.map(_worker, indexes, chunksize=2))
+    finally:   # on an error or a signal, drop the queued recipes instead of building them all first
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def catalog_files(catalog: Catalog, summaries: list[RecipeSummary]) -> dict[str, bytes]:
     """The documents and pages that span recipes: indexes, vocabulary, schemas, static assets."""
     docs = catalog_documents(summaries, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores})
-    docs.update(all_schemas())
-    docs["api/v1/schema/recipe.schema.json"] = recipe_json_schema()
+    from recipes_site.site_config import site_config
+    docs.update(published_schemas(site_config(catalog.root).site_url, recipe_json_schema()))
     files = {path: encode_json(doc) for path, doc in docs.items()}
     files.update(catalog_pages(catalog, docs))
     return files
 
 
 def build(root: Path, out: Path) -> BuildResult:
+    """Validate and build `root` into `out`. Raises OutputRefused (before reading anything) when
+    `out` is not a folder a build may replace, OSError when the file system fails."""
+    check_output(out, root)
     catalog, diags = load_catalog(root)
     result = BuildResult(diagnostics=diags, files_checked=catalog.files_checked)
     if not result.ok:
         return result
-    with staged_output(out) as staging:
+    with staged_output(out, root) as staging:
         written = write_recipes(catalog, staging)
         summaries = [summary for _, summary in written]
         result.files_written = sum(n for n, _ in written) + write_files(staging, catalog_files(catalog, summaries))

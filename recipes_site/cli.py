@@ -285,9 +285,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from recipes_site.exits import run_cleanly
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        return run_cleanly(args.func, args)   # OS errors, refusals, Ctrl-C, SIGTERM: one line, no traceback
     except BrokenPipeError:   # `recipes-site command ... | head`: the reader left; not an error of ours
         sys.stderr.close()
         return 0

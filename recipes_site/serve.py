@@ -2,13 +2,15 @@
 
 A standard-library preview server: `http.server` with directory indexes, the site's 404.html
 for missing paths, UTF-8 content types for the site's text formats and no caching (so a
-rebuild shows on reload). A watcher thread polls the recipe files once a second; a rebuild that
+rebuild shows on reload). Nothing outside the output folder is served, not even through a
+symlink inside it. A watcher thread polls the recipe files once a second; a rebuild that
 fails prints its diagnostics and leaves the previous site in place (the build writes
 atomically), so the server keeps serving it.
 """
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 import time
@@ -17,13 +19,22 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-WATCHED = ("models", "taxonomy.yaml", "strategies", "kv_store", "platforms.yaml")
+from recipes_site.outdir import OutputRefused, check_output
+from recipes_site.write import UnsafePath
+
+WATCHED = ("models", "taxonomy.yaml", "strategies", "kv_store", "platforms.yaml", "recipes-site.yaml")
 TYPES = {
     ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
     ".js": "text/javascript; charset=utf-8", ".json": "application/json",
     ".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8",
     ".xml": "application/xml; charset=utf-8", ".svg": "image/svg+xml",
 }
+
+
+def _contained(local: str, folder: str) -> bool:
+    """Whether `local`, symlinks resolved, is `folder` or lies inside it (also resolved)."""
+    real, base = os.path.realpath(local), os.path.realpath(folder)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 class SiteHandler(SimpleHTTPRequestHandler):
@@ -36,9 +47,21 @@ class SiteHandler(SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
 
+    def send_head(self):
+        """404 for any path that resolves outside the served folder: a symlink inside the output
+        (the file itself, a folder on the way, or a folder's index.html) must not publish
+        /etc/passwd or a home folder. `..` segments are already dropped by translate_path."""
+        local = self.translate_path(self.path)
+        candidates = [local] + ([os.path.join(local, name) for name in ("index.html", "index.htm")]
+                                if os.path.isdir(local) else [])
+        if any(os.path.lexists(c) and not _contained(c, self.directory) for c in candidates):
+            self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+            return None
+        return super().send_head()
+
     def send_error(self, code, message=None, explain=None):
         page = Path(self.directory) / "404.html"
-        if code != HTTPStatus.NOT_FOUND or not page.is_file():
+        if code != HTTPStatus.NOT_FOUND or not page.is_file() or not _contained(str(page), self.directory):
             return super().send_error(code, message, explain)
         body = page.read_bytes()
         self.send_response(code, message)
@@ -70,9 +93,14 @@ def watched_state(root: Path, extra: tuple[Path, ...] = ()) -> tuple:
 def rebuild(root: Path, out: Path, log=print) -> bool:
     """One build; prints what went wrong and returns False when it did not replace the site."""
     from recipes_site.build import build
+    from recipes_site.exits import describe_os_error
     started = time.perf_counter()
     try:
         result = build(root, out)
+    except (OutputRefused, UnsafePath, OSError) as exc:   # the machine's problem, not a bug: one line
+        log(f"build failed: {describe_os_error(exc) if isinstance(exc, OSError) else exc}; "
+            "still serving the previous site")
+        return False
     except Exception:   # a bug must not take the preview down: keep serving the last good site
         log(traceback.format_exc().rstrip())
         log("build crashed; still serving the previous site")
@@ -110,7 +138,7 @@ def make_server(out: Path, port: int = 8000, host: str = "127.0.0.1", quiet: boo
 def serve(root: Path, out: Path, port: int = 8000, host: str = "127.0.0.1", *,
           interval: float = 1.0, watch_templates: bool = True) -> int:
     """Build, serve `out` until interrupted, rebuilding on recipe changes. Returns an exit code."""
-    root, out = Path(root), Path(out).resolve()
+    root, out = Path(root), check_output(Path(out), Path(root))   # refuses like `build`, before any write
     from recipes_site.render.pages import TEMPLATES
     extra = (TEMPLATES,) if watch_templates else ()
     seen = watched_state(root, extra)   # before building: an edit made during the build triggers another

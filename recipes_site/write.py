@@ -1,17 +1,38 @@
-"""Writing the output folder all at once: a failed build leaves the previous site untouched.
+"""Writing the output folder all at once: a failed or killed build leaves the previous site whole.
 
-Everything is written into a sibling staging folder first (by the build's worker processes and
-then the main process) and swapped in with two renames, so readers (a preview server, a deploy
-job) never see a half-written site.
+Everything is written into a sibling staging folder `.<name>.new-XXXXXXXX` (by the build's worker
+processes, then the main process) and swapped in with one atomic exchange (renameat2
+RENAME_EXCHANGE), so readers (the preview server, a deploy job) see the complete old site or the
+complete new one at every instant; after the exchange the old site sits in the staging folder's
+place and is deleted. Where the system cannot exchange, two renames are the fallback (a brief
+gap). A kill at any point leaves the output complete; what it strands (a staging folder, an old
+site) is removed by the next build into the same folder, which is safe because builds of one
+output hold an exclusive lock (`.<name>.lock`) for their whole run, so a staging folder found
+under the lock belongs to a dead build.
+
+Only a folder `outdir.check_output` accepts is replaced, and the writer itself refuses any path
+that would land outside the staging folder (absolute, `..`, or through a symlink): recipe ids
+come from strangers, and validation is not the only line of defence.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+from recipes_site.outdir import MANIFEST, check_output, manifest_bytes, read_manifest, tree_files
+from recipes_site.posix import exchange, exclusive_lock
+
+DIR_MODE, FILE_MODE = 0o755, 0o644   # a published site is world-readable whatever the umask
+
+
+class UnsafePath(ValueError):
+    """A document path that would be written outside the output folder."""
 
 
 def encode_json(doc) -> bytes:
@@ -19,37 +40,126 @@ def encode_json(doc) -> bytes:
     return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
+def _parts(rel: str) -> list[str]:
+    """The components of a relative document path, refusing ones that could climb out."""
+    if not isinstance(rel, str) or not rel or "\0" in rel:
+        raise UnsafePath(f"refusing to write {rel!r}: not a usable relative path")
+    if rel.startswith("/") or os.path.isabs(rel):
+        raise UnsafePath(f"refusing to write {rel!r}: an absolute path, outside the output folder")
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise UnsafePath(f"refusing to write {rel!r}: '..' would leave the output folder")
+    if not parts:
+        raise UnsafePath(f"refusing to write {rel!r}: it names the output folder itself")
+    return parts
+
+
+def _make_dirs(base: Path, parts: list[str]) -> Path:
+    """Create base/parts... (mode 0755) and return it, refusing a chain that resolves outside base."""
+    folder = base
+    for name in parts:
+        folder = folder / name
+        try:
+            os.mkdir(folder, DIR_MODE)
+            os.chmod(folder, DIR_MODE)
+        except FileExistsError:
+            pass
+    real = folder.resolve()
+    if real != base and base not in real.parents:
+        raise UnsafePath(f"refusing to write into {'/'.join(parts)!r}: it resolves to {real}, "
+                         f"outside the output folder")
+    return folder
+
+
 def write_files(folder: Path, files: dict[str, bytes]) -> int:
-    made: set[Path] = set()
+    """Write `files` (relative path -> bytes) under `folder`; returns how many.
+
+    Each path is checked before anything is written for it: no absolute path, no `..`, no
+    folder that resolves (after symlinks) outside `folder`, no symlink as the file itself
+    (O_NOFOLLOW). Files are 0644 and folders 0755 explicitly, not whatever the umask leaves."""
+    base = Path(folder).resolve()
+    made: dict[tuple[str, ...], Path] = {}
     for rel in sorted(files):
-        target = folder / rel
-        if target.parent not in made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            made.add(target.parent)
-        target.write_bytes(files[rel])
+        parts = _parts(rel)
+        parent = made.get(tuple(parts[:-1]))
+        if parent is None:
+            parent = made[tuple(parts[:-1])] = _make_dirs(base, parts[:-1])
+        target = parent / parts[-1]
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                os.fchmod(fd, FILE_MODE)
+                f.write(files[rel])
+        except OSError as exc:   # ENOSPC/EFBIG name no file: say which one, for the error line
+            if exc.filename is None:
+                raise OSError(exc.errno, exc.strerror, str(target)) from None
+            raise
     return len(files)
 
 
+def _staging_pattern(out: Path) -> re.Pattern:
+    """Names of this output's staging and retired folders (tempfile's 8-character suffixes)."""
+    return re.compile(rf"\.{re.escape(out.name)}\.(new|old)-[a-z0-9_]{{8}}")
+
+
+def remove_stale(out: Path) -> list[Path]:
+    """Delete staging/retired folders of `out` that a killed build left; returns them.
+
+    Called under the output's lock, so none belongs to a live build; each must also be a real
+    folder carrying our manifest, so a stranger's folder that merely matches the name stays."""
+    pattern, removed = _staging_pattern(out), []
+    for entry in sorted(out.parent.iterdir()):
+        if pattern.fullmatch(entry.name) and not entry.is_symlink() and entry.is_dir() \
+                and read_manifest(entry) is not None:
+            shutil.rmtree(entry)
+            removed.append(entry)
+    return removed
+
+
+def _seal(staging: Path) -> None:
+    """Write the manifest listing every file of the finished tree (sorted: builds stay identical)."""
+    files, _ = tree_files(staging)
+    files = [f for f in files if f != MANIFEST]
+    write_files(staging, {MANIFEST: manifest_bytes(files)})
+
+
+def _swap(staging: Path, out: Path) -> None:
+    """Put `staging` at `out`, atomically when the system allows; the old site ends in `staging`."""
+    if not os.path.lexists(out):
+        os.rename(staging, out)
+        return
+    if exchange(staging, out):
+        return
+    retired = out.parent / f".{out.name}.old-{secrets.token_hex(4)}"   # fallback: a brief gap
+    os.rename(out, retired)
+    os.rename(staging, out)
+    os.rename(retired, staging)
+
+
 @contextmanager
-def staged_output(out: Path):
-    """Yield a staging folder; on a clean exit it replaces `out`, on an exception it vanishes."""
-    out = out.resolve()
+def staged_output(out: Path, root: Path | None = None):
+    """Yield a staging folder; on a clean exit it replaces `out`, on any exception it vanishes.
+
+    Refuses (OutputRefused) before creating anything when `out` is not ours to replace; `root`
+    is the recipes root, which must not be inside or hold the output."""
+    out = check_output(out, root)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
-    try:
-        yield staging
-        if out.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.rename(out, retired / "site")
-            os.rename(staging, out)
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with exclusive_lock(out.parent / f".{out.name}.lock",
+                        f"waiting for another build into {out} to finish"):
+        out = check_output(out, root)   # again: the build we waited for may have changed it
+        remove_stale(out)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        try:
+            os.chmod(staging, DIR_MODE)
+            write_files(staging, {MANIFEST: manifest_bytes(None)})   # marks it as ours while unfinished
+            yield staging
+            _seal(staging)
+            check_output(out, root)
+            _swap(staging, out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)   # the failed build's files, or the old site
 
 
-def write_tree(out: Path, files: dict[str, bytes]) -> None:
-    with staged_output(out) as staging:
+def write_tree(out: Path, files: dict[str, bytes], root: Path | None = None) -> None:
+    with staged_output(out, root) as staging:
         write_files(staging, files)

@@ -52,12 +52,16 @@ def test_failed_build_writes_nothing_and_keeps_the_previous_site(tmp_path):
 
 
 def test_successful_build_replaces_stale_files(tmp_path):
+    # A folder holding files the build did not write is refused (tests/test_security_output.py);
+    # the stale files a rebuild must drop are the previous build's own, e.g. a removed recipe's.
     root = _copy_project(tmp_path)
     out = tmp_path / "_site"
-    out.mkdir()
-    (out / "stale.txt").write_text("old")
     assert build(root, out).ok
-    assert not (out / "stale.txt").exists()
+    stale = out / "api" / "v1" / "models" / "Qwen" / "Qwen3-8B.json"
+    assert stale.is_file()
+    (root / "models" / "Qwen" / "Qwen3-8B.yaml").unlink()
+    assert build(root, out).ok
+    assert not stale.exists()
     assert (out / "api" / "v1" / "models.json").is_file()
 
 
