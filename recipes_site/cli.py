@@ -96,19 +96,38 @@ def _rendering_text(r, docker: bool) -> str:
 
 
 def _load_recipe(args):
-    """(catalog, recipe, variant) for `command` and `fit`, or None after printing why not."""
+    """(catalog, recipe, variant, explicit) for `command` and `fit`, or None after printing why not.
+
+    `explicit`: the person named the variant (`--variant`, or a checkpoint only that variant serves)."""
     from recipes_site.catalog import load_catalog
+    from recipes_site.suggest import did_you_mean, model_index
     catalog, diags = load_catalog(Path(args.root))
     doc, checkpoint_variant = _find_recipe(catalog, args.model)
     if doc is None:
-        print(f"recipes-site: no recipe or checkpoint named {args.model!r} under {args.root}", file=sys.stderr)
+        hint = did_you_mean(model_index(catalog).suggest(args.model))
+        print(f"recipes-site: no recipe or checkpoint named {args.model!r} under {args.root}{hint}", file=sys.stderr)
         return None
     bad = [d for d in errors(diags) if d.path == doc.display_path]
     for d in bad:
         print(d.format(), file=sys.stderr)
     if bad:
         return None
-    return catalog, doc, args.variant or checkpoint_variant or "default"
+    variant = args.variant or checkpoint_variant
+    return catalog, doc, variant or "default", variant is not None
+
+
+def _variant_kept(ctx, doc, asked: str, explicit: bool, rendered: str, hw_id: str) -> bool:
+    """An explicit variant is never silently replaced: False (after saying why) when a box that cannot
+    be clustered made synthesis swap it; an implied one is swapped with a note."""
+    if rendered == asked:
+        return True
+    from recipes_site.synthesis.selection import substitution_reason
+    reason = substitution_reason(doc.data, asked, ctx.hardware(hw_id))
+    if explicit:
+        print(f"recipes-site: {doc.hf_id}: {reason}", file=sys.stderr)
+        return False
+    print(f"# note: {reason}; showing variant {rendered!r}", file=sys.stderr)
+    return True
 
 
 def cmd_command(args) -> int:
@@ -118,7 +137,8 @@ def cmd_command(args) -> int:
     loaded = _load_recipe(args)
     if loaded is None:
         return 1
-    catalog, doc, variant = loaded
+    catalog, doc, variant, explicit = loaded
+    ctx = synthesis_context(catalog)
     features = None
     if args.features is not None:
         features = {}
@@ -126,10 +146,11 @@ def cmd_command(args) -> int:
             name, _, mode = item.partition(":")
             features[name] = mode or None
     try:
-        r = render_choice(synthesis_context(catalog), doc.data, variant, args.hardware, args.strategy, args.nodes,
-                          features)
+        r = render_choice(ctx, doc.data, variant, args.hardware, args.strategy, args.nodes, features)
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
+        return 1
+    if not _variant_kept(ctx, doc, variant, explicit, r.variant, r.hardware):
         return 1
     if args.json:
         print(json.dumps(rendering_json(r), indent=2, ensure_ascii=False))
@@ -143,18 +164,28 @@ def cmd_command(args) -> int:
 def cmd_fit(args) -> int:
     from recipes_site.build import synthesis_context
     from recipes_site.fit import fit_choice, fit_text
+    from recipes_site.fit_checks import fit_request_problems
     from recipes_site.synthesis import ChoiceError
     loaded = _load_recipe(args)
     if loaded is None:
         return 1
-    catalog, doc, variant = loaded
+    catalog, doc, variant, explicit = loaded
+    ctx = synthesis_context(catalog)
     try:
-        result = fit_choice(synthesis_context(catalog), doc.data, variant,
+        result = fit_choice(ctx, doc.data, variant,
                             args.hardware, args.strategy, args.nodes, tp=args.tp, max_model_len=args.max_model_len,
                             concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
                             gpu_memory_utilization=args.gpu_memory_utilization)
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
+        return 1
+    if not _variant_kept(ctx, doc, variant, explicit, result.variant, result.hardware):
+        return 1
+    problems = fit_request_problems(doc.data, ctx.profiles.get(result.hardware) or {}, result.hardware, result.nodes,
+                                    tp=result.shape.tp, pp=result.shape.pp, max_model_len=args.max_model_len)
+    for problem in problems:
+        print(f"recipes-site: {doc.hf_id}: {problem}", file=sys.stderr)
+    if problems:
         return 1
     print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) if args.json else fit_text(result))
     return 0
@@ -196,6 +227,23 @@ def cmd_diff(args) -> int:
     return 1 if args.exit_code and not result.empty else 0
 
 
+def cmd_hardware(args) -> int:
+    from recipes_site.catalog import load_catalog
+    from recipes_site.hardware_list import hardware_rows, hardware_table
+    catalog, _ = load_catalog(Path(args.root))
+    rows = hardware_rows(catalog.hardware_profiles())
+    print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else hardware_table(rows))
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("recipes-site")
+    except PackageNotFoundError:       # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -210,18 +258,19 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _choice_arguments(p: argparse.ArgumentParser, nodes_type) -> None:
+def _choice_arguments(p: argparse.ArgumentParser) -> None:
     """The model/hardware/variant/strategy/nodes choice shared by `command` and `fit`."""
     p.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")
     p.add_argument("--root", default=".", help="recipes root; default .")
     p.add_argument("--hardware", help="hardware profile id (default: the variant's default hardware)")
     p.add_argument("--variant", help="variant key (default: default)")
     p.add_argument("--strategy", help="strategy id (default: the recommended one)")
-    p.add_argument("--nodes", type=nodes_type, help="node count for multi-node strategies")
+    p.add_argument("--nodes", type=_positive_int, help="node count for multi-node strategies")
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipes-site", description="vLLM serving recipes: validate, build, query.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     v = sub.add_parser("validate", help="check every file of a recipes root and report all problems")
@@ -233,23 +282,24 @@ def parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("schema", help="write the recipe JSON Schema for editors")
-    s.add_argument("--output", default="schema/recipe.schema.json")
+    s.add_argument("--output", default="schema/recipe.schema.json",
+                   help="file to write; default schema/recipe.schema.json")
     s.set_defaults(func=cmd_schema)
 
     b = sub.add_parser("build", help="validate, size, synthesize and write the site + JSON API")
-    b.add_argument("root", nargs="?", default=".")
+    b.add_argument("root", nargs="?", default=".", help="recipes root (folder holding models/); default .")
     b.add_argument("--out", default="_site", help="output folder (replaced atomically); default _site")
     b.set_defaults(func=cmd_build)
 
     sv = sub.add_parser("serve", help="build, serve the site on 127.0.0.1 and rebuild when a recipe changes")
-    sv.add_argument("root", nargs="?", default=".")
+    sv.add_argument("root", nargs="?", default=".", help="recipes root (folder holding models/); default .")
     sv.add_argument("--out", default="_site", help="output folder; default _site")
-    sv.add_argument("--port", type=int, default=8000)
-    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000, help="port to listen on; default 8000")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on; default 127.0.0.1")
     sv.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("command", help="print the command for one model and hardware")
-    _choice_arguments(c, nodes_type=int)
+    _choice_arguments(c)
     c.add_argument("--features", metavar="LIST",
                    help="the full feature set, e.g. 'tool_calling,spec_decoding:mtp' ('' for none); "
                         "default: the recipe's default features")
@@ -258,7 +308,7 @@ def parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_command)
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")
-    _choice_arguments(f, nodes_type=_positive_int)
+    _choice_arguments(f)
     f.add_argument("--tp", type=_positive_int, help="tensor-parallel size (default: the rendered command's)")
     f.add_argument("--max-model-len", type=_positive_int, help="request length for the concurrency figures")
     f.add_argument("--concurrency", type=_positive_int, help="concurrent requests: the longest length they fit at")
@@ -266,6 +316,11 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--gpu-memory-utilization", type=_fraction, help="fraction of GPU memory for vLLM (default: the command's, else 0.9)")
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.set_defaults(func=cmd_fit)
+
+    h = sub.add_parser("hardware", help="list the hardware profiles: id, name, GPUs and memory")
+    h.add_argument("--root", default=".", help="recipes root whose taxonomy to read; default .")
+    h.add_argument("--json", action="store_true", help="print the list as JSON")
+    h.set_defaults(func=cmd_hardware)
 
     n = sub.add_parser("new", help="scaffold models/ORG/REPO.yaml, filled from a config.json")
     n.add_argument("model", metavar="ORG/REPO", help="Hugging Face id of the model")
@@ -278,7 +333,8 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("base", metavar="BASE", help="git ref of the recipes root, a recipes root, or a built site")
     d.add_argument("head", metavar="HEAD", nargs="?", help="the same kinds as BASE; default: the working tree")
     d.add_argument("--root", default=".", help="recipes root whose repository the refs name; default .")
-    d.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    d.add_argument("--format", choices=["text", "json", "markdown"], default="text",
+                   help="report format; default text")
     d.add_argument("--exit-code", action="store_true", help="exit 1 when anything differs (like git diff)")
     d.set_defaults(func=cmd_diff)
     return p

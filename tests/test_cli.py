@@ -92,6 +92,8 @@ def test_command_multi_node_prints_head_and_workers():
 
 def test_command_rejects_unknown_choices_with_a_reason():
     r = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "h999")
+    assert r.returncode == 1 and "unknown hardware 'h999'" in r.stderr
+    r = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "trillium")   # a profile it does not run on
     assert r.returncode == 1 and "available:" in r.stderr
     r = run("command", "nobody/Nothing")
     assert r.returncode == 1 and "no recipe" in r.stderr

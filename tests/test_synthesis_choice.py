@@ -56,7 +56,7 @@ def test_hardware_not_offered(recipe):
         render_choice(ctx, recipe, "nvfp4", "h200")
     with pytest.raises(ChoiceError, match=r"not offered on 'xeon6'"):
         render_choice(ctx, recipe, hw_id="xeon6")            # restricted, not named in meta.hardware
-    with pytest.raises(ChoiceError, match=r"not offered on 'no_such_gpu'"):
+    with pytest.raises(ChoiceError, match=r"unknown hardware 'no_such_gpu'"):
         render_choice(ctx, recipe, hw_id="no_such_gpu")
 
 

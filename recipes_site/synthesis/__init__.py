@@ -12,7 +12,9 @@ from .hardware import Hardware
 from recipes_site.fit import hf_config_of, shape_from_argv
 from recipes_site.jsish import mapping
 from recipes_site.kv_cache import tp_problem
-from .selection import MAX_NODES, Context, hardware_list, nodes_for_strategy, recommend, strategy_set, substitute_variant
+from recipes_site.suggest import NameIndex, did_you_mean
+from .selection import (MAX_NODES, Context, hardware_list, node_count_problem, nodes_for_strategy, recommend,
+                        strategy_set, substitute_variant)
 from .serve_args import model_id
 from .types import HardwareResult, Process, RecipeRenderings, Rendering, VariantTree
 
@@ -142,11 +144,15 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
     `features` is the full selected set (name -> mode, None for features without modes)."""
     variants = mapping(recipe.get("variants"))
     if variant_key not in variants:
-        raise ChoiceError(f"no variant {variant_key!r}; variants: {', '.join(variants)}")
+        hint = did_you_mean(NameIndex(variants).suggest(variant_key))
+        raise ChoiceError(f"no variant {variant_key!r}{hint}; variants: {', '.join(variants)}")
     if is_omni(recipe):
         raise ChoiceError("omni recipes have no `vllm serve` command (they run under vLLM-Omni)")
     hw_ids = hardware_list(ctx, recipe, mapping(variants[variant_key]))
     hw_id = hw_id or hw_ids[0]
+    if hw_id not in ctx.profiles:
+        hint = did_you_mean(NameIndex(ctx.profiles).suggest(hw_id))
+        raise ChoiceError(f"unknown hardware {hw_id!r}{hint}; `recipes-site hardware` lists the profiles")
     if hw_id not in hw_ids:
         raise ChoiceError(f"variant {variant_key!r} is not offered on {hw_id!r}; available: {', '.join(hw_ids)}")
     hw = ctx.hardware(hw_id)
@@ -159,14 +165,9 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
     if strategy_id not in offered:
         raise ChoiceError(f"strategy {strategy_id!r} is not offered on {hw_id}; offered: {', '.join(offered)}")
     kind = ctx.deploy_type(strategy_id)
-    if nodes is not None and kind == "multi_node":
-        floor = max(2, nodes_for_strategy(recipe, strategy_id, hw))
-        if nodes < floor:
-            raise ChoiceError(f"{strategy_id} needs at least {floor} nodes of {hw_id}")
-        if nodes > MAX_NODES:
-            raise ChoiceError(f"{strategy_id} is laid out for at most {MAX_NODES} nodes")
-    elif nodes not in (None, 1) and kind != "multi_node" and not (strategy_id == pick.strategy and nodes == pick.nodes):
-        raise ChoiceError(f"{strategy_id} runs on one node; --nodes applies to multi-node strategies")
+    problem = node_count_problem(ctx, recipe, strategy_id, hw, nodes, pick)
+    if problem:
+        raise ChoiceError(problem)
     defaulted = nodes is None
     if nodes is None and strategy_id == pick.strategy:
         nodes = pick.nodes

@@ -115,13 +115,28 @@ def substitute_variant(recipe: dict, variant_key: str, hw: Hardware) -> str | No
     variant = mapping(variants.get(variant_key) or variants.get("default"))
     if hw.scalable or fits_node(hw, variant):
         return variant_key
-    fitting = [k for k, v in variants.items()
-               if meets_constraint(precision_constraint(mapping(v)), hw)
-               and allowed_by_variant(mapping(v), hw) and fits_node(hw, mapping(v))]
+    fitting = fitting_variants(recipe, hw)
     if not fitting:
         return None
     return sorted(fitting, key=lambda k: -vram_needed(mapping(variants[k])))[0]
 
+
+def fitting_variants(recipe: dict, hw: Hardware) -> list[str]:
+    """Variant keys that may run on one `hw` box as they are (precision, allow-list and VRAM)."""
+    return [k for k, v in mapping(recipe.get("variants")).items()
+            if meets_constraint(precision_constraint(mapping(v)), hw)
+            and allowed_by_variant(mapping(v), hw) and fits_node(hw, mapping(v))]
+
+
+def substitution_reason(recipe: dict, asked: str, hw: Hardware) -> str:
+    """Why `substitute_variant` would not render variant `asked` on `hw`, with the variants that fit.
+
+    The site swaps silently (the reference does); a person who typed `--variant` is told instead."""
+    variant = mapping(mapping(recipe.get("variants")).get(asked))
+    fitting = fitting_variants(recipe, hw)
+    return (f"variant {asked!r} needs {vram_needed(variant):g} GB, more than one {hw.id} holds "
+            f"({hw.node_vram_gb:g} GB), and {hw.id} cannot be clustered; "
+            + (f"variants that fit on {hw.id}: {', '.join(fitting)}" if fitting else f"no variant fits on {hw.id}"))
 
 # -- strategies ---------------------------------------------------------------------------------
 
@@ -223,3 +238,26 @@ def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: 
             choice = fallback[0]
     floor = 2 if ctx.deploy_type(choice) == "multi_node" else 1
     return Recommendation(choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw))))
+
+
+def node_count_problem(ctx: Context, recipe: dict, strategy_id: str, hw: Hardware, nodes: int | None,
+                       pick: Recommendation) -> str | None:
+    """Why `nodes` (a person's `--nodes`) does not suit `strategy_id` on `hw`, or None.
+
+    One function so that `recipes-site command` and `fit` (both through `render_choice`) accept and
+    refuse the same node counts with the same words. Multi-node strategies take their floor (at
+    least 2, more when `strategy_min_gpus` says so) up to MAX_NODES; other strategies run on one
+    node, except the recommended layout's own count, which is always accepted back."""
+    if nodes is None:
+        return None
+    if nodes < 1:
+        return f"--nodes must be a positive whole number, got {nodes}"
+    if ctx.deploy_type(strategy_id) == "multi_node":
+        floor = max(2, nodes_for_strategy(recipe, strategy_id, hw))
+        if nodes < floor:
+            return f"{strategy_id} needs at least {floor} nodes of {hw.id}"
+        if nodes > MAX_NODES:
+            return f"{strategy_id} is laid out for at most {MAX_NODES} nodes"
+    elif nodes != 1 and not (strategy_id == pick.strategy and nodes == pick.nodes):
+        return f"{strategy_id} runs on one node; --nodes applies to multi-node strategies"
+    return None
