@@ -15,6 +15,7 @@ from typing import Any, Callable
 from recipes_site import kv_cache, sizing
 from recipes_site.catalog.diagnostics import Diagnostic, Level
 from recipes_site.catalog.documents import Catalog, RecipeDoc
+from recipes_site.catalog.ids import id_problem
 from recipes_site.catalog.schema_errors import did_you_mean
 from recipes_site.catalog.types import HfConfig
 from recipes_site.catalog.yaml import format_key_path
@@ -420,7 +421,7 @@ def check_recipe_references(doc: RecipeDoc, catalog: Catalog) -> list:
 
     known_ids = {d.hf_id.lower() for d in catalog.recipes}
     for i, rid in enumerate(_list(meta.get("related_recipes"))):
-        if isinstance(rid, str) and rid.lower() not in known_ids:
+        if isinstance(rid, str) and rid.lower() not in known_ids and not id_problem(rid):  # else: a schema error
             report.warning(("meta", "related_recipes", i), f"related recipe '{rid}' is not in this catalogue",
                            did_you_mean(rid, sorted(d.hf_id for d in catalog.recipes), cutoff=0.92))
 
@@ -453,7 +454,7 @@ def check_recipe_references(doc: RecipeDoc, catalog: Catalog) -> list:
 
     for vkey, variant in _map(data.get("variants")).items():
         mid = _map(variant).get("model_id")
-        if isinstance(mid, str) and "/" not in mid:
+        if isinstance(mid, str) and "/" not in mid and not id_problem(mid):
             report.warning(("variants", vkey, "model_id"), f"variant model_id '{mid}' has no '<org>/' part",
                            "it will not get a page of its own; write the full Hugging Face id")
     return report.items
@@ -469,8 +470,8 @@ def check_model_id(doc: RecipeDoc, catalog: Catalog) -> list:
     if doc.hf_id.count("/") != 1 or not _is_standard_location(doc.rel_path):
         return report.items
     model_id = _map(doc.data.get("model")).get("model_id")
-    if not isinstance(model_id, str) or model_id == doc.hf_id:
-        return report.items
+    if not isinstance(model_id, str) or model_id == doc.hf_id or id_problem(model_id):
+        return report.items   # (an id outside the grammar is a schema error already)
     path_id = doc.hf_id
     if model_id.lower() == path_id.lower():
         report.warning(("model", "model_id"), f"model_id '{model_id}' differs from the file path '{path_id}' "
