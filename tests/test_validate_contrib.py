@@ -299,3 +299,14 @@ def test_a_crashing_rule_becomes_an_error_not_a_traceback(tmp_path, monkeypatch)
     monkeypatch.setattr(lint, "LINT_RULES", (boom,))
     diags = findings(tmp_path, V, strict=False)
     assert [(d.level, d.message) for d in diags] == [(Level.ERROR, "internal error in check boom: RuntimeError: kaput")]
+
+
+def test_did_you_mean_lookups_are_bounded_per_recipe(tmp_path):
+    """Each suggestion is a difflib pass over the flag list: a recipe of made-up flags gets the
+    first 50 suggested and the rest the plain hint, so its cost stays linear."""
+    flags = "".join(f'    - "--reasoning-parsr{i}"\n' for i in range(60))
+    text = kit.replace(V, '    - "--trust-remote-code"\n', '    - "--trust-remote-code"\n' + flags)
+    hints = [d.hint for d in findings(tmp_path, text) if "vllm serve" in d.message]
+    assert len(hints) == 60
+    assert hints[:50] == ["did you mean '--reasoning-parser'?"] * 50
+    assert all(h.startswith("see `vllm serve --help`") for h in hints[50:])

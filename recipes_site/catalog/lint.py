@@ -30,6 +30,7 @@ import bisect
 import difflib
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -57,6 +58,9 @@ _ARG_KEYS = frozenset({"base_args", "extra_args", "vllm_args", "args"})
 _ENV_KEYS = frozenset({"base_env", "extra_env", "env"})
 _SKIP_SUBTREES = frozenset({"omni"})
 _EXCERPT = 100   # characters of a recipe line quoted in a message
+# did-you-mean lookups per rule and recipe: each costs a difflib pass over a few hundred names,
+# so a hostile recipe with thousands of made-up flags stays linear with a small constant
+_SUGGESTIONS = 50
 
 
 # ---- project vs foreign roots ---------------------------------------------------------------------
@@ -102,15 +106,23 @@ class VllmVocabulary:
     def unknown_env(self, name: Any) -> bool:
         return isinstance(name, str) and name.startswith("VLLM_") and name not in self.env
 
-    def flag_hint(self, flag: str) -> str:
-        match = difflib.get_close_matches(flag, self.flag_list, n=1, cutoff=0.75)
-        return (f"did you mean '{match[0]}'?" if match
+    def flag_hint(self, flag: str, *, suggest: bool = True) -> str:
+        match = _closest(flag, self.flag_list) if suggest else None
+        return (f"did you mean '{match}'?" if match
                 else f"see `vllm serve --help` (vLLM {self.version}); recipes_site/data/vllm_flags.json lists them")
 
-    def env_hint(self, name: str) -> str:
-        match = difflib.get_close_matches(name, self.env_list, n=1, cutoff=0.75)
-        return (f"did you mean '{match[0]}'?" if match
+    def env_hint(self, name: str, *, suggest: bool = True) -> str:
+        match = _closest(name, self.env_list) if suggest else None
+        return (f"did you mean '{match}'?" if match
                 else f"vllm/envs.py of vLLM {self.version} lists the variables it reads; remove this one")
+
+
+@lru_cache(maxsize=1024)
+def _closest(word: str, choices: tuple, cutoff: float = 0.75) -> str | None:
+    """difflib against the few hundred names (a few ms), once per distinct unknown name: the
+    same stale variable tends to recur in every variant of every recipe."""
+    match = difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)
+    return match[0] if match else None
 
 
 @lru_cache(maxsize=1)
@@ -128,6 +140,7 @@ class LintSubject:
     """One recipe, its source lines (comments matter to two rules) and the level to report at."""
 
     doc: RecipeDoc
+    text: str
     lines: tuple
     level: Level
 
@@ -145,7 +158,7 @@ def subject(doc: RecipeDoc, level: Level = Level.ERROR, text: str | None = None)
             text = doc.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             text = ""
-    return LintSubject(doc, tuple(text.splitlines()), level)
+    return LintSubject(doc, text, tuple(text.splitlines()), level)
 
 
 def _map(value: Any) -> dict:
@@ -198,7 +211,7 @@ def check_vllm_flags(s: LintSubject) -> list[Diagnostic]:
             if flag:
                 out.append(s.at(path + (i,), f"'{_excerpt(flag)}' is not a `vllm serve` option "
                                 f"(vLLM {vocab.version}); expected a flag from recipes_site/data/vllm_flags.json",
-                                vocab.flag_hint(flag)))
+                                vocab.flag_hint(flag, suggest=len(out) < _SUGGESTIONS)))
     return out
 
 
@@ -216,7 +229,7 @@ def check_vllm_env(s: LintSubject) -> list[Diagnostic]:
             if vocab.unknown_env(name):
                 out.append(s.at(path + (name,), f"'{_excerpt(name)}' is not an environment variable vLLM "
                                 f"{vocab.version} reads; expected a name from recipes_site/data/vllm_flags.json",
-                                vocab.env_hint(name), at_key=True))
+                                vocab.env_hint(name, suggest=len(out) < _SUGGESTIONS), at_key=True))
     return out
 
 
@@ -226,14 +239,19 @@ def guide_sections(guide: str) -> dict[str, str]:
     return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
 
 
-def _heading_line(s: LintSubject, name: str) -> int:
-    """Source line of the guide's ``## name`` heading (block scalars), else 0."""
+_SOURCE_HEADING = re.compile(r"^\s*## +(.+?)\s*$")
+
+
+def _heading_lines(s: LintSubject) -> dict[str, int]:
+    """Source line of each ``## `` heading from the guide key on (its first occurrence), in one
+    pass over the file; a guide written as a quoted string has none (its key's line is used)."""
     start = s.doc.position(("guide",), at_key=True)[0]
-    pattern = re.compile(r"^\s*## +" + re.escape(name) + r"\s*$")
+    lines: dict[str, int] = {}
     for number in range(max(start, 1), len(s.lines) + 1):
-        if pattern.match(s.lines[number - 1]):
-            return number
-    return 0
+        match = _SOURCE_HEADING.match(s.lines[number - 1])
+        if match:
+            lines.setdefault(match.group(1), number)
+    return lines
 
 
 def check_guide(s: LintSubject) -> list[Diagnostic]:
@@ -246,20 +264,22 @@ def check_guide(s: LintSubject) -> list[Diagnostic]:
         return [s.at(("guide",) if "guide" in data else (), "the recipe has no guide",
                      f"write `guide: |` with the `## ` sections {wanted} (CONTRIBUTING section 1)", at_key=True)]
     out = []
+    heading_lines = _heading_lines(s)
 
     def at_heading(name: str, message: str, hint: str) -> None:
-        line = _heading_line(s, name)
+        line = heading_lines.get(name, 0)
         out.append(s.at(("guide",), message, hint, at_key=not line, line=line, col=1 if line else 0))
 
     found = _HEADING.findall(guide)
-    for name in sorted({n for n in found if found.count(n) > 1}, key=found.index):
-        at_heading(name, f"guide section '## {_excerpt(name)}' appears {found.count(name)} times",
-                   "merge them into one")
+    counts = Counter(found)
+    for name, count in counts.items():
+        if count > 1:
+            at_heading(name, f"guide section '## {_excerpt(name)}' appears {count} times", "merge them into one")
     for name in dict.fromkeys(found):
         if name not in GUIDE_SECTIONS:
-            close = difflib.get_close_matches(name, GUIDE_SECTIONS, n=1, cutoff=0.6)
+            close = _closest(name, GUIDE_SECTIONS, 0.6) if len(out) < _SUGGESTIONS else None
             at_heading(name, f"guide section '## {_excerpt(name)}' is not one of the catalog's sections",
-                       f"did you mean '## {close[0]}'?" if close else f"the sections are, in order: {wanted}")
+                       f"did you mean '## {close}'?" if close else f"the sections are, in order: {wanted}")
     missing = [name for name in GUIDE_SECTIONS if name not in found]
     if missing:
         out.append(s.at(("guide",), "the guide has no " + ", ".join(f"'## {n}'" for n in missing)
@@ -317,6 +337,8 @@ def check_placeholders(s: LintSubject) -> list[Diagnostic]:
     each names what is missing)."""
     positions, paths = None, None
     out = []
+    if "TODO" not in s.text and "FIXME" not in s.text:     # most files: one substring scan, no regex per line
+        return out
     for number, line in enumerate(s.lines, 1):
         match = _PLACEHOLDER.search(line)
         if not match:
