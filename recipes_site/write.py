@@ -57,17 +57,16 @@ def _parts(rel: str) -> list[str]:
 def _make_dirs(base: Path, parts: list[str]) -> Path:
     """Create base/parts... (mode 0755) and return it, refusing a chain that resolves outside base."""
     folder = base
-    for name in parts:
+    for depth, name in enumerate(parts, 1):
         folder = folder / name
         try:
             os.mkdir(folder, DIR_MODE)
             os.chmod(folder, DIR_MODE)
-        except FileExistsError:
-            pass
-    real = folder.resolve()
-    if real != base and base not in real.parents:
-        raise UnsafePath(f"refusing to write into {'/'.join(parts)!r}: it resolves to {real}, "
-                         f"outside the output folder")
+        except FileExistsError:   # checked before anything is created below it
+            real = folder.resolve()
+            if real != base and base not in real.parents:
+                raise UnsafePath(f"refusing to write into {'/'.join(parts[:depth])!r}: it resolves to {real}, "
+                                 "outside the output folder") from None
     return folder
 
 
