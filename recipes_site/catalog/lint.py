@@ -193,16 +193,22 @@ def runs_vllm_omni(data: dict) -> bool:
     return isinstance(tasks, list) and "omni" in tasks
 
 
+def _vllm_blocks(s: LintSubject, keys: frozenset, kind: type):
+    """(key path, value) of every argument list or environment map (``keys``, of type ``kind``)
+    of a recipe vLLM itself serves."""
+    if runs_vllm_omni(s.doc.data):
+        return
+    for path, key, value in _walk(s.doc.data):
+        if key in keys and isinstance(value, kind):
+            yield path, value
+
+
 def check_vllm_flags(s: LintSubject) -> list[Diagnostic]:
     """Every option token of every argument list is a `vllm serve` option of the recorded release
     (a misspelt flag makes vLLM refuse to start, after the user has downloaded the weights)."""
     vocab = vocabulary()
     out = []
-    if runs_vllm_omni(s.doc.data):
-        return out
-    for path, key, value in _walk(s.doc.data):
-        if key not in _ARG_KEYS or not isinstance(value, list):
-            continue
+    for path, value in _vllm_blocks(s, _ARG_KEYS, list):
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
                 continue
@@ -220,11 +226,7 @@ def check_vllm_env(s: LintSubject) -> list[Diagnostic]:
     does nothing, silently)."""
     vocab = vocabulary()
     out = []
-    if runs_vllm_omni(s.doc.data):
-        return out
-    for path, key, value in _walk(s.doc.data):
-        if key not in _ENV_KEYS or not isinstance(value, dict):
-            continue
+    for path, value in _vllm_blocks(s, _ENV_KEYS, dict):
         for name in value:
             if vocab.unknown_env(name):
                 out.append(s.at(path + (name,), f"'{_excerpt(name)}' is not an environment variable vLLM "
