@@ -8,9 +8,13 @@ import subprocess
 import sys
 import venv
 import zipfile
+from email.parser import Parser
+from importlib.metadata import distribution
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from recipes_site.catalog import PROJECT_ROOT
 
@@ -34,6 +38,34 @@ def wheel(tmp_path_factory) -> Path:
     return next(out.glob("recipes_site-*.whl"))
 
 
+def dependency_folders(wheel: Path) -> list[str]:
+    """The folders this interpreter imports the wheel's run-time dependencies from (its Requires-Dist,
+    transitively, extras left out).
+
+    Why not `venv.create(system_site_packages=True)`: that exposes the *base* interpreter's
+    site-packages, not those of the venv pytest runs in. In a plain venv (`python3 -m venv .venv &&
+    pip install -e ".[test]"`) the dependencies live only in that venv, so the nested one failed with
+    "No module named markdown_it" / "pydantic". A .pth listing these folders makes them importable in
+    the nested venv without a network install; .pth files inside them (the outer editable install of
+    this project) are not processed, so recipes_site still comes from the wheel."""
+    with zipfile.ZipFile(wheel) as whl:
+        name = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = Parser().parsestr(whl.read(name).decode("utf-8"))
+    todo = [Requirement(text) for text in metadata.get_all("Requires-Dist") or []]
+    seen, folders = set(), []
+    while todo:
+        req = todo.pop()
+        if canonicalize_name(req.name) in seen or (req.marker and not req.marker.evaluate({"extra": ""})):
+            continue
+        seen.add(canonicalize_name(req.name))
+        dist = distribution(req.name)
+        folder = str(dist.locate_file(""))
+        if folder not in folders:
+            folders.append(folder)
+        todo += [Requirement(text) for text in dist.requires or []]
+    return folders
+
+
 def test_the_wheel_carries_the_project_files(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("recipes_site/_project/taxonomy.yaml", "recipes_site/_project/platforms.yaml",
@@ -47,11 +79,12 @@ def test_the_wheel_carries_the_project_files(wheel):
 
 def test_an_installed_wheel_builds_a_recipes_root_of_models_only(wheel, tmp_path):
     env = tmp_path / "venv"
-    venv.create(env, system_site_packages=True, with_pip=False)
+    venv.create(env, with_pip=False)
     python = env / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     zipfile.ZipFile(wheel).extractall(site)          # what pip does for a pure-Python wheel
+    (Path(site) / "dependencies.pth").write_text("".join(f"{folder}\n" for folder in dependency_folders(wheel)))
     root = tmp_path / "recipes"
     (root / "models" / "meta-llama").mkdir(parents=True)
     shutil.copy2(PROJECT_ROOT / "models" / "meta-llama" / "Llama-3.1-8B-Instruct.yaml", root / "models" / "meta-llama")
