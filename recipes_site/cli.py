@@ -38,7 +38,25 @@ def cmd_schema(args) -> int:
 
 
 def cmd_build(args) -> int:
+    from recipes_site.site_config import overridden
+    with overridden(base_url=args.base_url, repo_url=args.repo_url):
+        return _build(args)
+
+
+def _build(args) -> int:
     from recipes_site.build import build
+    from recipes_site.site_config import CONFIG_FILE, check_site_config, site_config
+    config = site_config(Path(args.root))
+    if not check_site_config(Path(args.root))[1]:   # an invalid file: the build reports it below
+        where = f"set base_url in {Path(args.root) / CONFIG_FILE} or pass --base-url"
+        if not config.published and args.publish:
+            print(f"recipes-site: --publish needs the site's base URL: {where}; nothing written", file=sys.stderr)
+            return 2
+        if not config.published:
+            print(f"recipes-site: warning: no base URL ({where}): building a local preview: no canonical URLs, "
+                  "no sitemap.xml, root-relative llms.txt links, API schemas without $id", file=sys.stderr)
+        if not config.repo_url:
+            print("recipes-site: warning: no repo_url: pages get no edit, request or source links", file=sys.stderr)
     started = time.perf_counter()
     result = build(Path(args.root), Path(args.out))
     code = _print_diagnostics(result.diagnostics, result.files_checked, strict=False)
@@ -52,7 +70,10 @@ def cmd_build(args) -> int:
 
 def cmd_serve(args) -> int:
     from recipes_site.serve import serve
-    return serve(Path(args.root), Path(args.out), port=args.port, host=args.host)
+    from recipes_site.site_config import overridden
+    # a preview server's pages point at the server itself unless --base-url says otherwise
+    with overridden(base_url=args.base_url or f"http://{args.host}:{args.port}", repo_url=args.repo_url):
+        return serve(Path(args.root), Path(args.out), port=args.port, host=args.host)
 
 
 def _find_recipe(catalog, wanted: str):
@@ -268,6 +289,23 @@ def _choice_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nodes", type=_positive_int, help="node count for multi-node strategies")
 
 
+def _base_url(text: str) -> str:
+    from recipes_site.site_config import check_base_url
+    problem = check_base_url(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def _site_arguments(p: argparse.ArgumentParser, serve: bool = False) -> None:
+    """--base-url / --repo-url: override recipes-site.yaml (see site_config.py)."""
+    p.add_argument("--base-url", type=_base_url, metavar="URL",
+                   help="absolute URL the site is published at (canonical URLs, sitemap, llms.txt, schema $ids); "
+                        + ("default: the server's own address" if serve else "default: base_url in recipes-site.yaml"))
+    p.add_argument("--repo-url", metavar="URL", help="repository for edit and request links; default: repo_url in "
+                                                    "recipes-site.yaml")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipes-site", description="vLLM serving recipes: validate, build, query.")
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -289,6 +327,8 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="validate, size, synthesize and write the site + JSON API")
     b.add_argument("root", nargs="?", default=".", help="recipes root (folder holding models/); default .")
     b.add_argument("--out", default="_site", help="output folder (replaced atomically); default _site")
+    _site_arguments(b)
+    b.add_argument("--publish", action="store_true", help="a build for publishing: refuse to build without a base URL")
     b.set_defaults(func=cmd_build)
 
     sv = sub.add_parser("serve", help="build, serve the site on 127.0.0.1 and rebuild when a recipe changes")
@@ -296,6 +336,7 @@ def parser() -> argparse.ArgumentParser:
     sv.add_argument("--out", default="_site", help="output folder; default _site")
     sv.add_argument("--port", type=int, default=8000, help="port to listen on; default 8000")
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on; default 127.0.0.1")
+    _site_arguments(sv, serve=True)
     sv.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("command", help="print the command for one model and hardware")

@@ -122,8 +122,21 @@ def broken_links(out: Path) -> list[str]:
     return broken
 
 
+SITE_URL, REPO_URL = "https://recipes.test", "https://git.example.org/team/recipes"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def published():
+    """Every build of this module is one for publishing: the project's recipes-site.yaml names
+    neither a base URL nor a repository (see test_site_config.py for preview builds)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RECIPES_SITE_URL", SITE_URL)
+        mp.setenv("RECIPES_SITE_REPO_URL", REPO_URL)
+        yield
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
+def site(tmp_path_factory, published) -> Path:
     return build_site(PROJECT_ROOT, tmp_path_factory.mktemp("pages") / "_site")
 
 
@@ -264,7 +277,7 @@ def test_install_block_guide_and_footer(site):
     assert "uv pip install -U vllm --torch-backend auto" in text
     assert '<pre class="hl"><code class="language-bash">' in text
     assert '<div class="table-wrap"><table>' in text
-    assert 'href="https://github.com/example/recipes-site/edit/main/models/meta-llama/Llama-3.3-70B-Instruct.yaml"' in text
+    assert f'href="{REPO_URL}/edit/main/models/meta-llama/Llama-3.3-70B-Instruct.yaml"' in text
     assert 'href="/Qwen/Qwen3-30B-A3B/"' in text   # related recipe
     assert '<time datetime="2026-11-29">' in text
 

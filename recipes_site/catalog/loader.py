@@ -224,6 +224,11 @@ class _Loader:
             platforms = data if isinstance(data, dict) else None
             self.file_diags.append(diags)
 
+        from recipes_site.site_config import check_site_config   # recipes-site.yaml, never from PROJECT_ROOT
+        site_files, site_diags = check_site_config(root, self.display)
+        self.files += site_files
+        self.file_diags.append(site_diags)
+
         strategies, strategy_files, strategy_diags = self.load_specs("strategies", T.Strategy, {})
         kv_stores, _, kv_diags = self.load_specs("kv_store", T.KvStoreSpec, strategy_files)
         self.file_diags += strategy_diags + kv_diags

@@ -1,0 +1,203 @@
+"""Site settings: where the site is published, which repository its edit links point to, its name.
+
+They live in `recipes-site.yaml` at the recipes root, because they belong to the recipes
+repository being published, not to this tool (a fork publishes elsewhere):
+
+    site_name: vLLM Recipes
+    base_url: https://recipes.example.org          # canonical URLs, sitemap.xml, llms.txt, schema $ids
+    repo_url: https://github.com/acme/recipes      # "Edit this recipe", "Request a recipe", Source
+    edit_branch: main                              # the branch edit links open
+
+Every key is optional. Without `base_url` a build is a *local preview*: pages carry no canonical
+URL, `sitemap.xml` is not written (the sitemap protocol needs absolute URLs), llms.txt links are
+root-relative and the API schemas carry no `$id`; `build --publish` refuses such a build.
+Without `repo_url` the pages carry no edit / request / source links (rather than links to a
+repository that is not ours). No value is ever taken from this tool's own repository.
+
+Layers, later ones winning: the file, then RECIPES_SITE_URL / RECIPES_SITE_REPO_URL in the
+environment, then the CLI flags (`--base-url`, `--repo-url`, applied with :func:`overridden`,
+which forked build workers inherit).
+"""
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import quote, urlencode, urlsplit
+
+from pydantic import BaseModel, ConfigDict, StrictStr
+
+from recipes_site.catalog.diagnostics import Diagnostic, Level
+
+CONFIG_FILE = "recipes-site.yaml"
+DEFAULT_SITE_NAME = "vLLM Recipes"
+_BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,100}$")
+
+
+class SiteSettings(BaseModel):
+    """The keys of recipes-site.yaml (strict: unknown keys are errors with a did-you-mean)."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    site_name: StrictStr | None = None
+    base_url: StrictStr | None = None
+    repo_url: StrictStr | None = None
+    edit_branch: StrictStr | None = None
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """The effective settings of one build (None = not configured)."""
+    repo_url: str | None = None
+    site_url: str | None = None
+    site_name: str = DEFAULT_SITE_NAME
+    edit_branch: str = "main"
+
+    @classmethod
+    def from_env(cls, base: "SiteConfig | None" = None) -> "SiteConfig":
+        """`base` (default: nothing configured) with the environment's URLs on top."""
+        base = base or cls()
+        repo = os.environ.get("RECIPES_SITE_REPO_URL")
+        site = os.environ.get("RECIPES_SITE_URL")
+        return replace(base, repo_url=repo.rstrip("/") if repo else base.repo_url,
+                       site_url=site.rstrip("/") if site else base.site_url)
+
+    @property
+    def published(self) -> bool:
+        """True when the site knows its own address (a build meant for publishing)."""
+        return bool(self.site_url)
+
+    def edit_url(self, hf_id: str) -> str | None:
+        return f"{self.repo_url}/edit/{self.edit_branch}/models/{hf_id}.yaml" if self.repo_url else None
+
+    def blob_url(self, path: str) -> str | None:
+        return f"{self.repo_url}/blob/{self.edit_branch}/{path}" if self.repo_url else None
+
+    def issue_url(self, title: str) -> str | None:
+        return f"{self.repo_url}/issues/new?{urlencode({'title': title}, quote_via=quote)}" if self.repo_url else None
+
+    def request_url(self, hf_id: str | None = None) -> str | None:
+        if not self.repo_url:
+            return None
+        query = {"labels": "recipe-request", "title": f"Recipe request: {hf_id or ''}"}
+        if hf_id:
+            query["body"] = f"Model: https://huggingface.co/{hf_id}\nHardware:\nPrecision:\nNotes:\n"
+        return f"{self.repo_url}/issues/new?{urlencode(query, quote_via=quote)}"
+
+    def absolute(self, path: str) -> str:
+        """`path` on the published site; root-relative in a preview build."""
+        return (self.site_url or "") + path
+
+
+# -- checking values ----------------------------------------------------------------------------------
+
+def url_problem(value: str, *, origin_only: bool) -> str | None:
+    """Why `value` cannot be the site's base URL (origin_only) or a repository URL, else None."""
+    if any(c.isspace() or c in "\"'<>\\`" for c in value):
+        return "expected a URL without spaces or quotes"
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "expected an http:// or https:// URL with a host"
+    if parts.username or parts.password or parts.query or parts.fragment:
+        return "expected a URL without credentials, query or fragment"
+    if origin_only and parts.path not in ("", "/"):
+        return (f"the site must be served at the root of its host, not under {parts.path}: its pages link to "
+                "/static/, /api/v1/ and each other by root-relative paths")
+    return None
+
+
+def check_base_url(value: str) -> str | None:
+    return url_problem(value, origin_only=True)
+
+
+def _value_problems(data: dict) -> list[tuple[str, str, str]]:
+    """(key, message, hint) for string values that cannot work (checked even when another key has
+    a schema error, so one run reports everything)."""
+    text = {k: v for k, v in data.items() if isinstance(v, str)}
+    out = []
+    if "base_url" in text and (why := check_base_url(text["base_url"])):
+        out.append(("base_url", why, "e.g. https://recipes.example.org (a custom domain or an "
+                                     "<owner>.github.io repository on GitHub Pages)"))
+    if "repo_url" in text and (why := url_problem(text["repo_url"], origin_only=False)):
+        out.append(("repo_url", why, "e.g. https://github.com/<owner>/<repo>"))
+    name = text.get("site_name")
+    if name is not None and not (0 < len(name.strip()) <= 80 and "\n" not in name):
+        out.append(("site_name", "expected one line of 1 to 80 characters", ""))
+    branch = text.get("edit_branch")
+    if branch is not None and (not _BRANCH.match(branch) or ".." in branch or branch.startswith(("-", "/"))):
+        out.append(("edit_branch", "expected a git branch name (letters, digits, . _ / -)", ""))
+    return out
+
+
+def load_site_config(root: Path, display=str) -> tuple[SiteConfig, list[Diagnostic]]:
+    """The settings in `root`/recipes-site.yaml (defaults when the file is absent), and every
+    problem of the file as diagnostics at its line; an invalid file yields the defaults."""
+    from recipes_site.catalog.schema_errors import validate
+    from recipes_site.catalog.yaml import load_yaml_file
+    path = Path(root) / CONFIG_FILE
+    if not path.is_file():
+        return SiteConfig(), []
+    shown = display(path)
+    loaded = load_yaml_file(path, shown)
+    if loaded.data is None:
+        return SiteConfig(), list(loaded.diagnostics)
+    settings, diags = validate(SiteSettings, loaded.data, shown, loaded.positions, loaded.key_positions)
+    for key, message, hint in _value_problems(loaded.data if isinstance(loaded.data, dict) else {}):
+        line, col = loaded.positions.get((key,), (0, 0))
+        diags.append(Diagnostic(shown, line, col, Level.ERROR, key, message, hint))
+    if diags or settings is None:
+        return SiteConfig(), diags
+    return SiteConfig(repo_url=settings.repo_url.rstrip("/") if settings.repo_url else None,
+                      site_url=settings.base_url.rstrip("/") if settings.base_url else None,
+                      site_name=settings.site_name.strip() if settings.site_name else DEFAULT_SITE_NAME,
+                      edit_branch=settings.edit_branch or "main"), []
+
+
+def check_site_config(root: Path, display=str) -> tuple[int, list[Diagnostic]]:
+    """For the loader: (files read, diagnostics) of `root`/recipes-site.yaml, so `validate` and
+    `build` report its problems with everything else's."""
+    if not (Path(root) / CONFIG_FILE).is_file():
+        return 0, []
+    return 1, load_site_config(root, display)[1]
+
+
+# -- the effective settings of a build -------------------------------------------------------------------
+
+_OVERRIDES: dict[str, str] = {}
+
+
+@contextmanager
+def overridden(*, base_url: str | None = None, repo_url: str | None = None):
+    """CLI flags: inside the block they win over the file and the environment (in this process
+    and the build workers it forks); afterwards the previous settings are back."""
+    saved = dict(_OVERRIDES)
+    for key, value in (("site_url", base_url), ("repo_url", repo_url)):
+        if value:
+            _OVERRIDES[key] = value.rstrip("/")
+    _cached.cache_clear()
+    try:
+        yield
+    finally:
+        _OVERRIDES.clear()
+        _OVERRIDES.update(saved)
+        _cached.cache_clear()
+
+
+@lru_cache(maxsize=8)
+def _cached(root: str, stamp: tuple) -> SiteConfig:
+    config, _ = load_site_config(Path(root))
+    return replace(SiteConfig.from_env(config), **_OVERRIDES)
+
+
+def site_config(root: Path) -> SiteConfig:
+    """The effective settings for a build of `root`: file, environment, CLI flags."""
+    path = Path(root) / CONFIG_FILE
+    try:
+        st = path.stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = ()
+    env = (os.environ.get("RECIPES_SITE_URL"), os.environ.get("RECIPES_SITE_REPO_URL"))
+    return _cached(str(Path(root).resolve()), (stamp, env, tuple(sorted(_OVERRIDES.items()))))
