@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from recipes_site import sizing
-from recipes_site.catalog.diagnostics import Diagnostic, Level
+from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
 from recipes_site.catalog.documents import PROJECT_ROOT, RecipeDoc
 from recipes_site.catalog.yaml import format_key_path
 from recipes_site.data import base_flag, vllm_flags
@@ -52,12 +52,12 @@ _MEMORY = re.compile(r"memory|KV cache|OOM|--max-model-len|--gpu-memory-utilizat
 _HEADING = re.compile(r"^## +(.+?)\s*$", re.M)
 _LINK = re.compile(r"https://")
 _PLACEHOLDER = re.compile(r"\b(TODO|FIXME)\b")
+_LINE_BREAK = re.compile(r"\r\n?|\n")     # YAML's line breaks (str.splitlines also splits at \f, \u2028, ...)
 # Keys whose lists are `vllm serve` arguments, and keys whose maps are environments (types.py: Args,
 # EnvMap). `omni` tasks run vllm-omni, whose options are not in the vLLM list.
 _ARG_KEYS = frozenset({"base_args", "extra_args", "vllm_args", "args"})
 _ENV_KEYS = frozenset({"base_env", "extra_env", "env"})
 _SKIP_SUBTREES = frozenset({"omni"})
-_EXCERPT = 100   # characters of a recipe line quoted in a message
 # did-you-mean lookups per rule and recipe: each costs a difflib pass over a few hundred names,
 # so a hostile recipe with thousands of made-up flags stays linear with a small constant
 _SUGGESTIONS = 50
@@ -158,7 +158,7 @@ def subject(doc: RecipeDoc, level: Level = Level.ERROR, text: str | None = None)
             text = doc.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             text = ""
-    return LintSubject(doc, text, tuple(text.splitlines()), level)
+    return LintSubject(doc, text, tuple(_LINE_BREAK.split(text)), level)
 
 
 def _map(value: Any) -> dict:
@@ -166,8 +166,7 @@ def _map(value: Any) -> dict:
 
 
 def _excerpt(text: str) -> str:
-    text = "".join(ch if ch.isprintable() else " " for ch in text.strip())
-    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
+    return excerpt(text.strip())
 
 
 def _walk(node: Any, path: tuple = ()):
