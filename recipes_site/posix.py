@@ -8,7 +8,6 @@ kernel, a file system without the feature), so the callers need no platform chec
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import fcntl
 import os
@@ -25,9 +24,12 @@ PR_SET_PDEATHSIG = 1
 
 
 def _libc():
-    """The C library with errno capture, or None where ctypes cannot load one."""
+    """The C library with errno capture, or None where ctypes cannot load one.
+
+    CDLL(None) is dlopen(NULL): the interpreter's own symbols, libc's included. (find_library
+    would run ldconfig in a subprocess on every start of the command.)"""
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        return ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from catalog_kit import COMPAT_CORPUS, FIXTURE_ROOT, VALID_RECIPE
+from catalog_kit import FIXTURE_ROOT, VALID_RECIPE
 
 from recipes_site.outdir import MANIFEST
 
@@ -22,13 +22,11 @@ def small_root(tmp_path: Path, name: str = "root") -> Path:
     return root
 
 
-def big_root(tmp_path: Path) -> Path:
-    """A root whose build runs for seconds with worker processes: the compat corpus when present,
-    else the fixture root with 80 copies of its recipe under new ids."""
-    if (COMPAT_CORPUS / "models").is_dir():
-        return COMPAT_CORPUS
+def big_root(tmp_path: Path, copies: int = 80) -> Path:
+    """A root whose build runs for seconds with worker processes: the fixture root with `copies`
+    copies of its recipe under new ids (independent of the compat corpus being present)."""
     root = small_root(tmp_path, "big-root")
-    for i in range(80):
+    for i in range(copies):
         path = root / "models" / "acme" / f"Widget-7B-{i}.yaml"
         path.write_text(VALID_RECIPE.replace('model_id: "acme/Widget-7B"', f'model_id: "acme/Widget-7B-{i}"'),
                         encoding="utf-8")
