@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from html import escape
 import posixpath
@@ -191,7 +192,9 @@ def kv_default_len(e: dict) -> int:
 
 
 def _gib(x) -> str:
-    return f"{x:.1f}"
+    """One decimal as JavaScript's toFixed(1) writes it: an exact tie (26.25) rounds up, where
+    Python's format rounds it to even."""
+    return str(Decimal(x).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
 def _count(n: int, word: str) -> str:
