@@ -68,6 +68,13 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def _cwd() -> Path | None:
+    try:
+        return Path.cwd().resolve()
+    except OSError:   # the current folder was deleted under us: nothing there to protect
+        return None
+
+
 def _home() -> Path | None:
     try:
         return Path.home().resolve()
@@ -99,7 +106,7 @@ def check_output(out: Path, root: Path | None = None) -> Path:
             if _inside(target, root / name):
                 raise OutputRefused(f"{shown} lies inside the recipes' input folder {root / name}; "
                                     "refusing to write there (choose a folder outside it, e.g. --out _site)")
-    for label, place in (("current folder", Path.cwd().resolve()), ("home folder", _home())):
+    for label, place in (("current folder", _cwd()), ("home folder", _home())):
         if place is not None and _inside(place, target):
             what = "is" if place == target else "contains"
             raise OutputRefused(f"{shown} {what} the {label} {place}; refusing to replace it "
