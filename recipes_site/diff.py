@@ -48,7 +48,7 @@ class RenderingKey:
 class ApiTree:
     """What the diff reads of one built site."""
     renderings: dict[RenderingKey, dict] = field(default_factory=dict)
-    sizing: dict[tuple[str, str, str], dict] = field(default_factory=dict)        # (model, variant, hw) -> verdict
+    sizing: dict[tuple[str, str, str], dict] = field(default_factory=dict)        # (model, variant, hw or "") -> verdict
     recommended: dict[tuple[str, str, str], dict] = field(default_factory=dict)   # (model, hw, variant) -> pick
     models: set[str] = field(default_factory=set)
 
@@ -125,6 +125,8 @@ def load_api_tree(site: Path) -> ApiTree:
         elif "sizing" in doc and "id" in doc:
             tree.models.add(doc["id"])
             for variant, sizing in (doc.get("sizing") or {}).items():
+                # the variant's size (computed, declared, the basis of every verdict), hardware ""
+                tree.sizing[(doc["id"], variant, "")] = {k: v for k, v in (sizing or {}).items() if k != "hardware"}
                 for hw, verdict in ((sizing or {}).get("hardware") or {}).items():
                     tree.sizing[(doc["id"], variant, hw)] = verdict
     return tree
@@ -261,7 +263,8 @@ def text_report(d: TreeDiff) -> str:
     for title, items in (("sizing verdicts", d.sizing), ("recommendations", d.recommended)):
         if items:
             out += ["", f"{title}:"]
-            out += [f"  {v.model} {v.variant} on {v.hardware}: {v.summary()}" for v in items]
+            out += [f"  {v.model} {v.variant} {'on ' + v.hardware if v.hardware else 'size'}: {v.summary()}"
+                    for v in items]
     return "\n".join(out) + "\n"
 
 
@@ -311,7 +314,8 @@ def _model_section(model: str, changes: list[RenderingChange], verdicts: list[Ve
         blocks.append(head + ("\n\n" + _fence(c.diff) + "\n" if c.diff else "\n"))
     if verdicts:
         rows = ["| variant | hardware | change |", "|---|---|---|"]
-        rows += [f"| {md_code(v.variant)} | {md_code(v.hardware)} | {md_text(v.summary())} |" for v in verdicts]
+        rows += [f"| {md_code(v.variant)} | {md_code(v.hardware) if v.hardware else 'size'} | {md_text(v.summary())} |"
+                 for v in verdicts]
         blocks.append("\n".join(rows) + "\n")
     blocks.append("</details>\n")
     return blocks

@@ -72,7 +72,9 @@ def test_refs_diff_lists_every_changed_rendering_with_a_unified_diff(report):
 
 
 def test_refs_diff_reports_changed_sizing_verdicts(report):
-    bf16 = [v for v in report["sizing"] if v["variant"] == "default"]
+    size = next(v for v in report["sizing"] if v["hardware"] == "")
+    assert (size["variant"], size["before"]["declared_vram_gb"], size["after"]["declared_vram_gb"]) == ("default", 20, 40)
+    bf16 = [v for v in report["sizing"] if v["variant"] == "default" and v["hardware"]]
     assert bf16, report["sizing"]
     rtx = next(v for v in bf16 if v["hardware"] == "rtx_5090")
     assert rtx["before"]["fits_one_gpu"] is True and rtx["after"]["fits_one_gpu"] is False
@@ -87,6 +89,7 @@ def test_text_report_of_refs(repo, capsys):
     assert "- Qwen/Qwen3-8B removed on rtx_5090 default single_node_tp 1 node\n" in out
     assert "\n    h100 default single_node_tp 1 node\n" in out   # one of a group with the same diff
     assert "Qwen/Qwen3-8B default on rtx_5090: fits_one_gpu true → false" in out
+    assert "Qwen/Qwen3-8B default size: declared_vram_gb 20 → 40, basis_gb 20 → 40\n" in out   # computed: unchanged
     assert "Qwen/Qwen3-8B default on rtx_5090: variant default → fp8" in out   # the recommendation
 
 
