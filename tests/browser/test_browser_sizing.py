@@ -14,7 +14,7 @@ import json
 
 from browser_kit import Picker
 from recipes_site import fit
-from recipes_site.render.pages import kv_view, plan_view
+from recipes_site.render.pages import default_choice, kv_view, plan_of, plan_view
 from recipes_site.synthesis import render_choice
 
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
@@ -160,32 +160,44 @@ def test_the_panel_follows_the_strategy_and_node_count(page, project_site):
     s = p.choose("hardware", "h100")     # too big for one H100 node: multi-node only, and no single-node plan
     e = entry_of(project_site, R1, s.variant, "h100", s.strategy, int(s.nodes))
     assert_panel(page, e, e["evaluated_len"], 1)
-    assert page.locator("[data-plan-sum]").inner_text().startswith("No throughput plan: ")
+    assert page.locator("[data-plan-sum]").inner_text() == "One copy of this command: it uses 2 nodes."
     assert page.locator("[data-plan-cmds] pre").count() == 0
 
 
 def test_the_throughput_plan_lists_and_copies_the_replica_commands(page, project_site):
-    p = Picker(page, project_site, LLAMA).open("?hardware=h100")
+    """The throughput plan copies the command shown onto the node's other GPUs: with its features
+    (spec decoding's --speculative-config) and in its form (docker run)."""
+    p = Picker(page, project_site, LLAMA).open("?hardware=h200&variant=fp8")
     p.check()
-    doc = model_doc(project_site, LLAMA)
-    plan = doc["kv_sizing"]["default"]["h100"]["plan"]
-    hw = {"gpu_count": 8, "label": "H100"}
+    doc = json.loads((project_site.out / f"api/v1/models/{LLAMA}/hw/h200.json").read_text())
+    r = next(x for x in doc["renderings"] if x["variant"] == "fp8" and x["strategy"] == "single_node_tp")
+    features = doc["feature_sets"][r["parts"]["features"]]
+    chosen = default_choice(features)
+    hw = {"gpu_count": 8, "label": "H200"}
+    command = page.locator("pre[data-command]").text_content()
+    view = plan_view(r, plan_of(r, chosen), hw, command)
     assert page.locator("[data-plan] h4").inner_text() == "Throughput plan"
-    assert page.locator("[data-plan-sum]").inner_text() == plan_view(plan, hw)["summary"]
+    assert page.locator("[data-plan-sum]").inner_text() == view["summary"]
     pres = page.locator("[data-plan-cmds] pre")
-    assert pres.count() == plan["replicas"] == 2
-    for i, c in enumerate(plan["commands"]):
-        assert pres.nth(i).text_content() == c["command"]
-        assert f"CUDA_VISIBLE_DEVICES={','.join(map(str, c['gpus']))}" in c["command"] and f"--port {c['port']}" in c["command"]
+    assert pres.count() == len(view["commands"]) == 8
+    for i, (_, _, text) in enumerate(view["commands"]):
+        assert pres.nth(i).text_content() == text
+        assert text.startswith(f"export CUDA_VISIBLE_DEVICES={i}\n" + command) and text.endswith(f"--port {8000 + i}")
     button = page.locator('[data-plan-cmds] button[data-copy-from="plan-cmd-1"]')
     button.click()
     page.wait_for_function("() => document.querySelector('[data-plan-cmds] button[data-copy-from=\"plan-cmd-1\"]').textContent === 'Copied'")
-    assert page.evaluate("() => navigator.clipboard.readText()") == plan["commands"][1]["command"]
-    # another variant on the same hardware: its own plan
-    p.choose("variant", "fp8")
-    fp8 = doc["kv_sizing"]["fp8"]["h100"]["plan"]
-    assert page.locator("[data-plan-cmds] pre").count() == fp8["replicas"]
-    assert page.locator("[data-plan-cmds] pre").first.text_content() == fp8["commands"][0]["command"]
+    assert page.evaluate("() => navigator.clipboard.readText()") == view["commands"][1][2]
+    # spec decoding on: the plan counts the draft head, every copy carries --speculative-config
+    page.check('input[data-feature="spec_decoding"]')
+    assert "--speculative-config" in page.locator("pre[data-command]").text_content()
+    assert all("--speculative-config" in t for t in page.locator("[data-plan-cmds] pre").all_text_contents())
+    assert page.locator("[data-plan-sum]").inner_text() == plan_view(
+        r, r["plan"]["by"]["spec_decoding"], hw, page.locator("pre[data-command]").text_content())["summary"]
+    # docker form: each copy is its own container on its GPUs and port
+    page.click('[data-form="docker"]')
+    copies = page.locator("[data-plan-cmds] pre").all_text_contents()
+    assert copies[2].startswith("docker run --gpus all \\\n  -e CUDA_VISIBLE_DEVICES=2 \\\n") and "-p 8002:8002" in copies[2]
+    assert copies[2].endswith("--port 8002") and "--speculative-config" in copies[2]
 
 
 def test_a_recipe_without_hf_config_keeps_the_weights_only_sizing(page, compat_site):
@@ -194,7 +206,9 @@ def test_a_recipe_without_hf_config_keeps_the_weights_only_sizing(page, compat_s
     assert "kv_sizing" not in model_doc(compat_site, hf_id)
     Picker(page, compat_site, hf_id).open()
     assert page.locator("[data-sizing] [data-kv]").count() == 0
-    assert page.locator("[data-sizing] [data-plan]").count() == 0
+    # the weights side of the plan still stands: the panel and the throughput plan describe the command
+    assert page.locator("[data-sizing] [data-plan]").count() == 1
+    assert "GiB of weights" in page.locator("[data-sizing-why]").inner_text() or "exceed" in page.locator("[data-sizing-why]").inner_text()
     missing = page.locator("[data-sizing] [data-kv-missing]")
     assert missing.is_visible()
     assert "model.hf_config (num_hidden_layers, num_attention_heads" in missing.inner_text()
