@@ -36,8 +36,10 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 # Absolute URLs the build writes (canonical, sitemap, llms.txt) use this origin; the link
-# walker treats it as internal.
+# walker treats it as internal. The builds are ones for publishing (base URL and repository set,
+# as pages.yml does): the project's recipes-site.yaml names neither.
 SITE_URL = "https://recipes.test"
+REPO_URL = "https://git.example.org/team/recipes"
 
 
 # -- building ---------------------------------------------------------------------------------
@@ -50,7 +52,7 @@ def build_command(root: Path | None, out: Path) -> list[str]:
 
 
 def build_env() -> dict:
-    return {**os.environ, "RECIPES_SITE_URL": SITE_URL}
+    return {**os.environ, "RECIPES_SITE_URL": SITE_URL, "RECIPES_SITE_REPO_URL": REPO_URL}
 
 
 def run_builds(jobs: dict[str, tuple[Path | None, Path]]) -> dict[str, subprocess.CompletedProcess]:
