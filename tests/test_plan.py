@@ -209,3 +209,15 @@ def test_a_recipe_with_200_variants_builds(tmp_path):
     doc = json.loads((tmp_path / "out" / HW_PATH.format("acme/Many-8B", "h100")).read_text())
     assert {r["variant"] for r in doc["renderings"]} >= {"default", "v001", "v199"}
     assert all(r["plan"]["default"]["verdict"] == "fits" for r in doc["renderings"])
+
+
+def test_feature_conflicts_name_real_features(recipes, project_site):
+    """taxonomy.yaml's feature_conflicts (text_only vs encoder_parallel) name features recipes have,
+    and the model pages carry them for the picker."""
+    groups = yaml.safe_load((PROJECT_ROOT / "taxonomy.yaml").read_text())["feature_conflicts"]
+    assert ["text_only", "encoder_parallel"] in groups
+    names = {n for data in recipes.values() for n in (data.get("features") or {})}
+    assert {n for g in groups for n in g} <= names
+    out, _ = project_site
+    page = (out / "Qwen/Qwen3-VL-235B-A22B-Instruct/index.html").read_text()
+    assert '"conflicts":[["text_only","encoder_parallel"]]' in page

@@ -682,6 +682,8 @@ class Taxonomy(_Model):
     strategies: list[StrictStr] | None = None
     kv_offload_groups: dict[str, KvOffloadGroup] | None = None
     kv_offload: dict[str, KvOffloadOption] | None = None
+    feature_conflicts: list[list[StrictStr]] | None = Field(
+        None, description="Groups of recipe feature names of which at most one may be on (the picker unchecks the others).")
 
 
 # ---- strategies/*.yaml, kv_store/*.yaml, platforms.yaml --------------------------------------------

@@ -404,6 +404,12 @@ def strategy_notes(ctx, hw_docs: list[dict]) -> dict[str, str]:
     return out
 
 
+def feature_conflicts(taxonomy) -> list[list[str]]:
+    """The taxonomy's groups of features of which at most one may be on (site.js unchecks the rest)."""
+    groups = mapping(taxonomy).get("feature_conflicts") or []
+    return [[str(n) for n in g] for g in groups if isinstance(g, list) and len(g) > 1]
+
+
 def node_pills(rs: list[dict], strategy: str, nodes: list[int]) -> list[tuple[int, str, str]]:
     """(node count, label, GPUs) of each node pill: the nodes and GPUs the rendering of that count
     really occupies (its plan), e.g. a disaggregated deployment's pools on several nodes (site.js
@@ -496,7 +502,7 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         model_doc = docs.get(model_doc_path(rec.hf_id))
         kv = model_doc.get("kv_sizing") if model_doc is not None else fit.kv_sizing(ctx, rec.data, rec.rendered)
         summary = dict(summary, variants=distinct_variants(summary["variants"]), kv=bool(kv))
-        data = dict(summary, reasons=unavailable_reasons(rec, ctx, summary),
+        data = dict(summary, reasons=unavailable_reasons(rec, ctx, summary), conflicts=feature_conflicts(catalog.taxonomy),
                     notes=strategy_notes(ctx, list(hw_docs.values())), labels=pages.labels)
         view = initial_view(summary, pages.labels)
     meta = mapping(rec.data.get("meta"))

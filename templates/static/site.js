@@ -152,7 +152,15 @@ function picker(P, D) {
   const get = (o, path) => path.reduce((x, k) => x[k], o);
   const featuresOf = r => docs[S.hardware].feature_sets[r.parts.features];
   /* the features in force: defaults, or the user's set; a locked rendering keeps its defaults */
+  /* of each taxonomy conflict group (D.conflicts), only the feature named first stays on */
+  function exclusive(on) {
+    if (!on) return on;
+    const out = Object.assign({}, on);
+    for (const g of D.conflicts || []) for (const n of Object.keys(on).filter(x => g.includes(x)).slice(1)) delete out[n];
+    return out;
+  }
   function choose(r, on, modes) {
+    on = exclusive(on);
     const out = [], fs = featuresOf(r);
     /* a feature set naming none of this rendering's features (?features=foo) means the defaults */
     const unknown = on && Object.keys(on).length > 0 && !fs.some(f => on[f.name]);
@@ -465,7 +473,11 @@ function picker(P, D) {
     const t = e.target;
     if (t.matches("input[data-feature]")) {
       own();
-      if (t.checked) S.on[t.dataset.feature] = true; else delete S.on[t.dataset.feature];
+      const name = t.dataset.feature;
+      if (t.checked) {   /* checking one feature of a conflict group unchecks the others */
+        for (const g of D.conflicts || []) if (g.includes(name)) for (const n of g) delete S.on[n];
+        S.on[name] = true;
+      } else delete S.on[name];
     } else if (t.matches("select[data-feature-mode]")) {
       own();
       S.modes[t.dataset.featureMode] = t.value; S.on[t.dataset.featureMode] = true;

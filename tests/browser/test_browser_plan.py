@@ -162,3 +162,22 @@ def test_unknown_features_in_the_url_keep_the_defaults(page, project_site):
     Picker(page, project_site, llama).open("?features=foo")
     after = page.eval_on_selector_all("input[data-feature]", "els => els.filter(e => e.checked).map(e => e.dataset.feature)")
     assert after == default
+
+
+def test_text_only_and_encoder_parallel_are_never_both_on(page, project_site):
+    """The taxonomy's feature_conflicts (data, not script): checking one feature of a group unchecks
+    the others, and a URL naming both keeps the first."""
+    vl = "Qwen/Qwen3-VL-235B-A22B-Instruct"
+    on = "els => els.filter(e => e.checked).map(e => e.dataset.feature)"
+    Picker(page, project_site, vl).open()
+    assert "encoder_parallel" in page.eval_on_selector_all("input[data-feature]", on)
+    page.check('input[data-feature="text_only"]')
+    now = page.eval_on_selector_all("input[data-feature]", on)
+    assert "text_only" in now and "encoder_parallel" not in now
+    assert "--mm-encoder-tp-mode" not in page.text_content("pre[data-command]")
+    page.check('input[data-feature="encoder_parallel"]')
+    now = page.eval_on_selector_all("input[data-feature]", on)
+    assert "encoder_parallel" in now and "text_only" not in now
+    Picker(page, project_site, vl).open("?features=text_only,encoder_parallel,tool_calling")
+    now = page.eval_on_selector_all("input[data-feature]", on)
+    assert "text_only" in now and "encoder_parallel" not in now and "tool_calling" in now
