@@ -40,6 +40,7 @@ def _guide(body: str) -> str:
     return head + "guide: |\n" + "".join("  " + line + "\n" if line else "\n" for line in body.split("\n"))
 
 
+ABS = Path("/hostile-abs-bench")      # one "/": the old writer joined it as an absolute path
 VARIANT_AT = '    description: "BF16 weights."\n'
 
 
@@ -66,7 +67,7 @@ def attacks() -> dict:
     return {
         "variant model_id ../x": recipe(_with(VARIANT_AT, VARIANT_AT + _variant("evil", "../x"))),
         "variant model_id ../templates": recipe(_with(VARIANT_AT, VARIANT_AT + _variant("evil", "../templates"))),
-        "variant model_id /abs": recipe(_with(VARIANT_AT, VARIANT_AT + _variant("evil", "/tmp/hostile-abs"))),
+        "variant model_id /abs": recipe(_with(VARIANT_AT, VARIANT_AT + _variant("evil", str(ABS)))),
         "model_id of 100k chars": recipe(_with('model_id: "acme/Widget-7B"', 'model_id: "acme/' + "x" * 100_000 + '"')),
         "symlink to /etc/passwd": passwd_link,
         "symlink loop": loop_link,
@@ -110,13 +111,14 @@ def run(name: str, write, tree: Path, timeout: float) -> dict:
         peak_mb = int(peaks[-1]) / 1024 if peaks else float("nan")
         stray = [p for p in scratch.rglob("*") if p not in before and p.is_file() and out not in p.parents
                  and not p.name.startswith(".")]
+        stray += [ABS] if ABS.exists() else []          # the "/abs" attack's target
         return {"attack": name, "status": status, "seconds": round(wall, 2), "peak_mb": round(peak_mb) if peak_mb == peak_mb else None,
                 "out_mb": round(folder_bytes(out) / 1e6, 1), "outside": len(stray),
                 "longest_line": max((len(line) for line in printed.splitlines()), default=0),
                 "first_line": (printed.splitlines() or [""])[0][:110]}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        Path("/tmp/hostile-abs").exists() and shutil.rmtree("/tmp/hostile-abs", ignore_errors=True)
+        shutil.rmtree(ABS, ignore_errors=True)
 
 
 def main() -> None:

@@ -272,6 +272,8 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
                 hint = f"write the number without quotes: {excerpt(value.strip(), 40)}"
             elif kind == "null":
                 hint = "the key has no value; remove it or fill it in"
+            elif kind == "float" and value in (float("inf"), float("-inf")):
+                hint = "the number is too large: YAML reads it as Infinity, as JavaScript does"
         line, col = locate(positions, key_positions, path)
     return Diagnostic(display, line, col, Level.ERROR, format_key_path(path), message, hint)
 
