@@ -138,3 +138,15 @@ def test_no_link_is_ever_written_into_the_site(tmp_path):
     att = kit.attempt(tmp_path, root, out)
     assert att.result.ok
     assert not [p for p in att.created if os.path.islink(tmp_path / p)]
+
+
+@pytest.mark.parametrize("rel", ["taxonomy.yaml", "strategies/pd_cluster.yaml", "platforms.yaml"])
+def test_a_shared_file_of_the_root_linking_out_is_refused_unread(tmp_path, outside, rel):
+    root, out = kit.sandbox(tmp_path)
+    kit.write(root, "acme/Widget-7B.yaml", kit.recipe())
+    (root / rel).unlink()
+    (root / rel).symlink_to(outside / "secret.txt")
+    att = kit.attempt(tmp_path, root, out)
+    kit.assert_refused(att)
+    assert [(e.path.endswith(rel), "outside the recipes root" in e.message) for e in att.errors] == [(True, True)]
+    assert SECRET[:20] not in att.text()

@@ -60,7 +60,15 @@ class _Loader:
         return None
 
     def read(self, path: Path, display: str) -> LoadedYaml:
+        """Load one file of the root; a file of ROOT reached through a link that leaves the root
+        (taxonomy.yaml, strategies/*.yaml ... -> /etc/passwd) is refused unread, like recipes."""
         self.files += 1
+        inside_root = os.path.commonpath([os.path.abspath(self.root), os.path.abspath(path)]) == os.path.abspath(self.root)
+        if inside_root and os.path.realpath(path) != os.path.abspath(path):
+            problem = self.link_problem(path)
+            if problem:
+                return LoadedYaml(diagnostics=[Diagnostic(display, 0, 0, Level.ERROR, "", problem,
+                                                          "replace the link with the file itself, inside the recipes root")])
         return load_yaml_file(path, display)
 
     # -- shared files
