@@ -240,6 +240,7 @@ class FitResult:
     kv_bytes_per_sequence_window: int | None = None
     kv_bytes_per_token_per_gpu: float | None = None
     windows_per_gpu: list = field(default_factory=list)   # [{"window", "bytes_per_token"}] for the page formula
+    state_bytes_per_sequence_per_gpu: int = 0   # recurrent state of linear-attention / Mamba layers, per request
     prefill_chunk: int = 0
     max_tokens: int | None = None
     max_concurrency: int | None = None
@@ -279,6 +280,7 @@ class FitResult:
             "kv_bytes_per_token_per_gpu": None if self.kv_bytes_per_token_per_gpu is None
             else round(self.kv_bytes_per_token_per_gpu, 3),
             "windows_per_gpu": self.windows_per_gpu, "prefill_chunk": self.prefill_chunk,
+            "state_bytes_per_sequence_per_gpu": self.state_bytes_per_sequence_per_gpu,
             "max_tokens": self.max_tokens, "context_length": self.context_length,
             "evaluated_len": self.evaluated_len, "context_fits": self.context_fits,
             "max_concurrency": self.max_concurrency, "max_concurrency_per_rank": self.max_concurrency_per_rank,
@@ -351,6 +353,8 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     result.prefill_chunk = chunk
     result.windows_per_gpu = [{"window": w, "layers": n, "kind": kind, "bytes_per_token": round(b, 3)}
                               for w, n, kind, b in kv_cache.window_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel)]
+    result.state_bytes_per_sequence_per_gpu = kv_cache.state_bytes_per_sequence_per_gpu(layout, dtype_bytes,
+                                                                                        shape.tp, shape.pp)
     if tp_note := kv_cache.tp_problem(cfg, shape.tp):
         result.notes.append(f"{tp_note}: vLLM refuses this TP size")
     if layout.attention == "mla" and shape.tp > 1 and shape.dcp == 1:
@@ -535,6 +539,7 @@ def panel_entry(r: FitResult) -> dict:
 
         seq(L)       = e.kv_bytes_per_token_per_gpu x L
                        + sum over w in e.windows_per_gpu of w.bytes_per_token x min(L, w.window + e.prefill_chunk)
+                       + e.state_bytes_per_sequence_per_gpu (when present and L > 0: the recurrent state)
         needed(L, C) = ceil(C / e.dp) x seq(L)            KV bytes per GPU (DP ranks share the requests)
         fits(L, C)   = needed(L, C) <= e.kv_cache_bytes_per_gpu
         requests(L)  = floor(e.kv_cache_bytes_per_gpu / seq(L)) x e.dp
@@ -560,6 +565,8 @@ def panel_entry(r: FitResult) -> dict:
         "max_tokens": r.max_tokens, "max_concurrency": r.max_concurrency, "max_model_len": r.max_model_len,
         "safe_max_model_len": r.safe_max_model_len, "context_fits": r.context_fits,
         "missing_facts": r.missing_facts, "notes": r.notes,
+        **({"state_bytes_per_sequence_per_gpu": r.state_bytes_per_sequence_per_gpu}
+           if r.state_bytes_per_sequence_per_gpu else {}),
     }
 
 
@@ -574,7 +581,8 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
 
     def seq(tokens: int) -> float:
         return per_token * tokens + sum(w["bytes_per_token"] * min(tokens, w["window"] + entry.get("prefill_chunk", 0))
-                                        for w in entry.get("windows_per_gpu") or ())
+                                        for w in entry.get("windows_per_gpu") or ()) \
+            + ((entry.get("state_bytes_per_sequence_per_gpu") or 0) if tokens > 0 else 0)
 
     def needed(tokens: int, requests: int) -> float:
         return math.ceil(requests / entry["dp"]) * seq(tokens)

@@ -123,7 +123,7 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
     if per_token is not None and kv is not None:
         entry = {"kv_cache_bytes_per_gpu": kv_bytes, "kv_bytes_per_token_per_gpu": per_token, "dp": shape.dp,
                  "windows_per_gpu": r.windows_per_gpu, "prefill_chunk": r.prefill_chunk,
-                 "context_length": served}
+                 "state_bytes_per_sequence_per_gpu": r.state_bytes_per_sequence_per_gpu, "context_length": served}
         tokens = int(kv_bytes // per_token) if per_token else None
         if served:
             figures = fit.panel_figures(entry, served, 1)
@@ -165,6 +165,8 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
         out["windows_per_gpu"] = [{"window": w["window"], "bytes_per_token": w["bytes_per_token"]}
                                   for w in r.windows_per_gpu]
         out["prefill_chunk"] = r.prefill_chunk
+    if r.state_bytes_per_sequence_per_gpu:          # linear-attention / Mamba state, per request (kv_cache.py)
+        out["state_bytes_per_sequence_per_gpu"] = r.state_bytes_per_sequence_per_gpu
     if spec and draft:
         out["draft"] = spec.get("model")
     return out

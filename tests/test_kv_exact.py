@@ -274,3 +274,28 @@ def test_scaffold_sizes_an_mxfp4_checkpoint_per_component():
     exact = sizing.component_weights_bytes({"model": {"model_id": "openai/gpt-oss-120b", "hf_config": hf_config_from(config)}},
                                            {"precision": "mxfp4"})
     assert f"vram_minimum_gb: {math.ceil(exact / 1e9 * 1.2)}\n" in text
+
+
+# -- the page formulas carry the state -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("hf_id, tp", [("Qwen/Qwen3.5-27B", 1), ("Qwen/Qwen3.5-27B", 2), ("nvidia/NVIDIA-Nemotron-Nano-9B-v2", 1)])
+def test_page_formulas_count_the_state_like_fit(hf_id, tp):
+    """fit.panel_entry publishes the per-request state and fit.panel_figures (site.js kvFit's reference)
+    adds it, so the page's requests and longest length agree with fit_deployment for hybrid models."""
+    rec = recipe(hf_id)
+    profile = {"gpu_count": 8, "vram_gb": 640}
+    for length, concurrency in ((4096, 1), (8192, 4), (32_768, 2)):
+        r = fit.fit_deployment(rec, "default", "h100", profile, fit.Shape(tp=tp), evaluate_len=length,
+                               concurrency=concurrency)
+        entry = fit.panel_entry(r)
+        lay = layout(hf_id)
+        assert entry["state_bytes_per_sequence_per_gpu"] == kv.state_bytes_per_sequence_per_gpu(lay, BF16, tp) > 0
+        got = fit.panel_figures(entry, length, concurrency)
+        assert (got["requests"], got["longest"]) == (r.max_concurrency, r.max_model_len_at_concurrency)
+        without = fit.panel_figures({**entry, "state_bytes_per_sequence_per_gpu": 0}, length, concurrency)
+        assert without["requests"] > got["requests"]
+
+
+def test_entries_without_state_are_unchanged():
+    r = fit.fit_deployment(recipe("openai/gpt-oss-120b"), "default", "h100", {"gpu_count": 8, "vram_gb": 640}, fit.Shape())
+    assert r.state_bytes_per_sequence_per_gpu == 0 and "state_bytes_per_sequence_per_gpu" not in fit.panel_entry(r)

@@ -64,7 +64,8 @@ ONE_PLAN = _obj({
     "verdict": {"enum": ["fits", "over", "no_kv", "short", None]}, "reason": STR},
     {"windows_per_gpu": {"type": "array", "items": _obj({"window": {"type": "integer", "minimum": 1},
                                                          "bytes_per_token": NUM})},
-     "prefill_chunk": {"type": "integer", "minimum": 0}, "draft": STR})
+     "prefill_chunk": {"type": "integer", "minimum": 0}, "draft": STR,
+     "state_bytes_per_sequence_per_gpu": {"type": "integer", "minimum": 1}})
 # plan.plan_json: the plan as rendered, per feature state that changes memory, and the replica parts
 RENDERING_PLAN = _obj({"keys": STR_LIST, "default": ONE_PLAN, "by": {"type": "object", "additionalProperties": ONE_PLAN}},
                       {"replicas": _obj({"replicas": {"type": "array", "minItems": 2, "items": _obj({
@@ -134,7 +135,8 @@ KV_DEPLOYMENT = _obj({
     "prefill_chunk": NONNEG, "context_length": INT_OR_NULL, "evaluated_len": INT_OR_NULL,
     "max_tokens": INT_OR_NULL, "max_concurrency": INT_OR_NULL, "max_model_len": INT_OR_NULL,
     "safe_max_model_len": INT_OR_NULL, "context_fits": {"type": ["boolean", "null"]},
-    "missing_facts": STR_LIST, "notes": STR_LIST})
+    "missing_facts": STR_LIST, "notes": STR_LIST},
+    {"state_bytes_per_sequence_per_gpu": POS})      # linear-attention / Mamba state per request (kv_cache.py)
 KV_SIZING = {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": _obj({
     "deployments": {"type": "array", "minItems": 1, "items": KV_DEPLOYMENT}})}}
 

@@ -102,7 +102,8 @@ d.addEventListener("click", e => {
    feed them. window.kvFit lets the tests compare them with fit.py. */
 const kvFit = (() => {
   const seq = (e, L) => e.kv_bytes_per_token_per_gpu * L
-    + (e.windows_per_gpu || []).reduce((s, w) => s + w.bytes_per_token * Math.min(L, w.window + (e.prefill_chunk || 0)), 0);
+    + (e.windows_per_gpu || []).reduce((s, w) => s + w.bytes_per_token * Math.min(L, w.window + (e.prefill_chunk || 0)), 0)
+    + (L > 0 ? e.state_bytes_per_sequence_per_gpu || 0 : 0);
   const needed = (e, L, C) => Math.ceil(C / e.dp) * seq(e, L);
   const fits = (e, L, C) => needed(e, L, C) <= e.kv_cache_bytes_per_gpu;
   const requests = (e, L) => { const one = seq(e, L); return one > 0 ? Math.floor(e.kv_cache_bytes_per_gpu / one) * e.dp : 0; };
