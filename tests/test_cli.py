@@ -1,18 +1,38 @@
 """The command line: output format, exit codes, the `command` query and the schema file."""
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 
 from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.cli import main
 from recipes_site.catalog.types import recipe_json_schema
 
 LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<level>error|warning): (?P<key>\S+): .+$")
 
 
 def run(*args, cwd=PROJECT_ROOT):
+    """The CLI in this process (an interpreter start per call costs more than most commands), reported
+    as a subprocess would: exit code, stdout, stderr. `python -m recipes_site` itself: see below."""
+    out, err, before = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:     # argparse: usage errors, --help
+                code = exc.code
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def run_module(*args, cwd=PROJECT_ROOT):
     return subprocess.run([sys.executable, "-m", "recipes_site", *args], cwd=cwd, capture_output=True, text=True)
 
 
@@ -55,8 +75,10 @@ def test_strict_turns_warnings_into_failure(tmp_path):
 
 
 def test_bad_usage_exits_2():
-    assert run("validate", "--no-such-flag").returncode == 2
+    assert run_module("validate", "--no-such-flag").returncode == 2     # the `python -m recipes_site` entry too
     assert run("frobnicate").returncode == 2
+    assert run_module("command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "h100").stdout.startswith(
+        "vllm serve meta-llama/Llama-3.3-70B-Instruct \\\n")
 
 
 def test_command_prints_the_recommended_command():
