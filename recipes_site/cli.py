@@ -91,7 +91,7 @@ def _find_recipe(catalog, wanted: str):
 
 def _rendering_text(r, docker: bool) -> str:
     pick = (lambda p: p.docker_command) if docker else (lambda p: p.command)
-    from recipes_site.synthesis.shell import export_lines
+    from recipes_site.synthesis.shell import export_lines, heredoc
     env = "" if docker else export_lines(r.env)
     if r.single:
         return env + pick(r.single)
@@ -106,9 +106,15 @@ def _rendering_text(r, docker: bool) -> str:
             f"# decode pool\n{role_env(r.decode.process)}{pick(r.decode.process)}",
             f"# router\n{r.router.install}\n{r.router.command}"])
     kv = r.kv
-    parts = [f"# mooncake master\n{kv.master.get('command') if kv.master else ''}"]
+    parts = []
+    if kv.config:    # the same Mooncake config step as the page and --json (mooncake_config)
+        parts.append(f"# mooncake config (every vLLM node)\n{heredoc('$MOONCAKE_CONFIG_PATH', kv.config, kv.config_note)}")
+    parts.append(f"# mooncake master\n{kv.master.get('command') if kv.master else ''}")
     if kv.store:
-        parts.append(f"# mooncake store\n{kv.store.get('command')}")
+        store_config = kv.store.get("config")
+        prefix = heredoc("$MOONCAKE_STORE_CONFIG_PATH", store_config, kv.store.get("note")) + "\n" \
+            if isinstance(store_config, dict) else ""
+        parts.append(f"# mooncake store\n{prefix}{kv.store.get('command')}")
     parts.append(f"# vLLM instance ({kv.instances}x)\n{kv.install or ''}\n{env}{pick(kv.head)}")
     parts += [f"# instance worker node (rank {i})\n{env}{pick(w)}" for i, w in enumerate(kv.workers, 1)]
     if kv.router:

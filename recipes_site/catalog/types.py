@@ -362,6 +362,9 @@ class Model(_Model):
         None, description="Docker image: a string pins NVIDIA only; a map pins per brand (nvidia/amd/tpu/intel).")
     install: Install | None = Field(None, description="Overrides of the generated install block.")
     nightly_required: StrictBool | None = Field(None, description="Needs a vLLM nightly build.")
+    gated: StrictBool | None = Field(
+        None, description="model_id is a gated Hugging Face repository (licence to accept): docker commands pass "
+                          "the host's HF_TOKEN through (`-e HF_TOKEN`).")
     supports_dcp: StrictBool | None = Field(None, description="Decode context parallel is supported (UI).")
     flashinfer_autotune: StrictBool | None = Field(None, description="FlashInfer autotune toggle (UI).")
     docker_source: DockerSource | None = Field(None, description="Local model directory for docker runs.")
@@ -404,6 +407,8 @@ class Variant(_Model):
     vram_minimum_gb: VramGb = Field(description="VRAM (GB) the whole deployment needs.")
     description: StrictStr | None = Field(None, description="What this variant is.")
     model_id: HfId | None = Field(None, description="Checkpoint served by this variant (`org/repo`); gets its own page.")
+    gated: StrictBool | None = Field(
+        None, description="This variant's checkpoint is gated (default: model.gated when it serves model.model_id).")
     label: StrictStr | None = Field(None, description="Short label for the variant picker.")
     extra_args: Args | None = Field(None, description="Arguments added for this variant. " + _ARGS_HELP)
     extra_env: EnvMap | None = Field(None, description="Environment added for this variant. " + _ENV_HELP)

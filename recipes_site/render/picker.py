@@ -24,7 +24,7 @@ from recipes_site.render.api import RecipeInput, hw_doc_path
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggles_are_exact
 from recipes_site.jsish import mapping
-from recipes_site.synthesis.shell import export_lines
+from recipes_site.synthesis.shell import export_lines, heredoc
 from recipes_site.synthesis.types import Process, Rendering
 
 SEP = " \\\n  "
@@ -57,9 +57,7 @@ def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
                    ["vllm_worker_docker_commands", i - 1], w) for i, w in enumerate(r.kv.workers, 1)]
 
 
-def _heredoc(path_var: str, config: dict, note: str | None) -> str:
-    comments = "".join(f"# {line}\n" for line in (note or "").splitlines())
-    return f"{comments}cat > {path_var} <<'EOF'\n{json.dumps(config, indent=2, ensure_ascii=False)}\nEOF"
+_heredoc = heredoc     # the Mooncake config steps (shell.heredoc: unquoted delimiter, escaped body)
 
 
 def _extras(r: Rendering) -> list[dict]:

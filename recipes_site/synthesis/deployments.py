@@ -42,12 +42,16 @@ def make_process(spec: ProcessSpec, port: int, image) -> Process:
                         + units_of([t for t in after if truthy(t)]))
     split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
     cut = split.index(None)
+    # Deliberate deviations from the reference (docs/compat-deviations.json): a multi-node process
+    # runs on the host network, a gated checkpoint gets the host's HF_TOKEN passed through.
+    opts = dict(host_network=spec.multi_node,
+                pass_env=("HF_TOKEN",) if docker.is_gated(spec.recipe, spec.variant) else ())
     return Process(
         argv=argv, command=command, env=env,
-        docker_argv=tuple(docker.docker_argv(image, model, list(argv), env, spec.hw, port)),
-        docker_command=docker.docker_command(image, model, lines, env, spec.hw, port),
+        docker_argv=tuple(docker.docker_argv(image, model, list(argv), env, spec.hw, port, **opts)),
+        docker_command=docker.docker_command(image, model, lines, env, spec.hw, port, **opts),
         lines_before=tuple(split[:cut]), lines_after=tuple(split[cut + 1:]),
-        docker_head=docker.docker_command(image, model, [], env, spec.hw, port),
+        docker_head=docker.docker_command(image, model, [], env, spec.hw, port, **opts),
         notes=sized.notes,
     )
 
@@ -120,7 +124,8 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
     base = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv)
     if ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1:
         specs = [ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, features=features,
-                             parallel=multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr))
+                             parallel=multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr),
+                             multi_node=True)
                  for rank in range(nodes)]
         procs = [make_process(s, port, image) for s in specs]
         return procs[0], tuple(procs[1:])
@@ -217,7 +222,7 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
     spec = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw, parallel=block, role=role,
-                       pinning_env=pinning, features=features)
+                       pinning_env=pinning, features=features, multi_node=nodes > 1)
     port = 8001 if role == "prefill" else 8002
     return PdPool(process=make_process(spec, port, image), nodes=nodes, parallelism=declared, tp=tp,
                   dp_local=dp_local, dp_size=dp_size, pool_gpus=pool_gpus)

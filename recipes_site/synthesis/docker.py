@@ -91,25 +91,49 @@ def _mount_paths(model: str, env: dict) -> list:
     return paths + [v for k, v in env.items() if k.endswith("_CONFIG_PATH")]
 
 
-def docker_argv(image, model: str, argv: list[str], env: dict, hw: Hardware, port: int) -> list:
+def is_gated(recipe: dict, variant: dict) -> bool:
+    """Whether the checkpoint a variant serves is a gated Hugging Face repository: the variant's
+    own `gated`, else the recipe's `model.gated` when the variant serves model.model_id."""
+    if isinstance(variant.get("gated"), bool):
+        return variant["gated"]
+    model = mapping(recipe.get("model"))
+    own = variant.get("model_id")
+    return model.get("gated") is True and (own is None or own == model.get("model_id"))
+
+
+def _network(hw: Hardware, port: int, host_network: bool) -> list[str]:
+    """A process whose parallel group spans nodes (NCCL/Gloo, the head address) needs the host's
+    network; TPU runs on it already. Published ports mean nothing there, so `-p` goes."""
+    if host_network and _family(hw) != "tpu":
+        return ["--network", "host"]
+    return ["-p", f"{port}:{port}"]
+
+
+def docker_argv(image, model: str, argv: list[str], env: dict, hw: Hardware, port: int,
+                host_network: bool = False, pass_env: tuple = ()) -> list:
     out = ["docker", "run"] + GPU_FLAG_ARGV[_family(hw)]
-    out += ["--privileged", "--ipc=host", "-p", f"{port}:{port}",
+    out += ["--privileged", "--ipc=host", *_network(hw, port, host_network),
             "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
     for path in _mount_paths(model, env):
         out += ["-v", f"{js_str(path)}:{js_str(path)}:ro"]
     for k, v in env.items():
         out += ["-e", f"{k}={js_str(v)}"]
+    for name in pass_env:      # `-e NAME` alone: docker copies the host's value; no secret in the text
+        out += ["-e", name]
     return out + [image] + argv[2:]
 
 
-def docker_command(image, model: str, body: list[str], env: dict, hw: Hardware, port: int) -> str:
+def docker_command(image, model: str, body: list[str], env: dict, hw: Hardware, port: int,
+                   host_network: bool = False, pass_env: tuple = ()) -> str:
     """`docker run` text: our flag lines, then `<image> <model>`, then the serve command's
     argument lines (`body`, already shell words). Every recipe string passes through shell.py."""
     lines = [" ".join(["docker run"] + [" ".join(group) for group in GPU_FLAG_LINES[_family(hw)][:1]])]
     lines += [" ".join(group) for group in GPU_FLAG_LINES[_family(hw)][1:]]
-    lines += [f"--privileged --ipc=host -p {port}:{port}", "-v ~/.cache/huggingface:/root/.cache/huggingface"]
+    lines += [" ".join(["--privileged --ipc=host", *_network(hw, port, host_network)]),
+              "-v ~/.cache/huggingface:/root/.cache/huggingface"]
     lines += [f"-v {mount_word(path)}" for path in _mount_paths(model, env)]
     lines += [f"-e {env_word(k, v)}" for k, v in env.items()]
+    lines += [f"-e {quote(name)}" for name in pass_env]
     lines.append(f"{image_word(image)} {quote(model)}")
     text_ = continued(lines + list(body))
     if model.startswith("/"):

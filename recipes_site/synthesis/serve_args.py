@@ -30,6 +30,7 @@ class ProcessSpec:
     kv: dict | None = None                           # kv-store spec when composing with one
     pinning_env: dict = field(default_factory=dict)  # PD GPU pinning
     features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
+    multi_node: bool = False                         # the process's parallel group spans nodes (host network)
 
     @property
     def variant(self) -> dict:

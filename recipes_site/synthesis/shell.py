@@ -169,3 +169,20 @@ def serve_command_of_lines(model: str, lines: list[str]) -> str:
     if not lines:
         return serve_head(model)
     return f"{serve_head(model)} \\\n  " + continued(lines)
+
+
+_HEREDOC_SPECIAL = re.compile(r"\\|`|\$(?![A-Z_][A-Z0-9_]*)")
+
+
+def heredoc(path_var: str, config: dict, note: str | None) -> str:
+    """`cat > $PATH_VAR <<EOF` writing `config` as JSON, after the note as `#` comments.
+
+    The delimiter is unquoted on purpose: the vocabulary's `$MOONCAKE_MASTER_IP`-style names in
+    the config must expand (the reference quotes it, so they never did: a documented deviation).
+    Everything else the shell would act on inside an unquoted heredoc (`\\`, a backquote, a `$`
+    that does not start a variable name, i.e. `$(`, `${`, `$((`) is escaped, so a value can
+    only ever name a variable, never run anything. JSON output never holds a line `EOF`."""
+    import json
+    comments = "".join(f"# {comment_text(line)}\n" for line in (note or "").splitlines())
+    body = _HEREDOC_SPECIAL.sub(lambda m: "\\" + m.group(), json.dumps(config, indent=2, ensure_ascii=False))
+    return f"{comments}cat > {path_var} <<EOF\n{body}\nEOF"
