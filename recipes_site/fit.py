@@ -256,6 +256,7 @@ class FitResult:
     nodes: int = 1
     weights_only: dict | None = None
     plan: dict | None = None                  # plan.rendering_plan of the command `recipes-site command` prints
+    plan_reason: str | None = None            # the plan's verdict in words (plan.reason)
     replicas: list | None = None              # that command pinned to its own GPUs and port, filling one node
 
     @property
@@ -291,7 +292,7 @@ class FitResult:
         if self.weights_only is not None:
             out["weights_only"] = self.weights_only
         if self.plan is not None:
-            out["plan"] = self.plan
+            out["plan"], out["plan_reason"] = self.plan, self.plan_reason
         if self.replicas:
             out["replicas"] = self.replicas
         return out
@@ -510,6 +511,8 @@ def fit_choice(ctx, recipe: dict, variant_key: str = "default", hw_id: str | Non
                        if gpu_memory_utilization is not None else [])]
         argv = list(proc.argv) + overrides if proc is not None and overrides else None
         result.plan = plan_mod.rendering_plan(recipe, shown, profile, argv)
+        result.plan_reason = plan_mod.expand(result.plan, profile.get("display_name") or shown.hardware,
+                                             round(sizing.per_gpu_gib(profile), 1))["reason"]
         parts = plan_mod.replica_parts(shown, result.plan, profile) if not overrides else None
         if parts:
             result.replicas = [{**rep, "command": plan_mod.replica_command(shown.single.command, parts, rep)}
@@ -671,10 +674,11 @@ def fit_text(r: FitResult) -> str:
     for note in r.notes:
         lines.append(f"  note: {note}")
     if r.plan:
-        p = r.plan
-        layout = f"TP {p['tp']}" + (f" x PP {p['pp']}" if p["pp"] > 1 else "") + (f" x DP {p['dp']}" if p["dp"] > 1 else "")
-        lines.append(f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {p['nodes']} node{_s(p['nodes'])}, {layout}: "
-                     f"{p['verdict'] or 'unknown'}. {p['reason']}")
+        p, nodes = r.plan, r.plan.get("nodes", 1)
+        layout = f"TP {p['tp']}" + (f" x PP {p['pp']}" if p.get("pp", 1) > 1 else "") \
+            + (f" x DP {p['dp']}" if p.get("dp", 1) > 1 else "")
+        lines.append(f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
+                     f"{p.get('verdict') or 'unknown'}. {r.plan_reason}")
         for c in r.replicas or []:
             lines.append(f"# replica on GPUs {c['gpus']}, port {c['port']}")
             lines.append(c["command"])

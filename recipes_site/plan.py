@@ -6,20 +6,23 @@ command's own argv (TP, PP, DP, EP, `--kv-cache-dtype`, `--max-model-len`,
 `--gpu-memory-utilization`, `--speculative-config`) and the checkpoint it serves. Nothing else
 decides a number shown beside a command, so the figures cannot contradict it.
 
-A plan is a few numbers, all memory in GiB (as vLLM logs it):
+A plan is a few numbers, all memory in GiB (as vLLM logs it); what is 1, false or unknown is
+left out of the published form and `expand` puts it back, with the reason in words:
 
     gpus, nodes           GPUs and nodes every process of the deployment occupies
     tp, pp, dp, ep        the parallel layout of the process the memory figures describe
                           (the decode pool of a disaggregated deployment, else the main process)
-    weights_gib           the whole checkpoint (plus a draft model's, estimated) in GiB
-    weights_gib_per_gpu   what one GPU holds of it; budget_gib_per_gpu = VRAM x utilization
-    kv_cache_gib_per_gpu  budget - weights - overhead (fit.overhead)
+    budget_gib_per_gpu    VRAM x --gpu-memory-utilization
+    weights_gib           the whole checkpoint (plus a draft model's, estimated)
+    weights_gib_per_gpu   what one GPU holds of it
+    overhead_gib_per_gpu  fit.overhead; the KV cache is what budget - weights - overhead leaves:
+    kv_cache_bytes_per_gpu
     max_tokens, context_length, concurrency
                           tokens the KV cache holds, the longest request the command serves (its
                           own --max-model-len, else the recipe's context) and how many such fit
-    kv_cache_bytes_per_gpu, kv_bytes_per_token_per_gpu, windows_per_gpu, prefill_chunk
+    kv_bytes_per_token_per_gpu, windows_per_gpu, prefill_chunk
                           the inputs of the page formulas (fit.panel_entry) for other lengths
-    verdict, reason       "fits", or why the command cannot start: "over" (the weights exceed the
+    verdict               "fits", or why the command cannot start: "over" (the weights exceed the
                           budget), "no_kv" (no room left for a KV cache), "short" (one request of
                           the served length does not fit; vLLM refuses to start)
 
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from decimal import ROUND_HALF_UP, Decimal
 import json
 import math
 import shlex
@@ -128,39 +132,32 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
         if served:
             figures = fit.panel_figures(entry, served, 1)
             concurrency, longest = figures["requests"], figures["longest"]
-    vram = r.vram_per_gpu_gib
     budget = r.budget_gib_per_gpu
-    name = _gpu_name(profile, hw_id)
     if per_gpu is None:
-        verdict, reason = None, "The variant gives no weight size, so there is no estimate."
+        verdict = None
     elif per_gpu > budget:
         verdict = OVER
-        reason = (f"{per_gpu:.1f} GiB of weights per GPU exceed the {budget:.1f} GiB budget of each {name} "
-                  f"({vram:g} GiB × {shape.gpu_memory_utilization:g}): this command cannot load the model.")
     elif kv is not None and kv <= 0:
         verdict = NO_KV
-        reason = (f"{per_gpu:.1f} GiB of weights and {r.overhead.total_gib:.1f} GiB of overhead per GPU leave no "
-                  f"room for a KV cache in the {budget:.1f} GiB budget of each {name}: vLLM will not start.")
     elif longest is not None and served and longest < served:
         verdict = SHORT
-        reason = (f"One {served:,}-token request needs more KV cache than the {kv:.1f} GiB per GPU left "
-                  f"(at most {longest:,} tokens fit): vLLM refuses to start; lower --max-model-len.")
     else:
         verdict = FITS
-        gpu_words = f"{gpus} × {name} ({vram:g} GiB each)" if gpus > 1 else f"one {name} ({vram:g} GiB)"
-        reason = f"{weights / GIB:.1f} GiB of weights on {gpu_words}: {per_gpu:.1f} GiB per GPU"
-        reason += (f", leaving {kv:.1f} GiB of KV cache per GPU" + (f" ({tokens:,} tokens)" if tokens else "")
-                   if kv is not None else "") + "."
-    out = {
-        "gpus": gpus, "nodes": nodes, "tp": shape.tp, "pp": shape.pp, "dp": shape.dp, "ep": shape.expert_parallel,
-        "vram_gib_per_gpu": _r(vram), "budget_gib_per_gpu": _r(budget),
-        "weights_gib": _r(None if weights is None else weights / GIB), "weights_gib_per_gpu": _r(per_gpu),
-        "overhead_gib_per_gpu": _r(r.overhead.total_gib), "kv_cache_gib_per_gpu": _r(kv),
-        "kv_cache_bytes_per_gpu": kv_bytes,
-        "kv_bytes_per_token_per_gpu": per_token,
-        "context_length": served, "max_tokens": tokens, "concurrency": concurrency,
-        "verdict": verdict, "reason": reason,
-    }
+    # compact: what is 1, false or unknown is left out (`expand` puts it back)
+    out = {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), "tp": shape.tp,
+           **({"pp": shape.pp} if shape.pp != 1 else {}), **({"dp": shape.dp} if shape.dp != 1 else {}),
+           **({"ep": True} if shape.expert_parallel else {}), "budget_gib_per_gpu": _r(budget, 2)}
+    if per_gpu is not None:
+        out.update(weights_gib=_r(weights / GIB, 2), weights_gib_per_gpu=_r(per_gpu, 2))
+    out["overhead_gib_per_gpu"] = _r(r.overhead.total_gib, 2)
+    if kv_bytes is not None:
+        out["kv_cache_bytes_per_gpu"] = kv_bytes
+    if per_token is not None:
+        out.update(kv_bytes_per_token_per_gpu=per_token, max_tokens=tokens)
+        if concurrency is not None:
+            out["concurrency"] = concurrency
+    if served:
+        out["context_length"] = served
     if r.windows_per_gpu:
         out["windows_per_gpu"] = [{"window": w["window"], "bytes_per_token": w["bytes_per_token"]}
                                   for w in r.windows_per_gpu]
@@ -169,7 +166,54 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
         out["state_bytes_per_sequence_per_gpu"] = r.state_bytes_per_sequence_per_gpu
     if spec and draft:
         out["draft"] = spec.get("model")
+    if verdict is not None:
+        out["verdict"] = verdict
     return out
+
+
+def _g(x) -> str:
+    """One decimal, ties up (as the page's toFixed(1))."""
+    return str(Decimal(x).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def reason(p: dict, name: str, vram: float) -> str:
+    """Why a plan's verdict is what it is, in one sentence (site.js `planReason` writes the same).
+    `p` is an expanded plan, `name` the GPU's display name, `vram` its memory in GiB."""
+    v, w, budget = p["verdict"], p["weights_gib_per_gpu"], p["budget_gib_per_gpu"]
+    if v is None:
+        return "The variant gives no weight size, so there is no estimate."
+    if v == OVER:
+        return (f"{_g(w)} GiB of weights per GPU exceed the {_g(budget)} GiB budget of each {name}: "
+                f"this command cannot load the model.")
+    if v == NO_KV:
+        return (f"{_g(w)} GiB of weights and {_g(p['overhead_gib_per_gpu'])} GiB of overhead per GPU leave no room "
+                f"for a KV cache in the {_g(budget)} GiB budget of each {name}: vLLM will not start.")
+    kv = p["kv_cache_gib_per_gpu"]
+    if v == SHORT:
+        return (f"One {p['context_length']:,}-token request needs more than the {_g(kv)} GiB of KV cache per GPU "
+                f"left ({p['max_tokens']:,} tokens): vLLM refuses to start; lower --max-model-len.")
+    gpus = f"{p['gpus']} × {name} ({vram:g} GiB each)" if p["gpus"] > 1 else f"one {name} ({vram:g} GiB)"
+    out = f"{_g(p['weights_gib'])} GiB of weights on {gpus}: {_g(w)} GiB per GPU"
+    if kv is not None:
+        out += f", leaving {_g(kv)} GiB of KV cache per GPU" + (f" ({p['max_tokens']:,} tokens)" if p["max_tokens"] else "")
+    return out + "."
+
+
+def expand(p: dict, name: str, vram: float) -> dict:
+    """A published plan with what it leaves out put back: defaults, the GPU's memory, the KV cache
+    in GiB and the verdict's reason (site.js `expand` does the same)."""
+    out = {"nodes": 1, "pp": 1, "dp": 1, "ep": False, "weights_gib": None, "weights_gib_per_gpu": None,
+           "kv_cache_bytes_per_gpu": None, "kv_bytes_per_token_per_gpu": None, "max_tokens": None,
+           "concurrency": None, "context_length": None, "windows_per_gpu": [], "prefill_chunk": 0,
+           "verdict": None, **p, "vram_gib_per_gpu": vram}
+    kv = out["kv_cache_bytes_per_gpu"]
+    out["kv_cache_gib_per_gpu"] = None if kv is None else kv / GIB
+    out["reason"] = reason(out, name, vram)
+    return out
+
+
+def holds_expanded(p: dict) -> bool:
+    return p.get("verdict") in (FITS, None)
 
 
 def holds(plan: dict) -> bool:
@@ -274,12 +318,13 @@ def _argv_with(proc, choices, state) -> list[str] | None:
 
 def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool) -> dict:
     """The plan of the rendering as rendered (`default`), and of every other feature state that
-    changes memory: `{"keys": [feature names], "default": plan, "by": {state key: plan}}`. The page
+    changes memory: `{"default": plan, "keys": [feature names], "by": {state key: plan}}`. The page
     names the selected state of the `keys` features (site.js `featureKey`) and shows `by[key]`,
-    else `default`; `by` holds only states whose plan differs, so most renderings carry one plan."""
+    else `default`; `by` holds only states whose plan differs (and is left out with `keys` when
+    none does), so most renderings carry one plan."""
     proc = memory_process(rendering)
     default = rendering_plan(recipe, rendering, profile)
-    out = {"keys": [], "default": default, "by": {}}
+    out = {"default": default}
     features = [] if locked or proc is None else memory_features(choices)
     states = _states(features) if features else []
     if not features or len(states) > MAX_FEATURE_STATES:
@@ -303,7 +348,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
             by[state_key(state)] = seen[key]
     if by:
         out["keys"], out["by"] = [c.name for c in features], by
-    return out
+    return out      # "keys" and "by" only when some state differs
 
 
 def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool) -> dict:

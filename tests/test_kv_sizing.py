@@ -172,7 +172,7 @@ def test_model_page_shows_the_initial_kv_view_and_plan(project_site):
     rs, r = tree_renderings(doc, "default")
     features = doc["feature_sets"][r["parts"]["features"]]
     chosen = default_choice(features)
-    p = plan_of(r, chosen)
+    p = plan_of(r, chosen, data["hardware"][hw])
     view = kv_view(p)
     assert view["len"] == p["context_length"] == 131_072 and view["conc"] == 1 and view["ok"] is True
     assert f'value="{view["len"]}"' in text and 'data-kv-conc' in text

@@ -29,7 +29,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
-from recipes_site import fit, sizing
+from recipes_site import fit, plan, sizing
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.jsish import mapping
 from recipes_site.render.api import API, HF, RecipeInput, hw_doc_path, model_doc_path
@@ -164,11 +164,12 @@ def variant_label(variant, key: str) -> str:
 MAX_CONCURRENCY_INPUT = 100_000
 
 
-def plan_of(rendering: dict, chosen: list[tuple[dict, dict | None]]) -> dict:
-    """The plan of a rendering with these features (plan.py `rendering_plans`; site.js `planOf`)."""
+def plan_of(rendering: dict, chosen: list[tuple[dict, dict | None]], hw: dict) -> dict:
+    """The plan of a rendering with these features, expanded for the hardware entry `hw` of the
+    picker summary (plan.py `rendering_plans` and `expand`; site.js `planOf`)."""
     p = rendering["plan"]
-    key = ",".join(f"{f['name']}:{m['name']}" if m is not None else f["name"] for f, m in chosen if f["name"] in p["keys"])
-    return p["by"].get(key) or p["default"]
+    key = ",".join(f"{f['name']}:{m['name']}" if m is not None else f["name"] for f, m in chosen if f["name"] in p.get("keys", ()))
+    return plan.expand(p.get("by", {}).get(key) or p["default"], hw["label"], hw["vram_per_gpu_gb"])
 
 
 def layout_text(p: dict) -> str:
@@ -177,7 +178,7 @@ def layout_text(p: dict) -> str:
 
 
 def plan_facts(p: dict, label: str) -> dict:
-    """The memory panel's facts and verdict line of a plan (site.js `planFacts` says the same)."""
+    """The memory panel's facts and verdict line of an expanded plan (`plan_of`; site.js `planFacts`)."""
     facts = [("GPUs", f"{p['gpus']} × {label}" + (f" on {p['nodes']} nodes" if p["nodes"] > 1 else "")),
              ("Layout", layout_text(p))]
     if p["weights_gib"] is not None:
@@ -419,7 +420,8 @@ def node_pills(rs: list[dict], strategy: str, nodes: list[int]) -> list[tuple[in
         r = next((x for x in rs if x["strategy"] == strategy and x["node_count"] == n), None) \
             or next(x for x in rs if x["node_count"] == n)
         p = r["plan"]["default"]
-        out.append((n, f"{p['nodes']} node{'s' if p['nodes'] > 1 else ''}", f"{p['gpus']} GPU{'s' if p['gpus'] > 1 else ''}"))
+        nodes = p.get("nodes", 1)
+        out.append((n, f"{nodes} node{'s' if nodes > 1 else ''}", f"{p['gpus']} GPU{'s' if p['gpus'] > 1 else ''}"))
     return out
 
 
@@ -446,8 +448,8 @@ def initial_view(summary: dict, labels: dict) -> dict:
 
 def _initial_plan(summary: dict, r: dict, chosen: list, first: dict) -> dict:
     """The memory panel, KV figures and throughput plan of the first view, from the rendering's plan."""
-    p = plan_of(r, chosen)
     hw = summary["hardware"][r["hardware"]]
+    p = plan_of(r, chosen, hw)
     command = process_text(r, first, chosen, locked=r["parts"]["features_locked"])
     return {"plan_now": p, "sizing": plan_facts(p, hw["label"]),
             "kv": kv_view(p) if p.get("kv_bytes_per_token_per_gpu") is not None else None,

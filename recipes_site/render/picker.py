@@ -99,8 +99,8 @@ def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict 
     if plan is None:
         gpus, nodes, layout = profile.get("gpu_count") or 1, r.node_count, {}
     else:
-        gpus, nodes = plan["gpus"], plan["nodes"]
-        layout = {"TP": plan["tp"], "PP": plan["pp"], "DP": plan["dp"]}
+        gpus, nodes = plan["gpus"], plan.get("nodes", 1)
+        layout = {"TP": plan["tp"], "PP": plan.get("pp", 1), "DP": plan.get("dp", 1)}
     per_node = profile.get("gpu_count") or 1
     where = f" on {nodes} nodes" if nodes > 1 else (f" of {per_node}" if gpus < per_node else "")
     parts = [f"{gpus}× {name}{where}"]

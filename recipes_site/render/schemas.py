@@ -54,21 +54,21 @@ NUM_OR_NULL_ = {"type": ["number", "null"]}
 INT_OR_NULL_ = {"type": ["integer", "null"]}
 # plan.plan_of: what one rendering asks of the machine, in GiB (every figure shown beside a command)
 ONE_PLAN = _obj({
-    "gpus": {"type": "integer", "minimum": 1}, "nodes": {"type": "integer", "minimum": 1},
-    "tp": {"type": "integer", "minimum": 1}, "pp": {"type": "integer", "minimum": 1},
-    "dp": {"type": "integer", "minimum": 1}, "ep": BOOL,
-    "vram_gib_per_gpu": NUM, "budget_gib_per_gpu": NUM, "weights_gib": NUM_OR_NULL_,
-    "weights_gib_per_gpu": NUM_OR_NULL_, "overhead_gib_per_gpu": NUM, "kv_cache_gib_per_gpu": NUM_OR_NULL_,
-    "kv_cache_bytes_per_gpu": {"type": ["integer", "null"], "minimum": 0}, "kv_bytes_per_token_per_gpu": NUM_OR_NULL_,
-    "context_length": INT_OR_NULL_, "max_tokens": INT_OR_NULL_, "concurrency": INT_OR_NULL_,
-    "verdict": {"enum": ["fits", "over", "no_kv", "short", None]}, "reason": STR},
-    {"windows_per_gpu": {"type": "array", "items": _obj({"window": {"type": "integer", "minimum": 1},
-                                                         "bytes_per_token": NUM})},
-     "prefill_chunk": {"type": "integer", "minimum": 0}, "draft": STR,
-     "state_bytes_per_sequence_per_gpu": {"type": "integer", "minimum": 1}})
+    "gpus": {"type": "integer", "minimum": 1}, "tp": {"type": "integer", "minimum": 1},
+    "budget_gib_per_gpu": NUM, "overhead_gib_per_gpu": NUM}, {
+    "nodes": {"type": "integer", "minimum": 2}, "pp": {"type": "integer", "minimum": 2},
+    "dp": {"type": "integer", "minimum": 2}, "ep": {"const": True},
+    "weights_gib": NUM, "weights_gib_per_gpu": NUM, "kv_cache_bytes_per_gpu": {"type": "integer", "minimum": 0},
+    "kv_bytes_per_token_per_gpu": NUM, "max_tokens": {"type": "integer", "minimum": 0},
+    "concurrency": {"type": "integer", "minimum": 0}, "context_length": {"type": "integer", "minimum": 1},
+    "windows_per_gpu": {"type": "array", "items": _obj({"window": {"type": "integer", "minimum": 1}, "bytes_per_token": NUM})},
+    "prefill_chunk": {"type": "integer", "minimum": 0}, "draft": STR,
+     "state_bytes_per_sequence_per_gpu": {"type": "integer", "minimum": 1},
+    "verdict": {"enum": ["fits", "over", "no_kv", "short"]}})
 # plan.plan_json: the plan as rendered, per feature state that changes memory, and the replica parts
-RENDERING_PLAN = _obj({"keys": STR_LIST, "default": ONE_PLAN, "by": {"type": "object", "additionalProperties": ONE_PLAN}},
-                      {"replicas": _obj({"replicas": {"type": "array", "minItems": 2, "items": _obj({
+RENDERING_PLAN = _obj({"default": ONE_PLAN},
+                      {"keys": STR_LIST, "by": {"type": "object", "additionalProperties": ONE_PLAN},
+                       "replicas": _obj({"replicas": {"type": "array", "minItems": 2, "items": _obj({
                           "gpus": STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}})},
                           "serve_prefix": STR, "docker_head": STR, "suffix": STR})})
 HEAD = {"hardware": STR, "strategy": STR, "variant": STR, "node_count": {"type": "integer", "minimum": 1},

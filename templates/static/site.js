@@ -185,9 +185,30 @@ function picker(P, D) {
   }
   const commandText = (r, p, ch) => commandParts(r, p, ch).join("");
   /* the plan of the command shown: plan.py computed one per feature state that changes memory */
-  function planOf(r, ch) {
-    const P = r.plan, k = featureKey(ch.filter(([f]) => P.keys.includes(f.name)));
-    return P.by[k] || P.default;
+  function planOf(r, ch) {   /* pages.py `plan_of` */
+    const P = r.plan, keys = P.keys || [], k = featureKey(ch.filter(([f]) => keys.includes(f.name)));
+    return expand((P.by || {})[k] || P.default, D.hardware[S.hardware]);
+  }
+  /* plan.py `expand` and `reason`: the published plan with its defaults, memory and reason put back */
+  function expand(c, hw) {
+    const p = Object.assign({ nodes: 1, pp: 1, dp: 1, ep: false, weights_gib: null, weights_gib_per_gpu: null,
+      kv_cache_bytes_per_gpu: null, kv_bytes_per_token_per_gpu: null, max_tokens: null, concurrency: null,
+      context_length: null, windows_per_gpu: [], prefill_chunk: 0, verdict: null }, c, { vram_gib_per_gpu: hw.vram_per_gpu_gb });
+    p.kv_cache_gib_per_gpu = p.kv_cache_bytes_per_gpu === null ? null : p.kv_cache_bytes_per_gpu / GIB;
+    p.reason = planReason(p, hw.label, hw.vram_per_gpu_gb);
+    return p;
+  }
+  function planReason(p, name, vram) {
+    const v = p.verdict, w = p.weights_gib_per_gpu, b = p.budget_gib_per_gpu;
+    if (v === null) return "The variant gives no weight size, so there is no estimate.";
+    if (v === "over") return `${gib(w)} GiB of weights per GPU exceed the ${gib(b)} GiB budget of each ${name}: this command cannot load the model.`;
+    if (v === "no_kv") return `${gib(w)} GiB of weights and ${gib(p.overhead_gib_per_gpu)} GiB of overhead per GPU leave no room for a KV cache in the ${gib(b)} GiB budget of each ${name}: vLLM will not start.`;
+    const kv = p.kv_cache_gib_per_gpu;
+    if (v === "short") return `One ${fmt(p.context_length)}-token request needs more than the ${gib(kv)} GiB of KV cache per GPU left (${fmt(p.max_tokens)} tokens): vLLM refuses to start; lower --max-model-len.`;
+    const gpus = p.gpus > 1 ? `${p.gpus} × ${name} (${num(vram)} GiB each)` : `one ${name} (${num(vram)} GiB)`;
+    let out = `${gib(p.weights_gib)} GiB of weights on ${gpus}: ${gib(w)} GiB per GPU`;
+    if (kv !== null) out += `, leaving ${gib(kv)} GiB of KV cache per GPU` + (p.max_tokens ? ` (${fmt(p.max_tokens)} tokens)` : "");
+    return out + ".";
   }
   const holds = p => p.verdict === "fits" || p.verdict === null;
   function tabs(r) {
@@ -201,8 +222,8 @@ function picker(P, D) {
   function nodePill(n) {
     const rs = docs[S.hardware].renderings.filter(x => x.variant === X.r.variant);
     const x = rs.find(y => y.strategy === S.strategy && y.node_count === n) || rs.find(y => y.node_count === n);
-    const p = x.plan.default;
-    return [h("b", { text: p.nodes + (p.nodes > 1 ? " nodes" : " node") }), h("small", { text: p.gpus + (p.gpus > 1 ? " GPUs" : " GPU") })];
+    const p = x.plan.default, n2 = p.nodes || 1;
+    return [h("b", { text: n2 + (n2 > 1 ? " nodes" : " node") }), h("small", { text: p.gpus + (p.gpus > 1 ? " GPUs" : " GPU") })];
   }
   function resolve(doc, variant, w) {
     const want = doc.recommended[variant], rs = doc.renderings.filter(r => r.variant === want.variant);

@@ -50,8 +50,9 @@ def _docs(site, hf_id: str) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
 
 
-def _feature_states(doc: dict, r: dict) -> list[tuple[str, list]]:
-    """(features= value, chosen features) of the defaults and of every state with its own plan."""
+def _feature_states(doc: dict, r: dict, conflicts: list) -> list[tuple[str, list]]:
+    """(features= value, chosen features) of the defaults and of every state with its own plan that
+    a user can reach (a state's own features win over the default they conflict with)."""
     features = doc["feature_sets"][r["parts"]["features"]]
     by_name = {f["name"]: f for f in features}
     default = [(f, next((m for m in f["modes"] if m["name"] == f["default"]), f["modes"][0]) if f.get("modes") else None)
@@ -59,25 +60,30 @@ def _feature_states(doc: dict, r: dict) -> list[tuple[str, list]]:
     out = [("", default)]
     if r["parts"]["features_locked"]:
         return out
-    keys = r["plan"]["keys"]
-    for key in r["plan"]["by"]:
+    keys = r["plan"].get("keys", [])
+    for key in r["plan"].get("by", {}):
         chosen = [(f, m) for f, m in default if f["name"] not in keys]
         for item in filter(None, key.split(",")):
             name, _, mode = item.partition(":")
             f = by_name[name]
+            rivals = {n for g in conflicts if name in g for n in g if n != name}
+            chosen = [(g, m) for g, m in chosen if g["name"] not in rivals]
             chosen.append((f, next(m for m in f["modes"] if m["name"] == mode) if mode else None))
+        names = [f["name"] for f, _ in chosen]
+        if any(sum(n in names for n in g) > 1 for g in conflicts):
+            continue                                 # two features of one conflict group: not a picker state
         chosen.sort(key=lambda fm: features.index(fm[0]))
         value = ",".join(f"{f['name']}:{m['name']}" if m else f["name"] for f, m in chosen) or "none-of-these"
         out.append((value, chosen))
     return out
 
 
-def _states(docs: dict[str, dict]):
+def _states(docs: dict[str, dict], conflicts: list):
     for hw, doc in docs.items():
         for tree, pick in doc["recommended"].items():
             rs = [r for r in doc["renderings"] if r["variant"] == pick["variant"]]
             for r in rs:
-                for features, chosen in _feature_states(doc, r):
+                for features, chosen in _feature_states(doc, r, conflicts):
                     query = f"?hardware={hw}&variant={tree}&strategy={r['strategy']}&nodes={r['node_count']}"
                     if features:
                         query += "&features=" + features
@@ -94,7 +100,7 @@ def test_every_picker_state_describes_the_command_shown(page, project_site, hf_i
     docs = _docs(project_site, hf_id)
     picker = Picker(page, project_site, hf_id).open()
     data = json.loads(page.evaluate("document.getElementById('picker-data').textContent"))
-    states = list(_states(docs))
+    states = list(_states(docs, data.get("conflicts") or []))
     assert len(states) > 50
     views = page.evaluate(WALK, [f"/{hf_id}/{q}" for q, *_ in states])
     assert picker is not None and len(views) == len(states)
@@ -104,7 +110,7 @@ def test_every_picker_state_describes_the_command_shown(page, project_site, hf_i
         hw = doc["hardware"]
         assert (v["hardware"], v["variant"], v["strategy"], v["nodes"]) == (hw, tree, r["strategy"], str(r["node_count"])), where
         assert v["features"] == [f["name"] for f, _ in chosen] or r["parts"]["features_locked"], where
-        p = plan_of(r, chosen)
+        p = plan_of(r, chosen, data["hardware"][hw])
         # the command shown is the rendering's, with the chosen feature lines
         first = dict(r["parts"]["processes"][0], kind="process")
         command = process_text(r, first, chosen, locked=r["parts"]["features_locked"])

@@ -13,7 +13,7 @@ import json
 
 
 from browser_kit import Picker
-from recipes_site import fit
+from recipes_site import fit, sizing
 from recipes_site.render.pages import default_choice, kv_view, plan_of, plan_view
 from recipes_site.synthesis import render_choice
 
@@ -40,6 +40,18 @@ def model_doc(site, hf_id: str) -> dict:
 
 
 def entry_of(site, hf_id: str, variant: str, hw: str, strategy: str, nodes: int = 1) -> dict:
+    """What the panel shows: the plan (plan.py) of that rendering with its default features, expanded."""
+    doc = json.loads((site.out / "api" / "v1" / "models" / hf_id / "hw" / f"{hw}.json").read_text())
+    pick = doc["recommended"][variant]
+    r = next(x for x in doc["renderings"] if (x["variant"], x["strategy"], x["node_count"]) == (pick["variant"], strategy, nodes))
+    profile = doc["hardware_profile"]
+    entry = {"label": profile.get("display_name") or hw, "vram_per_gpu_gb": round(sizing.per_gpu_gib(profile), 1)}
+    p = plan_of(r, default_choice(doc["feature_sets"][r["parts"]["features"]]), entry)
+    return dict(p, evaluated_len=p["context_length"])
+
+
+def kv_entry_of(site, hf_id: str, variant: str, hw: str, strategy: str, nodes: int = 1) -> dict:
+    """The API's kv_sizing entry of a rendering (the page formulas' reference inputs)."""
     return next(e for e in model_doc(site, hf_id)["kv_sizing"][variant][hw]["deployments"]
                 if e["strategy"] == strategy and e["node_count"] == nodes)
 
@@ -84,7 +96,7 @@ def test_the_page_formulas_in_chromium_are_fit_py(page, project_site):
              (R1, "default", "h200", "single_node_dep", 1), (R1, "default", "h100", "multi_node_tp", 2)]
     batch, want = [], []
     for hf, variant, hw, strategy, nodes in cases:
-        e = entry_of(project_site, hf, variant, hw, strategy, nodes)
+        e = kv_entry_of(project_site, hf, variant, hw, strategy, nodes)
         r = render_choice(engine.ctx, engine.recipes[hf], variant, hw, strategy, nodes if nodes > 1 else None)
         shape = fit.shape_from_argv(fit._fit_process(r).argv)
         cap = e["context_length"]
@@ -173,9 +185,9 @@ def test_the_throughput_plan_lists_and_copies_the_replica_commands(page, project
     r = next(x for x in doc["renderings"] if x["variant"] == "fp8" and x["strategy"] == "single_node_tp")
     features = doc["feature_sets"][r["parts"]["features"]]
     chosen = default_choice(features)
-    hw = {"gpu_count": 8, "label": "H200"}
+    hw = {"gpu_count": 8, "label": "H200", "vram_per_gpu_gb": 141.0}
     command = page.locator("pre[data-command]").text_content()
-    view = plan_view(r, plan_of(r, chosen), hw, command)
+    view = plan_view(r, plan_of(r, chosen, hw), hw, command)
     assert page.locator("[data-plan] h4").inner_text() == "Throughput plan"
     assert page.locator("[data-plan-sum]").inner_text() == view["summary"]
     pres = page.locator("[data-plan-cmds] pre")
@@ -191,8 +203,9 @@ def test_the_throughput_plan_lists_and_copies_the_replica_commands(page, project
     page.check('input[data-feature="spec_decoding"]')
     assert "--speculative-config" in page.locator("pre[data-command]").text_content()
     assert all("--speculative-config" in t for t in page.locator("[data-plan-cmds] pre").all_text_contents())
-    assert page.locator("[data-plan-sum]").inner_text() == plan_view(
-        r, r["plan"]["by"]["spec_decoding"], hw, page.locator("pre[data-command]").text_content())["summary"]
+    spec = plan_of(r, chosen + [(next(f for f in features if f["name"] == "spec_decoding"), None)], hw)
+    assert spec["draft"] and page.locator("[data-plan-sum]").inner_text() == plan_view(
+        r, spec, hw, page.locator("pre[data-command]").text_content())["summary"]
     # docker form: each copy is its own container on its GPUs and port
     page.click('[data-form="docker"]')
     copies = page.locator("[data-plan-cmds] pre").all_text_contents()
