@@ -14,7 +14,7 @@ import pytest
 import security_kit as kit
 
 from recipes_site.catalog import load_catalog
-from recipes_site.catalog.types import JS_SAFE, MAX_GPUS, MAX_TOKENS, MAX_VRAM_GB
+from recipes_site.catalog.types import JS_SAFE, MAX_DIM, MAX_GPUS, MAX_TOKENS, MAX_VRAM_GB
 from recipes_site.catalog.yaml import MAX_EXPANDED_CHARS, load_yaml_text
 
 
@@ -116,6 +116,7 @@ def test_rewrite_links_keeps_working_on_links_with_brackets_around():
     ("tp", str(MAX_GPUS + 1), "variants.default.tp"),
     ("env", str(JS_SAFE + 1), "model.base_env.BIG"),
     ("env", ".nan", "model.base_env.BIG"),
+    ("hf", str(MAX_DIM + 1), "model.hf_config.num_hidden_layers"),
     ("date", "2026-02-30", "meta.date_added"),
     ("date", "2025-13-01", "meta.date_added"),
     ("date", "2023-02-29", "meta.date_added"),
@@ -131,6 +132,8 @@ def test_out_of_range_numbers_and_unreal_dates_are_errors_at_their_line(tmp_path
         text = kit.replace(text, "vram_minimum_gb: 16\n", f"vram_minimum_gb: 16\n    tp: {value}\n")
     elif where == "env":
         text = kit.replace(text, "  base_env: {}", f"  base_env:\n    BIG: {value}")
+    elif where == "hf":
+        text = kit.replace(text, "  base_env: {}", f"  base_env: {{}}\n  hf_config:\n    num_hidden_layers: {value}")
     else:
         text = kit.replace(text, "date_added: 2025-01-02", f"date_added: {value}")
     kit.write(root, "acme/Widget-7B.yaml", text)
@@ -154,7 +157,8 @@ def test_a_recipe_at_every_bound_passes_validate_and_builds(tmp_path):
     text = kit.replace(text, "date_added: 2025-01-02", "date_added: 2024-02-29")
     text = kit.replace(text, "context_length: 32768", f"context_length: {MAX_TOKENS}")
     text = kit.replace(text, "  base_env: {}", f"  base_env:\n    BIG: {JS_SAFE}\n    SMALL: {-JS_SAFE}\n"
-                       + "  hf_config:\n" + "".join(f"    {k}: {JS_SAFE}\n" for k in (
+                       + "  hf_config:\n" + f"    max_position_embeddings: {MAX_TOKENS}\n"
+                       + "".join(f"    {k}: {MAX_DIM}\n" for k in (
                            "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
                            "hidden_size", "vocab_size", "intermediate_size")))
     text = kit.replace(text, "vram_minimum_gb: 16\n", f"vram_minimum_gb: {MAX_VRAM_GB}\n    tp: {MAX_GPUS}\n")

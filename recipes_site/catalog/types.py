@@ -142,8 +142,12 @@ JS_SAFE = 2**53 - 1
 MAX_GPUS = 1024             # GPUs per node, TP sizes, nodes: a rack-scale node (GB200 NVL72) has 72
 MAX_VRAM_GB = 10_000_000    # 10 PB
 MAX_TOKENS = 1 << 40        # context lengths (~1.1e12 tokens; Llama 4 Scout states 10M)
-PositiveInt = Annotated[StrictInt, Field(ge=1, le=JS_SAFE)]
-NonNegativeInt = Annotated[StrictInt, Field(ge=0, le=JS_SAFE)]
+# model shapes (hf_config: layers, heads, widths, vocabularies; the largest published vocabulary is
+# Gemma's 262,144): up to 2**20 each, so that KV bytes per token x context stays a number the
+# pages can print (at 2**53 each, 1e40 GiB broke the memory panel's decimal rounding)
+MAX_DIM = 1 << 20
+PositiveInt = Annotated[StrictInt, Field(ge=1, le=MAX_DIM)]
+NonNegativeInt = Annotated[StrictInt, Field(ge=0, le=MAX_DIM)]
 GpuCount = Annotated[StrictInt, Field(ge=1, le=MAX_GPUS)]
 GpuCount0 = Annotated[StrictInt, Field(ge=0, le=MAX_GPUS)]
 VramGb = Annotated[StrictInt, Field(ge=0, le=MAX_VRAM_GB)]
@@ -278,7 +282,7 @@ class HfConfig(BaseModel):
     num_key_value_heads: PositiveInt | None = Field(None, description="KV heads (GQA); absent means MHA.")
     head_dim: PositiveInt | None = Field(None, description="Dimension of one head (default hidden_size / num_attention_heads).")
     hidden_size: PositiveInt | None = Field(None, description="Model width.")
-    max_position_embeddings: PositiveInt | None = Field(None, description="Longest context the model supports.")
+    max_position_embeddings: Annotated[StrictInt, Field(ge=1, le=MAX_TOKENS)] | None = Field(None, description="Longest context the model supports.")
     vocab_size: PositiveInt | None = Field(None, description="Vocabulary size.")
     intermediate_size: PositiveInt | None = Field(None, description="MLP width (dense layers).")
     num_experts: NonNegativeInt | None = Field(None, description="Routed experts per MoE layer (Qwen spelling).")
@@ -341,7 +345,7 @@ class HfConfig(BaseModel):
     hidden_size_per_layer_input: PositiveInt | None = Field(None, description="Per-layer embedding width (Gemma 3n / Gemma 4 E models).")
     vocab_size_per_layer_input: PositiveInt | None = Field(None, description="Per-layer embedding vocabulary (default vocab_size).")
     type_vocab_size: NonNegativeInt | None = Field(None, description="Token-type embeddings of a BERT-style encoder (default 1).")
-    extra_parameters: NonNegativeInt | None = Field(
+    extra_parameters: Annotated[StrictInt, Field(ge=0, le=JS_SAFE)] | None = Field(
         None, description="Not a config.json key: parameters of vision/audio encoders, projectors and adapters that the "
                           "language-model shapes cannot derive, as the publisher states them (`recipes-site new` counts a "
                           "Qwen3-VL/Qwen3.5 vision_config itself); added to the count.")
