@@ -1,39 +1,14 @@
 """The command line: output format, exit codes, the `command` query and the schema file."""
 from __future__ import annotations
 
-import io
 import json
-import os
 import re
-import subprocess
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 
+from cli_kit import run, run_module
 from recipes_site.catalog import PROJECT_ROOT
-from recipes_site.cli import main
 from recipes_site.catalog.types import recipe_json_schema
 
 LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<level>error|warning): (?P<key>\S+): .+$")
-
-
-def run(*args, cwd=PROJECT_ROOT):
-    """The CLI in this process (an interpreter start per call costs more than most commands), reported
-    as a subprocess would: exit code, stdout, stderr. `python -m recipes_site` itself: see below."""
-    out, err, before = io.StringIO(), io.StringIO(), os.getcwd()
-    os.chdir(cwd)
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                code = main(list(args))
-            except SystemExit as exc:     # argparse: usage errors, --help
-                code = exc.code
-    finally:
-        os.chdir(before)
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
-
-
-def run_module(*args, cwd=PROJECT_ROOT):
-    return subprocess.run([sys.executable, "-m", "recipes_site", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def _root_with(tmp_path, recipe_text: str):

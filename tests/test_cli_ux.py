@@ -1,6 +1,6 @@
 """The command line as people expect it: --version, `hardware`, did-you-mean for hardware and model
 ids, an explicit variant never silently replaced, `fit` refusing what vLLM refuses, one --nodes rule
-for `command` and `fit`, help text for every argument. Each test runs the real CLI (`main`)."""
+for `command` and `fit`, help text for every argument. Each test runs the real CLI (`main`, through cli_kit)."""
 from __future__ import annotations
 
 import argparse
@@ -10,58 +10,55 @@ from importlib.metadata import version
 import pytest
 import yaml
 
+from cli_kit import run as cli
 from recipes_site import suggest
 from recipes_site.catalog import PROJECT_ROOT
-from recipes_site.cli import main, parser
+from recipes_site.cli import parser
 
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
 DEEPSEEK = "deepseek-ai/DeepSeek-R1-0528"
 
 
-def run(capsys, *args) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:           # argparse: --version, --help, usage errors
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
+def run(*args) -> tuple[int, str, str]:
+    r = cli(*args)
+    return r.returncode, r.stdout, r.stderr
 
 
-def test_version_prints_the_installed_version(capsys):
-    code, out, _ = run(capsys, "--version")
+def test_version_prints_the_installed_version():
+    code, out, _ = run("--version")
     assert code == 0 and out.strip() == f"recipes-site {version('recipes-site')}"
 
 
-def test_hardware_lists_every_profile_with_name_gpus_and_memory(capsys):
+def test_hardware_lists_every_profile_with_name_gpus_and_memory():
     profiles = yaml.safe_load((PROJECT_ROOT / "taxonomy.yaml").read_text())["hardware_profiles"]
-    code, out, _ = run(capsys, "hardware")
+    code, out, _ = run("hardware")
     assert code == 0
     header, *lines = out.splitlines()
     assert header.split()[:2] == ["id", "name"] and "GB/GPU" in header
     assert [line.split()[0] for line in lines] == list(profiles)
     h200 = next(line for line in lines if line.startswith("h200 "))
     assert h200.split() == ["h200", "H200", "NVIDIA", "8", "141", "1128", "yes"]
-    code, out, _ = run(capsys, "hardware", "--json")
+    code, out, _ = run("hardware", "--json")
     rows = {row["id"]: row for row in json.loads(out)}
     assert rows["rtx_pro_6000"] == {"id": "rtx_pro_6000", "name": "RTX Pro 6000", "brand": "NVIDIA", "gpus": 1,
                                     "gb_per_gpu": 96, "gb_total": 96, "clusters": False}
 
 
-def test_hardware_shows_a_hostile_name_escaped(capsys, tmp_path):
+def test_hardware_shows_a_hostile_name_escaped(tmp_path):
     (tmp_path / "models").mkdir()
     (tmp_path / "taxonomy.yaml").write_text(
         'hardware_profiles:\n  evil:\n    brand: NVIDIA\n    display_name: "x\\e[2J\\ny"\n    gpu_count: 8\n')
-    code, out, _ = run(capsys, "hardware", "--root", str(tmp_path))
+    code, out, _ = run("hardware", "--root", str(tmp_path))
     assert code == 0 and "\x1b" not in out
     assert out.splitlines()[1].split()[:2] == ["evil", "x\\x1b[2J\\ny"]
 
 
 @pytest.mark.parametrize("cmd", ["command", "fit"])
-def test_unknown_hardware_says_so_with_a_did_you_mean(capsys, cmd):
-    code, out, err = run(capsys, cmd, LLAMA, "--hardware", "h10")
+def test_unknown_hardware_says_so_with_a_did_you_mean(cmd):
+    code, out, err = run(cmd, LLAMA, "--hardware", "h10")
     assert code == 1 and out == ""
     assert "unknown hardware 'h10' (did you mean h100?)" in err and "recipes-site hardware" in err
-    code, _, err = run(capsys, cmd, LLAMA, "--hardware", "zz9")
+    code, _, err = run(cmd, LLAMA, "--hardware", "zz9")
     assert code == 1 and "unknown hardware 'zz9';" in err and "did you mean" not in err
 
 
@@ -71,8 +68,8 @@ def test_unknown_hardware_says_so_with_a_did_you_mean(capsys, cmd):
     ("llama-3.3-70b-instruct", LLAMA),                 # no org, other case
     ("qwen/qwen3-8", "Qwen/Qwen3-8B"),
 ])
-def test_unknown_model_gets_a_did_you_mean(capsys, typed, first):
-    code, out, err = run(capsys, "command", typed)
+def test_unknown_model_gets_a_did_you_mean(typed, first):
+    code, out, err = run("command", typed)
     assert code == 1 and out == ""
     assert f"no recipe or checkpoint named {typed!r}" in err and f"(did you mean {first}" in err
 
@@ -97,40 +94,40 @@ def test_model_suggestions_look_at_a_few_ids_not_all_of_them(monkeypatch):
 
 
 @pytest.mark.parametrize("cmd", ["command", "fit"])
-def test_an_explicit_variant_is_refused_rather_than_replaced(capsys, cmd):
-    code, out, err = run(capsys, cmd, LLAMA, "--hardware", "rtx_pro_6000", "--variant", "default")
+def test_an_explicit_variant_is_refused_rather_than_replaced(cmd):
+    code, out, err = run(cmd, LLAMA, "--hardware", "rtx_pro_6000", "--variant", "default")
     assert code == 1 and out == ""
     assert "variant 'default' needs 168 GB, more than one rtx_pro_6000 holds (96 GB)" in err
     assert "cannot be clustered; variants that fit on rtx_pro_6000: fp8, nvfp4, int8, int4" in err
     # a checkpoint only one variant serves names that variant as plainly as --variant does
-    code, out, err = run(capsys, cmd, "nvidia/Llama-4-Scout-17B-16E-Instruct-FP8", "--hardware", "rtx_pro_6000")
+    code, out, err = run(cmd, "nvidia/Llama-4-Scout-17B-16E-Instruct-FP8", "--hardware", "rtx_pro_6000")
     assert code == 1 and out == "" and "variant 'fp8' needs" in err
 
 
-def test_an_implied_variant_swap_is_noted(capsys):
-    code, out, err = run(capsys, "command", LLAMA, "--hardware", "rtx_pro_6000")
+def test_an_implied_variant_swap_is_noted():
+    code, out, err = run("command", LLAMA, "--hardware", "rtx_pro_6000")
     assert code == 0 and out.startswith("vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 ")
     assert "# note: variant 'default' needs 168 GB" in err and "showing variant 'fp8'" in err
 
 
-def test_fit_refuses_a_max_model_len_beyond_the_context(capsys):
-    code, out, err = run(capsys, "fit", LLAMA, "--hardware", "h100", "--max-model-len", "131073")
+def test_fit_refuses_a_max_model_len_beyond_the_context():
+    code, out, err = run("fit", LLAMA, "--hardware", "h100", "--max-model-len", "131073")
     assert code == 1 and out == ""
     assert "--max-model-len 131,073 is beyond the model's context of 131,072 tokens" in err
     assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN" in err
-    code, out, _ = run(capsys, "fit", LLAMA, "--hardware", "h100", "--max-model-len", "131072", "--json")
+    code, out, _ = run("fit", LLAMA, "--hardware", "h100", "--max-model-len", "131072", "--json")
     assert code == 0 and json.loads(out)["hardware"] == "h100"
 
 
-def test_fit_refuses_a_tp_larger_than_the_gpus_present(capsys):
-    code, out, err = run(capsys, "fit", LLAMA, "--hardware", "h100", "--tp", "16")
+def test_fit_refuses_a_tp_larger_than_the_gpus_present():
+    code, out, err = run("fit", LLAMA, "--hardware", "h100", "--tp", "16")
     assert code == 1 and out == ""
     assert "TP 16 needs 16 GPUs, but 1 node of h100 has 8" in err and "at most --tp 8" in err
-    assert run(capsys, "fit", LLAMA, "--hardware", "h100", "--tp", "8")[0] == 0
+    assert run("fit", LLAMA, "--hardware", "h100", "--tp", "8")[0] == 0
     # across nodes the GPUs of every node count
     multi = ("fit", DEEPSEEK, "--hardware", "h200", "--strategy", "multi_node_tp", "--nodes", "2")
-    assert run(capsys, *multi, "--tp", "16")[0] == 0
-    code, _, err = run(capsys, *multi, "--tp", "32")
+    assert run(*multi, "--tp", "16")[0] == 0
+    code, _, err = run(*multi, "--tp", "32")
     assert code == 1 and "TP 32 needs 32 GPUs, but 2 nodes of h200 have 16" in err
 
 
@@ -144,13 +141,13 @@ def _first_error_line(err: str) -> str:
     (DEEPSEEK, "h200", "multi_node_tp"),
     (DEEPSEEK, "h200", "pd_cluster"),
 ])
-def test_nodes_checks_are_the_same_in_command_and_fit(capsys, choice):
+def test_nodes_checks_are_the_same_in_command_and_fit(choice):
     model, hw, strategy = choice
     base = [model, "--hardware", hw] + (["--strategy", strategy] if strategy else [])
     verdicts = {}
     for nodes in ("0", "-1", "x", "1", "2", "3", "4", "17"):
-        command = run(capsys, "command", *base, "--nodes", nodes)
-        fit = run(capsys, "fit", *base, "--nodes", nodes)
+        command = run("command", *base, "--nodes", nodes)
+        fit = run("fit", *base, "--nodes", nodes)
         assert command[0] == fit[0], (nodes, command, fit)
         if command[0] != 0:
             assert _first_error_line(command[2]) == _first_error_line(fit[2]), nodes

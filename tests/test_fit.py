@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from cli_kit import run
 from recipes_site import fit
 
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
@@ -269,10 +268,6 @@ def test_fit_choice_says_when_the_weights_do_not_fit(ctx, recipes):
 
 
 # -- the command line ---------------------------------------------------------------------------------------
-
-def run(*args, cwd=PROJECT_ROOT):
-    return subprocess.run([sys.executable, "-m", "recipes_site", *args], cwd=cwd, capture_output=True, text=True)
-
 
 REQUIRED = {"kv_bytes_per_token", "kv_bytes_per_sequence_window", "tp", "kv_bytes_per_token_per_gpu",
             "weights_gib_per_gpu", "kv_cache_gib_per_gpu", "max_tokens", "max_concurrency", "max_model_len"}

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from cli_kit import run
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.scaffold import (
     format_count,
@@ -331,10 +330,6 @@ def test_write_refuses_to_overwrite(tmp_path):
     with pytest.raises(FileExistsError):
         write_scaffold(tmp_path, "acme/Thing-1B")
     write_scaffold(tmp_path, "acme/Thing-1B", force=True)
-
-
-def run(*args, cwd=PROJECT_ROOT):
-    return subprocess.run([sys.executable, "-m", "recipes_site", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def test_cli_new(tmp_path):
