@@ -289,8 +289,10 @@ def _choice_arguments(p: argparse.ArgumentParser) -> None:
     """The model/hardware/variant/strategy/nodes choice shared by `command` and `fit`."""
     p.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")
     p.add_argument("--root", default=".", help="recipes root; default .")
-    p.add_argument("--hardware", help="hardware profile id (default: the variant's default hardware)")
-    p.add_argument("--variant", help="variant key (default: default)")
+    p.add_argument("--hardware", help="hardware profile id, as `recipes-site hardware` lists them "
+                                           "(default: the variant's default hardware)")
+    p.add_argument("--variant", help="variant key (default: default); refused, never swapped for another, "
+                                          "when it does not fit the hardware")
     p.add_argument("--strategy", help="strategy id (default: the recommended one)")
     p.add_argument("--nodes", type=_positive_int, help="node count for multi-node strategies")
 
@@ -356,8 +358,10 @@ def parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")
     _choice_arguments(f)
-    f.add_argument("--tp", type=_positive_int, help="tensor-parallel size (default: the rendered command's)")
-    f.add_argument("--max-model-len", type=_positive_int, help="request length for the concurrency figures")
+    f.add_argument("--tp", type=_positive_int, help="tensor-parallel size (default: the rendered command's); at most the GPUs "
+                                                          "of the deployment's nodes")
+    f.add_argument("--max-model-len", type=_positive_int, help="request length for the concurrency figures; at most "
+                                                                     "the model's context")
     f.add_argument("--concurrency", type=_positive_int, help="concurrent requests: the longest length they fit at")
     f.add_argument("--kv-cache-dtype", choices=["auto", "fp8"], help="KV cache dtype (default: the command's)")
     f.add_argument("--gpu-memory-utilization", type=_fraction, help="fraction of GPU memory for vLLM (default: the command's, else 0.9)")
