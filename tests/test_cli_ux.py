@@ -9,6 +9,7 @@ from importlib.metadata import version
 
 import pytest
 import yaml
+from hypothesis import given, settings, strategies as st
 
 from cli_kit import run as cli
 from recipes_site import suggest
@@ -172,3 +173,16 @@ def test_every_argument_has_help_text():
     assert missing == []
     subcommands = {name for name, _ in _arguments(parser())}
     assert {"recipes-site command", "recipes-site fit", "recipes-site hardware"} <= subcommands
+
+
+PART = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,6}(?:[-_.][A-Za-z0-9]{1,5}){0,3}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(PART, PART), min_size=1, max_size=30, unique=True), st.data())
+def test_an_id_typed_in_another_case_or_with_other_separators_is_found_first(pairs, data):
+    ids = [f"{org}/{repo}" for org, repo in pairs]
+    wanted = data.draw(st.sampled_from(ids))
+    typed = "".join(("_" if ch in "-." else ch.swapcase()) for ch in wanted)
+    assert suggest.normalise(typed) == suggest.normalise(wanted)
+    assert wanted in suggest.NameIndex(ids).suggest(typed)
