@@ -60,8 +60,8 @@ def leftovers(parent: Path, name: str) -> list[str]:
 
 def cli(*args: str, **popen) -> subprocess.Popen:
     """`python -m recipes_site ARGS` in a child process (stdout/stderr piped, text)."""
-    return subprocess.Popen([sys.executable, "-m", "recipes_site", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **popen)
+    popen = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
+    return subprocess.Popen([sys.executable, "-m", "recipes_site", *args], text=True, **popen)
 
 
 def run_cli(*args: str, **popen) -> subprocess.CompletedProcess:

@@ -19,6 +19,7 @@ import pytest
 from fault_kit import (alive, big_root, children, cli, complete_site, leftovers, run_cli, small_root, snapshot,
                        wait_for)
 
+from recipes_site.posix import exclusive_lock
 from recipes_site.write import write_tree
 
 TWO_WORKERS = {**os.environ, "RECIPES_SITE_JOBS": "2"}   # worker processes even on a one-core machine
@@ -194,10 +195,25 @@ def test_two_concurrent_builds_into_one_folder_run_one_after_the_other(roots, tm
     _, err1 = first.communicate()
     _, err2 = second.communicate()
     assert (first.returncode, second.returncode) == (0, 0), err1 + err2
-    assert "waiting for another build into" in err2
     assert max(stagings) == 1   # never two builds writing at once
     assert complete_site(out) and leftovers(tmp_path, "site") == []
     assert snapshot(out) == snapshot(roots[2])   # the second build (small root) ran last
+
+
+def test_a_build_waits_while_another_holds_the_output_lock(roots, tmp_path):
+    """The test holds the lock the way a running build does; a real build must wait, writing
+    nothing, and go ahead once the lock is released."""
+    small = roots[0]
+    out, before = _old_site(roots, tmp_path)
+    log = tmp_path / "stderr.txt"
+    with exclusive_lock(tmp_path / ".site.lock", "unused"), log.open("w") as err:
+        waiting = cli("build", str(small), "--out", str(out), stderr=err)
+        assert wait_for(lambda: "waiting for another build into" in log.read_text() or waiting.poll() is not None)
+        assert waiting.poll() is None, log.read_text()
+        assert leftovers(tmp_path, "site") == [".site.lock"]   # no staging: it writes nothing yet
+        assert snapshot(out) == before
+    assert waiting.wait(timeout=120) == 0, log.read_text()
+    assert complete_site(out) and leftovers(tmp_path, "site") == []
 
 
 def _file_size_limit():
