@@ -221,7 +221,7 @@ def _state_layers(cfg: dict, kinds: list[str], notes: list[str]) -> tuple:
         nk, nv = _num(cfg, "linear_num_key_heads"), _num(cfg, "linear_num_value_heads")
         dk, dv = _num(cfg, "linear_key_head_dim"), _num(cfg, "linear_value_head_dim")
         if nk and nv and dk and dv:
-            # mamba_utils.py:283-293  conv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads;
+            # mamba_utils.py:282-292  conv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads;
             #   temporal_state_shape = (num_v_heads // tp, head_v_dim, head_k_dim)
             kernel = _num(cfg, "linear_conv_kernel_dim") or 4
             out.append(StateLayers("gated_delta_net", linear, dk * nk * 2 + dv * nv, kernel - 1, nv, (dv, dk), ssm_bytes))
@@ -232,7 +232,7 @@ def _state_layers(cfg: dict, kinds: list[str], notes: list[str]) -> tuple:
         heads, head_dim = _num(cfg, "mamba_num_heads"), _num(cfg, "mamba_head_dim")
         state, groups = _num(cfg, "ssm_state_size"), _num(cfg, "n_groups")
         if heads and head_dim and state and groups:
-            # mamba_utils.py:197-210  conv_dim = intermediate_size + 2 * n_groups * state_size (intermediate =
+            # mamba_utils.py:201-210  conv_dim = intermediate_size + 2 * n_groups * state_size (intermediate =
             #   mamba_num_heads * mamba_head_dim, nemotron_h.py:799); temporal = (num_heads // tp, head_dim, state_size)
             kernel = _num(cfg, "conv_kernel") or 4
             out.append(StateLayers("mamba2", mamba, heads * head_dim, kernel - 1, heads, (head_dim, state), ssm_bytes,
@@ -407,9 +407,9 @@ class HybridPages:
 
     The attention block grows until one attention page holds a state (platforms/interface.py:1096-1101
     `attn_block_size = kernel_block_alignment_size * cdiv(mamba_page_size, kernel_block_alignment_size *
-    attn_page_size_1_token)`), the state page is padded to that page (interface.py:1113-1130), and
+    attn_page_size_1_token)`), the state page is padded to that page (interface.py:1117-1130), and
     layers are grouped `group_size` at a time, padding the last group of each type
-    (v1/core/kv_cache_planning.py:521-536)."""
+    (v1/core/kv_cache_planning.py:521-542)."""
     block_size: int             # attention tokens per block
     attention_page: int         # bytes of one attention layer's block
     state_page: int             # bytes of one layer's state, unpadded
@@ -525,7 +525,7 @@ def tp_problem(cfg: dict | None, tp: int) -> str | None:
             return f"TP {tp} does not divide the {kv_heads} {label}"
         if tp > kv_heads and tp % kv_heads:
             return f"TP {tp} is not a multiple of the {kv_heads} {label}"
-    # recurrent-state heads are split evenly (mamba_utils.py:281-293 `divide(num_v_heads, tp_world_size)`)
+    # recurrent-state heads are split evenly (mamba_utils.py:282-292 `divide(num_v_heads, tp_world_size)`)
     for key in ("linear_num_value_heads", "linear_num_key_heads", "mamba_num_heads"):
         state_heads = _num(cfg, key)
         if state_heads is not None and state_heads % tp:

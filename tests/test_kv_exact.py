@@ -129,9 +129,9 @@ def test_dense_mla_fp8_is_not_the_sparse_row():
 
 
 # -- recurrent state: Qwen3.5 / 3.6 Gated DeltaNet, Nemotron-H Mamba-2 ----------------------------------------
-# vllm/model_executor/layers/mamba/mamba_utils.py:283  conv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads
-# mamba_utils.py:284-287  conv_state_shape = (divide(conv_dim, tp), conv_kernel_size - 1 + num_spec)
-# mamba_utils.py:289-293  temporal_state_shape = (divide(num_v_heads, tp), head_v_dim, head_k_dim)
+# vllm/model_executor/layers/mamba/mamba_utils.py:282  conv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads
+# mamba_utils.py:283-286  conv_state_shape = (divide(conv_dim, tp), conv_kernel_size - 1 + num_spec)
+# mamba_utils.py:288-292  temporal_state_shape = (divide(num_v_heads, tp), head_v_dim, head_k_dim)
 # conv state in the model dtype, temporal in mamba_ssm_dtype: vllm/model_executor/models/config.py:963-966 (Qwen3.5
 #   reads config.json's mamba_ssm_dtype, float32); MambaSpec page = sum(prod(shape) * dtype): kv_cache_interface.py:1110-1114
 
@@ -142,7 +142,7 @@ def gdn_state(nk: int, nv: int, dk: int, dv: int, tp: int = 1) -> int:
 def hybrid_page(state: int, attn_per_token: int) -> tuple[int, int]:
     # vllm/platforms/interface.py:1096-1099  attn_block_size = kernel_block_alignment_size * cdiv(mamba_page_size,
     #   kernel_block_alignment_size * attn_page_size_1_token)   (alignment 16); the state page is padded to
-    #   block_size * attn_page_size_1_token (interface.py:1113)
+    #   block_size * attn_page_size_1_token (interface.py:1118)
     block = 16 * math.ceil(state / (16 * attn_per_token))
     return block, block * attn_per_token
 
@@ -187,7 +187,7 @@ def test_the_state_limits_concurrency():
 
 
 def test_nemotron_h_mamba2_state_in_float32():
-    # mamba_utils.py:197-210  conv_dim = intermediate_size + 2 * n_groups * state_size (intermediate =
+    # mamba_utils.py:201, 210  conv_dim = intermediate_size + 2 * n_groups * state_size (intermediate =
     #   mamba_num_heads * mamba_head_dim, nemotron_h.py:799); temporal = (num_heads // tp, head_dim, state_size)
     # vllm/model_executor/models/config.py:813  DEFAULT_MAMBA_SSM_CACHE_DTYPE = "float32" (Nemotron-H)
     lay = layout("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
@@ -196,7 +196,7 @@ def test_nemotron_h_mamba2_state_in_float32():
     assert kv.state_bytes_per_layer_per_gpu(lay.states[0]) == conv + temporal == 5_316_608
     assert kv.state_bytes_per_layer_per_gpu(lay.states[0], tp=2) == (conv + temporal) // 2
     plan = kv.hybrid_pages(lay, BF16)
-    # 27 Mamba-2 + 4 attention layers: groups of 4, the Mamba ones padded to 7 groups (kv_cache_planning.py:534-536)
+    # 27 Mamba-2 + 4 attention layers: groups of 4, the Mamba ones padded to 7 groups (kv_cache_planning.py:535, 542)
     assert (plan.group_size, plan.state_groups) == (4, 7)
     block, page = hybrid_page(conv + temporal, gqa_bytes(8, 128, BF16))
     assert (plan.block_size, plan.padded_state_page) == (block, page)
