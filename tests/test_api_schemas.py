@@ -42,7 +42,8 @@ def test_plain_jsonschema_validate_works_with_each_published_schema(published_si
         name = schema_name_for_path(str(path.relative_to(published_site)))
         if name is not None:
             by_name.setdefault(name, []).append(path)
-    assert set(by_name) == {"models", "model", "model-hardware", "hardware", "hardware-index", "strategies", "taxonomy"}
+    assert set(by_name) == {"models", "model", "model-hardware", "hardware", "hardware-index", "strategies", "taxonomy",
+                            "search-shard", "search-ids"}
     for name, paths in by_name.items():
         schema = json.loads((published_site / f"api/v1/schema/{name}.schema.json").read_text())
         for path in paths[:5]:

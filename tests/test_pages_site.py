@@ -298,20 +298,31 @@ def test_the_repository_url_is_configurable(tmp_path, monkeypatch):
 
 # -- browse, providers, hardware, 404, redirects ---------------------------------------------------
 
-def test_the_browse_page_lists_every_recipe_with_facets(site, api):
+def _shard_records(site: Path, urls: list[str]) -> list[dict]:
+    out = []
+    for url in urls:
+        doc = json.loads((site / urlsplit(url).path.lstrip("/")).read_text())
+        out += [dict(zip(doc["fields"], r)) for r in doc["records"]]
+    return out
+
+
+def test_the_browse_page_lists_its_first_page_and_shards_hold_every_recipe(site, api):
     page = Page((site / "index.html").read_text())
     rows = [a["data-id"] for _, a in page.attrs if "data-recipe-row" in a]
-    assert sorted(rows) == sorted(m["id"] for m in api["models"])
+    data = page.json("browse-data")
+    assert data["total"] == len(api["models"])
+    records = _shard_records(site, data["shards"])
+    assert sorted(r["id"] for r in records) == sorted(m["id"] for m in api["models"])   # each exactly once
+    assert rows == [r["id"] for r in records][:data["page_size"]]   # the first page, in name order
     facets = {a["data-facet"] for tag, a in page.attrs if tag == "input" and "data-facet" in a}
     assert facets == {"task", "architecture", "size", "precision", "hardware", "provider"}
     assert sum(1 for tag, a in page.attrs if tag == "input" and a.get("type") == "search" and "data-search" in a) == 1
     assert any("data-result-count" in a for _, a in page.attrs) and any("data-clear-filters" in a for _, a in page.attrs)
-    data = page.json("browse-data")
-    by_id = {r["id"]: r for r in data["records"]}
+    by_id = {r["id"]: r for r in records}
     assert by_id["deepseek-ai/DeepSeek-R1-0528"]["size"] == ["200-1t"]
     assert by_id["meta-llama/Llama-3.3-70B-Instruct"]["size"] == ["70-200"]
     assert "fp8" in by_id["meta-llama/Llama-3.3-70B-Instruct"]["precision"]   # any variant, not just the default
-    assert "llama" in by_id["meta-llama/Llama-3.3-70B-Instruct"]["text"].lower()
+    assert "nvidia/Llama-3.3-70B-Instruct-FP8" in by_id["meta-llama/Llama-3.3-70B-Instruct"]["checkpoints"]
 
 
 def test_provider_pages_group_their_recipes(site):
@@ -338,13 +349,22 @@ def test_a_variant_checkpoint_redirects_to_its_recipe(site):
 
 
 def test_the_404_page_offers_to_request_or_contribute(site, api):
+    from recipes_site.render.search import bucket_of
     page = Page((site / "404.html").read_text())
     text = (site / "404.html").read_text()
     assert "Request this recipe" in text and "Contribute one yourself" in text
     assert "CONTRIBUTING.md" in text
     data = page.json("nf-data")
-    assert set(m["id"] for m in api["models"]) <= set(data["ids"])
-    assert data["ids"]["nvidia/Llama-3.3-70B-Instruct-FP8"] == "/meta-llama/Llama-3.3-70B-Instruct/?variant=fp8"
+    assert "browse-data" not in text and "Llama-3.3-70B-Instruct" not in text   # nothing inlined
+    buckets = [json.loads((site / urlsplit(u).path.lstrip("/")).read_text())["ids"] for u in data["ids"]]
+
+    def lookup(key):
+        return buckets[bucket_of(key.lower(), len(buckets))].get(key.lower())
+    for m in api["models"]:
+        assert lookup(m["id"]) == f"/{m['id']}/"
+    assert lookup("NVIDIA/llama-3.3-70b-instruct-fp8") == "/meta-llama/Llama-3.3-70B-Instruct/?variant=fp8"
+    assert lookup("qwen") == "/Qwen/"
+    assert sum(len(b) for b in buckets) == len({k for b in buckets for k in b})
 
 
 # -- files for machines ---------------------------------------------------------------------------

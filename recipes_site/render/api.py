@@ -7,7 +7,9 @@ exactly what it needs and the tree stays small):
     models/<org>/<repo>.json             normalised recipe, install block, sizing, default hardware,
                                          and `kv_sizing` for recipes with model.hf_config
     models/<org>/<repo>/hw/<hw>.json     recommended choice per variant + every rendering there
-    hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command
+    hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command, in pages
+                                         of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
+    search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
     strategies.json, taxonomy.json       vocabulary
     schema/*.json                        a JSON Schema per document type
 """
@@ -23,6 +25,7 @@ from recipes_site.render.rendering_json import rendering_json
 
 API = "api/v1"
 HF = "https://huggingface.co/"
+HW_PAGE = 200   # entries per hardware document: at 10,000 recipes one document was 7 MB
 
 
 @dataclass(frozen=True)
@@ -199,10 +202,37 @@ def catalog_documents(summaries: list[RecipeSummary], taxonomy: dict, strategies
         {"id": h, **profiles[h], "models": len({m["recipe"] for m in per_hw[h]}), "json": f"/{API}/hardware/{h}.json"}
         for h in profiles]}
     for h in profiles:
-        docs[f"{API}/hardware/{h}.json"] = {"hardware": h, "profile": profiles[h], "models": per_hw[h]}
+        docs.update(hardware_pages(h, profiles[h], per_hw[h]))
     docs[f"{API}/strategies.json"] = {"strategies": strategies}
     docs[f"{API}/taxonomy.json"] = taxonomy
     return docs
+
+
+def hardware_page_path(hw: str, k: int) -> str:
+    """Page 1 keeps the address CI jobs already fetch; the others sit beside it."""
+    return f"{API}/hardware/{hw}.json" if k == 1 else f"{API}/hardware/{hw}/page-{k}.json"
+
+
+def hardware_pages(hw: str, profile: dict, entries: list[dict]) -> dict[str, dict]:
+    """One hardware's entries in documents of HW_PAGE each, linked by `next` / `prev` (root-relative
+    URLs, null at the ends), each with the page number, the page count and the entry total, so a
+    consumer walks `next` from `hardware/<hw>.json` until it is null."""
+    pages = max(1, -(-len(entries) // HW_PAGE))
+    url = lambda k: "/" + hardware_page_path(hw, k) if 1 <= k <= pages else None
+    return {hardware_page_path(hw, k): {
+        "hardware": hw, "profile": profile, "page": k, "pages": pages, "total": len(entries),
+        "prev": url(k - 1), "next": url(k + 1), "models": entries[(k - 1) * HW_PAGE:k * HW_PAGE]}
+        for k in range(1, pages + 1)}
+
+
+def hardware_entries_of(docs: dict[str, dict], hw: str) -> list[dict]:
+    """Every entry of one hardware, walking its pages as a consumer does (from `next`)."""
+    out, path = [], hardware_page_path(hw, 1)
+    while path is not None:
+        doc = docs[path]
+        out.extend(doc["models"])
+        path = doc["next"][1:] if doc.get("next") else None
+    return out
 
 
 def api_documents(recipes: list[RecipeInput], ctx: Context, taxonomy: dict) -> dict[str, dict]:

@@ -32,17 +32,20 @@ from markupsafe import Markup
 from recipes_site import fit, plan, sizing
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.jsish import mapping
-from recipes_site.render.api import API, HF, RecipeInput, hw_doc_path, model_doc_path
+from recipes_site.render.api import API, HF, RecipeInput, hardware_entries_of, hw_doc_path, model_doc_path
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, picker_summary
 from recipes_site.site_config import SiteConfig, site_config
-from recipes_site.render.search import ARCH_LABELS, FACET_LABELS, FACETS, SORTS, browse_index, format_params
+from recipes_site.render.search import (ARCH_LABELS, FACET_LABELS, FACETS, PAGE_SIZE, PROVIDER_CHIPS, SEARCH_DIR,
+                                        SORTS, browse_index, format_params, id_buckets, shard_doc,
+                                        shard_size, shards)
 from recipes_site.synthesis import promotable_variants
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.selection import allowed_by_variant, meets_constraint, precision_constraint
 
 TEMPLATES = PROJECT_ROOT / "templates"
 STATIC = ("site.css", "site.js")
+HW_PAGE_ITEMS = 100   # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
 PAGE_IDS = frozenset({"main", "top", "install", "serve", "picker-data", "guide", "about", "command-panel",
@@ -309,9 +312,7 @@ class _Pages:
 
 
 def _provider_name(catalog, org: str) -> str:
-    names = [mapping(d.data.get("meta")).get("provider") for d in catalog.recipes if d.hf_id.split("/", 1)[0] == org]
-    names = [str(n) for n in names if n]
-    return max(sorted(set(names)), key=names.count) if names else org
+    return catalog.index.provider_name(org)   # precomputed per org (catalog/index.py)
 
 
 def _title(doc) -> str:
@@ -320,18 +321,10 @@ def _title(doc) -> str:
 
 # -- one recipe -------------------------------------------------------------------------------
 
-def site_paths(catalog) -> set[str]:
+def site_paths(catalog) -> frozenset[str]:
     """Page paths (no slashes around) every build has: home, hardware, providers, recipes and
-    the checkpoint redirects (`_Catalog.checkpoint_redirects` makes the same set)."""
-    ids = {d.hf_id for d in catalog.recipes}
-    paths = {"", "hardware"} | {f"hardware/{h}" for h in catalog.hardware_profiles()} | ids
-    paths |= {i.split("/", 1)[0] for i in ids}
-    for d in catalog.recipes:
-        for v in mapping(d.data.get("variants")).values():
-            mid = mapping(v).get("model_id")
-            if isinstance(mid, str) and mid.count("/") == 1 and mid not in ids:
-                paths.add(mid)
-    return paths
+    the checkpoint redirects; computed once per catalog (catalog/index.py)."""
+    return catalog.index.site_paths
 
 
 def guide_linker(hf_id: str, known: set[str]):
@@ -491,7 +484,16 @@ def _install_view(data: dict) -> dict:
             "required": "\n".join(e["command"] for e in extras if not e["optional"])}
 
 
-def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: SiteConfig | None = None) -> dict[str, bytes]:
+def page_neighbours(catalog, hf_id: str, meta: dict) -> tuple[list, list]:
+    """(related, more from this provider): the (id, title) pairs of other recipes a model page
+    shows, from the catalog's index; also part of the page's cache key (build.py)."""
+    related = catalog.index.related(hf_id, meta.get("related_recipes"))
+    more = catalog.index.more_from_provider(hf_id.split("/", 1)[0], {h for h, _ in related} | {hf_id})
+    return related, more
+
+
+def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: SiteConfig | None = None,
+                 known_paths=None) -> dict[str, bytes]:
     """The model page `<org>/<repo>/index.html` and the agents' `<org>/<repo>.md` of one recipe.
 
     `docs` holds the recipe's API documents (at least its hardware documents)."""
@@ -509,13 +511,9 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         view = initial_view(summary, pages.labels)
     meta = mapping(rec.data.get("meta"))
     org = rec.hf_id.split("/", 1)[0]
-    by_id = {d.hf_id: d for d in catalog.recipes}
-    related = [(h, _title(by_id[h])) for h in meta.get("related_recipes") or [] if h in by_id and h != rec.hf_id]
-    seen = {h for h, _ in related} | {rec.hf_id}
-    more = sorted(((d.hf_id, _title(d)) for d in catalog.recipes
-                   if d.hf_id.split("/", 1)[0] == org and d.hf_id not in seen), key=lambda x: x[1].lower())[:6]
+    related, more = page_neighbours(catalog, rec.hf_id, meta)
     updated = meta.get("date_updated") or meta.get("date_added")
-    linker = guide_linker(rec.hf_id, site_paths(catalog))
+    linker = guide_linker(rec.hf_id, site_paths(catalog) if known_paths is None else known_paths)
     html = pages.render(
         "model.html", f"{rec.hf_id}/index.html", title=f"{meta.get('title') or rec.hf_id} on vLLM", og_type="article",
         description=meta.get("description") or "", rec=rec, meta=meta, model=mapping(rec.data.get("model")), org=org, provider=_provider_name(catalog, org),
@@ -617,16 +615,43 @@ class _Catalog:
     def render(self, template: str, path: str, **page) -> None:
         self.files[path] = self.pages.render(template, path, **page)
 
+    def data_file(self, path: str, doc) -> str:
+        """Write a JSON file the page script fetches; its URL carries a content hash (caches)."""
+        data = (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        self.files[path] = data
+        return f"/{path}?v={hashlib.sha256(data).hexdigest()[:10]}"
+
+    def search_shards(self) -> None:
+        """The records in name order, in shards (search.py); `self.search` is the manifest the
+        home and 404 pages inline instead of the records: shard URLs, sizes, labels."""
+        checkpoints: dict[str, list[str]] = {}
+        for cp, target in self.redirects.items():
+            checkpoints.setdefault(target.split("?", 1)[0].strip("/"), []).append(cp)
+        self.browse = browse_index(self.index["models"], self.labels, self.taxonomy,
+                                   {k: sorted(v) for k, v in checkpoints.items()})
+        records = self.browse["records"]
+        size = shard_size(len(records))
+        urls = [self.data_file(f"{SEARCH_DIR}/{k}.json", shard_doc(k, chunk, size))
+                for k, chunk in enumerate(shards(records))]
+        self.search = {"total": len(records), "page_size": PAGE_SIZE, "shard_size": size, "shards": urls,
+                       "facets": list(FACETS), "hardware": self.labels,
+                       "task": {v: self.pages.task_labels.get(v, v) for v, _l, _n in self.browse["facets"]["task"]},
+                       "architecture": {v: label for v, label, _n in self.browse["facets"]["architecture"]}}
+
     def index_page(self) -> None:
-        index = browse_index(self.index["models"], self.labels, self.taxonomy)
-        records = index["records"]
-        data = {"records": records, "facets": list(FACETS)}
-        providers = [(org, self.provider_name(org), len(ids)) for org, ids in sorted(self.orgs.items(), key=lambda kv: kv[0].lower())]
+        """The first page of rows in name order, server-rendered, the facet counts and the
+        manifest: bounded whatever the catalog size (the rest comes from the shards)."""
+        records = self.browse["records"]
+        first = records[:PAGE_SIZE]
+        top = sorted(self.orgs.items(), key=lambda kv: (-len(kv[1]), kv[0].lower()))[:PROVIDER_CHIPS]
+        providers = [(org, self.provider_name(org), len(ids)) for org, ids in sorted(top, key=lambda kv: kv[0].lower())]
+        pages = max(1, -(-len(records) // PAGE_SIZE))
         self.render("index.html", "index.html", title=f"{self.config.site_name}: run any model on any hardware",
                     description=f"Exact vllm serve and docker run commands for {len(records)} models on "
                                 f"{len(self.profiles)} hardware profiles.",
-                    records=records, rows={r: self.row(r) for r in self.models}, facets=index["facets"],
-                    facet_labels=FACET_LABELS, sorts=SORTS, data=data, providers=providers,
+                    records=first, total=len(records), pages=pages, facets=self.browse["facets"],
+                    more_providers=self.browse["more_providers"], facet_labels=FACET_LABELS, sorts=SORTS,
+                    data=self.search, providers=providers, more_orgs=len(self.orgs) - len(providers),
                     hardware_count=len(self.profiles))
 
     def provider_pages(self) -> None:
@@ -644,27 +669,41 @@ class _Catalog:
             self.sitemap.append((f"/{org}/", None))
 
     def hardware_pages(self) -> None:
+        """One page per hardware, in pages of HW_PAGE_ITEMS models (what fits one node first, by
+        title, then what needs more): `hardware/<hw>/`, then `hardware/<hw>/page/<k>/`."""
         brands: dict[str, list] = {}
         for h, profile in self.profiles.items():
-            fits, multi = self.hardware_models(h, self.api[f"{API}/hardware/{h}.json"])
-            entry = {"id": h, "label": self.labels[h], "profile": profile, "fits": fits, "multi": multi,
+            fits, multi = self.hardware_models(h, hardware_entries_of(self.api, h))
+            entry = {"id": h, "label": self.labels[h], "profile": profile, "fits": len(fits), "multi": len(multi),
                      "per_gpu": gb(round(sizing.per_gpu_gib(profile), 1)), "gpus": profile.get("gpu_count") or 1}
             brands.setdefault(profile.get("brand") or "Other", []).append(entry)
-            self.render("hardware.html", f"hardware/{h}/index.html", hw=entry,
-                        title=f"What runs on one {entry['gpus']} × {self.labels[h]} node",
-                        description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GB "
-                                    f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
-                        json_url=f"/{API}/hardware/{h}.json")
-            self.sitemap.append((f"/hardware/{h}/", None))
+            items = [dict(i, one=True) for i in fits] + [dict(i, one=False) for i in multi]
+            pages = max(1, -(-len(items) // HW_PAGE_ITEMS))
+            url = lambda k: f"/hardware/{h}/" + (f"page/{k}/" if k > 1 else "")
+            for k in range(1, pages + 1):
+                chunk = items[(k - 1) * HW_PAGE_ITEMS:k * HW_PAGE_ITEMS]
+                first = (k - 1) * HW_PAGE_ITEMS
+                nav = {"page": k, "pages": pages, "prev": url(k - 1) if k > 1 else None,
+                       "next": url(k + 1) if k < pages else None, "from": first + 1, "to": first + len(chunk),
+                       "links": [(n, url(n)) for n in _page_numbers(k, pages)]}
+                self.render("hardware.html", url(k)[1:] + "index.html", hw=entry, nav=nav,
+                            fits=[i for i in chunk if i["one"]], multi=[i for i in chunk if not i["one"]],
+                            search_url="/?" + urlencode({"hardware": h}),
+                            title=f"What runs on one {entry['gpus']} × {self.labels[h]} node"
+                                  + (f" (page {k} of {pages})" if k > 1 else ""),
+                            description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GB "
+                                        f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
+                            json_url=f"/{API}/hardware/{h}.json")
+                self.sitemap.append((url(k), None))
         self.render("hardware_index.html", "hardware/index.html", brands=list(brands.items()),
                     title="What runs where", description="Every hardware profile and the models that fit on one node of it.")
         self.sitemap.append(("/hardware/", None))
 
-    def hardware_models(self, h: str, doc: dict) -> tuple[list, list]:
+    def hardware_models(self, h: str, entries: list[dict]) -> tuple[list, list]:
         """Per recipe: the largest variant whose recommended layout is one node, else the
-        variant needing the fewest nodes."""
+        variant needing the fewest nodes (`entries`: every entry of the hardware's documents)."""
         per_recipe: dict[str, list] = {}
-        for m in doc["models"]:
+        for m in entries:
             if m["recipe"] in self.models:
                 per_recipe.setdefault(m["recipe"], []).append(m)
         fits, multi = [], []
@@ -703,11 +742,14 @@ class _Catalog:
                         description=f"{cp['id']} is served by the {cp['recipe']} recipe.")
 
     def not_found(self) -> None:
-        ids = {m: f"/{m}/" for m in self.models}
-        ids.update(self.redirects)
-        titles = {m: self.models[m].get("title") or m for m in self.models}
+        """No inlined index: a mistyped letter case is fixed from one id bucket (every recipe,
+        checkpoint redirect and organisation), suggestions come from the search shards."""
+        targets = {m: f"/{m}/" for m in self.models}
+        targets.update(self.redirects)
+        targets.update({org: f"/{org}/" for org in self.orgs})
+        buckets = [self.data_file(f"{SEARCH_DIR}/ids-{k}.json", {"ids": b}) for k, b in enumerate(id_buckets(targets))]
         self.render("404.html", "404.html", title="Page not found", description="No page at this address.",
-                    data={"ids": ids, "titles": titles, "repo": self.config.repo_url}, canonical=None)
+                    data={"ids": buckets, "shards": self.search["shards"], "repo": self.config.repo_url}, canonical=None)
 
     def text_files(self) -> None:
         for hf_id in sorted(self.models, key=str.lower):
@@ -749,14 +791,20 @@ class _Catalog:
         return "\n".join(out)
 
 
+def _page_numbers(k: int, pages: int) -> list[int]:
+    """The page links a pager shows: first, last and two either side of the current one."""
+    return sorted({1, pages, *range(max(1, k - 2), min(pages, k + 2) + 1)})
+
+
 def catalog_pages(catalog, api_docs: dict[str, dict], config: SiteConfig | None = None) -> dict[str, bytes]:
     """Every page that spans recipes, plus the static assets; `api_docs` needs models.json and
     hardware/<hw>.json (the catalog-wide API documents)."""
     site = _Catalog(catalog, api_docs, config)
-    site.index_page()
     site.provider_pages()
     site.hardware_pages()
     site.checkpoint_redirects()
+    site.search_shards()   # after the redirects: a checkpoint id finds its recipe
+    site.index_page()
     site.not_found()
     site.text_files()
     return site.files

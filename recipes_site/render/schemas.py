@@ -169,9 +169,16 @@ DOCUMENTS: dict[str, dict] = {
     "hardware-index": _obj({"hardware": {"type": "array", "items": {
         "allOf": [PROFILE, {"type": "object", "required": ["id", "models", "json"],
                             "properties": {"id": STR, "models": INT, "json": STR}}]}}}),
-    "hardware": _obj({"hardware": STR, "profile": PROFILE, "models": {"type": "array", "items": _obj({
+    # api.hardware_pages: page k of `pages`, `total` entries in all; walk `next` until null
+    "hardware": _obj({"hardware": STR, "profile": PROFILE, "page": POS, "pages": POS, "total": NONNEG,
+                      "prev": STR_OR_NULL, "next": STR_OR_NULL, "models": {"type": "array", "items": _obj({
         "recipe": STR, "variant": STR, "model_id": STR, "strategy": STR, "node_count": INT,
         "deploy_type": {"enum": DEPLOY_TYPES}, "env": ENV, "command": STR_OR_NULL, "json": STR})}}),
+    # search.shard_doc: records in name order from `start`, each an array in the order of `fields`
+    "search-shard": _obj({"shard": NONNEG, "start": NONNEG, "fields": STR_LIST,
+                          "records": {"type": "array", "items": {"type": "array"}}}),
+    # search.id_buckets: lower-cased recipe, checkpoint or organisation id -> its page
+    "search-ids": _obj({"ids": {"type": "object", "additionalProperties": STR}}),
     "strategies": _obj({"strategies": {"type": "object", "additionalProperties": {
         "type": "object", "required": ["name", "deploy_type"]}}}),
     "taxonomy": {"type": "object", "required": ["hardware_profiles"],
@@ -221,6 +228,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return tail[0][:-5]
     if tail[0] == "hardware":
         return "hardware"
+    if tail[0] == "search" and len(tail) == 2:
+        return "search-ids" if tail[1].startswith("ids-") else "search-shard"
     if tail[0] == "models":
         return "model-hardware" if len(tail) >= 5 and tail[-2] == "hw" else "model"
     return None

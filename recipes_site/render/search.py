@@ -1,8 +1,16 @@
-"""The browse index: one compact record per recipe, embedded as JSON in the home page.
+"""The browse index: one compact record per recipe, split into shards the page script fetches.
 
-Records carry exactly what the page script filters, counts and sorts on; the visible table
-rows are rendered from the same records by the template, so a row and its record never
-disagree. Facet keys are the names used in the page's URL (`?task=text&size=70-200`).
+Why shards: at 10,000 recipes the whole index inlined in the home page was 10 MB. The home page
+now carries only its first page of rows (server-rendered, name order), the facet counts and a
+small manifest (`browse_manifest`); the records live in `api/v1/search/<k>.json`, fixed-size
+chunks in name order (so page k of the unfiltered list needs exactly one shard), each record a
+compact array (`FIELDS`), fetched when the user types, filters, sorts or pages. The 404 page
+looks a mistyped address up in one small id bucket (`id_buckets`, `bucket_of`; site.js `bucketOf`)
+and fetches the same shards only to suggest pages.
+
+Records carry exactly what the page script filters, counts, sorts and shows; the server-rendered
+rows come from the same records, so a row and its record never disagree. Facet keys are the
+names used in the page's URL (`?task=text&size=70-200`).
 """
 from __future__ import annotations
 
@@ -37,37 +45,99 @@ def format_params(text) -> str:
     return str(text) if isinstance(text, str) else (f"{b:g}B" if b < 1000 else f"{b / 1000:g}T")
 
 
-def search_record(model: dict, hw_labels: dict) -> dict:
-    """One recipe as the browse page sees it (`model` is an entry of api/v1/models.json)."""
-    hw = list(model.get("hardware") or [])
+PAGE_SIZE = 50           # rows per results page (home page)
+MAX_SHARDS = 32          # search shards at most, whatever the catalog size
+MIN_SHARD = 2 * PAGE_SIZE
+SEARCH_DIR = "api/v1/search"
+# the order of a compact record's items (a shard's `records` are arrays, not objects: smaller)
+FIELDS = ("id", "title", "description", "task", "architecture", "size", "precision", "hardware", "provider",
+          "params", "params_label", "active_label", "updated", "added", "checkpoints")
+PROVIDER_CHIPS = 40      # provider facet chips / provider links on the home page, most recipes first
+ID_BUCKET = 256          # ids per 404 lookup bucket, about
+
+
+def search_record(model: dict, hw_labels: dict, checkpoints: list[str] | None = None) -> dict:
+    """One recipe as the browse page sees it (`model` is an entry of api/v1/models.json;
+    `checkpoints` the other ids that lead to it, searchable and suggested by the 404 page)."""
     params = parse_parameter_count(model.get("parameter_count"))
-    hw_names = [hw_labels.get(h, h) for h in hw]
-    text = " ".join(str(x) for x in [
-        model["id"], model.get("title") or "", model.get("provider") or "", model.get("description") or "",
-        " ".join(model.get("tasks") or []), model.get("architecture") or "",
-        format_params(model.get("parameter_count")), " ".join(model.get("precisions") or []),
-        " ".join(hw), " ".join(hw_names)])
+    active = model.get("active_parameters")
     return {
         "id": model["id"],
         "title": model.get("title") or model["id"],
+        "description": " ".join(str(model.get("description") or "").split()),
         "task": list(model.get("tasks") or []),
         "architecture": [model["architecture"]] if model.get("architecture") else [],
         "size": [b] if (b := size_bucket(params)) else [],
         "precision": list(model.get("precisions") or []),
-        "hardware": hw,
+        "hardware": [h for h in model.get("hardware") or [] if h in hw_labels],
         "provider": [model.get("provider")] if model.get("provider") else [],
         "params": params,
+        "params_label": format_params(model.get("parameter_count")),
+        "active_label": format_params(active) if active and active != model.get("parameter_count") else "",
         "updated": model.get("date_updated") or model.get("date_added") or "",
         "added": model.get("date_added") or "",
-        "text": " ".join(text.split()),
+        "checkpoints": list(checkpoints or []),
     }
 
 
-def browse_index(models: list[dict], hw_labels: dict, taxonomy: dict) -> dict:
-    """Records plus every facet's values (id, label, count over all recipes) in display order.
+def search_text(r: dict, hw_labels: dict) -> str:
+    """The words a record is found by (site.js `recordText` builds the same string)."""
+    return " ".join(" ".join(str(x) for x in [
+        r["id"], r["title"], " ".join(r["provider"]), r["description"], " ".join(r["task"]),
+        " ".join(r["architecture"]), r["params_label"], " ".join(r["precision"]), " ".join(r["hardware"]),
+        " ".join(hw_labels.get(h, h) for h in r["hardware"]), " ".join(r["checkpoints"])]).split())
+
+
+def compact(r: dict) -> list:
+    return [r[f] for f in FIELDS]
+
+
+def shard_size(n: int) -> int:
+    """Records per shard: a multiple of the page size, at least MIN_SHARD, at most MAX_SHARDS shards."""
+    per = -(-n // MAX_SHARDS)
+    return max(MIN_SHARD, -(-per // PAGE_SIZE) * PAGE_SIZE)
+
+
+def shards(records: list[dict]) -> list[list[dict]]:
+    """The records (already in name order) cut into fixed-size chunks; always at least one."""
+    size = shard_size(len(records))
+    return [records[i:i + size] for i in range(0, len(records), size)] or [[]]
+
+
+def shard_doc(k: int, chunk: list[dict], size: int) -> dict:
+    return {"shard": k, "start": k * size, "fields": list(FIELDS), "records": [compact(r) for r in chunk]}
+
+
+def bucket_of(key: str, n: int) -> int:
+    """FNV-1a (32 bit) over the key's UTF-16 code units, modulo n (site.js `bucketOf` is the same
+    loop over charCodeAt), so Python and JavaScript pick the same bucket."""
+    h = 0x811C9DC5
+    data = key.encode("utf-16-le")
+    for i in range(0, len(data), 2):
+        h = ((h ^ (data[i] | data[i + 1] << 8)) * 0x01000193) & 0xFFFFFFFF
+    return h % n
+
+
+def id_buckets(targets: dict[str, str]) -> list[dict[str, str]]:
+    """Lower-cased id or org -> its page, in buckets of about ID_BUCKET entries, keys sorted:
+    the 404 page fetches the one bucket its address falls in to fix a mistyped letter case."""
+    n = max(1, -(-len(targets) // ID_BUCKET))
+    out: list[dict[str, str]] = [{} for _ in range(n)]
+    for key in sorted(targets, key=str.lower):
+        out[bucket_of(key.lower(), n)].setdefault(key.lower(), targets[key])
+    return [dict(sorted(b.items())) for b in out]
+
+
+def browse_index(models: list[dict], hw_labels: dict, taxonomy: dict,
+                 checkpoints: dict[str, list[str]] | None = None) -> dict:
+    """Records in name order plus every facet's values (id, label, count over all recipes) in
+    display order; the provider facet keeps its PROVIDER_CHIPS largest values (`more_providers`
+    says how many others there are: their recipes are found by typing the name).
 
     `hw_labels` maps hardware ids to display labels in taxonomy order."""
-    records = sorted((search_record(m, hw_labels) for m in models), key=lambda r: (r["title"].lower(), r["id"]))
+    checkpoints = checkpoints or {}
+    records = sorted((search_record(m, hw_labels, checkpoints.get(m["id"])) for m in models),
+                     key=lambda r: (r["title"].lower(), r["id"]))
     task_labels = {t.get("id"): t.get("display_name") or t.get("id")
                    for t in (taxonomy.get("tasks") or []) if isinstance(t, dict)}
 
@@ -93,5 +163,7 @@ def browse_index(models: list[dict], hw_labels: dict, taxonomy: dict) -> dict:
     c = counts("hardware")
     facets["hardware"] = [(h, hw_labels[h], c[h]) for h in hw_labels if h in c]
     c = counts("provider")
-    facets["provider"] = [(p, p, c[p]) for p in sorted(c, key=str.lower)]
-    return {"records": records, "facets": facets}
+    top = sorted(c, key=lambda p: (-c[p], p.lower(), p))[:PROVIDER_CHIPS]
+    facets["provider"] = [(p, p, c[p]) for p in sorted(top, key=lambda p: (p.lower(), p))]
+    return {"records": records, "facets": facets, "more_providers": len(c) - len(top)}
+

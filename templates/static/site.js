@@ -552,17 +552,52 @@ function matcher(q) {
   return ix => words.every(w => ix.flat.includes(w) || near(w, ix.tokens));
 }
 
-/* ---------------------------------------------------------------- browse (home) */
+/* ---------------------------------------------------------------- search shards (search.py)
+   The records live in api/v1/search/<k>.json, name order, fixed-size shards of compact arrays
+   (`fields` names the items); a page fetches a shard the first time it needs one. */
+const fmtN = n => n.toLocaleString("en-US");
+const getJSON = url => fetch(url).then(r => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
+function decodeShard(doc) {
+  return doc.records.map((a, j) => { const r = { i: doc.start + j }; doc.fields.forEach((f, n) => { r[f] = a[n]; }); return r; });
+}
+function shardLoader(urls) {
+  const got = {}, pending = {};
+  const one = k => got[k] ? Promise.resolve(got[k]) : pending[k] || (pending[k] = getJSON(urls[k])
+    .then(doc => (got[k] = decodeShard(doc))).finally(() => { delete pending[k]; }));
+  return { one, all: () => Promise.all(urls.map((_, k) => one(k))).then(parts => [].concat(...parts)) };
+}
+/* search.py `search_text`: the words a record is found by */
+const recordText = (r, hw) => [r.id, r.title, r.provider.join(" "), r.description, r.task.join(" "), r.architecture.join(" "),
+  r.params_label, r.precision.join(" "), r.hardware.join(" "), r.hardware.map(x => hw[x] || x).join(" "), r.checkpoints.join(" ")].join(" ");
+/* search.py `bucket_of`: FNV-1a over UTF-16 code units */
+function bucketOf(key, n) {
+  let x = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) x = Math.imul(x ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return x % n;
+}
+/* pages.py `_page_numbers`: first, last and two either side of the current page */
+function pageNumbers(k, pages) {
+  const out = new Set([1, pages]);
+  for (let n = Math.max(1, k - 2); n <= Math.min(pages, k + 2); n++) out.add(n);
+  return [...out].sort((a, b) => a - b);
+}
+
+/* ---------------------------------------------------------------- browse (home)
+   The page holds the first page of rows (name order) and every facet's total; typing,
+   filtering or sorting loads all shards once, paging in name order loads only its shard. */
 const B = data("browse-data");
 if (B) browse(B);
 
-function browse(B) {
-  const recs = B.records.map((r, i) => Object.assign(r, { i, ix: indexText(r.text), name: indexText(r.id + " " + r.title) }));
-  const rows = new Map($$("[data-recipe-row]").map(tr => [tr.dataset.id, tr]));
-  const body = $("[data-rows]"), box = $("[data-search]"), sortSel = $("[data-sort]");
+function browse(M) {
+  const shards = shardLoader(M.shards), PS = M.page_size;
+  const body = $("[data-rows]"), box = $("[data-search]"), sortSel = $("[data-sort]"), pager = $("[data-pager]");
   const count = $("[data-result-count]"), clear = $("[data-clear-filters]"), empty = $("[data-empty]");
   const inputs = $$("input[data-facet]"), sel = {};
-  B.facets.forEach(f => { sel[f] = new Set(); });
+  const countEl = inp => inp.closest("label").querySelector("[data-count]");
+  const totals = new Map(inputs.map(inp => [inp, countEl(inp).textContent]));
+  const firstRows = $$("[data-recipe-row]", body);
+  M.facets.forEach(f => { sel[f] = new Set(); });
+  let page = 1, all = null, seq = 0, lastOrder = null, ordered = null;
   const sorts = {
     name: (a, b) => a.i - b.i,
     updated: (a, b) => (b.updated > a.updated) - (b.updated < a.updated) || a.i - b.i,
@@ -574,105 +609,186 @@ function browse(B) {
   function readUrl() {
     const q = new URLSearchParams(location.search);
     box.value = q.get("q") || "";
-    for (const f of B.facets) sel[f] = new Set((q.get(f) || "").split(",").filter(Boolean));
+    for (const f of M.facets) sel[f] = new Set((q.get(f) || "").split(",").filter(Boolean));
     for (const inp of inputs) inp.checked = sel[inp.dataset.facet].has(inp.value);
     sortSel.value = sorts[q.get("sort")] ? q.get("sort") : "name";
+    page = Math.max(1, parseInt(q.get("page"), 10) || 1);
   }
-  function writeUrl() {
+  function urlFor(k) {
     const q = [];
     if (box.value.trim()) q.push("q=" + encodeURIComponent(box.value.trim()));
-    for (const f of B.facets) if (sel[f].size) q.push(f + "=" + [...sel[f]].map(encodeURIComponent).join(","));
+    for (const f of M.facets) if (sel[f].size) q.push(f + "=" + [...sel[f]].map(encodeURIComponent).join(","));
     if (sortSel.value !== "name") q.push("sort=" + sortSel.value);
-    history.replaceState(null, "", location.pathname + (q.length ? "?" + q.join("&") : ""));
+    if (k > 1) q.push("page=" + k);
+    return location.pathname + (q.length ? "?" + q.join("&") : "");
   }
+  const writeUrl = push => history[push ? "pushState" : "replaceState"](null, "", urlFor(page));
   const inFacet = (r, f) => !sel[f].size || r[f].some(v => sel[f].has(v));
-  let lastSort = null;
-  function update() {
-    const m = matcher(box.value), text = recs.map(r => m(r.ix));
-    const counts = {};
-    B.facets.forEach(f => { counts[f] = {}; });
-    let shown = 0;
-    recs.forEach((r, k) => {
-      const miss = text[k] ? B.facets.filter(f => !inFacet(r, f)) : B.facets;
-      rows.get(r.id).hidden = miss.length > 0;
-      if (miss.length === 0) shown++;
-      if (miss.length > 1) return;
+  const filtered = () => !!box.value.trim() || M.facets.some(f => sel[f].size);
+
+  function rowOf(r) {   /* templates/index.html, one row */
+    const tasks = r.task.map(t => M.task[t] || t).join(", ");
+    const hw = r.hardware.length ? r.hardware.slice(0, 4).map(x => M.hardware[x] || x).join(", ")
+      + (r.hardware.length > 4 ? " +" + (r.hardware.length - 4) : "") : r.task.includes("omni") ? "vLLM-Omni" : "—";
+    return h("tr", { "data-recipe-row": true, "data-id": r.id },
+      h("td", {}, h("a", { href: "/" + r.id + "/" }, h("b", { text: r.title })), h("small", { text: r.id + (tasks ? " · " + tasks : "") })),
+      h("td", {}, r.params_label, r.active_label ? h("small", { text: r.active_label + " active" }) : null),
+      h("td", { class: "c-arch", text: r.architecture.map(a => M.architecture[a] || a).join("") }),
+      h("td", { text: r.precision.map(x => x.toUpperCase()).join(" ") }),
+      h("td", { class: "c-hw", text: hw }),
+      h("td", { class: "c-date", text: r.updated }));
+  }
+  function renderPager(pages) {
+    pager.hidden = pages < 2;
+    if (pages < 2) { pager.replaceChildren(); return; }
+    const link = (k, text, rel) => h("a", { href: urlFor(k), "data-page": k, rel, text });
+    const kids = page > 1 ? [link(page - 1, "← Previous", "prev")] : [];
+    let last = 0;
+    for (const k of pageNumbers(page, pages)) {
+      if (k > last + 1) kids.push(h("span", { "aria-hidden": "true", text: "…" }));
+      kids.push(k === page ? h("span", { "aria-current": "page", text: String(k) }) : link(k, String(k)));
+      last = k;
+    }
+    if (page < pages) kids.push(link(page + 1, "Next →", "next"));
+    kids.push(h("span", { "data-page-status": true, text: `Page ${page} of ${pages}` }));
+    pager.replaceChildren(...kids.flatMap(k => [k, " "]));
+  }
+  function failed(e) {
+    body.removeAttribute("aria-busy");
+    count.textContent = "Could not load the search index (" + e.message + ").";
+  }
+  function show(rows, matches, pages) {
+    body.removeAttribute("aria-busy");
+    if (rows) body.replaceChildren(...rows.map(rowOf)); else body.replaceChildren(...firstRows);
+    const from = (page - 1) * PS + 1, to = from + (rows ? rows.length : firstRows.length) - 1;
+    count.textContent = pages > 1 ? `Showing ${fmtN(from)}–${fmtN(to)} of ${fmtN(matches)} ${filtered() ? "matching " : ""}recipes`
+      : `${matches} of ${M.total} recipes`;
+    empty.hidden = matches > 0;
+    renderPager(pages);
+    clear.disabled = !filtered();
+    const active = M.facets.reduce((n, f) => n + sel[f].size, 0);
+    $("[data-filter-count]").textContent = active ? ` (${active} on)` : "";
+  }
+  async function update() {
+    const my = ++seq, q = box.value.trim();
+    if (!filtered() && sortSel.value === "name") {   /* name order, nothing filtered: one shard at most */
+      for (const inp of inputs) { countEl(inp).textContent = totals.get(inp); inp.disabled = false; }
+      const pages = Math.max(1, Math.ceil(M.total / PS));
+      page = Math.min(page, pages);
+      if (page === 1) return show(null, M.total, pages);
+      const start = (page - 1) * PS, k = Math.floor(start / M.shard_size);
+      body.setAttribute("aria-busy", "true");
+      let recs;
+      try { recs = await shards.one(k); } catch (e) { if (my === seq) failed(e); return; }
+      if (my !== seq) return;
+      return show(recs.slice(start - k * M.shard_size, start - k * M.shard_size + PS), M.total, pages);
+    }
+    if (!all) {
+      body.setAttribute("aria-busy", "true");
+      let recs;
+      try { recs = await shards.all(); } catch (e) { if (my === seq) failed(e); return; }
+      if (my !== seq) return;
+      all = recs.map(r => Object.assign(r, { ix: indexText(recordText(r, M.hardware)), name: indexText(r.id + " " + r.title) }));
+    }
+    /* by name while searching means best match first: words found in the id or title count most */
+    const order = sortSel.value + (sortSel.value === "name" ? "|" + q : "");
+    if (order !== lastOrder) {
+      lastOrder = order;
+      const by = sorts[sortSel.value], words = norm(q).split(/\s+/).filter(Boolean);
+      for (const r of all) r.score = q && sortSel.value === "name" ? words.filter(w => matcher(w)(r.name)).length : 0;
+      ordered = all.slice().sort((a, b) => b.score - a.score || by(a, b));
+    }
+    const m = matcher(box.value), counts = {}, matches = [];
+    M.facets.forEach(f => { counts[f] = {}; });
+    for (const r of ordered) {
+      const miss = m(r.ix) ? M.facets.filter(f => !inFacet(r, f)) : M.facets;
+      if (miss.length === 0) matches.push(r);
+      if (miss.length > 1) continue;
       /* counts per facet value with every *other* filter applied */
-      for (const f of miss.length ? miss : B.facets) for (const v of r[f]) counts[f][v] = (counts[f][v] || 0) + 1;
-    });
+      for (const f of miss.length ? miss : M.facets) for (const v of r[f]) counts[f][v] = (counts[f][v] || 0) + 1;
+    }
     for (const inp of inputs) {
       const n = counts[inp.dataset.facet][inp.value] || 0;
-      inp.closest("label").querySelector("[data-count]").textContent = n;
+      countEl(inp).textContent = n;
       inp.disabled = n === 0 && !inp.checked;
     }
-    count.textContent = `${shown} of ${recs.length} recipes`;
-    empty.hidden = shown > 0;
-    clear.disabled = !box.value.trim() && B.facets.every(f => !sel[f].size);
-    const active = B.facets.reduce((n, f) => n + sel[f].size, 0);
-    $("[data-filter-count]").textContent = active ? ` (${active} on)` : "";
-    /* by name while searching means best match first: words found in the id or title count most */
-    const q = box.value.trim(), order = sortSel.value + (sortSel.value === "name" ? "|" + q : "");
-    if (order !== lastSort) {
-      lastSort = order;
-      const by = sorts[sortSel.value], words = norm(q).split(/\s+/).filter(Boolean);
-      recs.forEach(r => { r.score = q && sortSel.value === "name" ? words.filter(w => matcher(w)(r.name)).length : 0; });
-      body.append(...recs.slice().sort((a, b) => b.score - a.score || by(a, b)).map(r => rows.get(r.id)));
-    }
+    const pages = Math.max(1, Math.ceil(matches.length / PS));
+    page = Math.min(page, pages);
+    show(matches.slice((page - 1) * PS, page * PS), matches.length, pages);
   }
   readUrl();
   update();
   const details = $("details.filters");
   if (details && matchMedia("(max-width: 760px)").matches) details.open = false;
-  box.addEventListener("input", () => { update(); writeUrl(); });
-  sortSel.addEventListener("change", () => { update(); writeUrl(); });
+  const restart = () => { page = 1; update(); writeUrl(); };
+  box.addEventListener("input", restart);
+  sortSel.addEventListener("change", restart);
   for (const inp of inputs) inp.addEventListener("change", () => {
     sel[inp.dataset.facet][inp.checked ? "add" : "delete"](inp.value);
-    update(); writeUrl();
+    restart();
   });
   clear.addEventListener("click", () => {
     box.value = "";
-    for (const f of B.facets) sel[f].clear();
+    for (const f of M.facets) sel[f].clear();
     for (const inp of inputs) inp.checked = false;
-    update(); writeUrl(); box.focus();
+    restart(); box.focus();
+  });
+  pager.addEventListener("click", e => {
+    const a = e.target.closest("a[data-page]");
+    if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button) return;
+    e.preventDefault();
+    page = +a.dataset.page;
+    update(); writeUrl(true);
+    $("#results").scrollIntoView({ block: "start" });
   });
   addEventListener("popstate", () => { readUrl(); update(); });
 }
 
-/* ---------------------------------------------------------------- 404: case fixes and requests */
+/* ---------------------------------------------------------------- 404: case fixes and requests
+   A mistyped letter case is fixed from the one id bucket the address falls in; suggestions
+   come from the search shards, fetched only for an address shaped like a model id. */
 const NF = data("nf-data");
-if (NF) {
+if (NF) notFound(NF);
+
+async function notFound(NF) {
   const path = decodeURIComponent(location.pathname).replace(/\/index\.html$/, "").replace(/^\/+|\/+$/g, "");
   const parts = path.split("/"), low = path.toLowerCase();
-  const hit = Object.keys(NF.ids).find(k => k.toLowerCase() === low)
-    || parts.length === 1 && Object.keys(NF.ids).find(k => k.split("/")[0].toLowerCase() === low);
-  if (hit && path) {
-    location.replace((parts.length === 1 ? "/" + hit.split("/")[0] + "/" : NF.ids[hit]) + location.search + location.hash);
-  } else if (parts.length === 2 && parts[0] && parts[1]) {
-    $("[data-nf-title]").textContent = "No recipe yet";
-    d.title = "No recipe yet for " + path + " | vLLM Recipes";
-    $("[data-nf-generic]").hidden = true;
-    $("[data-nf-model]").hidden = false;
-    $("[data-nf-id]").textContent = path;
-    $("[data-nf-hf]").href = "https://huggingface.co/" + parts.map(encodeURIComponent).join("/");
-    const request = $("[data-nf-request]");   /* absent when the site has no repo_url */
-    if (request && NF.repo) request.href = NF.repo + "/issues/new?labels=recipe-request&title=" + encodeURIComponent("Recipe request: " + path)
-      + "&body=" + encodeURIComponent("Model: https://huggingface.co/" + path + "\nHardware:\nPrecision:\nNotes:\n");
-    /* suggestions: recipes whose name or title share at least half of the missing repo's words */
-    const words = parts[1].split(/[-_.\s]+/).filter(w => w.length > 1), org = parts[0].toLowerCase();
-    const score = id => {
-      const [o, repo] = id.split("/"), ix = indexText(repo + " " + (NF.titles[id] || ""));
-      const n = words.filter(w => matcher(w)(ix)).length;
-      return n >= Math.max(1, Math.ceil(words.length / 2)) ? n + (o.toLowerCase() === org ? 1 : 0) : 0;
-    };
-    const best = Object.keys(NF.ids).map(id => [score(id), id]).filter(([s]) => s > 0)
-      .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).slice(0, 5);
-    if (best.length) {
-      $("[data-nf-suggest]").hidden = false;
-      fillLinks($("[data-nf-list]"), best.map(([, id]) => id));
+  if (path && parts.length <= 2) {
+    let hit = null;
+    try {
+      const ids = (await getJSON(NF.ids[bucketOf(low, NF.ids.length)])).ids;
+      hit = Object.prototype.hasOwnProperty.call(ids, low) ? ids[low] : null;
+    } catch (e) { hit = null; /* no lookup: the page stays as it is */ }
+    if (hit && hit.split("?")[0] !== location.pathname) {
+      location.replace(hit + location.search + location.hash);
+      return;
     }
   }
-}
-function fillLinks(el, ids) {
-  el.replaceChildren(...ids.flatMap((id, i) => [i ? ", " : "", h("a", { href: NF.ids[id], text: id })]));
+  if (!(parts.length === 2 && parts[0] && parts[1])) return;
+  $("[data-nf-title]").textContent = "No recipe yet";
+  d.title = "No recipe yet for " + path + " | vLLM Recipes";
+  $("[data-nf-generic]").hidden = true;
+  $("[data-nf-model]").hidden = false;
+  $("[data-nf-id]").textContent = path;
+  $("[data-nf-hf]").href = "https://huggingface.co/" + parts.map(encodeURIComponent).join("/");
+  const request = $("[data-nf-request]");   /* absent when the site has no repo_url */
+  if (request && NF.repo) request.href = NF.repo + "/issues/new?labels=recipe-request&title=" + encodeURIComponent("Recipe request: " + path)
+    + "&body=" + encodeURIComponent("Model: https://huggingface.co/" + path + "\nHardware:\nPrecision:\nNotes:\n");
+  /* suggestions: recipes (and the checkpoints they serve) whose name or title share at least
+     half of the missing repo's words */
+  let recs;
+  try { recs = await shardLoader(NF.shards).all(); } catch (e) { return; }
+  const words = parts[1].split(/[-_.\s]+/).filter(w => w.length > 1), org = parts[0].toLowerCase();
+  const score = (id, title) => {
+    const [o, repo] = id.split("/"), ix = indexText(repo + " " + title);
+    const n = words.filter(w => matcher(w)(ix)).length;
+    return n >= Math.max(1, Math.ceil(words.length / 2)) ? n + (o.toLowerCase() === org ? 1 : 0) : 0;
+  };
+  const best = recs.flatMap(r => [[score(r.id, r.title), r.id]].concat(r.checkpoints.map(c => [score(c, ""), c])))
+    .filter(([s]) => s > 0).sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).slice(0, 5);
+  if (best.length) {
+    $("[data-nf-suggest]").hidden = false;
+    $("[data-nf-list]").replaceChildren(...best.flatMap(([, id], i) => [i ? ", " : "", h("a", { href: "/" + id + "/", text: id })]));
+  }
 }
 })();
