@@ -5,7 +5,9 @@ in worker processes that write straight into the staging folder; the catalog-wid
 (indexes) are assembled afterwards from small per-recipe summaries. No file's content depends
 on scheduling, and the staging folder replaces the output only when everything succeeded
 (write.py: locking, the atomic swap, cleanup after killed builds; outdir.py: which folders a
-build may replace at all).
+build may replace at all). A recipe whose inputs are unchanged since the previous build is not
+built again: its files are hard-linked from the current output (cache.py). Catalog-wide lookups
+(ids, providers, page paths) come from `catalog.index`, built once, never from a per-recipe scan.
 """
 from __future__ import annotations
 
@@ -13,26 +15,28 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from recipes_site.cache import Cache, RecordingPaths, file_stamp, recipe_key, shared_fingerprint
 from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
 from recipes_site.catalog.types import recipe_json_schema
 from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
-from recipes_site.render.pages import catalog_pages, recipe_pages
+from recipes_site.render.pages import catalog_pages, page_neighbours, recipe_pages
 from recipes_site.render.schemas import published_schemas
 from recipes_site.synthesis import Context, synthesize_recipe
-from recipes_site.write import encode_json, staged_output, write_files
+from recipes_site.write import encode_json, link_files, staged_output, write_files
 
 
 @dataclass
 class BuildResult:
     diagnostics: list[Diagnostic]
     files_checked: int = 0
-    files_written: int = 0
+    files_written: int = 0       # files of the output (written, or reused: see files_reused)
+    files_reused: int = 0        # of those, files of unchanged recipes hard-linked from the previous output
     recipes: list[str] = field(default_factory=list)   # ids of the recipes built
 
     @property
@@ -48,27 +52,43 @@ def synthesis_context(catalog: Catalog) -> Context:
 
 def synthesize_catalog(catalog: Catalog) -> list[RecipeInput]:
     ctx = synthesis_context(catalog)
-    standalone = {doc.hf_id for doc in catalog.recipes}
+    standalone = catalog.index.ids
     return [RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, standalone))
             for doc in catalog.recipes]
 
 
-def recipe_files(catalog: Catalog, index: int) -> tuple[dict[str, bytes], RecipeSummary]:
-    """Everything written for one recipe, encoded, plus its summary for the indexes."""
-    ctx = synthesis_context(catalog)
+def recipe_files(catalog: Catalog, index: int, known_paths=None,
+                 ctx: Context | None = None) -> tuple[dict[str, bytes], RecipeSummary]:
+    """Everything written for one recipe, encoded, plus its summary for the indexes.
+
+    `known_paths` stands in for the site's page paths (the guide's link check), so that the
+    cache can record which ones the guide asked about."""
+    ctx = ctx or synthesis_context(catalog)
     doc = catalog.recipes[index]
-    standalone = {d.hf_id for d in catalog.recipes}
-    rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, standalone))
+    rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
     docs, summary = recipe_documents(rec, ctx)
     files = {path: encode_json(d) for path, d in docs.items()}
-    files.update(recipe_pages(catalog, rec, ctx, docs))
+    files.update(recipe_pages(catalog, rec, ctx, docs, known_paths=known_paths))
     return files, summary
+
+
+def recipe_neighbours(catalog: Catalog, doc) -> tuple:
+    """What one recipe's files show of other recipes (its cache key includes exactly this):
+    related recipes' titles, "more from this provider", the provider's name, and which of its
+    checkpoints are recipes of their own (synthesis skips promoting those)."""
+    meta = doc.data.get("meta") if isinstance(doc.data.get("meta"), dict) else {}
+    related, more = page_neighbours(catalog, doc.hf_id, meta)
+    variants = doc.data.get("variants") if isinstance(doc.data.get("variants"), dict) else {}
+    standalone = sorted(mid for v in variants.values() if isinstance(v, dict)
+                        for mid in [v.get("model_id")] if isinstance(mid, str) and mid in catalog.index.ids)
+    return related, more, catalog.index.provider_name(doc.hf_id.split("/", 1)[0]), standalone
 
 
 _WORKER_STATE: tuple | None = None
 
 
-def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = None) -> None:
+def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = None,
+                 previous: Path | None = None) -> None:
     """Per-process state; a forked worker also dies with its parent and leaves signals to it.
 
     A build killed with SIGKILL cannot stop its workers, so each asks the kernel to kill it
@@ -76,18 +96,22 @@ def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = No
     ignore SIGINT so only the parent reacts (cleanly, without worker tracebacks), and SIGTERM
     gets its default action back (the parent's handler is inherited through fork)."""
     global _WORKER_STATE
-    _WORKER_STATE = (catalog, staging)
-    if parent is not None:
+    if parent is not None:   # first: a Ctrl-C arriving while the state is set up must not reach us
         die_with_parent(parent)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _WORKER_STATE = (catalog, staging, previous, synthesis_context(catalog))
 
 
-def _worker(index: int) -> tuple[int, RecipeSummary]:
-    """Build one recipe's files and write them straight into the staging folder."""
-    catalog, staging = _WORKER_STATE
-    files, summary = recipe_files(catalog, index)
-    return write_files(staging, files), summary
+def _worker(index: int) -> tuple[dict[str, list[int]], RecipeSummary, dict[str, bool]]:
+    """Build one recipe's files and write them straight into the staging folder (hard-linking
+    those equal to the previous site's); returns their stamps, the summary and the guide's
+    page-path questions with their answers (for the cache entry)."""
+    catalog, staging, previous, ctx = _WORKER_STATE
+    known = RecordingPaths(catalog.index.site_paths)
+    files, summary = recipe_files(catalog, index, known, ctx)
+    write_files(staging, files, previous=previous)
+    return {rel: file_stamp(staging / rel) for rel in files}, summary, known.asked
 
 
 def jobs() -> int:
@@ -96,17 +120,20 @@ def jobs() -> int:
     return max(1, int(wanted)) if wanted and wanted.isdigit() else (os.cpu_count() or 1)
 
 
-def write_recipes(catalog: Catalog, staging: Path) -> list[tuple[int, RecipeSummary]]:
-    """Every recipe's files, written into `staging`; returns (files written, summary) per recipe."""
-    indexes = range(len(catalog.recipes))
-    n = min(jobs(), len(catalog.recipes))
+def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = None,
+                  previous: Path | None = None) -> list[tuple[dict, RecipeSummary, dict]]:
+    """The files of the recipes at `indexes` (default: all), written into `staging`; returns
+    (file stamps, summary, guide link answers) per recipe, in order."""
+    indexes = list(range(len(catalog.recipes)) if indexes is None else indexes)
+    n = min(jobs(), len(indexes))
+    catalog.index.site_paths   # built once here, inherited by the forked workers
     if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        _worker_init(catalog, staging)
+        _worker_init(catalog, staging, None, previous)
         return [_worker(i) for i in indexes]
     pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_worker_init, initargs=(catalog, staging, os.getpid()))
+                               initializer=_worker_init, initargs=(catalog, staging, os.getpid(), previous))
     try:
-        return list(pool.map(_worker, indexes, chunksize=2))
+        return list(pool.map(_worker, indexes, chunksize=max(1, min(8, len(indexes) // (4 * n)))))
     finally:   # on an error or a signal, drop the queued recipes instead of building them all first
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -121,17 +148,43 @@ def catalog_files(catalog: Catalog, summaries: list[RecipeSummary]) -> dict[str,
     return files
 
 
-def build(root: Path, out: Path) -> BuildResult:
+def build(root: Path, out: Path, *, incremental: bool = True) -> BuildResult:
     """Validate and build `root` into `out`. Raises OutputRefused (before reading anything) when
-    `out` is not a folder a build may replace, OSError when the file system fails."""
-    check_output(out, root)
+    `out` is not a folder a build may replace, OSError when the file system fails.
+
+    Incremental (cache.py): a recipe whose inputs match an entry of the output's cache has its
+    files hard-linked from the current output instead of being built again; any other file equal
+    to the current output's is hard-linked too. `incremental=False` builds and writes everything."""
+    out = check_output(out, root)
     catalog, diags = load_catalog(root)
     result = BuildResult(diagnostics=diags, files_checked=catalog.files_checked)
     if not result.ok:
         return result
+    from recipes_site.site_config import site_config
+    from recipes_site.render.pages import TEMPLATES
     with staged_output(out, root) as staging:
-        written = write_recipes(catalog, staging)
-        summaries = [summary for _, summary in written]
-        result.files_written = sum(n for n, _ in written) + write_files(staging, catalog_files(catalog, summaries))
+        cache = Cache(out)
+        previous = out if incremental and cache.enabled else None
+        shared = shared_fingerprint(catalog, site_config(catalog.root), TEMPLATES)
+        keys = [recipe_key(shared, doc, recipe_neighbours(catalog, doc)) for doc in catalog.recipes]
+        paths = catalog.index.site_paths
+        entries = [cache.lookup(key, paths) if previous is not None else None for key in keys]
+        misses = [i for i, entry in enumerate(entries) if entry is None]
+        built = iter(write_recipes(catalog, staging, misses, previous))
+        summaries, stored = [], {}
+        for key, entry in zip(keys, entries):
+            if entry is None:
+                stamps, summary, links = next(built)
+                entry = {"key": key, "files": stamps, "links": links, "summary": asdict(summary), "new": True}
+            else:
+                link_files(staging, out, entry["files"])
+                summary = RecipeSummary(**entry["summary"])
+                result.files_reused += len(entry["files"])
+            stored[key] = entry
+            summaries.append(summary)
+            result.files_written += len(entry["files"])
+        result.files_written += write_files(staging, catalog_files(catalog, summaries), previous=previous)
+    if incremental:
+        cache.store(stored)
     result.recipes = [s.hf_id for s in summaries]
     return result

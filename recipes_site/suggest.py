@@ -36,6 +36,7 @@ class NameIndex:
         self._exact: dict[str, list[str]] = defaultdict(list)    # normalised id -> ids
         self._by_org: dict[str, list[str]] = defaultdict(list)   # normalised org -> ids
         self._by_family: dict[str, list[str]] = defaultdict(list)
+        self._deletes: dict[str, list[str]] | None = None   # see close()
         for name in dict.fromkeys(names):
             org, _, repo = name.rpartition("/")
             self._exact[normalise(name)].append(name)
@@ -61,6 +62,42 @@ class NameIndex:
             by_key[compare(name)].append(name)
         close = difflib.get_close_matches(key, list(by_key), n=limit, cutoff=CUTOFF)
         return [name for k in close for name in by_key[k]][:limit]
+
+
+    def close(self, wanted: str, cutoff: float = 0.92, limit: int = 1) -> list[str]:
+        """Known ids a typo or two away from `wanted` (difflib ratio >= `cutoff`), best first.
+
+        For references that must be nearly exact (a recipe's `related_recipes`): candidates come
+        from a deletion neighbourhood of the normalised ids (every key with one character
+        dropped, built on first use), so a lookup costs one dict probe per character of `wanted`
+        and finds every id within a substitution, insertion, deletion or swap of it, however
+        many ids share its organisation or family."""
+        key = normalise(wanted)
+        pool = set(self._exact.get(key, ()))
+        for probe in _deletions(key):
+            pool.update(self._neighbours.get(probe, ()))
+        scored = []
+        for name in sorted(pool):
+            ratio = difflib.SequenceMatcher(None, wanted, name).ratio()
+            if ratio >= cutoff:
+                scored.append((-ratio, name))
+        return [name for _, name in sorted(scored)[:limit]]
+
+    @property
+    def _neighbours(self) -> dict[str, list[str]]:
+        if self._deletes is None:
+            self._deletes = defaultdict(list)
+            for key, names in self._exact.items():
+                for probe in _deletions(key):
+                    self._deletes[probe].extend(names)
+        return self._deletes
+
+
+def _deletions(key: str):
+    """`key` and every string made from it by dropping one character."""
+    yield key
+    for i in range(len(key)):
+        yield key[:i] + key[i + 1:]
 
 
 def did_you_mean(suggestions: list[str]) -> str:

@@ -16,11 +16,13 @@ come from strangers, and validation is not the only line of defence.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import secrets
 import shutil
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,13 +72,47 @@ def _make_dirs(base: Path, parts: list[str]) -> Path:
     return folder
 
 
-def write_files(folder: Path, files: dict[str, bytes]) -> int:
+def _same_file(previous: Path, parts: list[str], data: bytes) -> Path | None:
+    """`previous/parts` when it is a regular file (no symlink anywhere on the way) holding exactly
+    `data`, else None: that file can be hard-linked instead of written again."""
+    source = previous.joinpath(*parts)
+    try:
+        if os.path.realpath(source.parent) != str(previous.joinpath(*parts[:-1])):
+            return None
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data) or stat.S_IMODE(st.st_mode) != FILE_MODE:
+            return None
+        return source if f.read() == data else None
+
+
+def _create(target: Path):
+    """A new file at `target`, opened for writing. An existing regular file is unlinked first,
+    never truncated: it may be a hard link into the previous site (see link_files); an existing
+    symlink is refused (ELOOP), as O_NOFOLLOW would."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(target, flags, FILE_MODE)
+    except FileExistsError:
+        if stat.S_ISLNK(os.lstat(target).st_mode):
+            raise OSError(errno.ELOOP, "refusing to write through a symlink", str(target)) from None
+        os.unlink(target)
+        return os.open(target, flags, FILE_MODE)
+
+
+def write_files(folder: Path, files: dict[str, bytes], previous: Path | None = None) -> int:
     """Write `files` (relative path -> bytes) under `folder`; returns how many.
 
     Each path is checked before anything is written for it: no absolute path, no `..`, no
     folder that resolves (after symlinks) outside `folder`, no symlink as the file itself
-    (O_NOFOLLOW). Files are 0644 and folders 0755 explicitly, not whatever the umask leaves."""
+    (O_NOFOLLOW). Files are 0644 and folders 0755 explicitly, not whatever the umask leaves.
+    With `previous` (the site being replaced), a file whose bytes equal the previous site's file
+    at the same path is hard-linked from it instead of written: unchanged files are not rewritten."""
     base = Path(folder).resolve()
+    prev = Path(previous).resolve() if previous is not None and os.path.isdir(previous) else None
     made: dict[tuple[str, ...], Path] = {}
     for rel in sorted(files):
         parts = _parts(rel)
@@ -84,7 +120,16 @@ def write_files(folder: Path, files: dict[str, bytes]) -> int:
         if parent is None:
             parent = made[tuple(parts[:-1])] = _make_dirs(base, parts[:-1])
         target = parent / parts[-1]
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        same = _same_file(prev, parts, files[rel]) if prev is not None else None
+        if same is not None:
+            try:
+                os.link(same, target, follow_symlinks=False)
+                continue
+            except FileExistsError:
+                pass   # written below (replacing what is there)
+            except OSError:
+                pass   # no hard links here: write it
+        fd = _create(target)
         try:
             with os.fdopen(fd, "wb") as f:
                 os.fchmod(fd, FILE_MODE)
@@ -94,6 +139,27 @@ def write_files(folder: Path, files: dict[str, bytes]) -> int:
                 raise OSError(exc.errno, exc.strerror, str(target)) from None
             raise
     return len(files)
+
+
+def link_files(folder: Path, previous: Path, rels) -> None:
+    """Hard-link each of `rels` from the previous site into `folder` (the cache's hits): the same
+    path checks as write_files on the target side; the caller has checked the sources' stamps."""
+    base, prev = Path(folder).resolve(), Path(previous).resolve()
+    made: dict[tuple[str, ...], Path] = {}
+    for rel in sorted(rels):
+        parts = _parts(rel)
+        parent = made.get(tuple(parts[:-1]))
+        if parent is None:
+            parent = made[tuple(parts[:-1])] = _make_dirs(base, parts[:-1])
+        source = prev.joinpath(*parts)
+        if os.path.realpath(source.parent) != str(prev.joinpath(*parts[:-1])):
+            raise UnsafePath(f"refusing to reuse {rel!r}: its folder in the previous site is not a plain folder")
+        target = parent / parts[-1]
+        if os.path.lexists(target):
+            if stat.S_ISLNK(os.lstat(target).st_mode):
+                raise OSError(errno.ELOOP, "refusing to replace a symlink", str(target))
+            os.unlink(target)
+        os.link(source, target, follow_symlinks=False)
 
 
 def _staging_pattern(out: Path) -> re.Pattern:

@@ -419,11 +419,12 @@ def check_recipe_references(doc: RecipeDoc, catalog: Catalog) -> list:
     if meta.get("difficulty") == "hard":
         report.warning(("meta", "difficulty"), "difficulty 'hard' is a legacy value", "use 'advanced'")
 
-    known_ids = {d.hf_id.lower() for d in catalog.recipes}
+    index = catalog.index   # built once per catalog: no per-recipe scan of every id (catalog/index.py)
     for i, rid in enumerate(_list(meta.get("related_recipes"))):
-        if isinstance(rid, str) and rid.lower() not in known_ids and not id_problem(rid):  # else: a schema error
+        if isinstance(rid, str) and rid.lower() not in index.ids_lower and not id_problem(rid):  # else: a schema error
+            close = index.names.close(rid, cutoff=0.92)
             report.warning(("meta", "related_recipes", i), f"related recipe '{rid}' is not in this catalogue",
-                           did_you_mean(rid, sorted(d.hf_id for d in catalog.recipes), cutoff=0.92))
+                           f"did you mean '{close[0]}'?" if close else "")
 
     platforms = _list(_map(catalog.platforms).get("platforms")) if catalog.platforms else []
     platform_ids = [p.get("id") for p in platforms if isinstance(p, dict)]

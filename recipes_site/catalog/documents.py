@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,12 @@ class Catalog:
     def hardware_profiles(self) -> dict:
         profiles = self.taxonomy.get("hardware_profiles") if isinstance(self.taxonomy, dict) else None
         return profiles if isinstance(profiles, dict) else {}
+
+    @cached_property
+    def index(self):
+        """Lookups over all recipes, built once on first use (catalog/index.py: why)."""
+        from recipes_site.catalog.index import CatalogIndex
+        return CatalogIndex(self)
 
     def recipe(self, hf_id: str) -> RecipeDoc | None:
         """The recipe with this hf_id (exact match), or None."""

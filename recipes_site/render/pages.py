@@ -312,9 +312,7 @@ class _Pages:
 
 
 def _provider_name(catalog, org: str) -> str:
-    names = [mapping(d.data.get("meta")).get("provider") for d in catalog.recipes if d.hf_id.split("/", 1)[0] == org]
-    names = [str(n) for n in names if n]
-    return max(sorted(set(names)), key=names.count) if names else org
+    return catalog.index.provider_name(org)   # precomputed per org (catalog/index.py)
 
 
 def _title(doc) -> str:
@@ -323,18 +321,10 @@ def _title(doc) -> str:
 
 # -- one recipe -------------------------------------------------------------------------------
 
-def site_paths(catalog) -> set[str]:
+def site_paths(catalog) -> frozenset[str]:
     """Page paths (no slashes around) every build has: home, hardware, providers, recipes and
-    the checkpoint redirects (`_Catalog.checkpoint_redirects` makes the same set)."""
-    ids = {d.hf_id for d in catalog.recipes}
-    paths = {"", "hardware"} | {f"hardware/{h}" for h in catalog.hardware_profiles()} | ids
-    paths |= {i.split("/", 1)[0] for i in ids}
-    for d in catalog.recipes:
-        for v in mapping(d.data.get("variants")).values():
-            mid = mapping(v).get("model_id")
-            if isinstance(mid, str) and mid.count("/") == 1 and mid not in ids:
-                paths.add(mid)
-    return paths
+    the checkpoint redirects; computed once per catalog (catalog/index.py)."""
+    return catalog.index.site_paths
 
 
 def guide_linker(hf_id: str, known: set[str]):
@@ -494,7 +484,16 @@ def _install_view(data: dict) -> dict:
             "required": "\n".join(e["command"] for e in extras if not e["optional"])}
 
 
-def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: SiteConfig | None = None) -> dict[str, bytes]:
+def page_neighbours(catalog, hf_id: str, meta: dict) -> tuple[list, list]:
+    """(related, more from this provider): the (id, title) pairs of other recipes a model page
+    shows, from the catalog's index; also part of the page's cache key (build.py)."""
+    related = catalog.index.related(hf_id, meta.get("related_recipes"))
+    more = catalog.index.more_from_provider(hf_id.split("/", 1)[0], {h for h, _ in related} | {hf_id})
+    return related, more
+
+
+def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: SiteConfig | None = None,
+                 known_paths=None) -> dict[str, bytes]:
     """The model page `<org>/<repo>/index.html` and the agents' `<org>/<repo>.md` of one recipe.
 
     `docs` holds the recipe's API documents (at least its hardware documents)."""
@@ -512,13 +511,9 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         view = initial_view(summary, pages.labels)
     meta = mapping(rec.data.get("meta"))
     org = rec.hf_id.split("/", 1)[0]
-    by_id = {d.hf_id: d for d in catalog.recipes}
-    related = [(h, _title(by_id[h])) for h in meta.get("related_recipes") or [] if h in by_id and h != rec.hf_id]
-    seen = {h for h, _ in related} | {rec.hf_id}
-    more = sorted(((d.hf_id, _title(d)) for d in catalog.recipes
-                   if d.hf_id.split("/", 1)[0] == org and d.hf_id not in seen), key=lambda x: x[1].lower())[:6]
+    related, more = page_neighbours(catalog, rec.hf_id, meta)
     updated = meta.get("date_updated") or meta.get("date_added")
-    linker = guide_linker(rec.hf_id, site_paths(catalog))
+    linker = guide_linker(rec.hf_id, site_paths(catalog) if known_paths is None else known_paths)
     html = pages.render(
         "model.html", f"{rec.hf_id}/index.html", title=f"{meta.get('title') or rec.hf_id} on vLLM", og_type="article",
         description=meta.get("description") or "", rec=rec, meta=meta, model=mapping(rec.data.get("model")), org=org, provider=_provider_name(catalog, org),

@@ -1,0 +1,146 @@
+"""Incremental builds: a recipe whose inputs did not change is neither synthesized nor rendered again.
+
+Why: a rebuild with nothing changed used to cost a full build and rewrite every file, and
+`serve` paid that on every save. Each recipe's output is a pure function of
+- the recipe itself (its id, file path and loaded data),
+- the shared vocabulary (taxonomy, strategies, kv-store specs, platforms) and the site settings,
+- the templates and static assets, the package version and its code (every recipes_site/*.py),
+- the few facts about other recipes its pages show: the titles of its related recipes, its
+  provider's name and "more from this provider" listing, which of its checkpoints are recipes of
+  their own, and, for each site link in its guide, whether that page exists,
+so a sha256 over exactly those is its *key*. An entry (`<key>.json`) records the files the recipe
+produced, each with the (inode, size, mtime) it has in the output folder, plus the recipe's summary
+for the catalog-wide indexes. On a hit the build hard-links those files from the current output
+into the staging folder (write.py keeps the atomic swap) instead of writing them: a no-change
+rebuild writes almost nothing. An entry is used only if every file is still there with the same
+inode, size and mtime (a hand edit or a failed build makes it a miss), and only if the guide's
+links still resolve as they did; since hard-linked files keep their inode, entries stay valid
+build after build, and those no build used are deleted after the swap.
+
+Entries are JSON (never pickle: the folder sits beside the output, and loading must not run code)
+in the folder `.recipes-site-cache/<out>` next to the output (cache_dir), written through
+write.write_files (no symlinks followed) and only after a build succeeded. A corrupt or foreign
+entry is a miss, never an error.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+from functools import lru_cache
+from pathlib import Path
+
+import recipes_site
+
+FORMAT = 1                          # bump when the entry layout changes
+PACKAGE = Path(recipes_site.__file__).resolve().parent
+
+
+CACHE_FOLDER = ".recipes-site-cache"
+
+
+def cache_dir(out: Path) -> Path:
+    """`.recipes-site-cache/<name>` beside the output folder: never inside it (the output gets
+    published), and not named `.<name>.*` (those are a build's transient files: lock, staging)."""
+    return out.parent / CACHE_FOLDER / out.name
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """The package version and every module's bytes: any code change invalidates every entry."""
+    h = hashlib.sha256(f"{FORMAT}:{recipes_site.__version__}".encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        h.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _tree_digest(h, folder: Path) -> None:
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+
+
+def _data_bytes(value) -> bytes:
+    """Loaded YAML data as bytes (plain dicts, lists, strings and numbers: pickling is
+    deterministic for equal data built in the same key order)."""
+    return pickle.dumps(value, protocol=5)
+
+
+def shared_fingerprint(catalog, config, templates: Path) -> str:
+    """What every recipe's output depends on besides the recipe: code, templates, vocabulary, settings."""
+    h = hashlib.sha256(code_fingerprint().encode())
+    _tree_digest(h, templates)
+    h.update(_data_bytes((catalog.taxonomy, catalog.strategies, catalog.kv_stores, catalog.platforms)))
+    h.update(repr(config).encode())
+    return h.hexdigest()
+
+
+def recipe_key(shared: str, doc, neighbours) -> str:
+    """The key of one recipe's output; `neighbours` are the facts about other recipes it shows."""
+    h = hashlib.sha256(shared.encode())
+    h.update(_data_bytes((doc.hf_id, doc.rel_path, doc.data, neighbours)))
+    return h.hexdigest()
+
+
+class RecordingPaths:
+    """The site's page paths, remembering which ones a guide asked about (and the answers)."""
+
+    def __init__(self, paths):
+        self.paths, self.asked = paths, {}
+
+    def __contains__(self, path) -> bool:
+        answer = self.asked[path] = path in self.paths
+        return answer
+
+
+def file_stamp(path: Path) -> list[int]:
+    st = os.lstat(path)
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+class Cache:
+    """The entries of one output folder (see the module docstring)."""
+
+    def __init__(self, out: Path):
+        self.out, self.dir = out, cache_dir(out)
+        usable = not any(os.path.islink(p) for p in (self.dir, self.dir.parent)) \
+            and (self.dir.is_dir() or not os.path.lexists(self.dir))
+        # reuse only from an output a cached build made (an output copied by hand or built
+        # without a cache is rewritten in full once)
+        self.enabled = usable and self.dir.is_dir() and os.path.isdir(out) and not os.path.islink(out)
+        self.writable = usable
+
+    def lookup(self, key: str, site_paths) -> dict | None:
+        """The entry for `key` if every file it names is still the one it recorded, else None."""
+        if not self.enabled:
+            return None
+        try:
+            fd = os.open(self.dir / f"{key}.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as f:
+                entry = json.loads(f.read())
+            if entry.get("key") != key or any((p in site_paths) != bool(v) for p, v in entry["links"].items()):
+                return None
+            for rel, stamp in entry["files"].items():
+                if file_stamp(self.out / rel) != stamp:
+                    return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        return entry
+
+    def store(self, entries: dict[str, dict]) -> None:
+        """After a successful swap: write the new entries and drop every entry this build did not use."""
+        if not self.writable:
+            return
+        from recipes_site.write import encode_json, write_files
+        try:
+            self.dir.mkdir(mode=0o755, parents=True, exist_ok=True)
+            if any(os.path.islink(p) for p in (self.dir, self.dir.parent)) or not self.dir.is_dir():
+                return
+            write_files(self.dir, {f"{key}.json": encode_json({k: v for k, v in entry.items() if k != "new"})
+                                   for key, entry in entries.items() if entry.get("new")})
+            keep = {f"{key}.json" for key in entries}
+            for name in os.listdir(self.dir):
+                if name not in keep and name.endswith(".json"):
+                    os.unlink(self.dir / name)
+        except OSError:
+            pass   # a cache that cannot be written only costs the next build time
