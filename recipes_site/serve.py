@@ -5,7 +5,9 @@ for missing paths, UTF-8 content types for the site's text formats and no cachin
 rebuild shows on reload). Nothing outside the output folder is served, not even through a
 symlink inside it. A watcher thread polls the recipe files once a second; a rebuild that
 fails prints its diagnostics and leaves the previous site in place (the build writes
-atomically), so the server keeps serving it.
+atomically), so the server keeps serving it. A rebuild is incremental (cache.py: only the edited
+recipe is built again) and the open pages reload themselves: the server adds a small script to
+each HTML page it sends (never to the built files) that polls `/__recipes_site/generation`.
 """
 from __future__ import annotations
 
@@ -76,6 +78,89 @@ class SiteHandler(SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+# -- live reload (serve mode only: the built files never carry it) ------------------------------
+
+RELOAD_PREFIX = "/__recipes_site/"
+RELOAD_JS = b"""(function () {
+  var s = document.currentScript, seen = s && s.dataset.generation;
+  function poll() {
+    fetch("/__recipes_site/generation", {cache: "no-store"}).then(function (r) { return r.text(); })
+      .then(function (g) { if (seen && g.trim() !== seen) location.reload(); else setTimeout(poll, 500); },
+            function () { setTimeout(poll, 2000); });
+  }
+  setTimeout(poll, 500);
+})();
+"""
+
+
+class Generation:
+    """How many times the site was rebuilt: pages loaded from an older build reload themselves."""
+
+    def __init__(self):
+        self._value, self._lock = 0, threading.Lock()
+
+    @property
+    def value(self) -> int:
+        return self._value
+
+    def bump(self) -> None:
+        with self._lock:
+            self._value += 1
+
+
+def with_reload_script(body: bytes, generation: int) -> bytes:
+    """The page with the reload script before its last `</body>` (appended when it has none)."""
+    tag = f'<script src="{RELOAD_PREFIX}reload.js" data-generation="{generation}" defer></script>'.encode()
+    at = body.rfind(b"</body>")
+    return body[:at] + tag + body[at:] if at >= 0 else body + tag
+
+
+class ReloadingHandler(SiteHandler):
+    """SiteHandler that adds the live-reload script to HTML pages and answers its two URLs."""
+
+    generation: Generation = None
+
+    def _send(self, code: int, body: bytes, content_type: str) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _html_file(self) -> str | None:
+        """The HTML file this GET would send (a folder's index.html included), if it is one we serve."""
+        local = self.translate_path(self.path)
+        if os.path.isdir(local):
+            if not self.path.split("?", 1)[0].endswith("/"):
+                return None   # the base class redirects to the slash form
+            local = os.path.join(local, "index.html")
+        if not local.endswith(".html") or not os.path.isfile(local) or not _contained(local, self.directory):
+            return None
+        return local
+
+    def do_GET(self):
+        path = self.path.split("?", 1)[0]
+        if path == RELOAD_PREFIX + "reload.js":
+            return self._send(200, RELOAD_JS, TYPES[".js"])
+        if path == RELOAD_PREFIX + "generation":
+            return self._send(200, str(self.generation.value).encode(), TYPES[".txt"])
+        local = self._html_file()
+        if local is None:
+            return super().do_GET()
+        try:
+            body = Path(local).read_bytes()
+        except OSError:
+            return super().do_GET()
+        self._send(200, with_reload_script(body, self.generation.value), TYPES[".html"])
+
+    def send_error(self, code, message=None, explain=None):
+        page = Path(self.directory) / "404.html"
+        if code == HTTPStatus.NOT_FOUND and page.is_file() and _contained(str(page), self.directory):
+            return self._send(code, with_reload_script(page.read_bytes(), self.generation.value), TYPES[".html"])
+        return super().send_error(code, message, explain)
+
+
 def watched_state(root: Path, extra: tuple[Path, ...] = ()) -> tuple:
     """(path, mtime, size) of every watched file: any edit, addition or removal changes it."""
     state = []
@@ -113,25 +198,31 @@ def rebuild(root: Path, out: Path, log=print) -> bool:
             "still serving the previous site")
         return False
     log(f"built {len(result.recipes)} recipes into {out} ({result.files_written} files, "
-        f"{time.perf_counter() - started:.2f}s)")
+        f"{result.files_reused} reused, {time.perf_counter() - started:.2f}s)")
     return True
 
 
 def watch(root: Path, out: Path, stop: threading.Event, interval: float = 1.0, log=print,
-          extra: tuple[Path, ...] = (), seen: tuple | None = None) -> None:
+          extra: tuple[Path, ...] = (), seen: tuple | None = None,
+          generation: Generation | None = None) -> None:
     """Poll the recipe files every `interval` seconds and rebuild when they differ from `seen`
-    (the state the current site was built from; taken now when not given)."""
+    (the state the current site was built from; taken now when not given); a rebuild that
+    replaced the site bumps `generation`, which reloads the open pages."""
     seen = watched_state(root, extra) if seen is None else seen
     while not stop.wait(interval):
         now = watched_state(root, extra)
         if now != seen:
             seen = now
             log("change detected, rebuilding…")
-            rebuild(root, out, log)
+            if rebuild(root, out, log) and generation is not None:
+                generation.bump()
 
 
-def make_server(out: Path, port: int = 8000, host: str = "127.0.0.1", quiet: bool = False) -> ThreadingHTTPServer:
-    handler = type("Handler", (SiteHandler,), {"quiet": quiet})
+def make_server(out: Path, port: int = 8000, host: str = "127.0.0.1", quiet: bool = False,
+                generation: Generation | None = None) -> ThreadingHTTPServer:
+    """The preview server of `out`; with `generation`, pages reload themselves after a rebuild."""
+    base = SiteHandler if generation is None else ReloadingHandler
+    handler = type("Handler", (base,), {"quiet": quiet, "generation": generation})
     return ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(out)))
 
 
@@ -146,14 +237,15 @@ def serve(root: Path, out: Path, port: int = 8000, host: str = "127.0.0.1", *,
         print("nothing to serve yet: fix the errors above; the server starts anyway and rebuilds on change",
               file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
+    generation = Generation()
     try:
-        server = make_server(out, port, host)
+        server = make_server(out, port, host, generation=generation)
     except OSError as exc:
         print(f"recipes-site: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
     watcher = threading.Thread(target=watch, args=(root, out, stop, interval),
-                               kwargs={"extra": extra, "seen": seen}, daemon=True)
+                               kwargs={"extra": extra, "seen": seen, "generation": generation}, daemon=True)
     watcher.start()
     print(f"serving {out} at http://{host}:{server.server_address[1]}/  (Ctrl+C to stop)")
     try:

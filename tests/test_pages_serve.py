@@ -112,3 +112,91 @@ def test_a_change_rebuilds_and_a_broken_recipe_keeps_the_old_site(tmp_path, monk
     finally:
         stop.set()
         thread.join(5)
+
+
+# -- live reload ------------------------------------------------------------------------------
+
+@pytest.fixture
+def reloading(tmp_path):
+    from recipes_site.serve import Generation
+    out = tmp_path / "site"
+    (out / "org" / "model").mkdir(parents=True)
+    (out / "index.html").write_text("<html><body><p>home</p></body></html>")
+    (out / "404.html").write_text("<p>not here</p>")
+    (out / "org" / "model" / "index.html").write_text("<body><p>model</p></body>")
+    (out / "data.json").write_text('{"a": "</body>"}')
+    generation = Generation()
+    server = make_server(out, 0, quiet=True, generation=generation)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", out, generation
+    server.shutdown()
+    server.server_close()
+
+
+SCRIPT = b'<script src="/__recipes_site/reload.js" data-generation="%d" defer></script>'
+
+
+def test_served_pages_carry_the_reload_script_and_the_files_do_not(reloading):
+    base, out, generation = reloading
+    status, headers, body = fetch(base + "/")
+    assert status == 200 and body == b"<html><body><p>home</p>" + SCRIPT % 0 + b"</body></html>"
+    assert int(headers["Content-Length"]) == len(body)
+    assert fetch(base + "/org/model/")[2] == b"<body><p>model</p>" + SCRIPT % 0 + b"</body>"
+    assert fetch(base + "/no/such/page")[:3:2] == (404, b"<p>not here</p>" + SCRIPT % 0)
+    assert fetch(base + "/data.json")[2] == b'{"a": "</body>"}'   # only HTML pages get it
+    assert (out / "index.html").read_bytes() == b"<html><body><p>home</p></body></html>"
+    status, headers, body = fetch(base + "/__recipes_site/reload.js")
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript") and b"location.reload()" in body
+    generation.bump()
+    assert fetch(base + "/__recipes_site/generation")[2] == b"1"
+    assert fetch(base + "/")[2].count(SCRIPT % 1) == 1
+
+
+def test_without_a_generation_the_server_adds_nothing(served):
+    base, _ = served
+    assert fetch(base + "/")[2] == b"<p>home</p>"
+    assert fetch(base + "/__recipes_site/generation")[0] == 404
+
+
+def test_a_rebuild_by_the_watcher_bumps_the_generation(tmp_path, monkeypatch):
+    from recipes_site.serve import Generation
+    monkeypatch.setenv("RECIPES_SITE_JOBS", "1")
+    root, out = _root(tmp_path), tmp_path / "_site"
+    assert rebuild(root, out, lambda line: None)
+    generation, stop, lines = Generation(), threading.Event(), []
+    thread = threading.Thread(target=watch, args=(root, out, stop, 0.05),
+                              kwargs={"log": lines.append, "seen": watched_state(root), "generation": generation},
+                              daemon=True)
+    thread.start()
+    try:
+        recipe = root / "models" / "Qwen" / "Qwen3-8B.yaml"
+        recipe.write_text(recipe.read_text().replace("variants:", "varaints:", 1))
+        assert _wait(lambda: any("still serving the previous site" in line for line in lines)), lines
+        assert generation.value == 0                     # a failed rebuild reloads nothing
+        recipe.write_text(recipe.read_text().replace("varaints:", "variants:", 1)
+                          .replace("Compact dense Qwen3", "Freshly edited Qwen3"))
+        assert _wait(lambda: generation.value == 1), lines
+        built = [line for line in lines if line.startswith("built ")]
+        assert built and "reused" in built[-1]           # the other recipes came from the cache
+    finally:
+        stop.set()
+        thread.join(5)
+
+
+def test_an_open_page_reloads_after_a_rebuild(reloading):
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("no /usr/bin/chromium")
+    base, out, generation = reloading
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        try:
+            page = browser.new_page()
+            page.goto(base + "/org/model/")
+            assert page.text_content("p") == "model"
+            (out / "org" / "model" / "index.html").write_text("<body><p>rebuilt</p></body>")
+            generation.bump()
+            page.wait_for_function("document.querySelector('p').textContent === 'rebuilt'", timeout=15000)
+        finally:
+            browser.close()
