@@ -598,16 +598,22 @@ class _Catalog:
         for hf_id in self.models:
             orgs.setdefault(hf_id.split("/", 1)[0], []).append(hf_id)
         self.orgs = orgs
+        self._rows: dict[str, dict] = {}
 
     def row(self, hf_id: str) -> dict:
-        """What lists show of a recipe (index, provider and hardware pages)."""
+        """What lists show of a recipe (provider and hardware pages); made once per recipe, since
+        every hardware page of a large catalog asks again."""
+        if hf_id in self._rows:
+            return self._rows[hf_id]
         m = self.models[hf_id]
         variants = [{"key": k, "precision": (mapping(v).get("precision") or k).upper(), "vram": mapping(v).get("vram_minimum_gb")}
                     for k, v in mapping(self.docs[hf_id].data.get("variants")).items()] if hf_id in self.docs else []
         active = m.get("active_parameters")
-        return {**m, "params_label": format_params(m.get("parameter_count")),
-                "active_label": format_params(active) if active and active != m.get("parameter_count") else "",
-                "context": context_label(m.get("context_length")), "variants": variants}
+        row = self._rows[hf_id] = {
+            **m, "params_label": format_params(m.get("parameter_count")),
+            "active_label": format_params(active) if active and active != m.get("parameter_count") else "",
+            "context": context_label(m.get("context_length")), "variants": variants}
+        return row
 
     def provider_name(self, org: str) -> str:
         return _provider_name(self.catalog, org)
@@ -783,7 +789,8 @@ class _Catalog:
         out += ["", "## Hardware", ""]
         for h, p in self.profiles.items():
             out.append(f"- [{self.labels[h]}]({a(f'/hardware/{h}/')}): {p.get('gpu_count') or 1} × "
-                       f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; models that fit: {a(f'/{API}/hardware/{h}.json')}")
+                       f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; what runs on it: {a(f'/{API}/hardware/{h}.json')} "
+                       "(in pages: follow `next`)")
         out += ["", "## Optional", "",
                 f"- [Recipe JSON Schema]({a('/' + API + '/schema/recipe.schema.json')}): the recipe format",
                 *([f"- [Contributing]({self.config.blob_url('CONTRIBUTING.md')}): add or fix a recipe"]

@@ -751,7 +751,9 @@ const NF = data("nf-data");
 if (NF) notFound(NF);
 
 async function notFound(NF) {
-  const path = decodeURIComponent(location.pathname).replace(/\/index\.html$/, "").replace(/^\/+|\/+$/g, "");
+  let path = location.pathname;
+  try { path = decodeURIComponent(path); } catch (e) { /* a malformed %-escape: look the raw path up */ }
+  path = path.replace(/\/index\.html$/, "").replace(/^\/+|\/+$/g, "");
   const parts = path.split("/"), low = path.toLowerCase();
   if (path && parts.length <= 2) {
     let hit = null;
