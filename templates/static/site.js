@@ -662,7 +662,7 @@ function browse(M) {
     if (rows) body.replaceChildren(...rows.map(rowOf)); else body.replaceChildren(...firstRows);
     const from = (page - 1) * PS + 1, to = from + (rows ? rows.length : firstRows.length) - 1;
     count.textContent = pages > 1 ? `Showing ${fmtN(from)}–${fmtN(to)} of ${fmtN(matches)} ${filtered() ? "matching " : ""}recipes`
-      : `${matches} of ${M.total} recipes`;
+      : `${fmtN(matches)} of ${fmtN(M.total)} recipes`;
     empty.hidden = matches > 0;
     renderPager(pages);
     clear.disabled = !filtered();
