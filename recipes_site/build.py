@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -85,6 +86,21 @@ def recipe_neighbours(catalog: Catalog, doc) -> tuple:
 
 
 _WORKER_STATE: tuple | None = None
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _held(signals: set):
+    """Block `signals` in this thread for the block; arriving ones are delivered afterwards.
+
+    Workers are forked with SIGINT/SIGTERM held, so a Ctrl-C landing between the fork and their
+    initializer's SIG_IGN stays pending and is then discarded, instead of raising
+    KeyboardInterrupt in a half-started worker (a traceback, and a broken pool: exit 1, not 130)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = None,
@@ -100,6 +116,7 @@ def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = No
         die_with_parent(parent)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)   # held since the fork (_held)
     _WORKER_STATE = (catalog, staging, previous, synthesis_context(catalog))
 
 
@@ -133,6 +150,8 @@ def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = N
     pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
                                initializer=_worker_init, initargs=(catalog, staging, os.getpid(), previous))
     try:
+        with _held(_STOP_SIGNALS):
+            pool.submit(int)   # with fork, the first submit starts every worker: here, signals held
         return list(pool.map(_worker, indexes, chunksize=max(1, min(8, len(indexes) // (4 * n)))))
     finally:   # on an error or a signal, drop the queued recipes instead of building them all first
         pool.shutdown(wait=True, cancel_futures=True)
