@@ -167,13 +167,14 @@ def catalog_files(catalog: Catalog, summaries: list[RecipeSummary]) -> dict[str,
     return files
 
 
-def build(root: Path, out: Path, *, incremental: bool = True) -> BuildResult:
+def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -> BuildResult:
     """Validate and build `root` into `out`. Raises OutputRefused (before reading anything) when
     `out` is not a folder a build may replace, OSError when the file system fails.
 
     Incremental (cache.py): a recipe whose inputs match an entry of the output's cache has its
     files hard-linked from the current output instead of being built again; any other file equal
-    to the current output's is hard-linked too. `incremental=False` builds and writes everything."""
+    to the current output's is hard-linked too. `incremental=False` builds and writes everything.
+    `on_swapped()` runs as soon as the new site is in place (write.staged_output)."""
     out = check_output(out, root)
     catalog, diags = load_catalog(root)
     result = BuildResult(diagnostics=diags, files_checked=catalog.files_checked)
@@ -181,7 +182,7 @@ def build(root: Path, out: Path, *, incremental: bool = True) -> BuildResult:
         return result
     from recipes_site.site_config import site_config
     from recipes_site.render.pages import TEMPLATES
-    with staged_output(out, root) as staging:
+    with staged_output(out, root, on_swapped) as staging:
         cache = Cache(out)
         previous = out if incremental and cache.enabled else None
         shared = shared_fingerprint(catalog, site_config(catalog.root), TEMPLATES)
@@ -190,18 +191,19 @@ def build(root: Path, out: Path, *, incremental: bool = True) -> BuildResult:
         entries = [cache.lookup(key, paths) if previous is not None else None for key in keys]
         misses = [i for i, entry in enumerate(entries) if entry is None]
         built = iter(write_recipes(catalog, staging, misses, previous))
-        summaries, stored = [], {}
+        summaries, stored, reused = [], {}, []
         for key, entry in zip(keys, entries):
             if entry is None:
                 stamps, summary, links = next(built)
                 entry = {"key": key, "files": stamps, "links": links, "summary": asdict(summary), "new": True}
             else:
-                link_files(staging, out, entry["files"])
+                reused.extend(entry["files"])
                 summary = RecipeSummary(**entry["summary"])
-                result.files_reused += len(entry["files"])
             stored[key] = entry
             summaries.append(summary)
             result.files_written += len(entry["files"])
+        link_files(staging, out, reused)
+        result.files_reused = len(reused)
         result.files_written += write_files(staging, catalog_files(catalog, summaries), previous=previous)
     if incremental:
         cache.store(stored)

@@ -175,13 +175,14 @@ def watched_state(root: Path, extra: tuple[Path, ...] = ()) -> tuple:
     return tuple(state)
 
 
-def rebuild(root: Path, out: Path, log=print) -> bool:
-    """One build; prints what went wrong and returns False when it did not replace the site."""
+def rebuild(root: Path, out: Path, log=print, on_swapped=None) -> bool:
+    """One build; prints what went wrong and returns False when it did not replace the site.
+    `on_swapped()` runs once the new site is in place (before the old one is deleted)."""
     from recipes_site.build import build
     from recipes_site.exits import describe_os_error
     started = time.perf_counter()
     try:
-        result = build(root, out)
+        result = build(root, out, on_swapped=on_swapped)
     except (OutputRefused, UnsafePath, OSError) as exc:   # the machine's problem, not a bug: one line
         log(f"build failed: {describe_os_error(exc) if isinstance(exc, OSError) else exc}; "
             "still serving the previous site")
@@ -214,8 +215,7 @@ def watch(root: Path, out: Path, stop: threading.Event, interval: float = 1.0, l
         if now != seen:
             seen = now
             log("change detected, rebuilding…")
-            if rebuild(root, out, log) and generation is not None:
-                generation.bump()
+            rebuild(root, out, log, on_swapped=generation.bump if generation is not None else None)
 
 
 def make_server(out: Path, port: int = 8000, host: str = "127.0.0.1", quiet: bool = False,
@@ -230,6 +230,8 @@ def serve(root: Path, out: Path, port: int = 8000, host: str = "127.0.0.1", *,
           interval: float = 1.0, watch_templates: bool = True) -> int:
     """Build, serve `out` until interrupted, rebuilding on recipe changes. Returns an exit code."""
     root, out = Path(root), check_output(Path(out), Path(root))   # refuses like `build`, before any write
+    from recipes_site.catalog.yaml import remember_parses
+    remember_parses()   # a rebuild parses only the files that changed
     from recipes_site.render.pages import TEMPLATES
     extra = (TEMPLATES,) if watch_templates else ()
     seen = watched_state(root, extra)   # before building: an edit made during the build triggers another

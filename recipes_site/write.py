@@ -56,19 +56,27 @@ def _parts(rel: str) -> list[str]:
     return parts
 
 
-def _make_dirs(base: Path, parts: list[str]) -> Path:
-    """Create base/parts... (mode 0755) and return it, refusing a chain that resolves outside base."""
-    folder = base
-    for depth, name in enumerate(parts, 1):
-        folder = folder / name
+def _make_dirs(base: Path, parts: list[str], made: dict | None = None) -> Path:
+    """Create base/parts... (mode 0755) and return it, refusing a chain that resolves outside base.
+
+    `made` (folder parts -> path) remembers folders already made or checked in this write, so
+    each folder is created or checked once however many files go into it or below it."""
+    made = {} if made is None else made
+    dirs = tuple(parts)
+    if not dirs:
+        return base
+    folder = made.get(dirs)
+    if folder is None:
+        folder = _make_dirs(base, parts[:-1], made) / dirs[-1]
         try:
             os.mkdir(folder, DIR_MODE)
             os.chmod(folder, DIR_MODE)
         except FileExistsError:   # checked before anything is created below it
             real = folder.resolve()
             if real != base and base not in real.parents:
-                raise UnsafePath(f"refusing to write into {'/'.join(parts[:depth])!r}: it resolves to {real}, "
+                raise UnsafePath(f"refusing to write into {'/'.join(dirs)!r}: it resolves to {real}, "
                                  "outside the output folder") from None
+        made[dirs] = folder
     return folder
 
 
@@ -116,9 +124,7 @@ def write_files(folder: Path, files: dict[str, bytes], previous: Path | None = N
     made: dict[tuple[str, ...], Path] = {}
     for rel in sorted(files):
         parts = _parts(rel)
-        parent = made.get(tuple(parts[:-1]))
-        if parent is None:
-            parent = made[tuple(parts[:-1])] = _make_dirs(base, parts[:-1])
+        parent = _make_dirs(base, parts[:-1], made)
         target = parent / parts[-1]
         same = _same_file(prev, parts, files[rel]) if prev is not None else None
         if same is not None:
@@ -150,10 +156,11 @@ def link_files(folder: Path, previous: Path, rels) -> None:
         parts = _parts(rel)
         parent = made.get(tuple(parts[:-1]))
         if parent is None:
-            parent = made[tuple(parts[:-1])] = _make_dirs(base, parts[:-1])
+            source_folder = prev.joinpath(*parts[:-1])
+            if os.path.realpath(source_folder) != str(source_folder):
+                raise UnsafePath(f"refusing to reuse {rel!r}: its folder in the previous site is not a plain folder")
+            parent = _make_dirs(base, parts[:-1], made)
         source = prev.joinpath(*parts)
-        if os.path.realpath(source.parent) != str(prev.joinpath(*parts[:-1])):
-            raise UnsafePath(f"refusing to reuse {rel!r}: its folder in the previous site is not a plain folder")
         target = parent / parts[-1]
         if os.path.lexists(target):
             if stat.S_ISLNK(os.lstat(target).st_mode):
@@ -202,11 +209,12 @@ def _swap(staging: Path, out: Path) -> None:
 
 
 @contextmanager
-def staged_output(out: Path, root: Path | None = None):
+def staged_output(out: Path, root: Path | None = None, on_swapped=None):
     """Yield a staging folder; on a clean exit it replaces `out`, on any exception it vanishes.
 
     Refuses (OutputRefused) before creating anything when `out` is not ours to replace; `root`
-    is the recipes root, which must not be inside or hold the output."""
+    is the recipes root, which must not be inside or hold the output. `on_swapped()` runs right
+    after the swap, before the old site is deleted (the preview server reloads its pages then)."""
     out = check_output(out, root)
     out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive_lock(out.parent / f".{out.name}.lock",
@@ -221,6 +229,8 @@ def staged_output(out: Path, root: Path | None = None):
             _seal(staging)
             check_output(out, root)
             _swap(staging, out)
+            if on_swapped is not None:
+                on_swapped()
         finally:
             shutil.rmtree(staging, ignore_errors=True)   # the failed build's files, or the old site
 

@@ -513,6 +513,20 @@ def load_yaml_text(text: str, display_path: str, *, require_mapping: bool = True
     return out
 
 
+_PARSED: dict | None = None   # (display path, require_mapping, bytes) -> LoadedYaml; see remember_parses
+_PARSED_LIMIT = 50_000
+
+
+def remember_parses(on: bool = True) -> None:
+    """Keep every parse in memory and reuse it while the file's bytes are unchanged.
+
+    For the long-lived `serve` process: a rebuild after one edit would otherwise parse every
+    recipe of the root again (most of a no-change rebuild's time). Callers treat the parsed
+    data as read-only, so sharing it between builds is safe; a build process never turns this on."""
+    global _PARSED
+    _PARSED = {} if on else None
+
+
 def load_yaml_file(path: Path, display_path: str, *, max_bytes: int = MAX_FILE_BYTES,
                    require_mapping: bool = True) -> LoadedYaml:
     """Read and parse one YAML file (size and encoding checked first)."""
@@ -537,4 +551,12 @@ def load_yaml_file(path: Path, display_path: str, *, max_bytes: int = MAX_FILE_B
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         return fail(f"the file is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at line {line}, column {col})",
                     line, col, "save it as UTF-8")
-    return load_yaml_text(text, display_path, require_mapping=require_mapping)
+    if _PARSED is None:
+        return load_yaml_text(text, display_path, require_mapping=require_mapping)
+    key = (display_path, require_mapping, raw)
+    loaded = _PARSED.get(key)
+    if loaded is None:
+        if len(_PARSED) >= _PARSED_LIMIT:
+            _PARSED.clear()
+        loaded = _PARSED[key] = load_yaml_text(text, display_path, require_mapping=require_mapping)
+    return loaded
