@@ -121,6 +121,18 @@ def test_hardware_documents_are_pages_a_consumer_walks_with_next(big):
         assert got == want and page - 1 == docs[f"api/v1/hardware/{hw}.json"]["pages"] > 1
 
 
+def test_the_provider_facet_keeps_the_largest_providers():
+    from recipes_site.render.search import PROVIDER_CHIPS, browse_index
+    models = [{"id": f"org{k}/m{j}", "title": f"M{k}-{j}", "provider": f"P{k:03d}", "hardware": []}
+              for k in range(100) for j in range(1 + k % 5)]
+    index = browse_index(models, {}, {})
+    chips = index["facets"]["provider"]
+    assert len(chips) == PROVIDER_CHIPS and index["more_providers"] == 100 - PROVIDER_CHIPS
+    counts = {f"P{k:03d}": 1 + k % 5 for k in range(100)}
+    largest = sorted(counts, key=lambda p: (-counts[p], p))[:PROVIDER_CHIPS]
+    assert [(v, n) for v, _l, n in chips] == [(p, counts[p]) for p in sorted(largest)]   # shown by name
+
+
 def test_the_bounded_pages_are_deterministic():
     first = synthetic_site(1_200)[1]
     again = synthetic_site(1_200)[1]

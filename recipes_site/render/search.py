@@ -80,14 +80,6 @@ def search_record(model: dict, hw_labels: dict, checkpoints: list[str] | None = 
     }
 
 
-def search_text(r: dict, hw_labels: dict) -> str:
-    """The words a record is found by (site.js `recordText` builds the same string)."""
-    return " ".join(" ".join(str(x) for x in [
-        r["id"], r["title"], " ".join(r["provider"]), r["description"], " ".join(r["task"]),
-        " ".join(r["architecture"]), r["params_label"], " ".join(r["precision"]), " ".join(r["hardware"]),
-        " ".join(hw_labels.get(h, h) for h in r["hardware"]), " ".join(r["checkpoints"])]).split())
-
-
 def compact(r: dict) -> list:
     return [r[f] for f in FIELDS]
 

@@ -566,7 +566,7 @@ function shardLoader(urls) {
     .then(doc => (got[k] = decodeShard(doc))).finally(() => { delete pending[k]; }));
   return { one, all: () => Promise.all(urls.map((_, k) => one(k))).then(parts => [].concat(...parts)) };
 }
-/* search.py `search_text`: the words a record is found by */
+/* the words a record is found by: every field it shows, the hardware names and its checkpoints */
 const recordText = (r, hw) => [r.id, r.title, r.provider.join(" "), r.description, r.task.join(" "), r.architecture.join(" "),
   r.params_label, r.precision.join(" "), r.hardware.join(" "), r.hardware.map(x => hw[x] || x).join(" "), r.checkpoints.join(" ")].join(" ");
 /* search.py `bucket_of`: FNV-1a over UTF-16 code units */
