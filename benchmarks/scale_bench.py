@@ -8,8 +8,9 @@ compat corpus next to this repository when present, else our own models/) under 
 (`<org>/<repo>-s<k>`), then runs `recipes-site build` as a child process and prints:
 - CPU per recipe (user + sys of the child) and wall time of a clean build;
 - peak memory (max RSS of the build process and its workers);
-- a no-change rebuild and a rebuild after editing one recipe (the incremental path, when there
-  is one; otherwise these cost a full build, which is what the figures then show);
+- a no-change rebuild and a rebuild after editing one recipe (the incremental path: cache.py),
+  each as a fresh `recipes-site build` process, and the same one-recipe rebuild the way `serve`
+  runs it (a long-lived process that keeps its YAML parses), timed until the new site is in place;
 - the gzip size of the home page and of the largest hardware page and hardware API document.
 
 Why child processes: CPU and peak memory are read from getrusage(RUSAGE_CHILDREN), which covers
@@ -76,6 +77,35 @@ def run_build(root: Path, out: Path) -> tuple[float, float, int]:
     return wall, cpu, after.ru_maxrss   # ru_maxrss of children is the largest single child
 
 
+SERVE_REBUILD = """
+import sys, time
+from pathlib import Path
+from recipes_site.build import build
+from recipes_site.catalog.yaml import remember_parses
+remember_parses()                       # as `recipes-site serve` does
+root, out, edited = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+assert build(root, out).ok              # the server's first build (from the cache)
+text = edited.read_text(encoding="utf-8")   # a change of data (a comment alone changes no output)
+edited.write_text(text.replace('description: "', 'description: "Edited: ', 1), encoding="utf-8")
+t, c, mark = time.perf_counter(), time.process_time(), {}
+def swapped():
+    mark["wall"], mark["cpu"] = time.perf_counter() - t, time.process_time() - c
+result = build(root, out, on_swapped=swapped)
+print(f"{mark['wall']:.2f} {mark['cpu']:.2f} {result.files_reused} {result.files_written}")
+"""
+
+
+def serve_rebuild(root: Path, out: Path, edited: Path) -> tuple[float, float, int, int]:
+    """(wall s, CPU s) until the new site is swapped in (when `serve` reloads the pages) for a
+    rebuild after one edit, in a process that keeps its parses like `serve`; files reused, files."""
+    proc = subprocess.run([sys.executable, "-c", SERVE_REBUILD, str(root), str(out), str(edited)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"serve-style rebuild failed:\n{proc.stderr[-2000:]}")
+    wall, cpu, reused, files = proc.stdout.split()
+    return float(wall), float(cpu), int(reused), int(files)
+
+
 def gz(path: Path) -> int:
     return len(gzip.compress(path.read_bytes(), 6)) if path.is_file() else 0
 
@@ -99,9 +129,13 @@ def bench(source: Path, n: int, keep: Path | None) -> None:
     wall2, cpu2, _ = run_build(root, out)
     print(f"          no-change rebuild {wall2:6.2f} s wall, {cpu2:6.2f} s CPU")
     edited = recipe_files(root)[n // 2]
-    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    text = edited.read_text(encoding="utf-8")   # a change of data (a comment alone changes no output)
+    edited.write_text(text.replace('description: "', 'description: "Edited: ', 1), encoding="utf-8")
     wall3, cpu3, _ = run_build(root, out)
     print(f"          one-recipe rebuild {wall3:6.2f} s wall, {cpu3:6.2f} s CPU")
+    wall4, cpu4, reused, files = serve_rebuild(root, out, recipe_files(root)[n // 3])
+    print(f"          serve-style one-recipe rebuild: new site in place after {wall4:.2f} s wall, {cpu4:.2f} s CPU "
+          f"({reused} of {files} files reused)")
     home = gz(out / "index.html")
     hw_page = largest(out, "hardware/*/index.html")
     hw_doc = largest(out, "api/v1/hardware/*.json")
