@@ -185,19 +185,4 @@ def test_a_rebuild_by_the_watcher_bumps_the_generation(tmp_path, monkeypatch):
         thread.join(5)
 
 
-def test_an_open_page_reloads_after_a_rebuild(reloading):
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("no /usr/bin/chromium")
-    base, out, generation = reloading
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
-        try:
-            page = browser.new_page()
-            page.goto(base + "/org/model/")
-            assert page.text_content("p") == "model"
-            (out / "org" / "model" / "index.html").write_text("<body><p>rebuilt</p></body>")
-            generation.bump()
-            page.wait_for_function("document.querySelector('p').textContent === 'rebuilt'", timeout=15000)
-        finally:
-            browser.close()
+# the Chromium test of the reload itself: tests/browser/test_browser_reload.py

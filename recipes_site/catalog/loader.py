@@ -269,7 +269,7 @@ class _Loader:
                 continue
             diags.extend(collisions.get(id(doc), []))
             diags.extend(run_recipe_checks(doc, catalog))
-            diags.extend(lint_recipe(doc, self.lint_level))
+            diags.extend(_lint(doc, self.lint_level))
         self.file_diags += [diags for _, diags in recipe_diags]
 
         out: list[Diagnostic] = []
@@ -329,6 +329,27 @@ def path_collisions(docs: list[RecipeDoc]) -> dict[int, list[Diagnostic]]:
                 out.setdefault(id(doc), []).append(Diagnostic(doc.display_path, line, col, Level.ERROR,
                                                               format_key_path(key_path or ()), message, hint))
     return out
+
+
+_LINTED: dict = {}   # id(doc.data) -> (data, key, diagnostics), only while parses are remembered
+
+
+def _lint(doc: RecipeDoc, level) -> list[Diagnostic]:
+    """lint_recipe, reused in a process that remembers parses (`serve`, yaml.remember_parses):
+    the contributor checks read only the recipe itself, and an unchanged file yields the very
+    same parsed data object, so its lint result is still the right one."""
+    from recipes_site.catalog import yaml as yaml_module
+    if yaml_module._PARSED is None:
+        return lint_recipe(doc, level)
+    key = (doc.display_path, doc.rel_path, doc.hf_id, level)
+    hit = _LINTED.get(id(doc.data))
+    if hit is not None and hit[0] is doc.data and hit[1] == key:
+        return list(hit[2])
+    if len(_LINTED) >= yaml_module._PARSED_LIMIT:
+        _LINTED.clear()
+    result = lint_recipe(doc, level)
+    _LINTED[id(doc.data)] = (doc.data, key, result)
+    return list(result)
 
 
 def load_catalog(root, *, strict: bool = False) -> tuple[Catalog, list[Diagnostic]]:
