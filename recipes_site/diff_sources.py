@@ -49,8 +49,25 @@ def export_ref(root: Path, ref: str, dest: Path) -> Path:
     archive = _git(root, "archive", "--format=tar", tree)
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(dest, filter="data")
+        _extract_plain(tar, dest)
     return dest
+
+
+def _extract_plain(tar: tarfile.TarFile, dest: Path) -> None:
+    """Regular files and folders only, each inside `dest`: a committed symlink or a `../` name in a
+    stranger's pull request must not reach outside the temp folder. tarfile's "data" filter does
+    this, but only from Python 3.11.4 / 3.10.12 (Debian 12 ships 3.11.2), so the check is ours."""
+    base = dest.resolve()
+    for member in tar.getmembers():
+        target = (base / member.name).resolve()
+        if not (member.isfile() or member.isdir()) or (target != base and base not in target.parents):
+            continue                     # links, devices and escaping names are skipped, not followed
+        if member.isdir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tar.extractfile(member) as src:
+            target.write_bytes(src.read())
 
 
 def build_side(root: Path, out: Path, name: str) -> Path:

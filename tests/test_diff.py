@@ -187,3 +187,30 @@ def test_markdown_report_cannot_be_broken_out_of_by_recipe_text():
 def test_text_report_of_an_empty_diff_says_so():
     assert text_report(diff_trees(_tree(default=SINGLE), _tree(default=SINGLE))).endswith(
         "no rendering, sizing verdict or recommendation changed\n")
+
+
+def test_a_git_side_is_unpacked_without_links_or_escaping_names(tmp_path):
+    """A committed symlink or a `../` name must not reach outside the diff's temp folder (the check
+    is ours, not tarfile's "data" filter, which older Python 3.11 releases lack)."""
+    import io
+    import tarfile
+    from recipes_site.diff_sources import _extract_plain
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        def add(name, data=b"x", kind=tarfile.REGTYPE, link=""):
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname, info.size = kind, link, (len(data) if kind == tarfile.REGTYPE else 0)
+            tar.addfile(info, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+        add("models/acme/ok.yaml", b"meta: {}\n")
+        add("../escaped.txt")
+        add("/abs.txt")
+        add("models/link.yaml", kind=tarfile.SYMTYPE, link="/etc/passwd")
+        add("models/hard.yaml", kind=tarfile.LNKTYPE, link="models/acme/ok.yaml")
+    buf.seek(0)
+    dest = tmp_path / "side"
+    dest.mkdir()
+    with tarfile.open(fileobj=buf) as tar:
+        _extract_plain(tar, dest)
+    made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert made == ["side", "side/models", "side/models/acme", "side/models/acme/ok.yaml"]
+    assert not (tmp_path / "escaped.txt").exists() and not (dest / "models" / "link.yaml").is_symlink()
