@@ -28,6 +28,7 @@ from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
 from recipes_site.render.pages import catalog_pages, page_neighbours, recipe_pages
 from recipes_site.render.schemas import published_schemas
+from recipes_site.site_root import served_under
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.write import encode_json, link_files, staged_output, write_files
 
@@ -182,7 +183,9 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
         return result
     from recipes_site.site_config import site_config
     from recipes_site.render.pages import TEMPLATES
-    with staged_output(out, root, on_swapped) as staging:
+    # every site link goes under the path the site is published at (site_root.py); the forked
+    # workers inherit it
+    with served_under(site_config(catalog.root).root), staged_output(out, root, on_swapped) as staging:
         cache = Cache(out)
         previous = out if incremental and cache.enabled else None
         shared = shared_fingerprint(catalog, site_config(catalog.root), TEMPLATES)

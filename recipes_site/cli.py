@@ -305,9 +305,18 @@ def _base_url(text: str) -> str:
     return text
 
 
+def _server_url(text: str) -> str:
+    """serve's --base-url: the preview server serves the site at the root of its address."""
+    from recipes_site.site_config import url_problem
+    problem = url_problem(text, origin_only=True)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def _site_arguments(p: argparse.ArgumentParser, serve: bool = False) -> None:
     """--base-url / --repo-url: override recipes-site.yaml (see site_config.py)."""
-    p.add_argument("--base-url", type=_base_url, metavar="URL",
+    p.add_argument("--base-url", type=_server_url if serve else _base_url, metavar="URL",
                    help="absolute URL the site is published at (canonical URLs, sitemap, llms.txt, schema $ids); "
                         + ("default: the server's own address" if serve else "default: base_url in recipes-site.yaml"))
     p.add_argument("--repo-url", metavar="URL", help="repository for edit and request links; default: repo_url in "

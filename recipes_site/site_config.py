@@ -5,6 +5,7 @@ repository being published, not to this tool (a fork publishes elsewhere):
 
     site_name: vLLM Recipes
     base_url: https://recipes.example.org          # canonical URLs, sitemap.xml, llms.txt, schema $ids
+                                                   # (a path is fine: https://acme.github.io/recipes)
     repo_url: https://github.com/acme/recipes      # "Edit this recipe", "Request a recipe", Source
     edit_branch: main                              # the branch edit links open
 
@@ -87,14 +88,23 @@ class SiteConfig:
         return f"{self.repo_url}/issues/new?{urlencode(query, quote_via=quote)}"
 
     def absolute(self, path: str) -> str:
-        """`path` on the published site; root-relative in a preview build."""
-        return (self.site_url or "") + path
+        """Site path `path` ('/x/') on the published site; root-relative (under the site root) in a
+        preview build. The base URL already holds the site root, so the path is appended as is."""
+        return self.site_url + path if self.site_url else path
+
+    @property
+    def root(self) -> str:
+        """The path the site is served under ('/' or '/recipes/' for https://acme.github.io/recipes):
+        every page and API link is put beneath it (site_root.py)."""
+        from recipes_site.site_root import root_of
+        return root_of(self.site_url)
 
 
 # -- checking values ----------------------------------------------------------------------------------
 
 def url_problem(value: str, *, origin_only: bool) -> str | None:
-    """Why `value` cannot be the site's base URL (origin_only) or a repository URL, else None."""
+    """Why `value` cannot be the site's base URL or a repository URL, else None; `origin_only`
+    also refuses a path (the preview server serves its site at the root of its address)."""
     if any(c.isspace() or c in "\"'<>\\`" for c in value):
         return "expected a URL without spaces or quotes"
     parts = urlsplit(value)
@@ -103,13 +113,14 @@ def url_problem(value: str, *, origin_only: bool) -> str | None:
     if parts.username or parts.password or parts.query or parts.fragment:
         return "expected a URL without credentials, query or fragment"
     if origin_only and parts.path not in ("", "/"):
-        return (f"the site must be served at the root of its host, not under {parts.path}: its pages link to "
-                "/static/, /api/v1/ and each other by root-relative paths")
+        return f"expected the server's own address without a path, not under {parts.path}"
     return None
 
 
 def check_base_url(value: str) -> str | None:
-    return url_problem(value, origin_only=True)
+    """Why `value` cannot be where the site is published. A path is allowed (a GitHub Pages
+    project site, https://<owner>.github.io/<repo>): the pages link under it (site_root.py)."""
+    return url_problem(value, origin_only=False)
 
 
 def _value_problems(data: dict) -> list[tuple[str, str, str]]:
@@ -118,8 +129,7 @@ def _value_problems(data: dict) -> list[tuple[str, str, str]]:
     text = {k: v for k, v in data.items() if isinstance(v, str)}
     out = []
     if "base_url" in text and (why := check_base_url(text["base_url"])):
-        out.append(("base_url", why, "e.g. https://recipes.example.org (a custom domain or an "
-                                     "<owner>.github.io repository on GitHub Pages)"))
+        out.append(("base_url", why, "e.g. https://recipes.example.org or https://<owner>.github.io/<repo>"))
     if "repo_url" in text and (why := url_problem(text["repo_url"], origin_only=False)):
         out.append(("repo_url", why, "e.g. https://github.com/<owner>/<repo>"))
     name = text.get("site_name")

@@ -71,7 +71,7 @@ def test_the_file_is_read_with_types_and_normalised(tmp_path):
 
 
 def test_every_problem_of_the_file_is_reported_at_its_line_by_validate(tmp_path, capsys):
-    root = _root(tmp_path, "site_nam: Acme\nbase_url: https://acme.github.io/recipes/\nrepo_url: 42\n"
+    root = _root(tmp_path, "site_nam: Acme\nbase_url: https://acme.github.io/recipes/?x=1\nrepo_url: 42\n"
                            "edit_branch: ../x\n")
     code = cli.main(["validate", str(root)])
     out = capsys.readouterr().out
@@ -79,8 +79,8 @@ def test_every_problem_of_the_file_is_reported_at_its_line_by_validate(tmp_path,
     lines = [line for line in out.splitlines() if CONFIG_FILE in line]
     assert len(lines) == 4, out
     assert re.search(r"recipes-site\.yaml:1:1: error: site_nam: unknown key 'site_nam' \(did you mean 'site_name'\?\)", out)
-    assert re.search(r"recipes-site\.yaml:2:\d+: error: base_url: the site must be served at the root of its host, "
-                     r"not under /recipes/", out)
+    assert re.search(r"recipes-site\.yaml:2:\d+: error: base_url: expected a URL without credentials, query or "
+                     r"fragment", out)
     assert re.search(r"recipes-site\.yaml:3:\d+: error: repo_url: expected a string, got .*42", out)
     assert re.search(r"recipes-site\.yaml:4:\d+: error: edit_branch: expected a git branch name", out)
 
@@ -110,11 +110,18 @@ def test_layers_file_then_environment_then_cli_flags(tmp_path, monkeypatch):
     assert site_config(root).site_url == "https://env.acme.test"   # the flag's block is over
 
 
-def test_cli_base_url_must_be_the_root_of_a_host(tmp_path, capsys):
+def test_a_base_url_may_have_a_path_but_the_preview_servers_may_not(tmp_path, capsys):
+    """GitHub Pages serves a project site under /<repo>/: build puts every link under it
+    (test_base_path.py); serve serves its site at the root of its own address."""
+    root = _root(tmp_path, "base_url: https://acme.github.io/recipes/\n")
+    config, diags = load_site_config(root)
+    assert diags == [] and config.site_url == "https://acme.github.io/recipes" and config.root == "/recipes/"
+    with overridden(base_url="https://acme.github.io/recipes"):
+        assert site_config(_root(tmp_path / "b", None)).root == "/recipes/"
     with pytest.raises(SystemExit) as exc:
-        cli.main(["build", str(tmp_path), "--base-url", "https://acme.github.io/recipes"])
+        cli.main(["serve", str(tmp_path), "--base-url", "https://acme.github.io/recipes"])
     assert exc.value.code == 2
-    assert "root of its host" in capsys.readouterr().err
+    assert "without a path, not under /recipes" in capsys.readouterr().err
 
 
 def test_serve_defaults_the_base_url_to_its_own_address(tmp_path, monkeypatch):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recipes_site import fit, plan, sizing
+from recipes_site.site_root import site_path, url
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.types import RecipeRenderings
@@ -45,7 +46,12 @@ def hw_doc_path(hf_id: str, hw: str) -> str:
 
 
 def page_url(hf_id: str) -> str:
-    return f"/{hf_id}/"
+    return url(f"/{hf_id}/")
+
+
+def link(rel: str) -> str:
+    """A site link to the file at `rel` (output-relative), under the site root (site_root.py)."""
+    return url("/" + rel)
 
 
 def _precisions(data: dict) -> list[str]:
@@ -81,7 +87,7 @@ def model_index_entry(rec: RecipeInput, hw_order: list[str]) -> tuple[dict, list
         "date_updated": meta.get("date_updated"),
         "hardware": _rendered_hardware(rec.rendered, hw_order),
         "verified_hardware": [h for h in hw_order if declared.get(h) == "verified"],
-        "links": {"page": page_url(rec.hf_id), "json": "/" + model_doc_path(rec.hf_id),
+        "links": {"page": page_url(rec.hf_id), "json": link(model_doc_path(rec.hf_id)),
                   "huggingface": HF + rec.hf_id},
     }
     checkpoints = []
@@ -89,7 +95,7 @@ def model_index_entry(rec: RecipeInput, hw_order: list[str]) -> tuple[dict, list
         mid = (variant or {}).get("model_id")
         if isinstance(mid, str) and "/" in mid and mid != rec.hf_id:
             checkpoints.append({"id": mid, "recipe": rec.hf_id, "variant": key,
-                                "json": "/" + model_doc_path(rec.hf_id), "huggingface": HF + mid})
+                                "json": link(model_doc_path(rec.hf_id)), "huggingface": HF + mid})
     return entry, checkpoints
 
 
@@ -103,7 +109,7 @@ def model_doc(rec: RecipeInput, profiles: dict, ctx: Context | None = None) -> d
         "install": install_block(rec.data),
         "default_hardware": {t.variant: t.default_hardware for t in rec.rendered.trees},
         "checkpoints": {t.variant: t.model_id for t in rec.rendered.trees},
-        "hardware": {res.hardware: "/" + hw_doc_path(rec.hf_id, res.hardware)
+        "hardware": {res.hardware: link(hw_doc_path(rec.hf_id, res.hardware))
                      for res in _by_hardware_order(rec.rendered, list(profiles))},
         "sizing": {key: sizing.variant_sizing(rec.data, v or {}, profiles) for key, v in variants.items()},
     }
@@ -169,7 +175,7 @@ def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:
                 "recipe": rec.hf_id, "variant": tree.variant, "model_id": tree.model_id,
                 "strategy": r.strategy, "node_count": r.node_count, "deploy_type": r.deploy_type,
                 "env": main.env if main else {}, "command": main.command if main else None,
-                "json": "/" + hw_doc_path(rec.hf_id, res.hardware)})
+                "json": link(hw_doc_path(rec.hf_id, res.hardware))})
     return per_hw
 
 
@@ -199,7 +205,7 @@ def catalog_documents(summaries: list[RecipeSummary], taxonomy: dict, strategies
         for hw, entries in s.hardware_entries.items():
             per_hw.setdefault(hw, []).extend(entries)
     docs[f"{API}/hardware.json"] = {"hardware": [
-        {"id": h, **profiles[h], "models": len({m["recipe"] for m in per_hw[h]}), "json": f"/{API}/hardware/{h}.json"}
+        {"id": h, **profiles[h], "models": len({m["recipe"] for m in per_hw[h]}), "json": link(f"{API}/hardware/{h}.json")}
         for h in profiles]}
     for h in profiles:
         docs.update(hardware_pages(h, profiles[h], per_hw[h]))
@@ -218,10 +224,10 @@ def hardware_pages(hw: str, profile: dict, entries: list[dict]) -> dict[str, dic
     URLs, null at the ends), each with the page number, the page count and the entry total, so a
     consumer walks `next` from `hardware/<hw>.json` until it is null."""
     pages = max(1, -(-len(entries) // HW_PAGE))
-    url = lambda k: "/" + hardware_page_path(hw, k) if 1 <= k <= pages else None
+    page_link = lambda k: link(hardware_page_path(hw, k)) if 1 <= k <= pages else None
     return {hardware_page_path(hw, k): {
         "hardware": hw, "profile": profile, "page": k, "pages": pages, "total": len(entries),
-        "prev": url(k - 1), "next": url(k + 1), "models": entries[(k - 1) * HW_PAGE:k * HW_PAGE]}
+        "prev": page_link(k - 1), "next": page_link(k + 1), "models": entries[(k - 1) * HW_PAGE:k * HW_PAGE]}
         for k in range(1, pages + 1)}
 
 
@@ -231,7 +237,7 @@ def hardware_entries_of(docs: dict[str, dict], hw: str) -> list[dict]:
     while path is not None:
         doc = docs[path]
         out.extend(doc["models"])
-        path = doc["next"][1:] if doc.get("next") else None
+        path = site_path(doc["next"])[1:] if doc.get("next") else None
     return out
 
 

@@ -36,6 +36,7 @@ from recipes_site.render.api import API, HF, RecipeInput, hardware_entries_of, h
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, picker_summary
 from recipes_site.site_config import SiteConfig, site_config
+from recipes_site.site_root import root, url
 from recipes_site.render.search import (ARCH_LABELS, FACET_LABELS, FACETS, PAGE_SIZE, PROVIDER_CHIPS, SEARCH_DIR,
                                         SORTS, browse_index, format_params, id_buckets, shard_doc,
                                         shard_size, shards)
@@ -301,9 +302,11 @@ class _Pages:
         for name in STATIC:
             data = (TEMPLATES / "static" / name).read_bytes()
             self.static_files[f"static/{name}"] = data
-            self.static[name] = f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
+            self.static[name] = url(f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}")
+        # templates write site links as `{{ base }}/path`: base is the site root without its last
+        # slash ('' at the root of a host, '/recipes' under a path; site_root.py)
         self.globals = dict(site_name=self.config.site_name, static=self.static, config=self.config, hw_labels=self.labels,
-                            arch_labels=ARCH_LABELS, task_labels=self.task_labels)
+                            arch_labels=ARCH_LABELS, task_labels=self.task_labels, base=root()[:-1])
 
     def render(self, template: str, path: str, **page) -> bytes:
         url = "/" + (path[: -len("index.html")] if path.endswith("index.html") else path)
@@ -335,13 +338,14 @@ def guide_linker(hf_id: str, known: set[str]):
     def link(href: str) -> str | None:
         if href.startswith(("http://", "https://", "mailto:", "#")):
             return href
-        url = urlsplit(urljoin(base, href))
-        path = posixpath.normpath(url.path).strip("/") if url.path else ""
+        parts = urlsplit(urljoin(base, href))
+        path = posixpath.normpath(parts.path).strip("/") if parts.path else ""
         if path.startswith("api/"):
-            return href
+            return url(href) if href.startswith("/") else href
         if path not in known:
             return None
-        return "/" + path + ("/" if path else "") + (f"?{url.query}" if url.query else "") + (f"#{url.fragment}" if url.fragment else "")
+        return (url("/" + path) + ("/" if path else "") + (f"?{parts.query}" if parts.query else "")
+                + (f"#{parts.fragment}" if parts.fragment else ""))
     return link
 
 
@@ -519,8 +523,8 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         description=meta.get("description") or "", rec=rec, meta=meta, model=mapping(rec.data.get("model")), org=org, provider=_provider_name(catalog, org),
         badges=_badges(rec.data, pages.task_labels), install=_install_view(rec.data), data=data, view=view,
         summary=summary, guide=render_guide(rec.data.get("guide"), top_level=3, reserved_ids=PAGE_IDS, link=linker),
-        related=related, more=more, hf_url=HF + rec.hf_id, json_url="/" + model_doc_path(rec.hf_id),
-        hw_json={h: "/" + hw_doc_path(rec.hf_id, h) for h in hw_docs}, md_url=f"/{rec.hf_id}.md",
+        related=related, more=more, hf_url=HF + rec.hf_id, json_url=url("/" + model_doc_path(rec.hf_id)),
+        hw_json={h: url("/" + hw_doc_path(rec.hf_id, h)) for h in hw_docs}, md_url=url(f"/{rec.hf_id}.md"),
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
         groups=hardware_groups(summary) if summary else [], updated=updated,
@@ -625,14 +629,14 @@ class _Catalog:
         """Write a JSON file the page script fetches; its URL carries a content hash (caches)."""
         data = (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         self.files[path] = data
-        return f"/{path}?v={hashlib.sha256(data).hexdigest()[:10]}"
+        return url(f"/{path}?v={hashlib.sha256(data).hexdigest()[:10]}")
 
     def search_shards(self) -> None:
         """The records in name order, in shards (search.py); `self.search` is the manifest the
         home and 404 pages inline instead of the records: shard URLs, sizes, labels."""
         checkpoints: dict[str, list[str]] = {}
         for cp, target in self.redirects.items():
-            checkpoints.setdefault(target.split("?", 1)[0].strip("/"), []).append(cp)
+            checkpoints.setdefault(target.split("?", 1)[0][len(root()):].strip("/"), []).append(cp)
         self.browse = browse_index(self.index["models"], self.labels, self.taxonomy,
                                    {k: sorted(v) for k, v in checkpoints.items()})
         records = self.browse["records"]
@@ -685,22 +689,23 @@ class _Catalog:
             brands.setdefault(profile.get("brand") or "Other", []).append(entry)
             items = [dict(i, one=True) for i in fits] + [dict(i, one=False) for i in multi]
             pages = max(1, -(-len(items) // HW_PAGE_ITEMS))
-            url = lambda k: f"/hardware/{h}/" + (f"page/{k}/" if k > 1 else "")
+            page_path = lambda k: f"/hardware/{h}/" + (f"page/{k}/" if k > 1 else "")
+            href = lambda k: url(page_path(k))
             for k in range(1, pages + 1):
                 chunk = items[(k - 1) * HW_PAGE_ITEMS:k * HW_PAGE_ITEMS]
                 first = (k - 1) * HW_PAGE_ITEMS
-                nav = {"page": k, "pages": pages, "prev": url(k - 1) if k > 1 else None,
-                       "next": url(k + 1) if k < pages else None, "from": first + 1, "to": first + len(chunk),
-                       "links": [(n, url(n)) for n in _page_numbers(k, pages)]}
-                self.render("hardware.html", url(k)[1:] + "index.html", hw=entry, nav=nav,
+                nav = {"page": k, "pages": pages, "prev": href(k - 1) if k > 1 else None,
+                       "next": href(k + 1) if k < pages else None, "from": first + 1, "to": first + len(chunk),
+                       "links": [(n, href(n)) for n in _page_numbers(k, pages)]}
+                self.render("hardware.html", page_path(k)[1:] + "index.html", hw=entry, nav=nav,
                             fits=[i for i in chunk if i["one"]], multi=[i for i in chunk if not i["one"]],
-                            search_url="/?" + urlencode({"hardware": h}),
+                            search_url=url("/?" + urlencode({"hardware": h})),
                             title=f"What runs on one {entry['gpus']} × {self.labels[h]} node"
                                   + (f" (page {k} of {pages})" if k > 1 else ""),
                             description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GB "
                                         f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
-                            json_url=f"/{API}/hardware/{h}.json")
-                self.sitemap.append((url(k), None))
+                            json_url=url(f"/{API}/hardware/{h}.json"))
+                self.sitemap.append((page_path(k), None))
         self.render("hardware_index.html", "hardware/index.html", brands=list(brands.items()),
                     title="What runs where", description="Every hardware profile and the models that fit on one node of it.")
         self.sitemap.append(("/hardware/", None))
@@ -722,7 +727,7 @@ class _Catalog:
                     "strategy": self.strategy_labels.get(pick["strategy"], pick["strategy"]),
                     "deploy_type": pick["deploy_type"], "model_id": pick.get("model_id"),
                     "variant_label": variant_label(variants.get(pick["variant"]), pick["variant"]),
-                    "href": f"/{hf_id}/?" + urlencode({"hardware": h, **({"variant": pick["variant"]} if pick["variant"] != "default" else {})}),
+                    "href": url(f"/{hf_id}/?") + urlencode({"hardware": h, **({"variant": pick["variant"]} if pick["variant"] != "default" else {})}),
                     "command": exports(pick.get("env") or {}) + pick["command"] if pick.get("command") else ""}
             (fits if one else multi).append(item)
         key = lambda item: str(item["row"].get("title") or item["row"]["id"]).lower()
@@ -741,7 +746,7 @@ class _Catalog:
             trees = promotable_variants(data, standalone)[0] if "default" in mapping(data.get("variants")) else {}
             variants = mapping(data.get("variants"))
             key = next((k for k in trees if mapping(variants.get(k)).get("model_id") == cp["id"]), None)
-            target = f"/{cp['recipe']}/" + (f"?{urlencode({'variant': key})}" if key and key != "default" else "")
+            target = url(f"/{cp['recipe']}/") + (f"?{urlencode({'variant': key})}" if key and key != "default" else "")
             self.redirects[cp["id"]] = target
             self.render("redirect.html", path, title=cp["id"], target=target, recipe=cp["recipe"],
                         canonical=self.config.absolute(f"/{cp['recipe']}/"),
@@ -750,9 +755,9 @@ class _Catalog:
     def not_found(self) -> None:
         """No inlined index: a mistyped letter case is fixed from one id bucket (every recipe,
         checkpoint redirect and organisation), suggestions come from the search shards."""
-        targets = {m: f"/{m}/" for m in self.models}
+        targets = {m: url(f"/{m}/") for m in self.models}
         targets.update(self.redirects)
-        targets.update({org: f"/{org}/" for org in self.orgs})
+        targets.update({org: url(f"/{org}/") for org in self.orgs})
         buckets = [self.data_file(f"{SEARCH_DIR}/ids-{k}.json", {"ids": b}) for k, b in enumerate(id_buckets(targets))]
         self.render("404.html", "404.html", title="Page not found", description="No page at this address.",
                     data={"ids": buckets, "shards": self.search["shards"], "repo": self.config.repo_url}, canonical=None)
@@ -780,7 +785,7 @@ class _Catalog:
                f"{len(self.profiles)} hardware profiles, generated from one YAML recipe per Hugging Face model.", "",
                "Each recipe below links to a Markdown summary: install steps, the recommended command per variant, "
                f"and the guide. Every rendering is also JSON: start at {a('/' + API + '/models.json')}, then "
-               f"`/{API}/models/<org>/<repo>.json` and `/{API}/models/<org>/<repo>/hw/<hardware>.json`.", "",
+               f"`{url(f'/{API}/models/<org>/<repo>.json')}` and `{url(f'/{API}/models/<org>/<repo>/hw/<hardware>.json')}`.", "",
                "## Recipes", ""]
         for hf_id in sorted(self.models, key=str.lower):
             m = self.models[hf_id]

@@ -26,6 +26,7 @@ from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggl
 from recipes_site.jsish import mapping
 from recipes_site.synthesis.shell import export_lines, heredoc
 from recipes_site.synthesis.types import Process, Rendering
+from recipes_site.site_root import url
 
 SEP = " \\\n  "
 
@@ -239,6 +240,6 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
                         "orientation": spec.get("orientation")} for sid, spec in ctx.strategies.items()}
     first = rec.rendered.trees[0] if rec.rendered.trees else None
     default = {"variant": first.variant, "hardware": first.default_hardware} if first else None
-    return {"id": rec.hf_id, "api_url": "/" + hw_doc_path(rec.hf_id, "{hw}"), "default": default,
+    return {"id": rec.hf_id, "api_url": url("/" + hw_doc_path(rec.hf_id, "{hw}")), "default": default,
             "variants": trees, "hardware": hardware, "strategies": strategies,
             "initial": initial}

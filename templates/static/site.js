@@ -7,6 +7,9 @@ const d = document, root = d.documentElement;
 const $ = (s, r = d) => r.querySelector(s), $$ = (s, r = d) => Array.from(r.querySelectorAll(s));
 const store = (k, v) => { try { if (v === undefined) return localStorage.getItem(k); localStorage.setItem(k, v); } catch (e) { /* private mode */ } return null; };
 const data = id => { const el = d.getElementById(id); return el ? JSON.parse(el.textContent) : null; };
+/* the path the site is served under ("/", or "/recipes/" on a GitHub Pages project site): the
+   one place it is read; base.html writes the meta only under a path (site_root.py) */
+const SITE_ROOT = ($('meta[name="site-root"]') || {}).content || "/";
 function h(tag, attrs, ...kids) {
   const el = d.createElement(tag);
   for (const k in attrs) {
@@ -631,7 +634,7 @@ function browse(M) {
     const hw = r.hardware.length ? r.hardware.slice(0, 4).map(x => M.hardware[x] || x).join(", ")
       + (r.hardware.length > 4 ? " +" + (r.hardware.length - 4) : "") : r.task.includes("omni") ? "vLLM-Omni" : "—";
     return h("tr", { "data-recipe-row": true, "data-id": r.id },
-      h("td", {}, h("a", { href: "/" + r.id + "/" }, h("b", { text: r.title })), h("small", { text: r.id + (tasks ? " · " + tasks : "") })),
+      h("td", {}, h("a", { href: SITE_ROOT + r.id + "/" }, h("b", { text: r.title })), h("small", { text: r.id + (tasks ? " · " + tasks : "") })),
       h("td", {}, r.params_label, r.active_label ? h("small", { text: r.active_label + " active" }) : null),
       h("td", { class: "c-arch", text: r.architecture.map(a => M.architecture[a] || a).join("") }),
       h("td", { text: r.precision.map(x => x.toUpperCase()).join(" ") }),
@@ -753,6 +756,7 @@ if (NF) notFound(NF);
 async function notFound(NF) {
   let path = location.pathname;
   try { path = decodeURIComponent(path); } catch (e) { /* a malformed %-escape: look the raw path up */ }
+  if (path.startsWith(SITE_ROOT)) path = path.slice(SITE_ROOT.length);   /* the address below the site */
   path = path.replace(/\/index\.html$/, "").replace(/^\/+|\/+$/g, "");
   const parts = path.split("/"), low = path.toLowerCase();
   if (path && parts.length <= 2) {
@@ -790,7 +794,7 @@ async function notFound(NF) {
     .filter(([s]) => s > 0).sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).slice(0, 5);
   if (best.length) {
     $("[data-nf-suggest]").hidden = false;
-    $("[data-nf-list]").replaceChildren(...best.flatMap(([, id], i) => [i ? ", " : "", h("a", { href: "/" + id + "/", text: id })]));
+    $("[data-nf-list]").replaceChildren(...best.flatMap(([, id], i) => [i ? ", " : "", h("a", { href: SITE_ROOT + id + "/", text: id })]));
   }
 }
 })();
