@@ -23,10 +23,16 @@ def served(tmp_path):
     (out / "404.html").write_text("<p>not here</p>")
     (out / "org" / "model" / "index.html").write_text("<p>model</p>")
     (out / "org" / "model.md").write_text("# model ünïcode")
-    server = make_server(out, 0, quiet=True)
+    for base in _serving(out):
+        yield base, out
+
+
+def _serving(out: Path, generation=None):
+    """Serve `out` on a free port for the duration of the fixture that iterates this; yields its URL."""
+    server = make_server(out, 0, quiet=True, generation=generation)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", out
+    yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
 
@@ -126,12 +132,8 @@ def reloading(tmp_path):
     (out / "org" / "model" / "index.html").write_text("<body><p>model</p></body>")
     (out / "data.json").write_text('{"a": "</body>"}')
     generation = Generation()
-    server = make_server(out, 0, quiet=True, generation=generation)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", out, generation
-    server.shutdown()
-    server.server_close()
+    for base in _serving(out, generation):
+        yield base, out, generation
 
 
 SCRIPT = b'<script src="/__recipes_site/reload.js" data-generation="%d" defer></script>'
