@@ -165,3 +165,10 @@ def test_a_build_at_the_root_of_a_host_has_no_prefix(tmp_path):
     home = (tmp_path / "out" / "index.html").read_text()
     assert 'name="site-root"' not in home and 'href="/hardware/"' in home
     assert "/recipes/" not in (tmp_path / "out" / "api/v1/models.json").read_text()
+
+
+def test_a_prefixed_build_is_deterministic(site, tmp_path):
+    again = build_prefixed(tmp_path)
+    files = sorted(p.relative_to(site) for p in site.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert [f for f in files if (site / f).read_bytes() != (again / f).read_bytes()] == []

@@ -18,7 +18,8 @@ WORKFLOWS = PROJECT_ROOT / ".github" / "workflows"
 HOOKS = PROJECT_ROOT / ".pre-commit-hooks.yaml"
 NAMES = ("ci.yml", "pages.yml", "pr-diff.yml", "pr-diff-comment.yml")
 # what the workflows' environment variables hold at run time (for parsing their commands)
-SAMPLES = {"BASE_URL": "https://acme.github.io", "REPO_URL": "https://github.com/acme/recipes", "BASE_SHA": "0a1b2c3"}
+# BASE_URL: what configure-pages gives an ordinary repository's project site (served under /<repo>/)
+SAMPLES = {"BASE_URL": "https://acme.github.io/recipes", "REPO_URL": "https://github.com/acme/recipes", "BASE_SHA": "0a1b2c3"}
 
 
 def _load(path: Path) -> dict:

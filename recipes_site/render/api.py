@@ -221,7 +221,7 @@ def hardware_page_path(hw: str, k: int) -> str:
 
 def hardware_pages(hw: str, profile: dict, entries: list[dict]) -> dict[str, dict]:
     """One hardware's entries in documents of HW_PAGE each, linked by `next` / `prev` (root-relative
-    URLs, null at the ends), each with the page number, the page count and the entry total, so a
+    URLs under the site root, null at the ends), each with the page number, the page count and the entry total, so a
     consumer walks `next` from `hardware/<hw>.json` until it is null."""
     pages = max(1, -(-len(entries) // HW_PAGE))
     page_link = lambda k: link(hardware_page_path(hw, k)) if 1 <= k <= pages else None

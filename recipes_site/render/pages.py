@@ -13,7 +13,11 @@ slice the rendered command around its feature block (`parts`) and join the selec
 
 Configuration: recipes-site.yaml in the recipes root (site_config.py: base URL, repository URL,
 site name), overridden by RECIPES_SITE_URL / RECIPES_SITE_REPO_URL and the CLI flags. Without a
-base URL the pages are a local preview: no canonical URLs, no sitemap.xml.
+base URL the pages are a local preview: no canonical URLs, no sitemap.xml. Every site link goes
+through `site_root.url` (or `{{ base }}` in the templates), so a site published under a path
+(https://<owner>.github.io/<repo>) links under it; page paths, canonical URLs and the sitemap
+work on the unprefixed site path (`config.absolute` appends it to the base URL, which holds the
+prefix already).
 """
 from __future__ import annotations
 
