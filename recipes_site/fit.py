@@ -511,7 +511,7 @@ def fit_choice(ctx, recipe: dict, variant_key: str = "default", hw_id: str | Non
                        if gpu_memory_utilization is not None else [])]
         argv = list(proc.argv) + overrides if proc is not None and overrides else None
         result.plan = plan_mod.rendering_plan(recipe, shown, profile, argv)
-        result.plan_reason = plan_mod.expand(result.plan, profile.get("display_name") or shown.hardware,
+        result.plan_reason = plan_mod.expand(result.plan, sizing.gpu_label(profile, shown.hardware),
                                              round(sizing.per_gpu_gib(profile), 1))["reason"]
         parts = plan_mod.replica_parts(shown, result.plan, profile) if not overrides else None
         if parts:

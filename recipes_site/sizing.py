@@ -90,6 +90,20 @@ class Fit:
         }
 
 
+_COUNT_SUFFIX = re.compile(r"\s*\(?(\d+)\s*[x×]\)?$")
+
+
+def gpu_label(profile: dict, hw_id: str = "") -> str:
+    """The name of one GPU of a profile: workstation profiles name the box ("RTX Pro 6000 8x"),
+    and "8 × RTX Pro 6000 8x" would count the cards twice, so a trailing count that equals the
+    profile's gpu_count is dropped ("8 × RTX Pro 6000")."""
+    name = str(profile.get("display_name") or hw_id)
+    m = _COUNT_SUFFIX.search(name)
+    if m and int(m.group(1)) == (profile.get("gpu_count") or 1) and m.start() > 0:
+        return name[:m.start()]
+    return name
+
+
 def per_gpu_gib(profile: dict) -> float:
     declared = profile.get("vram_per_gpu_gb")
     if isinstance(declared, (int, float)) and not isinstance(declared, bool) and declared > 0:

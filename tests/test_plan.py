@@ -33,7 +33,7 @@ def hw_docs(project_site) -> dict[tuple[str, str], dict]:
 
 def _expand(doc: dict, p: dict) -> dict:
     profile = doc["hardware_profile"]
-    return plan.expand(p, profile.get("display_name") or doc["hardware"], round(sizing.per_gpu_gib(profile), 1))
+    return plan.expand(p, sizing.gpu_label(profile, doc["hardware"]), round(sizing.per_gpu_gib(profile), 1))
 
 
 def _plans(doc: dict):
@@ -93,7 +93,7 @@ def test_the_card_header_counts_the_gpus_of_the_command(hw_docs):
     """The issue's "8x H200 · TP=1" for a one-GPU command: the header names the plan's GPUs."""
     labels = hw_labels(yaml.safe_load((PROJECT_ROOT / "taxonomy.yaml").read_text())["hardware_profiles"])
     for (hf, hw), doc in hw_docs.items():
-        name = doc["hardware_profile"].get("display_name") or hw
+        name = sizing.gpu_label(doc["hardware_profile"], hw)     # one GPU of the box: "RTX Pro 6000", not "... 2x"
         for r in doc["renderings"]:
             p = r["plan"]["default"]
             assert r["parts"]["summary"].startswith(f"{p['gpus']}× {name}"), (hf, hw, r["parts"]["summary"])
@@ -158,7 +158,7 @@ def test_a_draft_model_gets_its_own_plan(hw_docs):
     features = doc["feature_sets"][r["parts"]["features"]]
     spec = next(f for f in features if f["name"] == "spec_decoding")
     command = r["command"] + " \\\n  " + " \\\n  ".join(spec["lines"])
-    view = plan_view(r, on, {"gpu_count": 8, "label": "H200"}, command)
+    view = plan_view(r, on, {"gpu_count": 8, "label": "H200", "gpu": "H200"}, command)
     assert len(view["commands"]) == 8
     assert all("--speculative-config" in c for _, _, c in view["commands"])
     assert view["commands"][3][2].startswith("export CUDA_VISIBLE_DEVICES=3\nvllm serve nvidia/Llama-3.3-70B-Instruct-FP8")

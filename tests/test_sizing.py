@@ -163,3 +163,31 @@ def test_declared_mismatch():
     assert declared_mismatch(None, 168) is None
     assert declared_mismatch(True, 168) is None
     assert declared_mismatch(100, None) is None
+
+
+@pytest.mark.parametrize("profile, expected", [
+    ({"display_name": "RTX Pro 6000 8x", "gpu_count": 8}, "RTX Pro 6000"),
+    ({"display_name": "RTX PRO 5000 Blackwell 4x", "gpu_count": 4}, "RTX PRO 5000 Blackwell"),
+    ({"display_name": "RTX 5090 (2×)", "gpu_count": 2}, "RTX 5090"),
+    ({"display_name": "H100", "gpu_count": 8}, "H100"),
+    ({"display_name": "GB200 NVL4", "gpu_count": 4}, "GB200 NVL4"),          # a product name, not a count
+    ({"display_name": "Box 2x", "gpu_count": 4}, "Box 2x"),                  # a count that is not the profile's
+])
+def test_gpu_label_drops_only_the_profiles_own_count(profile, expected):
+    """"8 × RTX Pro 6000 8x" counted the cards twice in the header, the plan and its reason."""
+    from recipes_site.sizing import gpu_label
+    assert gpu_label(profile) == expected
+
+
+def test_built_pages_never_multiply_a_box_name(tmp_path):
+    """The card header (hardware documents) and the page's hardware table name one GPU of the box."""
+    import json
+    from recipes_site.build import build
+    from recipes_site.catalog import PROJECT_ROOT
+    out = tmp_path / "site"
+    assert build(PROJECT_ROOT, out).ok
+    doc = json.loads((out / "api/v1/models/moonshotai/Kimi-K2.6/hw/rtx_pro_6000_8x.json").read_text(encoding="utf-8"))
+    summaries = {r["parts"]["summary"] for r in doc["renderings"]}
+    assert summaries and all(s.startswith("8× RTX Pro 6000 ·") for s in summaries), summaries
+    page = (out / "moonshotai/Kimi-K2.6/index.html").read_text(encoding="utf-8")
+    assert '"gpu":"RTX Pro 6000"' in page and "× RTX Pro 6000 8x" not in page

@@ -177,7 +177,7 @@ def plan_of(rendering: dict, chosen: list[tuple[dict, dict | None]], hw: dict) -
     picker summary (plan.py `rendering_plans` and `expand`; site.js `planOf`)."""
     p = rendering["plan"]
     key = ",".join(f"{f['name']}:{m['name']}" if m is not None else f["name"] for f, m in chosen if f["name"] in p.get("keys", ()))
-    return plan.expand(p.get("by", {}).get(key) or p["default"], hw["label"], hw["vram_per_gpu_gb"])
+    return plan.expand(p.get("by", {}).get(key) or p["default"], hw["gpu"], hw["vram_per_gpu_gb"])
 
 
 def layout_text(p: dict) -> str:
@@ -269,7 +269,7 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
         return {"summary": f"One copy of this command: it uses {where}.", "commands": []}
     reps = parts["replicas"]
     summary = (f"{_count(len(reps), 'copy')} of this command ({layout_text(p)}, {_count(p['gpus'], 'GPU')} each) fill one "
-               f"{hw['gpu_count']} × {hw['label']} node, each on its own GPUs and port")
+               f"{hw['gpu_count']} × {hw['gpu']} node, each on its own GPUs and port")
     if p.get("concurrency") is not None:
         summary += (f", each holding {_count(p['concurrency'], 'request')} of {p['context_length']:,} tokens "
                     f"({_gib(p['kv_cache_gib_per_gpu'])} GiB of KV cache per GPU)")
@@ -452,7 +452,7 @@ def _initial_plan(summary: dict, r: dict, chosen: list, first: dict) -> dict:
     hw = summary["hardware"][r["hardware"]]
     p = plan_of(r, chosen, hw)
     command = process_text(r, first, chosen, locked=r["parts"]["features_locked"])
-    return {"plan_now": p, "sizing": plan_facts(p, hw["label"]),
+    return {"plan_now": p, "sizing": plan_facts(p, hw["gpu"]),
             "kv": kv_view(p) if p.get("kv_bytes_per_token_per_gpu") is not None else None,
             "plan": plan_view(r, p, hw, command)}
 

@@ -96,7 +96,7 @@ def _flag_value(argv: tuple, flag: str) -> str | None:
 def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict | None = None) -> str:
     """The card's header: the GPUs and nodes the deployment occupies and its layout, from the
     rendering's plan (plan.py) so it says what the command runs on, not what the profile has."""
-    name = profile.get("display_name") or r.hardware
+    name = sizing.gpu_label(profile, r.hardware)
     if plan is None:
         gpus, nodes, layout = profile.get("gpu_count") or 1, r.node_count, {}
     else:
@@ -232,7 +232,7 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
             "label": _variant_label(rec.data, tree.variant, v), "precision": v.get("precision"),
             "vram_gb": v.get("vram_minimum_gb"), "model_id": tree.model_id, "description": v.get("description") or "",
             "default_hardware": tree.default_hardware, "hardware": [res.hardware for res in tree.by_hardware]}
-    hardware = {hw_id: {"label": p.get("display_name") or hw_id, "brand": p.get("brand"),
+    hardware = {hw_id: {"label": p.get("display_name") or hw_id, "gpu": sizing.gpu_label(p, hw_id), "brand": p.get("brand"),
                         "gpu_count": p.get("gpu_count"), "vram_per_gpu_gb": round(sizing.per_gpu_gib(p), 1),
                         "verified": declared.get(hw_id) == "verified"}
                 for hw_id, p in ctx.profiles.items()}

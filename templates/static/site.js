@@ -198,7 +198,7 @@ function picker(P, D) {
       kv_cache_bytes_per_gpu: null, kv_bytes_per_token_per_gpu: null, max_tokens: null, concurrency: null,
       context_length: null, windows_per_gpu: [], prefill_chunk: 0, verdict: null }, c, { vram_gib_per_gpu: hw.vram_per_gpu_gb });
     p.kv_cache_gib_per_gpu = p.kv_cache_bytes_per_gpu === null ? null : p.kv_cache_bytes_per_gpu / GIB;
-    p.reason = planReason(p, hw.label, hw.vram_per_gpu_gb);
+    p.reason = planReason(p, hw.gpu, hw.vram_per_gpu_gb);
     return p;
   }
   function planReason(p, name, vram) {
@@ -351,7 +351,7 @@ function picker(P, D) {
     warn.hidden = holds(plan);
     warn.textContent = holds(plan) ? "" : "This command cannot start here: " + plan.reason;
     $("[data-sizing-hw]", P).textContent = D.labels[S.hardware] || HW.label;
-    const view = planFacts(plan, HW.label);
+    const view = planFacts(plan, HW.gpu);
     fill($("[data-sizing] dl", P), view.facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v }))));
     const why = $("[data-sizing-why]", P);
     why.textContent = view.why; why.className = view.ok ? "fits" : "over";
@@ -422,7 +422,7 @@ function picker(P, D) {
       return { summary: `One copy of this command: it uses ${where}.`, commands: [] };
     }
     const reps = parts.replicas, main = r.parts.processes[0], [head, tail] = commandParts(r, main, ch);
-    let s = `${count(reps.length, "copy")} of this command (${layoutText(p)}, ${count(p.gpus, "GPU")} each) fill one ${hw.gpu_count} × ${hw.label} node, each on its own GPUs and port`;
+    let s = `${count(reps.length, "copy")} of this command (${layoutText(p)}, ${count(p.gpus, "GPU")} each) fill one ${hw.gpu_count} × ${hw.gpu} node, each on its own GPUs and port`;
     if (p.concurrency !== null) s += `, each holding ${count(p.concurrency, "request")} of ${fmt(p.context_length)} tokens (${gib(p.kv_cache_gib_per_gpu)} GiB of KV cache per GPU)`;
     const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
     const text = x => (form === "docker" ? fillIn(parts.docker_head, x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);

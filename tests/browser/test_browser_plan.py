@@ -122,7 +122,7 @@ def test_every_picker_state_describes_the_command_shown(page, project_site, hf_i
             assert (p["tp"], p["pp"], p["dp"]) == (shape.tp, shape.pp, shape.dp), where
             assert f"TP={shape.tp}" in v["summary"], where
         # the memory panel and the card's warning
-        label = data["hardware"][hw]["label"]
+        label = data["hardware"][hw]["gpu"]
         facts = plan_facts(p, label)
         assert v["facts"] == [list(f) for f in facts["facts"]] and v["why"] == p["reason"], where
         assert v["whyClass"] == ("fits" if facts["ok"] else "over"), where

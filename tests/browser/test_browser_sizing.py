@@ -45,7 +45,7 @@ def entry_of(site, hf_id: str, variant: str, hw: str, strategy: str, nodes: int 
     pick = doc["recommended"][variant]
     r = next(x for x in doc["renderings"] if (x["variant"], x["strategy"], x["node_count"]) == (pick["variant"], strategy, nodes))
     profile = doc["hardware_profile"]
-    entry = {"label": profile.get("display_name") or hw, "vram_per_gpu_gb": round(sizing.per_gpu_gib(profile), 1)}
+    entry = {"label": profile.get("display_name") or hw, "gpu": sizing.gpu_label(profile, hw), "vram_per_gpu_gb": round(sizing.per_gpu_gib(profile), 1)}
     p = plan_of(r, default_choice(doc["feature_sets"][r["parts"]["features"]]), entry)
     return dict(p, evaluated_len=p["context_length"])
 
@@ -185,7 +185,7 @@ def test_the_throughput_plan_lists_and_copies_the_replica_commands(page, project
     r = next(x for x in doc["renderings"] if x["variant"] == "fp8" and x["strategy"] == "single_node_tp")
     features = doc["feature_sets"][r["parts"]["features"]]
     chosen = default_choice(features)
-    hw = {"gpu_count": 8, "label": "H200", "vram_per_gpu_gb": 141.0}
+    hw = {"gpu_count": 8, "label": "H200", "gpu": "H200", "vram_per_gpu_gb": 141.0}
     command = page.locator("pre[data-command]").text_content()
     view = plan_view(r, plan_of(r, chosen, hw), hw, command)
     assert page.locator("[data-plan] h4").inner_text() == "Throughput plan"
