@@ -2,13 +2,12 @@
 browser test of it (tests/browser/test_browser_base_path.py)."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
+from catalog_kit import copy_project_root
 from recipes_site.build import build
 from recipes_site.site_config import overridden
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 BASE_URL = "https://example.org/recipes"
 PREFIX = "/recipes/"
 # a dense model, one with checkpoint redirects (RedHatAI/...), an embedding model
@@ -17,16 +16,7 @@ RECIPES = ["Qwen/Qwen3-8B", "meta-llama/Llama-3.3-70B-Instruct", "BAAI/bge-m3"]
 
 def recipes_root(dest: Path) -> Path:
     """The project's vocabulary and the RECIPES."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in ("taxonomy.yaml", "platforms.yaml"):
-        shutil.copy(PROJECT_ROOT / name, dest / name)
-    for folder in ("strategies", "kv_store"):
-        shutil.copytree(PROJECT_ROOT / folder, dest / folder)
-    for hf_id in RECIPES:
-        target = dest / "models" / f"{hf_id}.yaml"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(PROJECT_ROOT / "models" / f"{hf_id}.yaml", target)
-    return dest
+    return copy_project_root(dest, RECIPES)
 
 
 def build_prefixed(tmp: Path) -> Path:

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
+from catalog_kit import copy_project_root
 from recipes_site.build import build
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.diagnostics import Level
@@ -15,13 +15,7 @@ def _tree(folder: Path) -> dict[str, bytes]:
 
 
 def _copy_project(tmp_path: Path) -> Path:
-    root = tmp_path / "root"
-    root.mkdir()
-    for name in ("models", "strategies", "kv_store"):
-        shutil.copytree(PROJECT_ROOT / name, root / name)
-    for name in ("taxonomy.yaml", "platforms.yaml"):
-        shutil.copy(PROJECT_ROOT / name, root / name)
-    return root
+    return copy_project_root(tmp_path / "root")
 
 
 def test_project_recipes_build_without_any_warning(project_site):

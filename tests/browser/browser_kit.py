@@ -14,7 +14,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from catalog_kit import copy_project_root
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import load_catalog
 from recipes_site.render.picker import exports
@@ -121,15 +121,7 @@ class Site:
 
 def copy_recipes_root(dest: Path, recipes: list[str]) -> Path:
     """A small recipes root: the project's vocabulary plus the named recipes."""
-    dest.mkdir(parents=True, exist_ok=True)
-    shutil.copy(PROJECT_ROOT / "taxonomy.yaml", dest / "taxonomy.yaml")
-    for folder in ("strategies", "kv_store"):
-        shutil.copytree(PROJECT_ROOT / folder, dest / folder)
-    for hf_id in recipes:
-        target = dest / "models" / f"{hf_id}.yaml"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(PROJECT_ROOT / "models" / f"{hf_id}.yaml", target)
-    return dest
+    return copy_project_root(dest, recipes)
 
 
 SETTLE_TIMEOUT = 5.0    # seconds a picker change may take (it may fetch a hardware document)
