@@ -351,18 +351,6 @@ def kv_bytes_per_sequence_window(layout: KvLayout, dtype_bytes: int) -> int:
 
 # -- per GPU ----------------------------------------------------------------------------------------
 
-def elements_per_layer_per_gpu(layout: KvLayout, tp: int = 1, dcp: int = 1) -> float:
-    """Cached elements per token and full-attention layer on one GPU of a TP group (dense layouts;
-    `layer_bytes_per_token_per_gpu` is the byte figure for every layout and layer kind).
-
-    GQA: `ceil(kv_heads / tp)` heads per rank while TP <= kv_heads, one replicated head beyond.
-    MLA: the latent is replicated on every TP rank; decode context parallelism (`dcp`) shards it.
-    """
-    if layout.attention == "mla":
-        return layout.elements_per_layer / max(1, dcp)
-    return 2 * _rank_heads(layout.kv_heads, tp) * layout.head_dim / max(1, dcp)
-
-
 def kv_bytes_per_token_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1, dcp: int = 1) -> float:
     """Bytes one GPU stores per token in its full-attention layers (the busiest pipeline stage)."""
     layers = math.ceil(layout.full_layers / max(1, pp))

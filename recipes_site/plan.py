@@ -41,7 +41,8 @@ import json
 import math
 import shlex
 
-from recipes_site import fit, kv_cache, sizing
+from recipes_site import fit
+from recipes_site.fit import _r
 
 GIB = fit.GIB
 FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"
@@ -97,14 +98,6 @@ def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
 
 
 # -- the plan of one process ----------------------------------------------------------------------
-
-def _r(value, digits: int = 3):
-    return None if value is None else round(value, digits)
-
-
-def _gpu_name(profile: dict, hw_id: str) -> str:
-    return str(profile.get("display_name") or hw_id)
-
 
 def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, gpus: int, nodes: int) -> dict:
     """The plan of a deployment whose memory-deciding process runs `argv`, occupying `gpus` GPUs
@@ -210,10 +203,6 @@ def expand(p: dict, name: str, vram: float) -> dict:
     out["kv_cache_gib_per_gpu"] = None if kv is None else kv / GIB
     out["reason"] = reason(out, name, vram)
     return out
-
-
-def holds_expanded(p: dict) -> bool:
-    return p.get("verdict") in (FITS, None)
 
 
 def holds(plan: dict) -> bool:

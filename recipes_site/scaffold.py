@@ -424,9 +424,9 @@ def scaffold(hf_id: str, config: dict | None = None, today: _dt.date | None = No
     multimodal = bool(config) and isinstance(config.get("vision_config"), dict)
     vram = sizing.weight_vram_gb(counts.total / 1e9, precision) if counts else None
     if config:      # a mixed-precision checkpoint (gpt-oss: MXFP4 experts, BF16 rest) is sized per component
-        exact = sizing.component_weights_bytes({"model": {"model_id": hf_id, "hf_config": hf_config_from(config)}},
-                                               {"precision": precision})
-        vram = vram if exact is None else math.ceil(round(exact / 1e9 * sizing.OVERHEAD, 6))
+        exact = sizing.component_weights_gb({"model": {"model_id": hf_id, "hf_config": hf_config_from(config)}},
+                                            {"precision": precision})
+        vram = vram if exact is None else exact
 
     lines = ["# yaml-language-server: $schema=../../schema/recipe.schema.json", "meta:",
              f"  title: {_q(repo)}", f"  slug: {_q(repo.lower())}", f"  provider: {_q(org)}",

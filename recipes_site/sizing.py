@@ -176,14 +176,20 @@ def component_weights_bytes(recipe: dict, variant: dict) -> float | None:
     return experts * EXPERTS_ONLY_QUANT_BYTES[method] + (count.total - experts) * MODEL_DTYPE_BYTES
 
 
+def component_weights_gb(recipe: dict, variant: dict) -> int | None:
+    """`component_weights_bytes` as a weight figure (`ceil(GB x 1.2)`, as `weight_vram_gb`), or None."""
+    exact = component_weights_bytes(recipe, variant)
+    return None if exact is None else math.ceil(round(exact / 1e9 * OVERHEAD, 6))
+
+
 def variant_weights_gb(recipe: dict, variant: dict) -> tuple[int | None, int | None]:
     """(computed, declared) weight figures of a variant, either None when unknown. A declared
     mixed-precision checkpoint is computed per component (`component_weights_bytes`)."""
     params = parse_parameter_count((recipe.get("model") or {}).get("parameter_count"))
     computed = weight_vram_gb(params, variant.get("precision")) if params else None
-    exact = component_weights_bytes(recipe, variant)
+    exact = component_weights_gb(recipe, variant)
     if exact is not None:
-        computed = math.ceil(round(exact / 1e9 * OVERHEAD, 6))
+        computed = exact
     declared = variant.get("vram_minimum_gb")
     return computed, declared if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
 
