@@ -305,6 +305,11 @@ def _argv_with(proc, choices, state) -> list[str] | None:
     return list(head) + rest if head[:2] == ("vllm", "serve") else None
 
 
+def _memory_key(argv) -> tuple:
+    """What decides a plan of one argv: its shape and its draft."""
+    return fit.shape_from_argv(argv), json.dumps(speculative_config(argv), sort_keys=True)
+
+
 def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool) -> dict:
     """The plan of the rendering as rendered (`default`), and of every other feature state that
     changes memory: `{"default": plan, "keys": [feature names], "by": {state key: plan}}`. The page
@@ -325,13 +330,13 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
         return out
     others = [s for s in defaults if s[0] not in features]
     by = {}
-    seen = {(fit.shape_from_argv(proc.argv), json.dumps(speculative_config(proc.argv), sort_keys=True)): default}
+    seen = {_memory_key(proc.argv): default}
     for state in states:
         argv = _argv_with(proc, choices, others + state)
         if argv is None:
             continue
-        key = (fit.shape_from_argv(argv), json.dumps(speculative_config(argv), sort_keys=True))
-        if key not in seen:      # only the shape and the draft decide a plan
+        key = _memory_key(argv)
+        if key not in seen:
             seen[key] = rendering_plan(recipe, rendering, profile, argv)
         if seen[key] != default:
             by[state_key(state)] = seen[key]
