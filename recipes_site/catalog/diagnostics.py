@@ -11,7 +11,7 @@ from enum import Enum
 
 EXCERPT_CHARS = 80      # longest quotation of file content in a message
 MAX_TEXT = 600          # longest message or hint, whatever it quotes
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")   # what a one-line text must not hold
 
 
 def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
@@ -21,7 +21,7 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     leads to (a secret, /etc/passwd, a 1 MB string). One line of at most ``limit`` characters is
     enough to find the spot; the position says where the rest is."""
     text = value if isinstance(value, str) else repr(value)
-    flat = _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+    flat = CONTROL_CHARS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
     if len(flat) <= limit:
         return flat
     return flat[:limit] + f"… ({len(text)} characters)"
@@ -30,7 +30,7 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
 def _bounded(text: str) -> str:
     """Last line of defence: one line, at most MAX_TEXT characters (a message can never carry a
     whole file, nor forge further diagnostic lines with newlines)."""
-    flat = _CONTROL.sub(" ", text)
+    flat = CONTROL_CHARS.sub(" ", text)
     return flat if len(flat) <= MAX_TEXT else flat[:MAX_TEXT] + "…"
 
 

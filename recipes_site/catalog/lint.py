@@ -39,6 +39,7 @@ from typing import Any, Callable
 from recipes_site import sizing
 from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
 from recipes_site.catalog.documents import PROJECT_ROOT, RecipeDoc
+from recipes_site.catalog.shell_rules import ARG_KEYS, ENV_KEYS
 from recipes_site.catalog.yaml import format_key_path
 from recipes_site.data import base_flag, vllm_flags
 
@@ -54,9 +55,7 @@ _LINK = re.compile(r"https://")
 _PLACEHOLDER = re.compile(r"\b(TODO|FIXME)\b")
 _LINE_BREAK = re.compile(r"\r\n?|\n")     # YAML's line breaks (str.splitlines also splits at \f, \u2028, ...)
 # Keys whose lists are `vllm serve` arguments, and keys whose maps are environments (types.py: Args,
-# EnvMap). `omni` tasks run vllm-omni, whose options are not in the vLLM list.
-_ARG_KEYS = frozenset({"base_args", "extra_args", "vllm_args", "args"})
-_ENV_KEYS = frozenset({"base_env", "extra_env", "env"})
+# EnvMap): shell_rules.ARG_KEYS / ENV_KEYS. `omni` tasks run vllm-omni, whose options are not in the vLLM list.
 _SKIP_SUBTREES = frozenset({"omni"})
 # did-you-mean lookups per rule and recipe: each costs a difflib pass over a few hundred names,
 # so a hostile recipe with thousands of made-up flags stays linear with a small constant
@@ -207,7 +206,7 @@ def check_vllm_flags(s: LintSubject) -> list[Diagnostic]:
     (a misspelt flag makes vLLM refuse to start, after the user has downloaded the weights)."""
     vocab = vocabulary()
     out = []
-    for path, value in _vllm_blocks(s, _ARG_KEYS, list):
+    for path, value in _vllm_blocks(s, ARG_KEYS, list):
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
                 continue
@@ -225,7 +224,7 @@ def check_vllm_env(s: LintSubject) -> list[Diagnostic]:
     does nothing, silently)."""
     vocab = vocabulary()
     out = []
-    for path, value in _vllm_blocks(s, _ENV_KEYS, dict):
+    for path, value in _vllm_blocks(s, ENV_KEYS, dict):
         for name in value:
             if vocab.unknown_env(name):
                 out.append(s.at(path + (name,), f"'{_excerpt(name)}' is not an environment variable vLLM "

@@ -174,7 +174,8 @@ class _Loader:
         walk(models)
         return found
 
-    def load_recipe(self, path: Path) -> tuple[RecipeDoc | None, list[Diagnostic]]:
+    def load_recipe(self, path: Path) -> tuple[RecipeDoc | None, list[Diagnostic], str]:
+        """The recipe, its diagnostics and its source text (for the contributor checks)."""
         display = self.display(path)
         rel = path.relative_to(self.root).as_posix()
         parts = rel.split("/")
@@ -182,7 +183,7 @@ class _Loader:
             self.files += 1
             return None, [Diagnostic(display, 0, 0, Level.ERROR, "",
                                      "not a recipe file: recipe files end in .yaml or .yml",
-                                     "rename it, or move it out of models/")]
+                                     "rename it, or move it out of models/")], ""
         diags: list[Diagnostic] = []
         if len(parts) != 3:
             where = "directly under models/" if len(parts) == 2 else "nested too deeply"
@@ -200,14 +201,14 @@ class _Loader:
         loaded = self.read(path, display)
         diags += loaded.diagnostics
         if loaded.data is None:
-            return None, diags
+            return None, diags, ""
         suppress = feature_mode_suppressions(loaded.data)
         spec, errors = validate(T.Recipe, loaded.data, display, loaded.positions, loaded.key_positions,
                                 suppress=suppress)
         diags += errors
         doc = RecipeDoc(path=path, display_path=display, rel_path=rel, hf_id=hf_id, data=loaded.data,
                         spec=spec, positions=loaded.positions, key_positions=loaded.key_positions)
-        return doc, diags
+        return doc, diags, loaded.text
 
     # -- everything
     def run(self) -> tuple[Catalog, list[Diagnostic]]:
@@ -242,15 +243,15 @@ class _Loader:
         self.file_diags += strategy_diags + kv_diags
 
         docs: list[RecipeDoc] = []
-        recipe_diags: list[tuple[RecipeDoc | None, list[Diagnostic]]] = []
+        recipe_diags: list[tuple[RecipeDoc | None, list[Diagnostic], str]] = []
         models = root / "models"
         if not models.is_dir():
             self.file_diags.append([Diagnostic(self.display(models), 0, 0, Level.ERROR, "",
                                                "the recipes root has no models/ directory")])
         else:
             for path in self.walk_models(models):
-                doc, diags = self.load_recipe(path)
-                recipe_diags.append((doc, diags))
+                doc, diags, text = self.load_recipe(path)
+                recipe_diags.append((doc, diags, text))
                 if doc is not None:
                     docs.append(doc)
 
@@ -263,14 +264,14 @@ class _Loader:
             taxonomy_diags.extend(report.items)
 
         # cross-file checks of each recipe, next to that recipe's own diagnostics
-        collisions = path_collisions([doc for doc, _ in recipe_diags if doc is not None])
-        for doc, diags in recipe_diags:
+        collisions = path_collisions(docs)
+        for doc, diags, text in recipe_diags:
             if doc is None:
                 continue
             diags.extend(collisions.get(id(doc), []))
             diags.extend(run_recipe_checks(doc, catalog))
-            diags.extend(_lint(doc, self.lint_level))
-        self.file_diags += [diags for _, diags in recipe_diags]
+            diags.extend(_lint(doc, self.lint_level, text))
+        self.file_diags += [diags for _, diags, _ in recipe_diags]
 
         out: list[Diagnostic] = []
         for diags in self.file_diags:
@@ -334,20 +335,20 @@ def path_collisions(docs: list[RecipeDoc]) -> dict[int, list[Diagnostic]]:
 _LINTED: dict = {}   # id(doc.data) -> (data, key, diagnostics), only while parses are remembered
 
 
-def _lint(doc: RecipeDoc, level) -> list[Diagnostic]:
+def _lint(doc: RecipeDoc, level, text: str) -> list[Diagnostic]:
     """lint_recipe, reused in a process that remembers parses (`serve`, yaml.remember_parses):
     the contributor checks read only the recipe itself, and an unchanged file yields the very
     same parsed data object, so its lint result is still the right one."""
     from recipes_site.catalog import yaml as yaml_module
     if yaml_module._PARSED is None:
-        return lint_recipe(doc, level)
+        return lint_recipe(doc, level, text)
     key = (doc.display_path, doc.rel_path, doc.hf_id, level)
     hit = _LINTED.get(id(doc.data))
     if hit is not None and hit[0] is doc.data and hit[1] == key:
         return list(hit[2])
     if len(_LINTED) >= yaml_module._PARSED_LIMIT:
         _LINTED.clear()
-    result = lint_recipe(doc, level)
+    result = lint_recipe(doc, level, text)
     _LINTED[id(doc.data)] = (doc.data, key, result)
     return list(result)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from recipes_site.catalog.diagnostics import CONTROL_CHARS
 from recipes_site.catalog.documents import RecipeDoc
 from recipes_site.synthesis.shell import FLAG_NAME, LEGACY_FLAG, LEGACY_IMAGE
 
@@ -34,12 +35,11 @@ _DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}
 OCI_REFERENCE = re.compile(rf"(?P<name>{_NAME})(?::{_TAG})?(?:@{_DIGEST})?")
 NAME_TOTAL_MAX = 255    # reference.go: NameTotalLengthMax
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 FLAG_HELP = "a flag is --name or --name=value, the name made of letters, digits, '.', '_' and '-'"
 
 
 def _control(value: str) -> str | None:
-    m = _CONTROL.search(value)
+    m = CONTROL_CHARS.search(value)
     return None if m is None else f"U+{ord(m.group()):04X}"
 
 

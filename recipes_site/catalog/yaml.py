@@ -189,6 +189,7 @@ class LoadedYaml:
     positions: dict = field(default_factory=dict)       # key path -> (line, col) of the value
     key_positions: dict = field(default_factory=dict)   # key path -> (line, col) of the key
     diagnostics: list = field(default_factory=list)
+    text: str = ""      # the source as read (lint reads its comments without reading the file again)
 
     @property
     def ok(self) -> bool:
@@ -458,7 +459,7 @@ def _line_col(text: str, index: int) -> tuple[int, int]:
 
 def load_yaml_text(text: str, display_path: str, *, require_mapping: bool = True) -> LoadedYaml:
     """Parse ``text``; errors come back as diagnostics (``data`` is then None)."""
-    out = LoadedYaml()
+    out = LoadedYaml(text=text)
     if text.startswith("\ufeff"):
         text = text[1:]
     builder = _Builder(text, display_path)
