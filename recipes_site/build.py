@@ -22,6 +22,7 @@ from pathlib import Path
 from recipes_site.cache import Cache, RecordingPaths, file_stamp, recipe_key, shared_fingerprint
 from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
+from recipes_site.catalog.index import org_of
 from recipes_site.catalog.types import recipe_json_schema
 from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
@@ -83,7 +84,7 @@ def recipe_neighbours(catalog: Catalog, doc) -> tuple:
     variants = doc.data.get("variants") if isinstance(doc.data.get("variants"), dict) else {}
     standalone = sorted(mid for v in variants.values() if isinstance(v, dict)
                         for mid in [v.get("model_id")] if isinstance(mid, str) and mid in catalog.index.ids)
-    return related, more, catalog.index.provider_name(doc.hf_id.split("/", 1)[0]), standalone
+    return related, more, catalog.index.provider_name(org_of(doc.hf_id)), standalone
 
 
 _WORKER_STATE: tuple | None = None

@@ -24,12 +24,6 @@ class OutputRefused(Exception):
     """`--out` names a folder the build must not replace; the message says why and what to do."""
 
 
-def manifest_bytes(files: list[str] | None) -> bytes:
-    """The manifest document: `files` is None while a build is still writing (staging)."""
-    doc = {"generator": GENERATOR, "files": files}
-    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-
-
 def read_manifest(folder: Path) -> dict | None:
     """The folder's manifest when it is a well-formed one of ours (not followed through a symlink)."""
     try:

@@ -27,7 +27,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from recipes_site.outdir import MANIFEST, check_output, manifest_bytes, read_manifest, tree_files
+from recipes_site.outdir import GENERATOR, MANIFEST, check_output, read_manifest, tree_files
 from recipes_site.posix import exchange, exclusive_lock
 
 DIR_MODE, FILE_MODE = 0o755, 0o644   # a published site is world-readable whatever the umask
@@ -40,6 +40,11 @@ class UnsafePath(ValueError):
 def encode_json(doc) -> bytes:
     """Deterministic, compact JSON (key order is the documents' own insertion order)."""
     return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def manifest_bytes(files: list[str] | None) -> bytes:
+    """The manifest document (outdir.py): `files` is None while a build is still writing (staging)."""
+    return encode_json({"generator": GENERATOR, "files": files})
 
 
 def _parts(rel: str) -> list[str]:
@@ -131,10 +136,8 @@ def write_files(folder: Path, files: dict[str, bytes], previous: Path | None = N
             try:
                 os.link(same, target, follow_symlinks=False)
                 continue
-            except FileExistsError:
-                pass   # written below (replacing what is there)
             except OSError:
-                pass   # no hard links here: write it
+                pass   # already there (replaced below), or no hard links here: write it
         fd = _create(target)
         try:
             with os.fdopen(fd, "wb") as f:

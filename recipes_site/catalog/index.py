@@ -11,6 +11,7 @@ provider names, the order of "more from this provider") are the ones the former 
 """
 from __future__ import annotations
 
+from collections import Counter
 from functools import cached_property
 
 
@@ -49,9 +50,7 @@ class CatalogIndex:
         for org, docs in self._by_org.items():
             names = [str(n) for n in (_mapping(d.data.get("meta")).get("provider") for d in docs) if n]
             if names:
-                counts: dict[str, int] = {}
-                for n in names:
-                    counts[n] = counts.get(n, 0) + 1
+                counts = Counter(names)
                 out[org] = max(sorted(counts), key=counts.__getitem__)
         return out
 
