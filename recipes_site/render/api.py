@@ -157,11 +157,12 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
 def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared) -> dict:
     """One rendering of a hardware document: the commands, the picker's parts and the plan
     (plan.py) every figure shown beside the command comes from."""
-    from recipes_site.render.picker import rendering_parts
+    from recipes_site.render.picker import features_locked, rendering_parts
     profile = ctx.profiles.get(r.hardware) or {}
     choices, _ = shared.choices(rec, ctx, r)
-    plans = plan.plan_json(rec.data, r, profile, choices, shared.locked(rec, ctx, r, choices))
-    return {**rendering_json(r), "parts": rendering_parts(rec, ctx, r, shared, plans["default"]), "plan": plans}
+    locked = features_locked(choices, r)
+    plans = plan.plan_json(rec.data, r, profile, choices, locked)
+    return {**rendering_json(r), "parts": rendering_parts(rec, ctx, r, shared, plans["default"], locked), "plan": plans}
 
 
 def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from html import escape
@@ -40,7 +39,7 @@ from recipes_site.render.api import API, HF, RecipeInput, hardware_entries_of, h
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, picker_summary
 from recipes_site.site_config import SiteConfig, site_config
-from recipes_site.site_root import root, url
+from recipes_site.site_root import root, site_path, url
 from recipes_site.render.search import (ARCH_LABELS, FACET_LABELS, FACETS, PAGE_SIZE, PROVIDER_CHIPS, SEARCH_DIR,
                                         SORTS, browse_index, format_params, id_buckets, shard_doc,
                                         shard_size, shards)
@@ -421,8 +420,8 @@ def node_pills(rs: list[dict], strategy: str, nodes: list[int]) -> list[tuple[in
         r = next((x for x in rs if x["strategy"] == strategy and x["node_count"] == n), None) \
             or next(x for x in rs if x["node_count"] == n)
         p = r["plan"]["default"]
-        nodes = p.get("nodes", 1)
-        out.append((n, f"{nodes} node{'s' if nodes > 1 else ''}", f"{p['gpus']} GPU{'s' if p['gpus'] > 1 else ''}"))
+        used = p.get("nodes", 1)
+        out.append((n, f"{used} node{'s' if used > 1 else ''}", f"{p['gpus']} GPU{'s' if p['gpus'] > 1 else ''}"))
     return out
 
 
@@ -640,7 +639,7 @@ class _Catalog:
         home and 404 pages inline instead of the records: shard URLs, sizes, labels."""
         checkpoints: dict[str, list[str]] = {}
         for cp, target in self.redirects.items():
-            checkpoints.setdefault(target.split("?", 1)[0][len(root()):].strip("/"), []).append(cp)
+            checkpoints.setdefault(site_path(target.split("?", 1)[0]).strip("/"), []).append(cp)
         self.browse = browse_index(self.index["models"], self.labels, self.taxonomy,
                                    {k: sorted(v) for k, v in checkpoints.items()})
         records = self.browse["records"]

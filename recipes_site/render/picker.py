@@ -58,9 +58,6 @@ def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
                    ["vllm_worker_docker_commands", i - 1], w) for i, w in enumerate(r.kv.workers, 1)]
 
 
-_heredoc = heredoc     # the Mooncake config steps (shell.heredoc: unquoted delimiter, escaped body)
-
-
 def _extras(r: Rendering) -> list[dict]:
     """Extra tabs: text computed here, or a `path` into the rendering plus a `prefix`."""
     if r.prefill:
@@ -72,12 +69,12 @@ def _extras(r: Rendering) -> list[dict]:
         out.append({"id": "install", "label": "Install", "text": kv.install})
     if kv.config:
         out.append({"id": "mooncake-config", "label": "Mooncake config",
-                    "text": _heredoc("$MOONCAKE_CONFIG_PATH", kv.config, kv.config_note)})
+                    "text": heredoc("$MOONCAKE_CONFIG_PATH", kv.config, kv.config_note)})
     if kv.master:
         out.append({"id": "mooncake-master", "label": "Mooncake master", "prefix": "", "path": ["master", "command"]})
     if kv.store:
         store = mapping(kv.store)
-        prefix = _heredoc("$MOONCAKE_STORE_CONFIG_PATH", store["config"], store.get("note")) + "\n" \
+        prefix = heredoc("$MOONCAKE_STORE_CONFIG_PATH", store["config"], store.get("note")) + "\n" \
             if store.get("config") else ""
         out.append({"id": "mooncake-store", "label": "Mooncake store", "prefix": prefix, "path": ["store", "command"]})
     if kv.router:
@@ -168,11 +165,8 @@ class SharedParts:
             self._choices[key] = (choices, self.feature_sets.index_of(feature_set_json(choices)))
         return self._choices[key]
 
-    def locked(self, rec: RecipeInput, ctx: Context, r: Rendering, choices) -> bool:
-        return _locked(choices, r)
 
-
-def _locked(choices, r: Rendering) -> bool:
+def features_locked(choices, r: Rendering) -> bool:
     """Whether the feature toggles of a rendering cannot be joined into its commands."""
     procs = [p for *_, p in _processes(r)]
     return not (toggles_are_exact(choices, procs) and all(_split(p, len(choices)) is not None for p in procs))
@@ -191,21 +185,21 @@ def _split(p: Process, n_features: int) -> dict | None:
     return {"at": at, "n": len(body) - 1 - at - len(p.lines_after), "docker_at": docker_at}
 
 
-def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: SharedParts, plan: dict | None = None) -> dict:
+def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: SharedParts, plan: dict | None,
+                    locked: bool) -> dict:
+    """The picker's parts of a rendering; `locked` is `features_locked` of its choices (which
+    already requires every process to `_split`)."""
     choices, feature_set = shared.choices(rec, ctx, r)
-    procs = _processes(r)
-    exact = not shared.locked(rec, ctx, r, choices)
     parts = []
     env_of = lambda p: r.env if (r.single or r.head or r.kv) else p.env
-    for pid, label, path, docker_path, p in procs:
+    for pid, label, path, docker_path, p in _processes(r):
         split = _split(p, len(choices))
-        exact = exact and split is not None
         parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
                       "exports": exports(env_of(p)), **(split or {"at": 0, "n": 0, "docker_at": 0})})
     variant = mapping(mapping(rec.data.get("variants")).get(r.variant))
     return {"summary": summary_line(r, ctx.profiles.get(r.hardware, {}), variant.get("precision"), plan),
             "processes": parts, "extras": shared.extra_sets.index_of(_extras(r)),
-            "features": feature_set, "features_locked": not exact}
+            "features": feature_set, "features_locked": locked}
 
 
 # -- the page's embedded summary ----------------------------------------------------------------

@@ -50,8 +50,6 @@ FEATURE = _obj({"name": STR, "label": STR, "description": STR, "default": {"type
 EXTRA = {"type": "object", "required": ["id", "label"], "additionalProperties": False,
          "properties": {"id": STR, "label": STR, "text": STR, "prefix": STR, "path": PATH}}
 NUM = {"type": "number"}
-NUM_OR_NULL_ = {"type": ["number", "null"]}
-INT_OR_NULL_ = {"type": ["integer", "null"]}
 # plan.plan_of: what one rendering asks of the machine, in GiB (every figure shown beside a command)
 ONE_PLAN = _obj({
     "gpus": {"type": "integer", "minimum": 1}, "tp": {"type": "integer", "minimum": 1},

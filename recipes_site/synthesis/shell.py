@@ -14,6 +14,7 @@ a `Placeholder` (a `$NAME` we or the strategy/kv-store vocabulary wrote) stays e
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -182,7 +183,6 @@ def heredoc(path_var: str, config: dict, note: str | None) -> str:
     Everything else the shell would act on inside an unquoted heredoc (`\\`, a backquote, a `$`
     that does not start a variable name, i.e. `$(`, `${`, `$((`) is escaped, so a value can
     only ever name a variable, never run anything. JSON output never holds a line `EOF`."""
-    import json
     comments = "".join(f"# {comment_text(line)}\n" for line in (note or "").splitlines())
     body = _HEREDOC_SPECIAL.sub(lambda m: "\\" + m.group(), json.dumps(config, indent=2, ensure_ascii=False))
     return f"{comments}cat > {path_var} <<EOF\n{body}\nEOF"
