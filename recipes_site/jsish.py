@@ -20,6 +20,11 @@ def truthy(value: Any) -> bool:
     return True
 
 
+def truthy_items(values: list) -> list:
+    """The items `truthy` keeps, testing strings (nearly every item of an argument list) inline."""
+    return [v for v in values if (v != "" if isinstance(v, str) else truthy(v))]
+
+
 def first_truthy(*values: Any) -> Any:
     for value in values:
         if truthy(value):

@@ -9,10 +9,9 @@ import math
 
 from . import docker
 from .hardware import Hardware
-from recipes_site.jsish import is_number, mapping, str_list
+from recipes_site.jsish import is_number, mapping, str_list, truthy_items
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
-from recipes_site.jsish import truthy
-from .serve_args import ProcessSpec, dedupe, dedupe_units, flatten, model_id, serve_env, serve_token_segments
+from .serve_args import ProcessSpec, dedupe_units, flatten, model_id, serve_env, serve_token_segments
 from .shell import Placeholder, quote, serve_command_of_lines, unit_line, units_of
 from .types import KvStore, PdPool, Process, Rendering, Router
 from recipes_site.fit import engine_sizing, engine_tp
@@ -32,26 +31,26 @@ def make_process(spec: ProcessSpec, port: int, image) -> Process:
     before, features, after = serve_token_segments(spec)
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
     sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile, before + features + after)
-    after = after + list(sized.args)
-    units = dedupe(before + features + after)
+    before, features, after = truthy_items(before), truthy_items(features), truthy_items(after + list(sized.args))
+    units = dedupe_units(units_of(before + features + after))
     argv = ("vllm", "serve", model, *flatten(units))
     lines = [unit_line(u) for u in units]
     command = serve_command_of_lines(model, lines)
     env = serve_env(spec)
-    head = dedupe_units(units_of([t for t in before if truthy(t)]) + [FEATURE_MARK]
-                        + units_of([t for t in after if truthy(t)]))
+    head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
     split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
     cut = split.index(None)
     # Deliberate deviations from the reference (docs/compat-deviations.json): a multi-node process
     # runs on the host network, a gated checkpoint gets the host's HF_TOKEN passed through.
     opts = dict(host_network=spec.multi_node,
                 pass_env=("HF_TOKEN",) if docker.is_gated(spec.recipe, spec.variant) else ())
+    docker_lines = docker.docker_lines(image, model, env, spec.hw, port, **opts)
     return Process(
         argv=argv, command=command, env=env,
         docker_argv=tuple(docker.docker_argv(image, model, list(argv), env, spec.hw, port, **opts)),
-        docker_command=docker.docker_command(image, model, lines, env, spec.hw, port, **opts),
+        docker_command=docker.docker_text(model, docker_lines + lines),
         lines_before=tuple(split[:cut]), lines_after=tuple(split[cut + 1:]),
-        docker_head=docker.docker_command(image, model, [], env, spec.hw, port, **opts),
+        docker_head=docker.docker_text(model, docker_lines),
         notes=sized.notes,
     )
 

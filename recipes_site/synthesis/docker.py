@@ -22,6 +22,9 @@ GPU_FLAG_LINES = {
     "xpu": [["--device", "/dev/dri"], ["-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size=16g"]],
     "cpu": [["--shm-size=16g"]],
 }
+# The same flags as text lines of the docker command, `docker run` leading the first line.
+_GPU_FLAG_TEXT = {k: tuple([" ".join(["docker run", *v[0]])] + [" ".join(group) for group in v[1:]])
+                  for k, v in GPU_FLAG_LINES.items()}
 GPU_FLAG_ARGV = {**{k: [t for line in v for t in line] for k, v in GPU_FLAG_LINES.items()},
                  "xpu": ["--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"],
                  "cpu": ["--shm-size", "16g"]}
@@ -127,15 +130,26 @@ def docker_command(image, model: str, body: list[str], env: dict, hw: Hardware, 
                    host_network: bool = False, pass_env: tuple = ()) -> str:
     """`docker run` text: our flag lines, then `<image> <model>`, then the serve command's
     argument lines (`body`, already shell words). Every recipe string passes through shell.py."""
-    lines = [" ".join(["docker run"] + [" ".join(group) for group in GPU_FLAG_LINES[_family(hw)][:1]])]
-    lines += [" ".join(group) for group in GPU_FLAG_LINES[_family(hw)][1:]]
+    return docker_text(model, docker_lines(image, model, env, hw, port, host_network, pass_env) + list(body))
+
+
+def docker_lines(image, model: str, env: dict, hw: Hardware, port: int,
+                 host_network: bool = False, pass_env: tuple = ()) -> list[str]:
+    """The lines of the `docker run` text up to and including `<image> <model>`: computed once
+    per process, for both its full docker command and its `docker_head`."""
+    lines = list(_GPU_FLAG_TEXT[_family(hw)])
     lines += [" ".join(["--privileged --ipc=host", *_network(hw, port, host_network)]),
               "-v ~/.cache/huggingface:/root/.cache/huggingface"]
     lines += [f"-v {mount_word(path)}" for path in _mount_paths(model, env)]
     lines += [f"-e {env_word(k, v)}" for k, v in env.items()]
     lines += [f"-e {quote(name)}" for name in pass_env]
     lines.append(f"{image_word(image)} {quote(model)}")
-    text_ = continued(lines + list(body))
+    return lines
+
+
+def docker_text(model: str, lines: list[str]) -> str:
+    """Lines joined into one command; a local model path gets a comment saying it must exist."""
+    text_ = continued(lines)
     if model.startswith("/"):
         text_ = f"# {comment_text(model)} must already exist on the host — bind-mounted read-only below.\n" + text_
     return text_

@@ -6,10 +6,11 @@ the parallel block itself is decided by the caller (single-node, multi-node, pre
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .features import feature_args
 from .hardware import Hardware
-from recipes_site.jsish import mapping, str_list, truthy
+from recipes_site.jsish import mapping, str_list, truthy_items
 from .shell import Unit, trusted_args, trusted_env, units_of
 
 PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
@@ -32,37 +33,38 @@ class ProcessSpec:
     features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
     multi_node: bool = False                         # the process's parallel group spans nodes (host network)
 
-    @property
+    # cached: serve_token_segments and serve_env each consult these several times per process
+    @cached_property
     def variant(self) -> dict:
         variants = mapping(self.recipe.get("variants"))
         return mapping(variants.get(self.variant_key) or variants.get("default"))
 
-    @property
+    @cached_property
     def overrides(self) -> dict:
         return mapping(mapping(self.recipe.get("strategy_overrides")).get(self.strategy_id))
 
-    @property
+    @cached_property
     def role_overrides(self) -> dict:
         return mapping(self.overrides.get(self.role)) if self.role else {}
+
+    @cached_property
+    def hardware_blocks(self) -> list[dict]:
+        """Generation/brand override blocks in order; a strategy-level block replaces the recipe's and variant's."""
+        hw = self.hw
+        strategy_block = hw.override_block(self.overrides.get("hardware_overrides"))
+        if strategy_block is not None:
+            blocks = [strategy_block]
+        else:
+            blocks = [hw.override_block(self.recipe.get("hardware_overrides")),
+                      hw.override_block(self.variant.get("hardware_overrides"))]
+        blocks.append(mapping(self.overrides.get("hardware_overrides")).get(hw.id))
+        if self.role:
+            blocks.append(mapping(self.role_overrides.get("hardware_overrides")).get(hw.id))
+        return [mapping(b) for b in blocks]
 
 
 def model_id(recipe: dict, variant: dict) -> str:
     return variant.get("model_id") or mapping(recipe.get("model")).get("model_id") or "unknown"
-
-
-def _hardware_blocks(spec: ProcessSpec) -> list[dict]:
-    """Generation/brand override blocks in order; a strategy-level block replaces the recipe's and variant's."""
-    hw = spec.hw
-    strategy_block = hw.override_block(spec.overrides.get("hardware_overrides"))
-    if strategy_block is not None:
-        blocks = [strategy_block]
-    else:
-        blocks = [hw.override_block(spec.recipe.get("hardware_overrides")),
-                  hw.override_block(spec.variant.get("hardware_overrides"))]
-    blocks.append(mapping(spec.overrides.get("hardware_overrides")).get(hw.id))
-    if spec.role:
-        blocks.append(mapping(spec.role_overrides.get("hardware_overrides")).get(hw.id))
-    return [mapping(b) for b in blocks]
 
 
 def serve_tokens(spec: ProcessSpec) -> list:
@@ -85,7 +87,7 @@ def serve_token_segments(spec: ProcessSpec) -> tuple[list, list, list]:
     tokens += spec.parallel
     source = spec.role_overrides if spec.role else spec.overrides
     tokens += str_list(source.get("extra_args")) + str_list(source.get("vllm_args"))
-    for block in _hardware_blocks(spec):
+    for block in spec.hardware_blocks:
         tokens += str_list(block.get("extra_args"))
     features = feature_args(recipe, hw, spec.variant_key, variant, spec.strategy_id,
                             skip_companions=spec.kv is not None, selection=spec.features)
@@ -111,7 +113,7 @@ def serve_env(spec: ProcessSpec) -> dict:
         env.update(mapping(spec.role_overrides.get("env")))
     else:
         env.update(mapping(spec.overrides.get("extra_env")))
-    for block in _hardware_blocks(spec):
+    for block in spec.hardware_blocks:
         env.update(mapping(block.get("extra_env")))
     if spec.role and hw.id not in NVL_TRAYS:
         for key in PD_ONLY_ON_NVL:
@@ -121,7 +123,7 @@ def serve_env(spec: ProcessSpec) -> dict:
 
 def dedupe(tokens: list) -> list[Unit]:
     """Drop empty tokens, then keep only the last occurrence of each flag, at its last position."""
-    return dedupe_units(units_of([t for t in tokens if truthy(t)]))
+    return dedupe_units(units_of(truthy_items(tokens)))
 
 
 def dedupe_units(units: list[Unit]) -> list[Unit]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from recipes_site.jsish import js_str
@@ -132,22 +133,31 @@ def shell_words(argv) -> list[str]:
 def units_of(tokens: list[str]) -> list[Unit]:
     """Group tokens as vLLM reads them: a flag takes the next token unless that is a flag too."""
     units: list[Unit] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
+    flag = None          # a flag still waiting for its value
+    for tok in tokens:
         if tok.startswith("-"):
-            if i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
-                units.append((tok, tokens[i + 1]))
-                i += 2
-                continue
-            units.append((tok,))
+            if flag is not None:
+                units.append((flag,))
+            flag = tok
+        elif flag is not None:
+            units.append((flag, tok))
+            flag = None
         else:
             units.append((tok,))
-        i += 1
+    if flag is not None:
+        units.append((flag,))
     return units
 
 
 def unit_line(unit: Unit) -> str:
+    """One argument line: a flag and its value, or a lone token, as shell words."""
+    return _unit_line(unit, tuple(map(type, unit)))
+
+
+# Memo: a build prints a few hundred distinct lines some 170k times. The token types are part of
+# the key because a Placeholder prints bare where an equal recipe string is quoted.
+@lru_cache(maxsize=4096)
+def _unit_line(unit: Unit, _types: tuple) -> str:
     if len(unit) == 2:
         return f"{flag_word(unit[0])} {quote(unit[1])}"
     return token_word(unit[0])
