@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Our whole build against the reference's JSON step, on the compat corpus, in one run (printed, never asserted).
 
-usage: python benchmarks/compat_bench.py [--corpus ROOT] [--repeat N]
+usage: python benchmarks/compat_bench.py [--corpus ROOT] [--repeat N] [--tmp DIR]
                                          [--reference-cmd CMD] [--reference-root ROOT]
 
 Issue 13 asks that our clean build of the compat corpus (validate + JSON API + HTML pages) use
@@ -101,8 +101,8 @@ def record(runs: Runs, user: float, sys_: float, wall: float) -> None:
     runs.wall.append(wall)
 
 
-def ours(runs: Runs, corpus: Path, env: dict) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="compat-bench-ours-"))
+def ours(runs: Runs, corpus: Path, env: dict, where: str | None) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="compat-bench-ours-", dir=where))
     try:
         out = tmp / "site"
         record(runs, *timed_child([sys.executable, "-m", "recipes_site", "build", str(corpus), "--out", str(out)],
@@ -112,8 +112,8 @@ def ours(runs: Runs, corpus: Path, env: dict) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def reference(runs: Runs, cmd: list[str], root: Path) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="compat-bench-ref-"))
+def reference(runs: Runs, cmd: list[str], root: Path, where: str | None) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="compat-bench-ref-", dir=where))
     try:
         work = tmp / "root"
         copy_root(root, work)
@@ -137,6 +137,9 @@ def main() -> int:
                     help='the reference build, e.g. "node /abs/checkout/scripts/build-recipes-api.mjs"')
     ap.add_argument("--reference-root", default=None,
                     help="recipes root the reference runs in, copied per round (default: --corpus)")
+    ap.add_argument("--tmp", default=None,
+                    help="folder for both sides' outputs (default: the system's; /dev/shm takes the disk "
+                         "out of the sys figures, which are the noisiest on a busy machine)")
     args = ap.parse_args()
     corpus = Path(args.corpus).resolve()
     ref_root = Path(args.reference_root or corpus).resolve()
@@ -158,11 +161,12 @@ def main() -> int:
           f"load average {os.getloadavg()[0]:.2f} at start")
     if ref_cmd:
         print(f"reference: {' '.join(ref_cmd)} in a copy of {ref_root}")
+    print(f"outputs under {args.tmp or tempfile.gettempdir()}")
     for k in range(args.repeat):
         # alternate the order so that neither side always runs first (a cold page cache, a neighbour's burst)
-        steps = [lambda: ours(mine, corpus, env), lambda: ours(mine_one, corpus, env_one)]
+        steps = [lambda: ours(mine, corpus, env, args.tmp), lambda: ours(mine_one, corpus, env_one, args.tmp)]
         if ref_cmd:
-            steps.append(lambda: reference(theirs, ref_cmd, ref_root))
+            steps.append(lambda: reference(theirs, ref_cmd, ref_root, args.tmp))
         for step in (steps if k % 2 == 0 else steps[::-1]):
             step()
         print(f"  round {k + 1}/{args.repeat}: ours {mine.cpu[-1]:.2f} s CPU, JOBS=1 {mine_one.cpu[-1]:.2f} s"
