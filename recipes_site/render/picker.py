@@ -17,6 +17,7 @@ page then shows the command as rendered with the toggles fixed at their defaults
 """
 from __future__ import annotations
 
+import functools
 import json
 
 from recipes_site import fit, sizing
@@ -58,6 +59,22 @@ def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
                    ["vllm_worker_docker_commands", i - 1], w) for i, w in enumerate(r.kv.workers, 1)]
 
 
+_HEREDOCS: dict[tuple, str] = {}
+
+
+def _heredoc(path_var: str, config, note) -> str:
+    """`shell.heredoc`, once per distinct config."""
+    # Memo: every kv-store rendering writes one of a few vocabulary configs (4,428 heredocs on the
+    # compat corpus), each an indent=2 dump in pure Python. Correct because the compact dump in the
+    # key is the same walk of the config with other separators: equal keys, equal heredocs.
+    key = (path_var, json.dumps(config), note or "")      # heredoc reads `note or ""`
+    if key not in _HEREDOCS:
+        if len(_HEREDOCS) > 1024:       # a long `serve` session: vocabulary edits, never unbounded
+            _HEREDOCS.clear()
+        _HEREDOCS[key] = heredoc(path_var, config, note)
+    return _HEREDOCS[key]
+
+
 def _extras(r: Rendering) -> list[dict]:
     """Extra tabs: text computed here, or a `path` into the rendering plus a `prefix`."""
     if r.prefill:
@@ -69,12 +86,12 @@ def _extras(r: Rendering) -> list[dict]:
         out.append({"id": "install", "label": "Install", "text": kv.install})
     if kv.config:
         out.append({"id": "mooncake-config", "label": "Mooncake config",
-                    "text": heredoc("$MOONCAKE_CONFIG_PATH", kv.config, kv.config_note)})
+                    "text": _heredoc("$MOONCAKE_CONFIG_PATH", kv.config, kv.config_note)})
     if kv.master:
         out.append({"id": "mooncake-master", "label": "Mooncake master", "prefix": "", "path": ["master", "command"]})
     if kv.store:
         store = mapping(kv.store)
-        prefix = heredoc("$MOONCAKE_STORE_CONFIG_PATH", store["config"], store.get("note")) + "\n" \
+        prefix = _heredoc("$MOONCAKE_STORE_CONFIG_PATH", store["config"], store.get("note")) + "\n" \
             if store.get("config") else ""
         out.append({"id": "mooncake-store", "label": "Mooncake store", "prefix": prefix, "path": ["store", "command"]})
     if kv.router:
@@ -169,20 +186,28 @@ class SharedParts:
 def features_locked(choices, r: Rendering) -> bool:
     """Whether the feature toggles of a rendering cannot be joined into its commands."""
     procs = [p for *_, p in _processes(r)]
-    return not (toggles_are_exact(choices, procs) and all(_split(p, len(choices)) is not None for p in procs))
+    return not (toggles_are_exact(choices, procs) and all(_split(p) is not None for p in procs))
 
 
-def _split(p: Process, n_features: int) -> dict | None:
-    """Where the feature block sits in the command and where the docker head ends."""
-    body = p.command.split(SEP)
-    at = len(p.lines_before)
-    if body[1:] != list(p.lines_before) + body[1 + at:len(body) - len(p.lines_after)] + list(p.lines_after):
+def _split(p: Process) -> dict | None:
+    """Where the feature block sits in the command and where the docker head ends (callers copy
+    the dict, never change it: it is shared by the memo)."""
+    return _split_lines(p.command, p.docker_command, p.lines_before, p.lines_after)
+
+
+# Memo: a process is split by `features_locked` and again by `rendering_parts`, and the same
+# command recurs on several hardware; correct because the split reads nothing but these strings.
+@functools.lru_cache(maxsize=16384)
+def _split_lines(command: str, docker_command: str, before: tuple, after: tuple) -> dict | None:
+    body = command.split(SEP)
+    at = len(before)
+    if body[1:] != list(before) + body[1 + at:len(body) - len(after)] + list(after):
         return None
-    docker = p.docker_command.split(SEP)
+    docker = docker_command.split(SEP)
     docker_at = len(docker) - (len(body) - 1)
     if docker[docker_at:] != body[1:]:
         return None
-    return {"at": at, "n": len(body) - 1 - at - len(p.lines_after), "docker_at": docker_at}
+    return {"at": at, "n": len(body) - 1 - at - len(after), "docker_at": docker_at}
 
 
 def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: SharedParts, plan: dict | None,
@@ -193,7 +218,7 @@ def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: Shared
     parts = []
     env_of = lambda p: r.env if (r.single or r.head or r.kv) else p.env
     for pid, label, path, docker_path, p in _processes(r):
-        split = _split(p, len(choices))
+        split = _split(p)
         parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
                       "exports": exports(env_of(p)), **(split or {"at": 0, "n": 0, "docker_at": 0})})
     variant = mapping(mapping(rec.data.get("variants")).get(r.variant))
