@@ -11,7 +11,7 @@ from . import docker
 from .hardware import Hardware
 from recipes_site.jsish import is_number, mapping, str_list, truthy_items
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
-from .serve_args import ProcessSpec, dedupe_units, flatten, model_id, serve_env, serve_token_segments
+from .serve_args import ProcessSpec, dedupe_units, flatten, model_id, serve_parts
 from .shell import Placeholder, quote, serve_command_of_lines, unit_line, units_of
 from .types import KvStore, PdPool, Process, Rendering, Router
 from recipes_site.fit import engine_sizing, engine_tp
@@ -26,31 +26,36 @@ MAX_PD_NODES = 4
 FEATURE_MARK = ("\x00features",)   # a positional unit: survives de-duplication, marks the feature block
 
 
-def make_process(spec: ProcessSpec, port: int, image) -> Process:
+def make_processes(spec: ProcessSpec, blocks: list[list], port: int, image) -> list[Process]:
+    """One process per parallel block (the ranks of a multi-node layout, or a single one): only
+    the block differs between them, so args, env and docker lines around it are built once."""
     model = model_id(spec.recipe, spec.variant)
-    before, features, after = serve_token_segments(spec)
+    parts = serve_parts(spec)
+    # Deliberate deviations from the reference (docs/compat-deviations.json): a multi-node process
+    # runs on the host network, a gated checkpoint gets the host's HF_TOKEN passed through.
+    opts = dict(host_network=spec.multi_node,
+                pass_env=("HF_TOKEN",) if docker.is_gated(spec.recipe, spec.variant) else ())
+    head = docker.docker_head(image, model, parts.env, spec.hw, port, **opts)
+    return [_process(spec, model, parts.segments(block), parts.env, head) for block in blocks]
+
+
+def _process(spec: ProcessSpec, model: str, segments: tuple, env: dict, docker_head: docker.DockerHead) -> Process:
+    before, features, after = segments
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
     sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile, before + features + after)
     before, features, after = truthy_items(before), truthy_items(features), truthy_items(after + list(sized.args))
     units = dedupe_units(units_of(before + features + after))
     argv = ("vllm", "serve", model, *flatten(units))
     lines = [unit_line(u) for u in units]
-    command = serve_command_of_lines(model, lines)
-    env = serve_env(spec)
     head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
     split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
     cut = split.index(None)
-    # Deliberate deviations from the reference (docs/compat-deviations.json): a multi-node process
-    # runs on the host network, a gated checkpoint gets the host's HF_TOKEN passed through.
-    opts = dict(host_network=spec.multi_node,
-                pass_env=("HF_TOKEN",) if docker.is_gated(spec.recipe, spec.variant) else ())
-    docker_lines = docker.docker_lines(image, model, env, spec.hw, port, **opts)
     return Process(
-        argv=argv, command=command, env=env,
-        docker_argv=tuple(docker.docker_argv(image, model, list(argv), env, spec.hw, port, **opts)),
-        docker_command=docker.docker_text(model, docker_lines + lines),
+        argv=argv, command=serve_command_of_lines(model, lines), env=env,
+        docker_argv=docker_head.argv + argv[3:],
+        docker_command=docker.docker_text(model, docker_head.lines + lines),
         lines_before=tuple(split[:cut]), lines_after=tuple(split[cut + 1:]),
-        docker_head=docker.docker_text(model, docker_lines),
+        docker_head=docker_head.text,
         notes=sized.notes,
     )
 
@@ -120,17 +125,14 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
                       port: int = 8000, features: dict | None = None) -> tuple[Process, tuple]:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
-    base = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv)
-    if ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1:
-        specs = [ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, features=features,
-                             parallel=multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr),
-                             multi_node=True)
-                 for rank in range(nodes)]
-        procs = [make_process(s, port, image) for s in specs]
-        return procs[0], tuple(procs[1:])
-    block = single_node_block(strategy_id, strategy, recipe, base.variant, hw)
-    spec = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, parallel=block, features=features)
-    return make_process(spec, port, image), ()
+    multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
+    spec = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, features=features, multi_node=multi)
+    if multi:
+        blocks = [multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr) for rank in range(nodes)]
+    else:
+        blocks = [single_node_block(strategy_id, strategy, recipe, spec.variant, hw)]
+    procs = make_processes(spec, blocks, port, image)
+    return procs[0], tuple(procs[1:])
 
 
 def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
@@ -220,10 +222,11 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         half = g // 2
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
-    spec = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw, parallel=block, role=role,
+    spec = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw, role=role,
                        pinning_env=pinning, features=features, multi_node=nodes > 1)
     port = 8001 if role == "prefill" else 8002
-    return PdPool(process=make_process(spec, port, image), nodes=nodes, parallelism=declared, tp=tp,
+    [process] = make_processes(spec, [block], port, image)
+    return PdPool(process=process, nodes=nodes, parallelism=declared, tp=tp,
                   dp_local=dp_local, dp_size=dp_size, pool_gpus=pool_gpus)
 
 

@@ -1,6 +1,8 @@
 """Container image choice and the `docker run` wrapping of a serve command."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .hardware import Hardware
 from recipes_site.jsish import js_str, mapping
 from .shell import comment_text, continued, env_word, image_word, mount_word, quote
@@ -131,6 +133,21 @@ def docker_command(image, model: str, body: list[str], env: dict, hw: Hardware, 
     """`docker run` text: our flag lines, then `<image> <model>`, then the serve command's
     argument lines (`body`, already shell words). Every recipe string passes through shell.py."""
     return docker_text(model, docker_lines(image, model, env, hw, port, host_network, pass_env) + list(body))
+
+
+class DockerHead(NamedTuple):
+    """A process's `docker run` up to and including `<image> <model>`, as argv, text lines and
+    text: the same for every rank of a layout, so built once for all of them."""
+    argv: tuple
+    lines: list
+    text: str
+
+
+def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
+                host_network: bool = False, pass_env: tuple = ()) -> DockerHead:
+    lines = docker_lines(image, model, env, hw, port, host_network, pass_env)
+    argv = docker_argv(image, model, ["vllm", "serve", model], env, hw, port, host_network, pass_env)
+    return DockerHead(tuple(argv), lines, docker_text(model, lines))
 
 
 def docker_lines(image, model: str, env: dict, hw: Hardware, port: int,

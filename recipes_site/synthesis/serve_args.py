@@ -1,7 +1,8 @@
 """The `vllm serve` argument list and environment of one process, in the reference order.
 
-Every flag of a generated command enters through `serve_tokens` (args) or `serve_env` (env);
-the parallel block itself is decided by the caller (single-node, multi-node, prefill/decode).
+Every flag of a generated command enters through `serve_parts` (args around the parallel block,
+feature args, env); the parallel block itself is decided by the caller (single-node, multi-node,
+prefill/decode), so the ranks of one layout share one `ServeParts`.
 """
 from __future__ import annotations
 
@@ -20,20 +21,19 @@ NVL_TRAYS = ("gb200", "gb300")
 
 @dataclass(frozen=True)
 class ProcessSpec:
-    """Everything that decides one `vllm serve` process."""
+    """Everything that decides one `vllm serve` process except its parallel block."""
     recipe: dict
     variant_key: str
     strategy_id: str
     strategy: dict
     hw: Hardware
-    parallel: list = field(default_factory=list)   # the parallel block tokens, already decided
     role: str | None = None                          # "prefill" / "decode" for PD pools
     kv: dict | None = None                           # kv-store spec when composing with one
     pinning_env: dict = field(default_factory=dict)  # PD GPU pinning
     features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
     multi_node: bool = False                         # the process's parallel group spans nodes (host network)
 
-    # cached: serve_token_segments and serve_env each consult these several times per process
+    # cached: serve_parts consults each of these several times
     @cached_property
     def variant(self) -> dict:
         variants = mapping(self.recipe.get("variants"))
@@ -67,13 +67,30 @@ def model_id(recipe: dict, variant: dict) -> str:
     return variant.get("model_id") or mapping(recipe.get("model")).get("model_id") or "unknown"
 
 
-def serve_tokens(spec: ProcessSpec) -> list:
-    before, features, after = serve_token_segments(spec)
-    return before + features + after
+@dataclass(frozen=True)
+class ServeParts:
+    """A process's arguments and env, the parallel block left out: the tokens before and after
+    where it goes, then the feature block (the part a user can toggle), then the kv-store args."""
+    before: list
+    after_parallel: list
+    features: list
+    after: list
+    env: dict
+
+    def segments(self, parallel: list) -> tuple[list, list, list]:
+        """The argument tokens split around the feature block, for one parallel block."""
+        return self.before + parallel + self.after_parallel, self.features, self.after
 
 
-def serve_token_segments(spec: ProcessSpec) -> tuple[list, list, list]:
-    """The argument tokens split around the feature block (the part a user can toggle)."""
+def serve_parts(spec: ProcessSpec) -> ServeParts:
+    before, after_parallel = _args_around_parallel(spec)
+    features = feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
+                            skip_companions=spec.kv is not None, selection=spec.features)
+    after = trusted_args(str_list(mapping(spec.kv.get("vllm")).get("vllm_args"))) if spec.kv is not None else []
+    return ServeParts(before, after_parallel, features, after, serve_env(spec))
+
+
+def _args_around_parallel(spec: ProcessSpec) -> tuple[list, list]:
     recipe, variant, hw = spec.recipe, spec.variant, spec.hw
     strategy = spec.strategy
     tokens: list = []
@@ -84,15 +101,11 @@ def serve_token_segments(spec: ProcessSpec) -> tuple[list, list, list]:
         tokens += trusted_args(str_list(mapping(strategy.get(spec.role)).get("vllm_args")))
     else:
         tokens += trusted_args(str_list(strategy.get("vllm_args")))
-    tokens += spec.parallel
     source = spec.role_overrides if spec.role else spec.overrides
-    tokens += str_list(source.get("extra_args")) + str_list(source.get("vllm_args"))
+    after = str_list(source.get("extra_args")) + str_list(source.get("vllm_args"))
     for block in spec.hardware_blocks:
-        tokens += str_list(block.get("extra_args"))
-    features = feature_args(recipe, hw, spec.variant_key, variant, spec.strategy_id,
-                            skip_companions=spec.kv is not None, selection=spec.features)
-    after = trusted_args(str_list(mapping(spec.kv.get("vllm")).get("vllm_args"))) if spec.kv is not None else []
-    return tokens, features, after
+        after += str_list(block.get("extra_args"))
+    return tokens, after
 
 
 def serve_env(spec: ProcessSpec) -> dict:

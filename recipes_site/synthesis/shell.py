@@ -151,16 +151,19 @@ def units_of(tokens: list[str]) -> list[Unit]:
 
 def unit_line(unit: Unit) -> str:
     """One argument line: a flag and its value, or a lone token, as shell words."""
-    return _unit_line(unit, tuple(map(type, unit)))
+    # Only the last token can be a Placeholder (a flag starts with `-`), and a Placeholder prints
+    # bare where an equal recipe string is quoted: only units of plain strings share the memo.
+    return _plain_unit_line(unit) if type(unit[-1]) is str else _unit_line(unit)
 
 
-# Memo: a build prints a few hundred distinct lines some 170k times. The token types are part of
-# the key because a Placeholder prints bare where an equal recipe string is quoted.
-@lru_cache(maxsize=4096)
-def _unit_line(unit: Unit, _types: tuple) -> str:
+def _unit_line(unit: Unit) -> str:
     if len(unit) == 2:
         return f"{flag_word(unit[0])} {quote(unit[1])}"
     return token_word(unit[0])
+
+
+# Memo: a build prints a few hundred distinct lines some 170k times.
+_plain_unit_line = lru_cache(maxsize=4096)(_unit_line)
 
 
 def continued(lines: list[str], indent: str = "  ") -> str:
