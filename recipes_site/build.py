@@ -11,6 +11,7 @@ built again: its files are hard-linked from the current output (cache.py). Catal
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -87,6 +88,30 @@ def recipe_neighbours(catalog: Catalog, doc) -> tuple:
     return related, more, catalog.index.provider_name(org_of(doc.hf_id)), standalone
 
 
+# Young-generation threshold of the cyclic garbage collector during a build (Python's default: 700).
+GC_THRESHOLD = (20_000, 20, 10)
+
+
+@contextmanager
+def _build_collector():
+    """The cyclic garbage collector tuned for a build, restored afterwards.
+
+    A build allocates millions of short-lived containers (documents, tokens, plans) and makes
+    few reference cycles, so with the default thresholds the collector ran ~800 young and 6 full
+    collections per compat build, ~0.7 s of ~3.5 s CPU, mostly traversing the long-lived catalog
+    and modules. Here collections are rarer, and `write_recipes` freezes what is loaded by then
+    (gc.freeze: never traversed again, and the forked workers do not copy its pages by touching
+    it). Cycles are still collected, so memory stays bounded; objects are freed by reference
+    counting as before (no effect on output)."""
+    previous = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+        gc.unfreeze()   # a long-running `serve` collects the old catalog's cycles again
+
+
 _WORKER_STATE: tuple | None = None
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
@@ -146,6 +171,7 @@ def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = N
     indexes = list(range(len(catalog.recipes)) if indexes is None else indexes)
     n = min(jobs(), len(indexes))
     catalog.index.site_paths   # built once here, inherited by the forked workers
+    gc.freeze()   # the catalog and modules: out of the collector's way (_build_collector)
     if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         _worker_init(catalog, staging, None, previous)
         return [_worker(i) for i in indexes]
@@ -169,6 +195,7 @@ def catalog_files(catalog: Catalog, summaries: list[RecipeSummary]) -> dict[str,
     return files
 
 
+@_build_collector()
 def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -> BuildResult:
     """Validate and build `root` into `out`. Raises OutputRefused (before reading anything) when
     `out` is not a folder a build may replace, OSError when the file system fails.
