@@ -110,14 +110,24 @@ def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
 
 # -- the plan of one process ----------------------------------------------------------------------
 
-def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, gpus: int, nodes: int) -> dict:
+def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, gpus: int, nodes: int,
+            fits: dict | None = None) -> dict:
     """The plan of a deployment whose memory-deciding process runs `argv`, occupying `gpus` GPUs
-    on `nodes` nodes of `profile`."""
+    on `nodes` nodes of `profile`. `fits`: a memo of `fit.fit_deployment` by (variant, hardware,
+    shape), which the caller keeps for one recipe and one set of profiles (see `rendering_plans`)."""
     shape = fit.shape_from_argv(argv)
     cfg = fit.hf_config_of(recipe)
     spec = speculative_config(argv)
     draft = draft_weights_bytes(cfg, spec)
-    r = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape)
+    if fits is None:
+        r = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape)
+    else:
+        # Memo: 13,241 plans on the compat corpus need 5,745 distinct fits (strategies and feature
+        # states that share a shape); read only here, never changed.
+        key = (variant_key, hw_id, shape)
+        if key not in fits:
+            fits[key] = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape)
+        r = fits[key]
     weights = None if r.weights_gb is None else r.weights_gb * 1e9 + draft
     per_gpu = r.weights_gib_per_gpu
     kv = r.kv_cache_gib_per_gpu
@@ -246,12 +256,13 @@ def footprint(rendering, profile: dict, argv=None) -> tuple[int, int]:
     return gpus, nodes
 
 
-def rendering_plan(recipe: dict, rendering, profile: dict, argv=None) -> dict:
-    """The plan of a rendering as shown (`argv`: its memory process with other feature lines)."""
+def rendering_plan(recipe: dict, rendering, profile: dict, argv=None, fits: dict | None = None) -> dict:
+    """The plan of a rendering as shown (`argv`: its memory process with other feature lines;
+    `fits`: see `plan_of`)."""
     proc = memory_process(rendering)
     gpus, nodes = footprint(rendering, profile, argv)
     tokens = argv if argv is not None else (proc.argv if proc else ())
-    return plan_of(recipe, rendering.variant, rendering.hardware, profile, tokens, gpus=gpus, nodes=nodes)
+    return plan_of(recipe, rendering.variant, rendering.hardware, profile, tokens, gpus=gpus, nodes=nodes, fits=fits)
 
 
 # -- feature states ---------------------------------------------------------------------------------
@@ -349,14 +360,17 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
     return tuple(c.name for c in features), tuple(out)
 
 
-def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool) -> dict:
+def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool, fits: dict | None = None) -> dict:
     """The plan of the rendering as rendered (`default`), and of every other feature state that
     changes memory: `{"default": plan, "keys": [feature names], "by": {state key: plan}}`. The page
     names the selected state of the `keys` features (site.js `featureKey`) and shows `by[key]`,
     else `default`; `by` holds only states whose plan differs (and is left out with `keys` when
-    none does), so most renderings carry one plan."""
+    none does), so most renderings carry one plan.
+
+    `fits` (optional): one dict for all renderings of `recipe` whose `profile` is always the one
+    of their hardware, so that a fit of the same variant, hardware and shape is computed once."""
     proc = memory_process(rendering)
-    default = rendering_plan(recipe, rendering, profile)
+    default = rendering_plan(recipe, rendering, profile, fits=fits)
     out = {"default": default}
     if locked or proc is None:
         return out
@@ -368,7 +382,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     seen = {_memory_key(proc.argv): default}
     for name, key, argv in states:
         if key not in seen:
-            seen[key] = rendering_plan(recipe, rendering, profile, argv)
+            seen[key] = rendering_plan(recipe, rendering, profile, argv, fits)
         if seen[key] != default:
             by[name] = seen[key]
     if by:
@@ -376,10 +390,10 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     return out      # "keys" and "by" only when some state differs
 
 
-def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool) -> dict:
+def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool, fits: dict | None = None) -> dict:
     """What a hardware document publishes of a rendering: its plans and, for a command that uses
     part of one node, the parts of the replica commands that fill the node."""
-    plans = rendering_plans(recipe, rendering, profile, choices, locked)
+    plans = rendering_plans(recipe, rendering, profile, choices, locked, fits)
     parts = replica_parts(rendering, plans["default"], profile)
     return {**plans, "replicas": parts} if parts else plans
 

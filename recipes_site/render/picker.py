@@ -33,7 +33,19 @@ SEP = " \\\n  "
 
 
 def exports(env: dict) -> str:
-    return export_lines(env)
+    """The `export` lines of an environment (`shell.export_lines`)."""
+    # Memo: a handful of environments recur across every rendering of a recipe (12,536 calls on
+    # the compat corpus). The key holds each value's type, as `_unit_line` does, because a
+    # Placeholder prints bare where an equal string is quoted (and 1, 1.0 and True are equal).
+    try:
+        return _export_lines(tuple(env.items()), tuple(map(type, env.values())))
+    except TypeError:               # an unhashable value (not from a validated recipe): no memo
+        return export_lines(env)
+
+
+@functools.lru_cache(maxsize=4096)
+def _export_lines(items: tuple, _types: tuple) -> str:
+    return export_lines(dict(items))
 
 
 def _pool_text(pool) -> str:
@@ -159,23 +171,24 @@ class Table:
 
 
 class SharedParts:
-    """Per hardware document: distinct feature sets and extra-tab sets, and a cache of choices."""
+    """Per hardware document of `rec`: distinct feature sets and extra-tab sets, and a cache of
+    choices.
 
-    def __init__(self):
+    Choices depend on the strategy only through features' `strategies` lists, and on the kv-store
+    only through companions; the cache key leaves those out when no feature of the recipe has them."""
+
+    def __init__(self, rec: RecipeInput):
         self.feature_sets = Table()
         self.extra_sets = Table()
         self._choices: dict[tuple, tuple] = {}
+        features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
+        self._by_strategy = any(f.get("strategies") for f in features)
+        self._by_kv = any(mapping(f.get("companion")).get("command") for f in features)
 
     def choices(self, rec: RecipeInput, ctx: Context, r: Rendering) -> tuple[tuple, int]:
-        """The feature choices of a rendering and their index in `feature_sets`.
-
-        Choices depend on the strategy only through features' `strategies` lists, and on the
-        kv-store only through companions; the cache key leaves those out when no feature has them."""
+        """The feature choices of a rendering of `rec` and their index in `feature_sets`."""
         strategy = r.feature_strategy
-        features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
-        by_strategy = any(f.get("strategies") for f in features)
-        by_kv = any(mapping(f.get("companion")).get("command") for f in features)
-        key = (r.hardware, r.variant, strategy if by_strategy else "", r.kv is not None and by_kv)
+        key = (r.hardware, r.variant, strategy if self._by_strategy else "", r.kv is not None and self._by_kv)
         if key not in self._choices:
             choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, strategy,
                                       with_kv_store=r.kv is not None)
@@ -183,10 +196,21 @@ class SharedParts:
         return self._choices[key]
 
 
+_LOCKED: dict[tuple, bool] = {}
+
+
 def features_locked(choices, r: Rendering) -> bool:
     """Whether the feature toggles of a rendering cannot be joined into its commands."""
     procs = [p for *_, p in _processes(r)]
-    return not (toggles_are_exact(choices, procs) and all(_split(p) is not None for p in procs))
+    # Memo: the same choices and commands recur on every hardware and strategy that renders them
+    # (8,997 renderings on the compat corpus); the key holds all that `toggles_are_exact` (the
+    # processes' fixed lines) and `_split` read, so equal keys give equal answers.
+    key = (tuple(choices), tuple((p.command, p.docker_command, p.lines_before, p.lines_after) for p in procs))
+    if key not in _LOCKED:
+        if len(_LOCKED) > 16384:        # bounded for a long `serve` session
+            _LOCKED.clear()
+        _LOCKED[key] = not (toggles_are_exact(choices, procs) and all(_split(p) is not None for p in procs))
+    return _LOCKED[key]
 
 
 def _split(p: Process) -> dict | None:
