@@ -28,7 +28,7 @@ from recipes_site.catalog.types import recipe_json_schema
 from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
-from recipes_site.render.pages import catalog_pages, page_neighbours, recipe_pages
+from recipes_site.render.pages import catalog_pages, compile_recipe_templates, page_neighbours, recipe_pages
 from recipes_site.render.schemas import published_schemas
 from recipes_site.site_root import served_under
 from recipes_site.synthesis import Context, synthesize_recipe
@@ -170,7 +170,8 @@ def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = N
     (file stamps, summary, guide link answers) per recipe, in order."""
     indexes = list(range(len(catalog.recipes)) if indexes is None else indexes)
     n = min(jobs(), len(indexes))
-    catalog.index.site_paths   # built once here, inherited by the forked workers
+    catalog.index.site_paths   # built once here (and the page templates compiled), inherited by the forked workers
+    compile_recipe_templates()
     gc.freeze()   # the catalog and modules: out of the collector's way (_build_collector)
     if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         _worker_init(catalog, staging, None, previous)
