@@ -12,6 +12,7 @@ from .hardware import Hardware
 from recipes_site.fit import hf_config_of, shape_from_argv
 from recipes_site.jsish import mapping
 from recipes_site.kv_cache import tp_problem
+from .memo import synthesizing
 from recipes_site.suggest import NameIndex, did_you_mean
 from .selection import (MAX_NODES, Context, hardware_list, node_count_problem, nodes_for_strategy, recommend,
                         strategy_set, substitute_variant)
@@ -111,6 +112,11 @@ def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> Har
 def synthesize_recipe(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]) -> RecipeRenderings:
     if is_omni(recipe):
         return RecipeRenderings(hf_id=hf_id, trees=())
+    with synthesizing(recipe):
+        return _synthesize(ctx, hf_id, recipe, standalone_ids)
+
+
+def _synthesize(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]) -> RecipeRenderings:
     variants = mapping(recipe.get("variants"))
     promoted, skipped = promotable_variants(recipe, standalone_ids)
     trees_to_render = {"default": "default"} if "default" in variants else {}

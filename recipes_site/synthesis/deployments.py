@@ -9,10 +9,10 @@ import math
 
 from . import docker
 from .hardware import Hardware
-from recipes_site.jsish import is_number, mapping, str_list, truthy_items
+from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
-from .serve_args import ProcessSpec, dedupe_units, flatten, model_id, serve_parts
-from .shell import Placeholder, quote, serve_command_of_lines, unit_line, units_of
+from .serve_args import ProcessSpec, arg_lines, model_id, serve_parts
+from .shell import Placeholder, quote, serve_command_of_lines
 from .types import KvStore, PdPool, Process, Rendering, Router
 from recipes_site.fit import engine_sizing, engine_tp
 
@@ -21,9 +21,6 @@ DP = "--data-parallel-size"
 SOCKET_ENV = {"GLOO_SOCKET_IFNAME": Placeholder("$IFACE_NAME"), "NCCL_SOCKET_IFNAME": Placeholder("$IFACE_NAME")}
 HEAD_IP = Placeholder("$HEAD_IP")
 MAX_PD_NODES = 4
-
-
-FEATURE_MARK = ("\x00features",)   # a positional unit: survives de-duplication, marks the feature block
 
 
 def make_processes(spec: ProcessSpec, blocks: list[list], port: int, image) -> list[Process]:
@@ -43,18 +40,13 @@ def _process(spec: ProcessSpec, model: str, segments: tuple, env: dict, docker_h
     before, features, after = segments
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
     sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile, before + features + after)
-    before, features, after = truthy_items(before), truthy_items(features), truthy_items(after + list(sized.args))
-    units = dedupe_units(units_of(before + features + after))
-    argv = ("vllm", "serve", model, *flatten(units))
-    lines = [unit_line(u) for u in units]
-    head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
-    split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
-    cut = split.index(None)
+    args = arg_lines(before, features, after + list(sized.args))
+    lines = list(args.lines)
     return Process(
-        argv=argv, command=serve_command_of_lines(model, lines), env=env,
-        docker_argv=docker_head.argv + argv[3:],
+        argv=("vllm", "serve", model, *args.args), command=serve_command_of_lines(model, lines), env=env,
+        docker_argv=docker_head.argv + args.args,
         docker_command=docker.docker_text(model, docker_head.lines + lines),
-        lines_before=tuple(split[:cut]), lines_after=tuple(split[cut + 1:]),
+        lines_before=args.lines_before, lines_after=args.lines_after,
         docker_head=docker_head.text,
         notes=sized.notes,
     )

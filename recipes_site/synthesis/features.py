@@ -8,6 +8,7 @@ get their exact commands.
 from __future__ import annotations
 
 from .hardware import Hardware
+from .memo import remembered
 from recipes_site.jsish import mapping, str_list, truthy
 
 Selection = dict  # feature name -> mode name (modal feature) or None (flat feature)
@@ -15,6 +16,12 @@ Selection = dict  # feature name -> mode name (modal feature) or None (flat feat
 
 def enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
     """Every declared feature minus the opt-in ones, but a variant's `default_modes` forces its feature on."""
+    # kept per recipe: the same for every strategy offered on this hardware
+    return remembered(recipe, ("enabled_features", hw.id, variant_key),
+                      lambda: _enabled_features(recipe, hw, variant_key))
+
+
+def _enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
     features = mapping(recipe.get("features"))
     opt_in = set(str_list(recipe.get("opt_in_features")))
     opt_in |= set(str_list(mapping(recipe.get("hardware_opt_in_features")).get(hw.id)))
@@ -51,6 +58,12 @@ def is_modal(feature: dict) -> bool:
 
 def applicable_features(recipe: dict, strategy_id: str, skip_companions: bool = False) -> list[tuple[str, dict]]:
     """Features that can take part in this strategy's command at all, in declaration order."""
+    # kept per recipe: the same on every hardware
+    return remembered(recipe, ("applicable_features", strategy_id, skip_companions),
+                      lambda: _applicable_features(recipe, strategy_id, skip_companions))
+
+
+def _applicable_features(recipe: dict, strategy_id: str, skip_companions: bool) -> list[tuple[str, dict]]:
     out = []
     for name, feature in mapping(recipe.get("features")).items():
         if not truthy(feature) or not isinstance(feature, dict):

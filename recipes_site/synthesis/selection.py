@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from .hardware import Hardware
+from .memo import remembered
 from recipes_site.jsish import is_number, mapping, str_list, truthy
 
 BLACKWELL_ONLY = {"brand": "NVIDIA", "generation": "blackwell"}
@@ -141,6 +142,12 @@ def substitution_reason(recipe: dict, asked: str, hw: Hardware) -> str:
 # -- strategies ---------------------------------------------------------------------------------
 
 def effective_strategies(ctx: Context, recipe: dict) -> list[str]:
+    """The recipe's strategies, then those `strategy_hardware` grants, then every kv-store."""
+    # kept per recipe: consulted for every hardware and every kv-store or PD rendering
+    return remembered(recipe, ("effective_strategies", id(ctx)), lambda: _effective_strategies(ctx, recipe))
+
+
+def _effective_strategies(ctx: Context, recipe: dict) -> list[str]:
     listed = str_list(recipe.get("compatible_strategies"))
     granted = [s for s, per_hw in mapping(recipe.get("strategy_hardware")).items()
                if s not in listed and "supported" in mapping(per_hw).values()]

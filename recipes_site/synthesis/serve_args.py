@@ -7,12 +7,13 @@ prefill/decode), so the ranks of one layout share one `ServeParts`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from .features import feature_args
 from .hardware import Hardware
 from recipes_site.jsish import mapping, str_list, truthy_items
-from .shell import Unit, trusted_args, trusted_env, units_of
+from .shell import Unit, trusted_args, trusted_env, unit_line, units_of
 
 PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
                   "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
@@ -155,3 +156,35 @@ def dedupe_units(units: list[Unit]) -> list[Unit]:
 
 def flatten(units: list[Unit]) -> list[str]:
     return [tok for unit in units for tok in unit]
+
+
+FEATURE_MARK = ("\x00features",)   # a positional unit: survives de-duplication, marks the feature block
+
+
+class ArgLines(NamedTuple):
+    """A process's arguments after de-duplication, as argv tokens and as command lines, and the
+    lines before and after its feature block (for pages that let a user toggle features: exact
+    whenever the feature flags appear nowhere else, choices.toggles_are_exact checks)."""
+    args: tuple
+    lines: tuple
+    lines_before: tuple
+    lines_after: tuple
+
+
+def arg_lines(before: list, features: list, after: list) -> ArgLines:
+    """`ArgLines` of the argument tokens split around the feature block."""
+    before, features, after = tuple(truthy_items(before)), tuple(truthy_items(features)), tuple(truthy_items(after))
+    # the types are part of the key: a Placeholder prints bare where an equal recipe string is quoted
+    return _arg_lines(before, features, after, tuple(map(type, before + features + after)))
+
+
+# Memo: the corpus's 12.5k processes have about 2k distinct argument lists (the same strategy
+# on many hardware profiles), each grouped, de-duplicated and quoted once.
+@lru_cache(maxsize=4096)
+def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> ArgLines:
+    units = dedupe_units(units_of(before + features + after))
+    head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
+    split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
+    cut = split.index(None)
+    return ArgLines(tuple(flatten(units)), tuple(unit_line(u) for u in units),
+                    tuple(split[:cut]), tuple(split[cut + 1:]))
