@@ -41,11 +41,10 @@ def _process(spec: ProcessSpec, model: str, segments: tuple, env: dict, docker_h
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
     sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile, before + features + after)
     args = arg_lines(before, features, after + list(sized.args))
-    lines = list(args.lines)
     return Process(
-        argv=("vllm", "serve", model, *args.args), command=serve_command_of_lines(model, lines), env=env,
+        argv=("vllm", "serve", model, *args.args), command=serve_command_of_lines(model, args.lines), env=env,
         docker_argv=docker_head.argv + args.args,
-        docker_command=docker.docker_text(model, docker_head.lines + lines),
+        docker_command=docker.docker_text(model, docker_head.lines + args.lines),
         lines_before=args.lines_before, lines_after=args.lines_after,
         docker_head=docker_head.text,
         notes=sized.notes,

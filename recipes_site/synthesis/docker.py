@@ -1,6 +1,7 @@
 """Container image choice and the `docker run` wrapping of a serve command."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 from .hardware import Hardware
@@ -106,18 +107,23 @@ def is_gated(recipe: dict, variant: dict) -> bool:
     return model.get("gated") is True and (own is None or own == model.get("model_id"))
 
 
-def _network(hw: Hardware, port: int, host_network: bool) -> list[str]:
+def _network(family: str, port: int, host_network: bool) -> list[str]:
     """A process whose parallel group spans nodes (NCCL/Gloo, the head address) needs the host's
     network; TPU runs on it already. Published ports mean nothing there, so `-p` goes."""
-    if host_network and _family(hw) != "tpu":
+    if host_network and family != "tpu":
         return ["--network", "host"]
     return ["-p", f"{port}:{port}"]
 
 
 def docker_argv(image, model: str, argv: list[str], env: dict, hw: Hardware, port: int,
                 host_network: bool = False, pass_env: tuple = ()) -> list:
-    out = ["docker", "run"] + GPU_FLAG_ARGV[_family(hw)]
-    out += ["--privileged", "--ipc=host", *_network(hw, port, host_network),
+    return _argv_head(image, model, env, _family(hw), port, host_network, pass_env) + argv[2:]
+
+
+def _argv_head(image, model: str, env: dict, family: str, port: int, host_network: bool, pass_env: tuple) -> list:
+    """`docker run` argv up to and including the image."""
+    out = ["docker", "run"] + GPU_FLAG_ARGV[family]
+    out += ["--privileged", "--ipc=host", *_network(family, port, host_network),
             "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
     for path in _mount_paths(model, env):
         out += ["-v", f"{js_str(path)}:{js_str(path)}:ro"]
@@ -125,37 +131,20 @@ def docker_argv(image, model: str, argv: list[str], env: dict, hw: Hardware, por
         out += ["-e", f"{k}={js_str(v)}"]
     for name in pass_env:      # `-e NAME` alone: docker copies the host's value; no secret in the text
         out += ["-e", name]
-    return out + [image] + argv[2:]
+    return out + [image]
 
 
 def docker_command(image, model: str, body: list[str], env: dict, hw: Hardware, port: int,
                    host_network: bool = False, pass_env: tuple = ()) -> str:
     """`docker run` text: our flag lines, then `<image> <model>`, then the serve command's
     argument lines (`body`, already shell words). Every recipe string passes through shell.py."""
-    return docker_text(model, docker_lines(image, model, env, hw, port, host_network, pass_env) + list(body))
+    return docker_text(model, _lines_head(image, model, env, _family(hw), port, host_network, pass_env) + list(body))
 
 
-class DockerHead(NamedTuple):
-    """A process's `docker run` up to and including `<image> <model>`, as argv, text lines and
-    text: the same for every rank of a layout, so built once for all of them."""
-    argv: tuple
-    lines: list
-    text: str
-
-
-def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
-                host_network: bool = False, pass_env: tuple = ()) -> DockerHead:
-    lines = docker_lines(image, model, env, hw, port, host_network, pass_env)
-    argv = docker_argv(image, model, ["vllm", "serve", model], env, hw, port, host_network, pass_env)
-    return DockerHead(tuple(argv), lines, docker_text(model, lines))
-
-
-def docker_lines(image, model: str, env: dict, hw: Hardware, port: int,
-                 host_network: bool = False, pass_env: tuple = ()) -> list[str]:
-    """The lines of the `docker run` text up to and including `<image> <model>`: computed once
-    per process, for both its full docker command and its `docker_head`."""
-    lines = list(_GPU_FLAG_TEXT[_family(hw)])
-    lines += [" ".join(["--privileged --ipc=host", *_network(hw, port, host_network)]),
+def _lines_head(image, model: str, env: dict, family: str, port: int, host_network: bool, pass_env: tuple) -> list[str]:
+    """The lines of the `docker run` text up to and including `<image> <model>`."""
+    lines = list(_GPU_FLAG_TEXT[family])
+    lines += [" ".join(["--privileged --ipc=host", *_network(family, port, host_network)]),
               "-v ~/.cache/huggingface:/root/.cache/huggingface"]
     lines += [f"-v {mount_word(path)}" for path in _mount_paths(model, env)]
     lines += [f"-e {env_word(k, v)}" for k, v in env.items()]
@@ -164,7 +153,40 @@ def docker_lines(image, model: str, env: dict, hw: Hardware, port: int,
     return lines
 
 
-def docker_text(model: str, lines: list[str]) -> str:
+class DockerHead(NamedTuple):
+    """A process's `docker run` up to and including `<image> <model>`, as argv, text lines and
+    text: the same for every rank of a layout (and often for several strategies and hardware)."""
+    argv: tuple
+    lines: tuple
+    text: str
+
+
+def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
+                host_network: bool = False, pass_env: tuple = ()) -> DockerHead:
+    items = tuple(env.items())
+    # the value types are part of the key: `true`, `1` and `1.0` print differently, a Placeholder bare
+    key = (image, model, items, tuple(map(type, env.values())), _family(hw), port, host_network, pass_env)
+    try:
+        hash(key)
+    except TypeError:           # an env value no validated recipe has (a list, a map): not memoised
+        return _docker_head(*key)
+    return _memo_docker_head(*key)
+
+
+def _docker_head(image, model: str, items: tuple, _types: tuple, family: str, port: int,
+                 host_network: bool, pass_env: tuple) -> DockerHead:
+    env = dict(items)
+    lines = tuple(_lines_head(image, model, env, family, port, host_network, pass_env))
+    argv = tuple(_argv_head(image, model, env, family, port, host_network, pass_env) + [model])
+    return DockerHead(argv, lines, docker_text(model, lines))
+
+
+# Memo: the corpus's 9.4k layouts have about 1.5k distinct docker heads (the same env and image
+# for several strategies and hardware of one family).
+_memo_docker_head = lru_cache(maxsize=4096)(_docker_head)
+
+
+def docker_text(model: str, lines) -> str:
     """Lines joined into one command; a local model path gets a comment saying it must exist."""
     text_ = continued(lines)
     if model.startswith("/"):
