@@ -1,6 +1,7 @@
 """The build pipeline end to end on the project's own recipes: warnings, determinism, atomicity."""
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -29,6 +30,15 @@ def test_build_is_byte_identical_across_runs(project_site, tmp_path):
     again = tmp_path / "again"
     assert build(PROJECT_ROOT, again).ok
     assert _tree(first) == _tree(again)
+
+
+def test_build_gives_the_garbage_collector_back_as_it_found_it(tmp_path):
+    """A build raises the collector's thresholds and freezes the loaded catalog (for speed); the
+    long-running `serve` process must get both back, or each rebuild's catalog would stay frozen."""
+    before = gc.get_threshold()
+    assert build(PROJECT_ROOT, tmp_path / "site").ok
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
 
 
 def test_failed_build_writes_nothing_and_keeps_the_previous_site(tmp_path):
