@@ -111,23 +111,34 @@ def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
 # -- the plan of one process ----------------------------------------------------------------------
 
 def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, gpus: int, nodes: int,
-            fits: dict | None = None) -> dict:
+            memo: dict | None = None) -> dict:
     """The plan of a deployment whose memory-deciding process runs `argv`, occupying `gpus` GPUs
-    on `nodes` nodes of `profile`. `fits`: a memo of `fit.fit_deployment` by (variant, hardware,
-    shape), which the caller keeps for one recipe and one set of profiles (see `rendering_plans`)."""
+    on `nodes` nodes of `profile`. `memo`: a dict the caller keeps for one recipe and one set of
+    profiles (`rendering_plans`), so that a plan's figures are computed once per distinct input."""
     shape = fit.shape_from_argv(argv)
+    spec = _speculative_json(tuple(argv))
+    # Memo: everything but the footprint depends on these (and on the recipe and the profile,
+    # fixed for one memo): 13,241 plans on the compat corpus have 8,618 distinct figures, and
+    # those 5,745 distinct fits (the same memo, keyed without the draft).
+    key = (variant_key, hw_id, shape)
+    found = None if memo is None else memo.get(key)
+    if found is None:
+        found = (fit.fit_deployment(recipe, variant_key, hw_id, profile, shape), {})
+        if memo is not None:
+            memo[key] = found
+    r, by_draft = found         # the fit, and the figures by --speculative-config text
+    figures = by_draft.get(spec and spec[0])
+    if figures is None:
+        figures = by_draft[spec and spec[0]] = _figures(recipe, r, shape, speculative_config(argv))
+    # compact: what is 1, false or unknown is left out (`expand` puts it back)
+    return {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), **figures}
+
+
+def _figures(recipe: dict, r: fit.FitResult, shape: fit.Shape, spec: dict | None) -> dict:
+    """The figures of a plan after its footprint, in the published order, from the fit `r` of its
+    `shape` (see `plan_of`); never changed once made, as `plan_of` may hand one to several plans."""
     cfg = fit.hf_config_of(recipe)
-    spec = speculative_config(argv)
     draft = draft_weights_bytes(cfg, spec)
-    if fits is None:
-        r = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape)
-    else:
-        # Memo: 13,241 plans on the compat corpus need 5,745 distinct fits (strategies and feature
-        # states that share a shape); read only here, never changed.
-        key = (variant_key, hw_id, shape)
-        if key not in fits:
-            fits[key] = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape)
-        r = fits[key]
     weights = None if r.weights_gb is None else r.weights_gb * 1e9 + draft
     per_gpu = r.weights_gib_per_gpu
     kv = r.kv_cache_gib_per_gpu
@@ -157,9 +168,7 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
         verdict = SHORT
     else:
         verdict = FITS
-    # compact: what is 1, false or unknown is left out (`expand` puts it back)
-    out = {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), "tp": shape.tp,
-           **({"pp": shape.pp} if shape.pp != 1 else {}), **({"dp": shape.dp} if shape.dp != 1 else {}),
+    out = {"tp": shape.tp, **({"pp": shape.pp} if shape.pp != 1 else {}), **({"dp": shape.dp} if shape.dp != 1 else {}),
            **({"ep": True} if shape.expert_parallel else {}), "budget_gib_per_gpu": _r(budget, 2)}
     if per_gpu is not None:
         out.update(weights_gib=_r(weights / GIB, 2), weights_gib_per_gpu=_r(per_gpu, 2))
@@ -256,13 +265,13 @@ def footprint(rendering, profile: dict, argv=None) -> tuple[int, int]:
     return gpus, nodes
 
 
-def rendering_plan(recipe: dict, rendering, profile: dict, argv=None, fits: dict | None = None) -> dict:
+def rendering_plan(recipe: dict, rendering, profile: dict, argv=None, memo: dict | None = None) -> dict:
     """The plan of a rendering as shown (`argv`: its memory process with other feature lines;
-    `fits`: see `plan_of`)."""
+    `memo`: see `plan_of`)."""
     proc = memory_process(rendering)
     gpus, nodes = footprint(rendering, profile, argv)
     tokens = argv if argv is not None else (proc.argv if proc else ())
-    return plan_of(recipe, rendering.variant, rendering.hardware, profile, tokens, gpus=gpus, nodes=nodes, fits=fits)
+    return plan_of(recipe, rendering.variant, rendering.hardware, profile, tokens, gpus=gpus, nodes=nodes, memo=memo)
 
 
 # -- feature states ---------------------------------------------------------------------------------
@@ -335,13 +344,14 @@ def _memory_key(argv) -> tuple:
 
 
 # Memo: the feature states of one process and choices are the same on every hardware and strategy
-# that renders that command (8,997 renderings, 2,079 distinct on the compat corpus); correct because
+# that renders that command (8,333 calls, 1,857 distinct on the compat corpus); correct because
 # the result depends on nothing but these hashable arguments (choices are frozen dataclasses).
 @functools.lru_cache(maxsize=16384)
 def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choices: tuple) -> tuple | None:
     """The feature states of a process whose memory may differ from the rendered one: (names of
-    the memory features, ((state key, memory key, argv), ...)); None when there are none, too
-    many, or the command cannot be rebuilt from its lines."""
+    the memory features, one argv per memory key other than the rendered command's, and
+    ((state key, index of its argv or -1 for the rendered command's key), ...)); None when there
+    are none, too many, or the command cannot be rebuilt from its lines."""
     features = memory_features(choices)
     states = _states(features) if features else []
     if not features or len(states) > MAX_FEATURE_STATES:
@@ -352,48 +362,52 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
             or speculative_config(rebuilt) != speculative_config(argv):
         return None
     others = [s for s in defaults if s[0] not in features]
-    out = []
+    index = {_memory_key(argv): -1}
+    argvs, out = [], []
     for state in states:
         state_argv = _argv_with(command, before, after, choices, others + state)
         if state_argv is not None:
-            out.append((state_key(state), _memory_key(state_argv), state_argv))
-    return tuple(c.name for c in features), tuple(out)
+            key = _memory_key(state_argv)
+            if key not in index:
+                index[key] = len(argvs)
+                argvs.append(state_argv)
+            out.append((state_key(state), index[key]))
+    return tuple(c.name for c in features), tuple(argvs), tuple(out)
 
 
-def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool, fits: dict | None = None) -> dict:
+def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None) -> dict:
     """The plan of the rendering as rendered (`default`), and of every other feature state that
     changes memory: `{"default": plan, "keys": [feature names], "by": {state key: plan}}`. The page
     names the selected state of the `keys` features (site.js `featureKey`) and shows `by[key]`,
     else `default`; `by` holds only states whose plan differs (and is left out with `keys` when
     none does), so most renderings carry one plan.
 
-    `fits` (optional): one dict for all renderings of `recipe` whose `profile` is always the one
-    of their hardware, so that a fit of the same variant, hardware and shape is computed once."""
+    `memo` (optional): one dict for all renderings of `recipe` whose `profile` is always the one
+    of their hardware, so that plans of the same inputs are computed once (`plan_of`)."""
     proc = memory_process(rendering)
-    default = rendering_plan(recipe, rendering, profile, fits=fits)
+    default = rendering_plan(recipe, rendering, profile, memo=memo)
     out = {"default": default}
     if locked or proc is None:
         return out
     found = _memory_states(proc.argv, proc.command, proc.lines_before, proc.lines_after, tuple(choices))
     if found is None:
         return out
-    names, states = found
+    names, argvs, states = found
+    plans = [rendering_plan(recipe, rendering, profile, argv, memo) for argv in argvs]
     by = {}
-    seen = {_memory_key(proc.argv): default}
-    for name, key, argv in states:
-        if key not in seen:
-            seen[key] = rendering_plan(recipe, rendering, profile, argv, fits)
-        if seen[key] != default:
-            by[name] = seen[key]
+    for name, i in states:
+        p = default if i < 0 else plans[i]
+        if p != default:
+            by[name] = p
     if by:
         out["keys"], out["by"] = list(names), by
     return out      # "keys" and "by" only when some state differs
 
 
-def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool, fits: dict | None = None) -> dict:
+def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None) -> dict:
     """What a hardware document publishes of a rendering: its plans and, for a command that uses
     part of one node, the parts of the replica commands that fill the node."""
-    plans = rendering_plans(recipe, rendering, profile, choices, locked, fits)
+    plans = rendering_plans(recipe, rendering, profile, choices, locked, memo)
     parts = replica_parts(rendering, plans["default"], profile)
     return {**plans, "replicas": parts} if parts else plans
 

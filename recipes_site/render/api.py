@@ -146,23 +146,23 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
             bucket = renderings.setdefault(res.hardware, {})
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
-    fits: dict = {}         # plan.plan_of's memo for this recipe (profiles are ctx's, one per hardware)
+    memo: dict = {}         # plan.plan_of's memo for this recipe (profiles are ctx's, one per hardware)
     for hw, doc in docs.items():
         shared = SharedParts(rec)
-        doc["renderings"] = [_rendering_doc(rec, ctx, r, shared, fits) for r in renderings[hw].values()]
+        doc["renderings"] = [_rendering_doc(rec, ctx, r, shared, memo) for r in renderings[hw].values()]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
 
 
-def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, fits: dict) -> dict:
+def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dict:
     """One rendering of a hardware document: the commands, the picker's parts and the plan
     (plan.py) every figure shown beside the command comes from."""
     from recipes_site.render.picker import features_locked, rendering_parts
     profile = ctx.profiles.get(r.hardware) or {}
     choices, _ = shared.choices(rec, ctx, r)
     locked = features_locked(choices, r)
-    plans = plan.plan_json(rec.data, r, profile, choices, locked, fits)
+    plans = plan.plan_json(rec.data, r, profile, choices, locked, memo)
     return {**rendering_json(r), "parts": rendering_parts(rec, ctx, r, shared, plans["default"], locked), "plan": plans}
 
 

@@ -155,6 +155,9 @@ def feature_set_json(choices: tuple[FeatureChoice, ...]) -> list[dict]:
              "lines": None if c.lines is None else list(c.lines)} for c in choices]
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True).encode     # json.dumps(_, sort_keys=True), one encoder
+
+
 class Table:
     """A document-level list of distinct values; renderings refer to entries by index."""
 
@@ -163,7 +166,7 @@ class Table:
         self._index: dict[str, int] = {}
 
     def index_of(self, data) -> int:
-        key = json.dumps(data, sort_keys=True)
+        key = _CANONICAL(data)
         if key not in self._index:
             self._index[key] = len(self.items)
             self.items.append(data)
@@ -201,7 +204,7 @@ _LOCKED: dict[tuple, bool] = {}
 
 def features_locked(choices, r: Rendering) -> bool:
     """Whether the feature toggles of a rendering cannot be joined into its commands."""
-    procs = [p for *_, p in _processes(r)]
+    procs = r.processes         # those of `_processes`, without the tab labels
     # Memo: the same choices and commands recur on every hardware and strategy that renders them
     # (8,997 renderings on the compat corpus); the key holds all that `toggles_are_exact` (the
     # processes' fixed lines) and `_split` read, so equal keys give equal answers.
