@@ -11,7 +11,8 @@ from . import docker
 from .hardware import Hardware
 from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
-from .serve_args import ProcessSpec, arg_lines, model_id, serve_parts
+from .memo import remembered
+from .serve_args import ProcessSpec, arg_lines, model_id, serve_parts, variant_of
 from .shell import Placeholder, quote, serve_command_of_lines
 from .types import KvStore, PdPool, Process, Rendering, Router
 from recipes_site.fit import engine_sizing, engine_tp
@@ -21,6 +22,12 @@ DP = "--data-parallel-size"
 SOCKET_ENV = {"GLOO_SOCKET_IFNAME": Placeholder("$IFACE_NAME"), "NCCL_SOCKET_IFNAME": Placeholder("$IFACE_NAME")}
 HEAD_IP = Placeholder("$HEAD_IP")
 MAX_PD_NODES = 4
+
+
+def image_for(recipe: dict, variant_key: str, hw: Hardware) -> str | None:
+    # kept per recipe: the same for every strategy rendered on this hardware
+    return remembered(recipe, ("docker_image", variant_key, hw.id),
+                      lambda: docker.docker_image(recipe, variant_of(recipe, variant_key), hw))
 
 
 def make_processes(spec: ProcessSpec, blocks: list[list], port: int, image) -> list[Process]:
@@ -128,8 +135,7 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
 
 def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
                    nodes: int, features: dict | None = None) -> Rendering:
-    variant = ProcessSpec(recipe, variant_key, strategy_id, {}, hw).variant
-    image = docker.docker_image(recipe, variant, hw)
+    image = image_for(recipe, variant_key, hw)
     head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, image, features=features)
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
     common = dict(hardware=hw.id, strategy=strategy_id, variant=variant_key, node_count=nodes,
@@ -238,11 +244,10 @@ def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) ->
 def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware,
               features: dict | None = None) -> Rendering | None:
     strategy = mapping(ctx.strategies.get("pd_cluster"))
-    variant = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw).variant
-    pools = pd_pool_nodes(recipe, variant, hw, strategy)
+    pools = pd_pool_nodes(recipe, variant_of(recipe, variant_key), hw, strategy)
     if pools == "skip":
         return None
-    image = docker.docker_image(recipe, variant, hw)
+    image = image_for(recipe, variant_key, hw)
     prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, image, features)
     decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, image, features)
     return Rendering(hardware=hw.id, strategy="pd_cluster", variant=variant_key, node_count=1,
@@ -277,13 +282,12 @@ def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware)
 def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hardware,
               features: dict | None = None) -> Rendering | None:
     kv = mapping(ctx.strategies.get(kv_id))
-    variant = ProcessSpec(recipe, variant_key, kv_id, kv, hw).variant
-    picked = kv_serving_strategy(ctx, recipe, variant, hw)
+    picked = kv_serving_strategy(ctx, recipe, variant_of(recipe, variant_key), hw)
     if picked is None:
         return None
     serving, nodes = picked
     instances = kv.get("default_instances") or 1
-    image = docker.docker_image(recipe, variant, hw)
+    image = image_for(recipe, variant_key, hw)
     addr = Placeholder("$VLLM_INSTANCE_1") if instances > 1 else HEAD_IP
     vllm = mapping(kv.get("vllm"))
     port = vllm.get("port") or 8000

@@ -89,10 +89,24 @@ def option_args(feature: dict, hw: Hardware, mode: str | None) -> list:
 
 def default_selection(recipe: dict, hw: Hardware, variant_key: str, variant: dict, strategy_id: str,
                       skip_companions: bool = False) -> Selection:
+    defaults = default_modes(recipe, hw, variant_key, variant)
+    return {name: defaults[name] for name, _ in applicable_features(recipe, strategy_id, skip_companions)
+            if name in defaults}
+
+
+def default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> Selection:
+    """The default selection among all of the recipe's features, before a strategy narrows it.
+    `variant` is the variant `variant_key` renders (serve_args.variant_of)."""
+    # kept per recipe: the same for every strategy offered on this hardware
+    return remembered(recipe, ("default_modes", hw.id, variant_key),
+                      lambda: _default_modes(recipe, hw, variant_key, variant))
+
+
+def _default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> Selection:
     on = set(enabled_features(recipe, hw, variant_key))
     selection: Selection = {}
-    for name, feature in applicable_features(recipe, strategy_id, skip_companions):
-        if name not in on:
+    for name, feature in mapping(recipe.get("features")).items():
+        if name not in on or not truthy(feature) or not isinstance(feature, dict):
             continue
         if is_modal(feature):
             mode = chosen_mode(name, feature, hw, variant_key, variant)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from .hardware import Hardware
 from .memo import remembered
@@ -29,7 +30,12 @@ class Context:
         return Hardware(hw_id, mapping(self.profiles.get(hw_id)))
 
     def deploy_type(self, strategy_id: str) -> str:
-        return mapping(self.strategies.get(strategy_id)).get("deploy_type") or "single_node"
+        return self._deploy_types.get(strategy_id, "single_node")
+
+    @cached_property
+    def _deploy_types(self) -> dict:
+        """deploy_type per strategy id, read once per build (asked tens of thousands of times)."""
+        return {s: mapping(spec).get("deploy_type") or "single_node" for s, spec in self.strategies.items()}
 
 
 # -- hardware eligibility -------------------------------------------------------------------

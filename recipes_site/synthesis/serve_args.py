@@ -37,8 +37,7 @@ class ProcessSpec:
     # cached: serve_parts consults each of these several times
     @cached_property
     def variant(self) -> dict:
-        variants = mapping(self.recipe.get("variants"))
-        return mapping(variants.get(self.variant_key) or variants.get("default"))
+        return variant_of(self.recipe, self.variant_key)
 
     @cached_property
     def overrides(self) -> dict:
@@ -62,6 +61,12 @@ class ProcessSpec:
         if self.role:
             blocks.append(mapping(self.role_overrides.get("hardware_overrides")).get(hw.id))
         return [mapping(b) for b in blocks]
+
+
+def variant_of(recipe: dict, variant_key: str) -> dict:
+    """The variant a key renders: a missing or empty one falls back to `default`."""
+    variants = mapping(recipe.get("variants"))
+    return mapping(variants.get(variant_key) or variants.get("default"))
 
 
 def model_id(recipe: dict, variant: dict) -> str:

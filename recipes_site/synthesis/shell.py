@@ -50,7 +50,9 @@ class Placeholder(str):
 
 def trusted(value: Any) -> Any:
     """A value from the trusted vocabulary (strategies/, kv_store/): a `$NAME` becomes a Placeholder."""
-    return Placeholder(value) if isinstance(value, str) and PLACEHOLDER.fullmatch(value) else value
+    if isinstance(value, str) and value.startswith("$") and PLACEHOLDER.fullmatch(value):
+        return Placeholder(value)
+    return value
 
 
 def trusted_env(env: dict) -> dict:
