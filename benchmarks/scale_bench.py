@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How the build scales with the number of recipes (printed, never asserted).
 
-usage: python benchmarks/scale_bench.py [--sizes 100,1000] [--source ROOT] [--keep DIR]
+usage: python benchmarks/scale_bench.py [--sizes 100,1000] [--source ROOT] [--keep DIR] [--clean-only]
 
 For each N, generates a recipes root of N recipes by copying the recipes of SOURCE (default: the
 compat corpus next to this repository when present, else our own models/) under new ids
@@ -12,6 +12,10 @@ compat corpus next to this repository when present, else our own models/) under 
   each as a fresh `recipes-site build` process, and the same one-recipe rebuild the way `serve`
   runs it (a long-lived process that keeps its YAML parses), timed until the new site is in place;
 - the gzip size of the home page and of the largest hardware page and hardware API document.
+
+`--clean-only` skips the rebuilds (a 10,000-recipe clean build alone takes minutes). The rebuild
+figures assume nobody edits recipes_site/ meanwhile: every cache key includes each module's bytes,
+so a code change between two builds turns a no-change rebuild into a full one.
 
 Why child processes: CPU and peak memory are read from getrusage(RUSAGE_CHILDREN), which covers
 the build's worker processes too; an in-process build would mix in this script's own work.
@@ -119,13 +123,8 @@ def largest(folder: Path, pattern: str) -> tuple[int, str]:
     return best
 
 
-def bench(source: Path, n: int, keep: Path | None) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix=f"scale-{n}-", dir=keep))
-    root, out = tmp / "root", tmp / "site"
-    make_root(source, n, root)
-    wall, cpu, rss = run_build(root, out)
-    print(f"N={n:>6}: clean build {wall:7.1f} s wall, {cpu:7.1f} s CPU = {1000 * cpu / n:6.1f} ms CPU/recipe, "
-          f"peak RSS {rss / 1024:6.0f} MiB")
+def rebuilds(root: Path, out: Path, n: int) -> None:
+    """The no-change, one-recipe and serve-style rebuilds of a built root, and the page sizes."""
     wall2, cpu2, _ = run_build(root, out)
     print(f"          no-change rebuild {wall2:6.2f} s wall, {cpu2:6.2f} s CPU")
     edited = recipe_files(root)[n // 2]
@@ -142,6 +141,17 @@ def bench(source: Path, n: int, keep: Path | None) -> None:
     print(f"          gzip: index.html {home / 1024:.1f} KiB, 404.html {gz(out / '404.html') / 1024:.1f} KiB, "
           f"largest hardware page {hw_page[0] / 1024:.1f} KiB ({hw_page[1]}), "
           f"largest hardware doc {hw_doc[0] / 1024:.1f} KiB ({hw_doc[1]})")
+
+
+def bench(source: Path, n: int, keep: Path | None, clean_only: bool = False) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix=f"scale-{n}-", dir=keep))
+    root, out = tmp / "root", tmp / "site"
+    make_root(source, n, root)
+    wall, cpu, rss = run_build(root, out)
+    print(f"N={n:>6}: clean build {wall:7.1f} s wall, {cpu:7.1f} s CPU = {1000 * cpu / n:6.1f} ms CPU/recipe, "
+          f"peak RSS {rss / 1024:6.0f} MiB")
+    if not clean_only:
+        rebuilds(root, out, n)
     if keep is None:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -152,12 +162,15 @@ def main() -> int:
     ap.add_argument("--source", default=str(COMPAT if COMPAT.is_dir() else HERE),
                     help="recipes root whose recipes are copied (default: the compat corpus, else this repository)")
     ap.add_argument("--keep", default=None, help="folder to keep the generated roots and sites in")
+    ap.add_argument("--clean-only", action="store_true",
+                    help="only the clean build of each size (a 10,000-recipe run takes long enough without the rebuilds)")
     args = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)   # each figure as soon as it is known, also into a log file
     os.environ.setdefault("PYTHONPATH", str(HERE))
     source = Path(args.source)
     print(f"source: {source} ({len(recipe_files(source))} recipes), {os.cpu_count()} cores")
     for n in (int(s) for s in args.sizes.split(",")):
-        bench(source, n, Path(args.keep) if args.keep else None)
+        bench(source, n, Path(args.keep) if args.keep else None, args.clean_only)
     return 0
 
 
