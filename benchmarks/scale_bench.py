@@ -85,8 +85,8 @@ SERVE_REBUILD = """
 import sys, time
 from pathlib import Path
 from recipes_site.build import build
-from recipes_site.catalog.yaml import remember_parses
-remember_parses()                       # as `recipes-site serve` does
+from recipes_site.cache import keep_in_memory
+keep_in_memory()                        # as `recipes-site serve` does
 root, out, edited = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 assert build(root, out).ok              # the server's first build (from the cache)
 text = edited.read_text(encoding="utf-8")   # a change of data (a comment alone changes no output)

@@ -18,9 +18,11 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-from recipes_site.cache import Cache, RecordingPaths, file_stamp, recipe_key, shared_fingerprint
+from recipes_site.cache import (Cache, RecordingPaths, catalog_key, file_stamp, keeping, page_memo, recipe_key,
+                                shared_fingerprint)
 from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
 from recipes_site.catalog.index import org_of
@@ -32,7 +34,7 @@ from recipes_site.render.pages import catalog_pages, compile_recipe_templates, p
 from recipes_site.render.schemas import published_schemas
 from recipes_site.site_root import served_under
 from recipes_site.synthesis import Context, synthesize_recipe
-from recipes_site.write import encode_json, link_files, staged_output, write_files
+from recipes_site.write import encode_json, link_files, recycle, staged_output, write_files
 
 
 @dataclass
@@ -186,13 +188,21 @@ def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = N
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def catalog_files(catalog: Catalog, summaries: list[RecipeSummary]) -> dict[str, bytes]:
-    """The documents and pages that span recipes: indexes, vocabulary, schemas, static assets."""
+@lru_cache(maxsize=1)
+def _recipe_schema() -> dict:
+    """The recipe format's JSON schema (read-only): a function of the code alone, generated once
+    per process (pydantic takes ~80 ms, which every rebuild of `serve` paid again)."""
+    return recipe_json_schema()
+
+
+def catalog_files(catalog: Catalog, summaries: list[RecipeSummary], memo=None) -> dict[str, bytes]:
+    """The documents and pages that span recipes: indexes, vocabulary, schemas, static assets
+    (`memo`: cache.PageMemo, pages rendered by this process's previous build)."""
     docs = catalog_documents(summaries, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores})
     from recipes_site.site_config import site_config
-    docs.update(published_schemas(site_config(catalog.root).site_url, recipe_json_schema()))
+    docs.update(published_schemas(site_config(catalog.root).site_url, _recipe_schema()))
     files = {path: encode_json(doc) for path, doc in docs.items()}
-    files.update(catalog_pages(catalog, docs))
+    files.update(catalog_pages(catalog, docs, memo=memo))
     return files
 
 
@@ -202,8 +212,9 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
     `out` is not a folder a build may replace, OSError when the file system fails.
 
     Incremental (cache.py): a recipe whose inputs match an entry of the output's cache has its
-    files hard-linked from the current output instead of being built again; any other file equal
-    to the current output's is hard-linked too. `incremental=False` builds and writes everything.
+    files hard-linked from the current output instead of being built again, and so have the
+    catalog-wide files when no recipe changed; any other file equal to the current output's is
+    hard-linked too. `incremental=False` builds and writes everything.
     `on_swapped()` runs as soon as the new site is in place (write.staged_output)."""
     out = check_output(out, root)
     catalog, diags = load_catalog(root)
@@ -214,13 +225,19 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
     from recipes_site.render.pages import TEMPLATES
     # every site link goes under the path the site is published at (site_root.py); the forked
     # workers inherit it
-    with served_under(site_config(catalog.root).root), staged_output(out, root, on_swapped) as staging:
+    with served_under(site_config(catalog.root).root), staged_output(
+            out, root, on_swapped, checked=True, spare=True, keep_spare=keeping()) as staging:
         cache = Cache(out)
         previous = out if incremental and cache.enabled else None
         shared = shared_fingerprint(catalog, site_config(catalog.root), TEMPLATES)
         keys = [recipe_key(shared, doc, recipe_neighbours(catalog, doc)) for doc in catalog.recipes]
         paths = catalog.index.site_paths
         entries = [cache.lookup(key, paths) if previous is not None else None for key in keys]
+        site_key = catalog_key(shared, keys)
+        site = cache.lookup(site_key, paths) if previous is not None and all(entries) else None
+        # the staging folder may be a recycled earlier site: keep what it already has right
+        present = recycle(staging, out, {rel: stamp for entry in entries + [site] if entry is not None
+                                         for rel, stamp in entry["files"].items()})
         misses = [i for i, entry in enumerate(entries) if entry is None]
         built = iter(write_recipes(catalog, staging, misses, previous))
         summaries, stored, reused = [], {}, []
@@ -234,10 +251,22 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
             stored[key] = entry
             summaries.append(summary)
             result.files_written += len(entry["files"])
-        link_files(staging, out, reused)
         result.files_reused = len(reused)
-        result.files_written += write_files(staging, catalog_files(catalog, summaries), previous=previous)
+        memo = page_memo(shared) if incremental else None
+        if site is None:
+            files = catalog_files(catalog, summaries, memo)
+            write_files(staging, files, previous=previous)
+            site = {"key": site_key, "files": {rel: file_stamp(staging / rel) for rel in files}, "links": {}, "new": True}
+        else:
+            reused = reused + list(site["files"])
+        stored[site_key] = site
+        result.files_written += len(site["files"])
+        link_files(staging, out, [rel for rel in reused if rel not in present])
     if incremental:
         cache.store(stored)
+    if memo is not None and memo.empty:
+        # `serve` started from the cache: render the catalog-wide pages once now, after the
+        # swap, so that the first edit finds the pages it does not change in the memo
+        catalog_files(catalog, summaries, memo)
     result.recipes = [s.hf_id for s in summaries]
     return result

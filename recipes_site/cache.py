@@ -82,6 +82,15 @@ def recipe_key(shared: str, doc, neighbours) -> str:
     return h.hexdigest()
 
 
+def catalog_key(shared: str, keys: list[str]) -> str:
+    """The key of the catalog-wide files (indexes, hardware and provider pages, search shards):
+    they are a function of the shared inputs and every recipe, which the recipes' keys cover."""
+    h = hashlib.sha256(f"catalog:{shared}".encode())
+    for key in keys:
+        h.update(key.encode())
+    return h.hexdigest()
+
+
 class RecordingPaths:
     """The site's page paths, remembering which ones a guide asked about (and the answers)."""
 
@@ -93,9 +102,76 @@ class RecordingPaths:
         return answer
 
 
-def file_stamp(path: Path) -> list[int]:
+def file_stamp(path: Path | str) -> list[int]:
     st = os.lstat(path)
     return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+# The entries a long-lived process stored, by cache folder and key: `serve` then only checks
+# their files' stamps instead of reading 1,000 JSON files per rebuild. An entry is a function
+# of its key, so a remembered one is as good as its file. None: nothing is remembered.
+_SEEN: dict[tuple[str, str], dict] | None = None
+
+
+class PageMemo:
+    """The catalog-wide pages the previous build of this process rendered, by a digest of their
+    arguments, for a long-lived process (`serve`): after an edit most hardware and provider
+    pages get the same arguments again, and rendering them is most of the catalog-wide work.
+
+    A page is a function of its template, path and arguments, and of what every page shares
+    (templates, settings, vocabulary, code: the shared fingerprint), so the memo starts empty
+    whenever that changes. Arguments that cannot be pickled are rendered every time."""
+
+    def __init__(self):
+        self.shared, self.pages, self.used = None, {}, {}
+
+    def start(self, shared: str) -> "PageMemo":
+        """Begin a build: keep only what the last build with the same shared inputs that
+        rendered pages rendered (a build that reused every catalog-wide file renders none)."""
+        if shared != self.shared:
+            self.pages = {}
+        elif self.used:
+            self.pages = self.used
+        self.shared, self.used = shared, {}
+        return self
+
+    @property
+    def empty(self) -> bool:
+        return not self.pages and not self.used
+
+    def render(self, render, template: str, path: str, page: dict) -> bytes:
+        try:
+            key = hashlib.sha256(pickle.dumps((template, path, page), protocol=5)).digest()
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return render(template, path, **page)
+        data = self.pages.get(key)
+        if data is None:
+            data = render(template, path, **page)
+        self.used[key] = data
+        return data
+
+
+_PAGES: PageMemo | None = None
+
+
+def keep_in_memory(on: bool = True) -> None:
+    """Make this process keep between builds what the next build can use: YAML parses, cache
+    entries and rendered catalog-wide pages (`on=False` forgets them). For `serve`, whose
+    rebuilds follow each other; a one-shot build has no next build to keep them for."""
+    global _SEEN, _PAGES
+    from recipes_site.catalog.yaml import remember_parses
+    remember_parses(on)
+    _SEEN, _PAGES = ({}, PageMemo()) if on else (None, None)
+
+
+def keeping() -> bool:
+    """Whether this process keeps builds in memory (keep_in_memory): `serve`."""
+    return _PAGES is not None
+
+
+def page_memo(shared: str) -> PageMemo | None:
+    """The page memo for a build with these shared inputs, when this process keeps one."""
+    return _PAGES.start(shared) if _PAGES is not None else None
 
 
 class Cache:
@@ -115,20 +191,28 @@ class Cache:
         if not self.enabled:
             return None
         try:
-            fd = os.open(self.dir / f"{key}.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            with os.fdopen(fd, "rb") as f:
-                entry = json.loads(f.read())
+            entry = (_SEEN or {}).get((str(self.dir), key)) or self._read(key)
             if entry.get("key") != key or any((p in site_paths) != bool(v) for p, v in entry["links"].items()):
                 return None
+            out = str(self.out)
             for rel, stamp in entry["files"].items():
-                if file_stamp(self.out / rel) != stamp:
+                if rel.startswith("/") or ".." in rel.split("/") or file_stamp(f"{out}/{rel}") != stamp:
                     return None
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
         return entry
 
+    def _read(self, key: str) -> dict:
+        fd = os.open(self.dir / f"{key}.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            entry = json.loads(f.read())
+        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
+            raise ValueError("not an entry")
+        return entry
+
     def store(self, entries: dict[str, dict]) -> None:
-        """After a successful swap: write the new entries and drop every entry this build did not use."""
+        """After a successful swap: write the new entries (and any of those used whose file has
+        gone meanwhile) and drop every entry this build did not use."""
         if not self.writable:
             return
         from recipes_site.write import encode_json, write_files
@@ -136,11 +220,20 @@ class Cache:
             self.dir.mkdir(mode=0o755, parents=True, exist_ok=True)
             if any(os.path.islink(p) for p in (self.dir, self.dir.parent)) or not self.dir.is_dir():
                 return
+            present = set(os.listdir(self.dir))
             write_files(self.dir, {f"{key}.json": encode_json({k: v for k, v in entry.items() if k != "new"})
-                                   for key, entry in entries.items() if entry.get("new")})
+                                   for key, entry in entries.items()
+                                   if entry.get("new") or f"{key}.json" not in present})
             keep = {f"{key}.json" for key in entries}
-            for name in os.listdir(self.dir):
+            for name in present:
                 if name not in keep and name.endswith(".json"):
                     os.unlink(self.dir / name)
         except OSError:
-            pass   # a cache that cannot be written only costs the next build time
+            return   # a cache that cannot be written only costs the next build time
+        if _SEEN is None:
+            return
+        folder = str(self.dir)
+        for seen in [k for k in _SEEN if k[0] == folder and k[1] not in entries]:
+            del _SEEN[seen]
+        _SEEN.update(((folder, key), {k: v for k, v in entry.items() if k != "new"})
+                     for key, entry in entries.items())

@@ -230,8 +230,8 @@ def serve(root: Path, out: Path, port: int = 8000, host: str = "127.0.0.1", *,
           interval: float = 1.0, watch_templates: bool = True) -> int:
     """Build, serve `out` until interrupted, rebuilding on recipe changes. Returns an exit code."""
     root, out = Path(root), check_output(Path(out), Path(root))   # refuses like `build`, before any write
-    from recipes_site.catalog.yaml import remember_parses
-    remember_parses()   # a rebuild parses only the files that changed
+    from recipes_site.cache import keep_in_memory
+    keep_in_memory()   # a rebuild parses only the files that changed and re-renders only changed pages
     from recipes_site.render.pages import TEMPLATES
     extra = (TEMPLATES,) if watch_templates else ()
     seen = watched_state(root, extra)   # before building: an edit made during the build triggers another

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from recipes_site.build import build
-from recipes_site.cache import cache_dir
+from recipes_site.cache import cache_dir, keep_in_memory
 from recipes_site.catalog import PROJECT_ROOT
 
 RECIPES = ["Qwen/Qwen3-8B", "microsoft/Phi-4-mini-instruct", "microsoft/Phi-4-multimodal-instruct",
@@ -50,12 +50,7 @@ def _clean(root: Path, out: Path) -> dict[str, bytes]:
     return _tree(out)
 
 
-@pytest.fixture(scope="module")
-def steps(tmp_path_factory):
-    """(root, out, {step: (result, tree, inodes, clean tree)}) over: first build, no change, an edit
-    of one recipe's description, a retitled related recipe, a removed recipe that a guide links to."""
-    base = tmp_path_factory.mktemp("incremental")
-    root, out = base / "root", base / "site"
+def _root(root: Path) -> Path:
     for name in ("strategies", "kv_store"):
         shutil.copytree(PROJECT_ROOT / name, root / name)
     for name in ("taxonomy.yaml", "platforms.yaml"):
@@ -64,10 +59,18 @@ def steps(tmp_path_factory):
         (root / "models" / hf_id).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(PROJECT_ROOT / "models" / f"{hf_id}.yaml", root / "models" / f"{hf_id}.yaml")
     _edit(root, "Qwen/Qwen3-8B", "guide: |\n", "guide: |" + LINK)
+    return root
+
+
+def _steps(base: Path, build_step=build):
+    """(root, out, {step: (result, tree, inodes, clean tree)}) over: first build, no change, an edit
+    of one recipe's description, a retitled related recipe, a removed recipe that a guide links to.
+    `build_step(root, out, name)` is the incremental build of each step."""
+    root, out = _root(base / "root"), base / "site"
     out_steps = {}
 
     def step(name):
-        result = build(root, out)
+        result = build_step(root, out) if build_step is build else build_step(root, out, name)
         assert result.ok, [d.format() for d in result.diagnostics]
         out_steps[name] = (result, _tree(out), _inodes(out), _clean(root, base / f"clean-{name}"))
 
@@ -80,6 +83,36 @@ def steps(tmp_path_factory):
     (root / "models" / "google" / "gemma-4-E4B-it.yaml").unlink()
     step("removed")
     return root, out, out_steps
+
+
+@pytest.fixture(scope="module")
+def steps(tmp_path_factory):
+    return _steps(tmp_path_factory.mktemp("incremental"))
+
+
+@pytest.fixture(scope="module")
+def kept_steps(tmp_path_factory):
+    """The same steps in a process that keeps parses, cache entries and rendered pages between
+    builds, as `serve` does (cache.keep_in_memory), plus {step: the catalog-wide pages its
+    incremental build rendered}."""
+    from recipes_site.render import pages
+    rendered: dict[str, list[str]] = {}
+    original = pages._Pages.render
+
+    def build_step(root, out, name):
+        def counting(self, template, path, **page):
+            rendered[name].append(path)
+            return original(self, template, path, **page)
+        rendered[name] = []
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pages._Pages, "render", counting)
+            return build(root, out)
+
+    keep_in_memory()
+    try:
+        yield *_steps(tmp_path_factory.mktemp("kept"), build_step), rendered
+    finally:
+        keep_in_memory(False)
 
 
 @pytest.mark.parametrize("name", ["first", "unchanged", "description", "title", "removed"])
@@ -146,7 +179,8 @@ def test_a_template_change_rebuilds_everything(steps, tmp_path, monkeypatch):
 
 def test_the_cache_lives_beside_the_output_and_is_never_published(steps):
     _, out, _ = steps
-    assert cache_dir(out).is_dir() and len(os.listdir(cache_dir(out))) == len(RECIPES) - 1
+    # one entry per recipe (one was removed) and one for the catalog-wide files
+    assert cache_dir(out).is_dir() and len(os.listdir(cache_dir(out))) == len(RECIPES) - 1 + 1
     assert not any(".recipes-site-cache" in p for p in _tree(out))
 
 
@@ -159,3 +193,105 @@ def test_a_cache_folder_that_is_a_symlink_is_neither_read_nor_written(steps, tmp
     assert build(root, site).ok
     assert build(root, site).files_reused == 0
     assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["first", "unchanged", "description", "title", "removed"])
+def test_a_build_in_a_process_that_keeps_builds_in_memory_is_byte_identical_to_a_clean_one(kept_steps, name):
+    _, _, by_step, _ = kept_steps
+    _, tree, _, clean = by_step[name]
+    assert tree.keys() == clean.keys()
+    assert [p for p in tree if tree[p] != clean[p]] == []
+
+
+def test_a_kept_process_renders_again_only_the_catalog_pages_whose_arguments_changed(kept_steps):
+    _, _, by_step, rendered = kept_steps
+    assert "hardware/index.html" in rendered["first"] and "microsoft/index.html" in rendered["first"]
+    assert rendered["unchanged"] == []   # the catalog-wide entry: every file hard-linked
+    # Qwen's description shows on its provider page and the home page, not on Microsoft's page
+    assert "Qwen/index.html" in rendered["description"] and "index.html" in rendered["description"]
+    assert "microsoft/index.html" not in rendered["description"]
+    assert "microsoft/index.html" in rendered["title"]   # Phi-4-reasoning's new title
+
+
+def test_an_unchanged_catalog_reuses_the_catalog_wide_files_without_building_them(steps, tmp_path, monkeypatch):
+    root, _, _ = steps
+    site = tmp_path / "site"
+    assert build(root, site).ok
+    before = _tree(site)
+    import recipes_site.build as build_module
+    monkeypatch.setattr(build_module, "catalog_files", lambda *a, **k: pytest.fail("catalog files built again"))
+    assert build(root, site).ok and _tree(site) == before
+
+
+def test_a_hand_edited_output_file_is_built_again_in_a_kept_process(tmp_path):
+    root, site = _root(tmp_path / "root"), tmp_path / "site"
+    keep_in_memory()
+    try:
+        assert build(root, site).ok
+        page, home = site / "Qwen/Qwen3-8B/index.html", site / "index.html"
+        good_page, good_home = page.read_bytes(), home.read_bytes()
+        for path in (page, home):
+            with open(path, "r+b") as f:   # in place: same inode, new size and mtime
+                f.write(b"tampered")
+        assert build(root, site).ok
+        assert page.read_bytes() == good_page and home.read_bytes() == good_home
+    finally:
+        keep_in_memory(False)
+
+
+def test_a_kept_process_recycles_the_previous_site_whatever_it_holds(tmp_path):
+    """`serve` keeps the site before the current one beside it and rebuilds into it: what it
+    holds beyond the files to reuse (stale pages, a planted symlink, an empty folder) is gone
+    from the next site, and nothing outside is touched."""
+    from recipes_site.write import spare_path
+    root, site, outside = _root(tmp_path / "root"), tmp_path / "site", tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    keep_in_memory()
+    try:
+        assert build(root, site).ok and build(root, site).ok
+        spare = spare_path(site)
+        assert spare.is_dir() and (spare / ".recipes-site-manifest.json").is_file()
+        (spare / "Qwen/Qwen3-8B/index.html").unlink()
+        (spare / "Qwen/Qwen3-8B/index.html").write_text("stale")
+        (spare / "google/planted").symlink_to(outside, target_is_directory=True)
+        (spare / "empty/folder").mkdir(parents=True)
+        (spare / "hardware/stray.html").write_text("stray")
+        _edit(root, "Qwen/Qwen3-8B", "  description: \"Compact", "  description: \"Small")
+        assert build(root, site).ok
+        assert _tree(site) == _clean(root, tmp_path / "clean")
+        assert not (site / "empty").exists() and not os.path.lexists(site / "google/planted")
+        assert (outside / "keep.txt").read_text() == "mine"
+    finally:
+        keep_in_memory(False)
+
+
+def test_a_spare_folder_that_is_not_ours_is_left_alone(tmp_path):
+    from recipes_site.write import spare_path
+    root, site = _root(tmp_path / "root"), tmp_path / "site"
+    spare = spare_path(site)
+    spare.mkdir(parents=True)
+    (spare / "notes.txt").write_text("mine")
+    keep_in_memory()
+    try:
+        assert build(root, site).ok and build(root, site).ok
+    finally:
+        keep_in_memory(False)
+    assert os.listdir(spare) == ["notes.txt"] and (spare / "notes.txt").read_text() == "mine"
+    assert _tree(site) == _clean(root, tmp_path / "clean")
+
+
+def test_a_one_shot_build_keeps_no_spare_and_uses_one_that_serve_left(tmp_path):
+    from recipes_site.write import spare_path
+    root, site = _root(tmp_path / "root"), tmp_path / "site"
+    assert build(root, site).ok and build(root, site).ok
+    assert not os.path.lexists(spare_path(site))
+    keep_in_memory()
+    try:
+        assert build(root, site).ok
+    finally:
+        keep_in_memory(False)
+    assert spare_path(site).is_dir()
+    assert build(root, site).ok
+    assert not os.path.lexists(spare_path(site))   # recycled as the staging folder, then deleted
+    assert _tree(site) == _clean(root, tmp_path / "clean")

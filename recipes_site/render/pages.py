@@ -609,8 +609,8 @@ def recipe_markdown(pages: _Pages, rec: RecipeInput, summary: dict | None, hw_do
 # -- catalog-wide pages -----------------------------------------------------------------------
 
 class _Catalog:
-    def __init__(self, catalog, api_docs: dict, config: SiteConfig | None):
-        self.catalog, self.api = catalog, api_docs
+    def __init__(self, catalog, api_docs: dict, config: SiteConfig | None, memo=None):
+        self.catalog, self.api, self.memo = catalog, api_docs, memo
         taxonomy = catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {}
         self.taxonomy = taxonomy
         self.profiles = catalog.hardware_profiles()
@@ -648,7 +648,8 @@ class _Catalog:
         return _provider_name(self.catalog, org)
 
     def render(self, template: str, path: str, **page) -> None:
-        self.files[path] = self.pages.render(template, path, **page)
+        self.files[path] = self.pages.render(template, path, **page) if self.memo is None \
+            else self.memo.render(self.pages.render, template, path, page)
 
     def data_file(self, path: str, doc) -> str:
         """Write a JSON file the page script fetches; its URL carries a content hash (caches)."""
@@ -833,10 +834,12 @@ def _page_numbers(k: int, pages: int) -> list[int]:
     return sorted({1, pages, *range(max(1, k - 2), min(pages, k + 2) + 1)})
 
 
-def catalog_pages(catalog, api_docs: dict[str, dict], config: SiteConfig | None = None) -> dict[str, bytes]:
+def catalog_pages(catalog, api_docs: dict[str, dict], config: SiteConfig | None = None,
+                  memo=None) -> dict[str, bytes]:
     """Every page that spans recipes, plus the static assets; `api_docs` needs models.json and
-    hardware/<hw>.json (the catalog-wide API documents)."""
-    site = _Catalog(catalog, api_docs, config)
+    hardware/<hw>.json (the catalog-wide API documents). `memo` (cache.PageMemo, in `serve`)
+    hands back pages the previous build rendered from the same arguments."""
+    site = _Catalog(catalog, api_docs, config, memo)
     site.provider_pages()
     site.hardware_pages()
     site.checkpoint_redirects()
