@@ -17,6 +17,12 @@ inode, size and mtime (a hand edit or a failed build makes it a miss), and only 
 links still resolve as they did; since hard-linked files keep their inode, entries stay valid
 build after build, and those no build used are deleted after the swap.
 
+The catalog-wide files (indexes, hardware and provider pages, search shards) have one entry too,
+keyed by every recipe's key (catalog_key): a rebuild with no change renders none of them. A
+long-lived process (`serve`, keep_in_memory) also keeps the entries it stored, its YAML parses and
+the catalog-wide pages it rendered (PageMemo), so after one edit it reads no entry file again and
+renders only the pages whose arguments changed.
+
 Entries are JSON (never pickle: the folder sits beside the output, and loading must not run code)
 in the folder `.recipes-site-cache/<out>` next to the output (cache_dir), written through
 write.write_files (no symlinks followed) and only after a build succeeded. A corrupt or foreign

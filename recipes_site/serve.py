@@ -6,8 +6,10 @@ rebuild shows on reload). Nothing outside the output folder is served, not even 
 symlink inside it. A watcher thread polls the recipe files once a second; a rebuild that
 fails prints its diagnostics and leaves the previous site in place (the build writes
 atomically), so the server keeps serving it. A rebuild is incremental (cache.py: only the edited
-recipe is built again) and the open pages reload themselves: the server adds a small script to
-each HTML page it sends (never to the built files) that polls `/__recipes_site/generation`.
+recipe is built again, and the process keeps parses, cache entries, rendered pages and the previous
+site to rebuild into: cache.keep_in_memory) and the open pages reload themselves: the server adds
+a small script to each HTML page it sends (never to the built files) that polls
+`/__recipes_site/generation`.
 """
 from __future__ import annotations
 
