@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .features import (allowed_modes, applicable_features, default_selection, is_modal, option_args)
 from .hardware import Hardware
 from recipes_site.jsish import mapping
-from .serve_args import dedupe
+from .serve_args import dedupe, variant_of
 from .shell import unit_line
 
 
@@ -39,7 +39,7 @@ def _label(name: str, spec: dict) -> str:
 
 def feature_choices(recipe: dict, hw: Hardware, variant_key: str, strategy_id: str,
                     with_kv_store: bool = False) -> tuple:
-    variant = mapping(mapping(recipe.get("variants")).get(variant_key) or mapping(recipe.get("variants")).get("default"))
+    variant = variant_of(recipe, variant_key)
     defaults = default_selection(recipe, hw, variant_key, variant, strategy_id, with_kv_store)
     out = []
     for name, feature in applicable_features(recipe, strategy_id, with_kv_store):

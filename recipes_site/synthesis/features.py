@@ -120,10 +120,21 @@ def _default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) 
 
 def feature_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict, strategy_id: str,
                  skip_companions: bool = False, selection: Selection | None = None) -> list:
-    if selection is None:
-        selection = default_selection(recipe, hw, variant_key, variant, strategy_id, skip_companions)
     args: list = []
+    if selection is None:
+        defaults = default_args(recipe, hw, variant_key, variant)
+        for name, _ in applicable_features(recipe, strategy_id, skip_companions):
+            args += defaults.get(name, ())
+        return args
     for name, feature in applicable_features(recipe, strategy_id, skip_companions):
         if name in selection:
             args += option_args(feature, hw, selection[name])
     return args
+
+
+def default_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> dict[str, list]:
+    """The args of each feature `default_modes` selects, by name."""
+    # kept per recipe: the same for every strategy offered on this hardware
+    return remembered(recipe, ("default_args", hw.id, variant_key), lambda: {
+        name: option_args(mapping(recipe.get("features"))[name], hw, mode)
+        for name, mode in default_modes(recipe, hw, variant_key, variant).items()})

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from .features import feature_args
 from .hardware import Hardware
+from .memo import remembered
 from recipes_site.jsish import mapping, str_list, truthy_items
 from .shell import Unit, trusted_args, trusted_env, unit_line, units_of
 
@@ -55,8 +56,7 @@ class ProcessSpec:
         if strategy_block is not None:
             blocks = [strategy_block]
         else:
-            blocks = [hw.override_block(self.recipe.get("hardware_overrides")),
-                      hw.override_block(self.variant.get("hardware_overrides"))]
+            blocks = list(_variant_on_hardware(self).override_blocks)
         blocks.append(mapping(self.overrides.get("hardware_overrides")).get(hw.id))
         if self.role:
             blocks.append(mapping(self.role_overrides.get("hardware_overrides")).get(hw.id))
@@ -96,13 +96,32 @@ def serve_parts(spec: ProcessSpec) -> ServeParts:
     return ServeParts(before, after_parallel, features, after, serve_env(spec))
 
 
+class OnHardware(NamedTuple):
+    """What a variant brings to every process on one hardware, whatever the strategy."""
+    args: list              # the recipe's base args, then the variant's, then the variant's on this hardware
+    env: dict               # likewise: base env, variant env, variant env on this hardware
+    override_blocks: tuple  # the recipe's and the variant's generation/brand override blocks
+
+
+def _variant_on_hardware(spec: ProcessSpec) -> OnHardware:
+    # kept per recipe: the same for every strategy rendered on this hardware
+    return remembered(spec.recipe, ("variant_on_hardware", spec.variant_key, spec.hw.id),
+                      lambda: _variant_on_hardware_of(spec.recipe, spec.variant, spec.hw))
+
+
+def _variant_on_hardware_of(recipe: dict, variant: dict, hw: Hardware) -> OnHardware:
+    model = mapping(recipe.get("model"))
+    on_hw = mapping(mapping(variant.get("hardware_overrides")).get(hw.id))
+    return OnHardware(
+        args=str_list(model.get("base_args")) + str_list(variant.get("extra_args")) + str_list(on_hw.get("extra_args")),
+        env={**mapping(model.get("base_env")), **mapping(variant.get("extra_env")), **mapping(on_hw.get("extra_env"))},
+        override_blocks=(hw.override_block(recipe.get("hardware_overrides")),
+                         hw.override_block(variant.get("hardware_overrides"))))
+
+
 def _args_around_parallel(spec: ProcessSpec) -> tuple[list, list]:
-    recipe, variant, hw = spec.recipe, spec.variant, spec.hw
     strategy = spec.strategy
-    tokens: list = []
-    tokens += str_list(mapping(recipe.get("model")).get("base_args"))
-    tokens += str_list(variant.get("extra_args"))
-    tokens += str_list(mapping(mapping(variant.get("hardware_overrides")).get(hw.id)).get("extra_args"))
+    tokens = list(_variant_on_hardware(spec).args)
     if spec.role:
         tokens += trusted_args(str_list(mapping(strategy.get(spec.role)).get("vllm_args")))
     else:
@@ -115,11 +134,7 @@ def _args_around_parallel(spec: ProcessSpec) -> tuple[list, list]:
 
 
 def serve_env(spec: ProcessSpec) -> dict:
-    recipe, variant, hw = spec.recipe, spec.variant, spec.hw
-    env: dict = {}
-    env.update(mapping(mapping(recipe.get("model")).get("base_env")))
-    env.update(mapping(variant.get("extra_env")))
-    env.update(mapping(mapping(mapping(variant.get("hardware_overrides")).get(hw.id)).get("extra_env")))
+    env = dict(_variant_on_hardware(spec).env)
     if spec.role:
         env.update(trusted_env(mapping(mapping(spec.strategy.get(spec.role)).get("env"))))
     else:
@@ -134,7 +149,7 @@ def serve_env(spec: ProcessSpec) -> dict:
         env.update(mapping(spec.overrides.get("extra_env")))
     for block in spec.hardware_blocks:
         env.update(mapping(block.get("extra_env")))
-    if spec.role and hw.id not in NVL_TRAYS:
+    if spec.role and spec.hw.id not in NVL_TRAYS:
         for key in PD_ONLY_ON_NVL:
             env.pop(key, None)
     return env

@@ -70,7 +70,15 @@ def text(value: Any) -> str:
 
 def quote(value: str) -> str:
     """One shell word that the shell reads back as `value` (a Placeholder: as its variable)."""
-    if isinstance(value, Placeholder) or _SAFE.fullmatch(value):
+    if isinstance(value, Placeholder):
+        return value
+    return _quote_str(value)
+
+
+# Memo: the same model ids and env values are quoted for thousands of processes.
+@lru_cache(maxsize=4096)
+def _quote_str(value: str) -> str:
+    if _SAFE.fullmatch(value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
 
