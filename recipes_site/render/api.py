@@ -163,7 +163,10 @@ def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dic
     choices, _ = shared.choices(rec, ctx, r)
     locked = features_locked(choices, r)
     plans = plan.plan_json(rec.data, r, profile, choices, locked, memo)
-    return {**rendering_json(r), "parts": rendering_parts(rec, ctx, r, shared, plans["default"], locked), "plan": plans}
+    doc = rendering_json(r)
+    doc["parts"] = rendering_parts(rec, ctx, r, shared, plans["default"], locked)
+    doc["plan"] = plans
+    return doc
 
 
 def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:

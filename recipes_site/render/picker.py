@@ -165,12 +165,14 @@ class Table:
         self.items: list = []
         self._index: dict[str, int] = {}
 
-    def index_of(self, data) -> int:
-        key = _CANONICAL(data)
-        if key not in self._index:
-            self._index[key] = len(self.items)
+    def index_of(self, data, key: str | None = None) -> int:
+        """The index of `data` (`key`: its `_CANONICAL` text, when the caller has it)."""
+        key = _CANONICAL(data) if key is None else key
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = len(self.items)
             self.items.append(data)
-        return self._index[key]
+        return index
 
 
 class SharedParts:
@@ -193,10 +195,26 @@ class SharedParts:
         strategy = r.feature_strategy
         key = (r.hardware, r.variant, strategy if self._by_strategy else "", r.kv is not None and self._by_kv)
         if key not in self._choices:
-            choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, strategy,
-                                      with_kv_store=r.kv is not None)
-            self._choices[key] = (choices, self.feature_sets.index_of(feature_set_json(choices)))
+            choices, text = _interned(feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, strategy,
+                                                      with_kv_store=r.kv is not None))
+            self._choices[key] = (choices, self.feature_sets.index_of(feature_set_json(choices), text))
         return self._choices[key]
+
+
+_CHOICES: dict[tuple, tuple[tuple, str]] = {}
+
+
+def _interned(choices: tuple) -> tuple[tuple, str]:
+    """The one copy of equal feature choices, and the `_CANONICAL` text of their feature set."""
+    # Memo: equal choices recur on every hardware of a recipe; one copy makes the memos keyed on
+    # choices (features_locked, plan._memory_states) compare them by identity, not field by field.
+    # Correct because choices are frozen values: equal ones are interchangeable.
+    found = _CHOICES.get(choices)
+    if found is None:
+        if len(_CHOICES) > 4096:        # bounded for a long `serve` session
+            _CHOICES.clear()
+        found = _CHOICES[choices] = (choices, _CANONICAL(feature_set_json(choices)))
+    return found
 
 
 _LOCKED: dict[tuple, bool] = {}
@@ -209,11 +227,12 @@ def features_locked(choices, r: Rendering) -> bool:
     # (8,997 renderings on the compat corpus); the key holds all that `toggles_are_exact` (the
     # processes' fixed lines) and `_split` read, so equal keys give equal answers.
     key = (tuple(choices), tuple((p.command, p.docker_command, p.lines_before, p.lines_after) for p in procs))
-    if key not in _LOCKED:
+    locked = _LOCKED.get(key)
+    if locked is None:
         if len(_LOCKED) > 16384:        # bounded for a long `serve` session
             _LOCKED.clear()
-        _LOCKED[key] = not (toggles_are_exact(choices, procs) and all(_split(p) is not None for p in procs))
-    return _LOCKED[key]
+        locked = _LOCKED[key] = not (toggles_are_exact(choices, procs) and all(_split(p) is not None for p in procs))
+    return locked
 
 
 def _split(p: Process) -> dict | None:
