@@ -27,7 +27,16 @@ class Context:
     kv_ids: tuple        # kv-store ids, in file order
 
     def hardware(self, hw_id: str) -> Hardware:
-        return Hardware(hw_id, mapping(self.profiles.get(hw_id)))
+        hw = self._hardware.get(hw_id)
+        if hw is None:
+            hw = self._hardware[hw_id] = Hardware(hw_id, mapping(self.profiles.get(hw_id)))
+        return hw
+
+    @cached_property
+    def _hardware(self) -> dict:
+        """One Hardware per id for the whole build (immutable, its facts worked out once), instead
+        of a new one, its facts worked out again, for each of thousands of look-ups."""
+        return {}
 
     def deploy_type(self, strategy_id: str) -> str:
         return self._deploy_types.get(strategy_id, "single_node")

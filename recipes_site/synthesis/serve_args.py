@@ -49,6 +49,10 @@ class ProcessSpec:
         return mapping(self.overrides.get(self.role)) if self.role else {}
 
     @cached_property
+    def on_hardware(self) -> OnHardware:
+        return _variant_on_hardware(self)
+
+    @cached_property
     def hardware_blocks(self) -> list[dict]:
         """Generation/brand override blocks in order; a strategy-level block replaces the recipe's and variant's."""
         hw = self.hw
@@ -56,7 +60,7 @@ class ProcessSpec:
         if strategy_block is not None:
             blocks = [strategy_block]
         else:
-            blocks = list(_variant_on_hardware(self).override_blocks)
+            blocks = list(self.on_hardware.override_blocks)
         blocks.append(mapping(self.overrides.get("hardware_overrides")).get(hw.id))
         if self.role:
             blocks.append(mapping(self.role_overrides.get("hardware_overrides")).get(hw.id))
@@ -121,7 +125,7 @@ def _variant_on_hardware_of(recipe: dict, variant: dict, hw: Hardware) -> OnHard
 
 def _args_around_parallel(spec: ProcessSpec) -> tuple[list, list]:
     strategy = spec.strategy
-    tokens = list(_variant_on_hardware(spec).args)
+    tokens = list(spec.on_hardware.args)
     if spec.role:
         tokens += trusted_args(str_list(mapping(strategy.get(spec.role)).get("vllm_args")))
     else:
@@ -134,7 +138,7 @@ def _args_around_parallel(spec: ProcessSpec) -> tuple[list, list]:
 
 
 def serve_env(spec: ProcessSpec) -> dict:
-    env = dict(_variant_on_hardware(spec).env)
+    env = dict(spec.on_hardware.env)
     if spec.role:
         env.update(trusted_env(mapping(mapping(spec.strategy.get(spec.role)).get("env"))))
     else:
@@ -193,7 +197,7 @@ class ArgLines(NamedTuple):
 
 def arg_lines(before: list, features: list, after: list) -> ArgLines:
     """`ArgLines` of the argument tokens split around the feature block."""
-    before, features, after = tuple(truthy_items(before)), tuple(truthy_items(features)), tuple(truthy_items(after))
+    before, features, after = tuple(before), tuple(features), tuple(after)
     # the types are part of the key: a Placeholder prints bare where an equal recipe string is quoted
     return _arg_lines(before, features, after, tuple(map(type, before + features + after)))
 
@@ -202,6 +206,7 @@ def arg_lines(before: list, features: list, after: list) -> ArgLines:
 # on many hardware profiles), each grouped, de-duplicated and quoted once.
 @lru_cache(maxsize=4096)
 def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> ArgLines:
+    before, features, after = truthy_items(before), truthy_items(features), truthy_items(after)
     units = dedupe_units(units_of(before + features + after))
     head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
     split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
