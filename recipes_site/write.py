@@ -17,7 +17,6 @@ come from strangers, and validation is not the only line of defence.
 from __future__ import annotations
 
 import errno
-import heapq
 import json
 import os
 import re
@@ -28,7 +27,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from recipes_site.outdir import GENERATOR, MANIFEST, check_output, read_manifest, tree_files
+from recipes_site.outdir import GENERATOR, MANIFEST, check_output, read_manifest
 from recipes_site.posix import exchange, exclusive_lock
 
 DIR_MODE, FILE_MODE = 0o755, 0o644   # a published site is world-readable whatever the umask
@@ -210,10 +209,31 @@ def remove_stale(out: Path) -> list[Path]:
 
 
 def _seal(staging: Path) -> None:
-    """Write the manifest listing every file of the finished tree (sorted: builds stay identical)."""
-    files, _ = tree_files(staging)
-    files = [f for f in files if f != MANIFEST]
-    write_files(staging, {MANIFEST: manifest_bytes(files)})
+    """Remove the folders left empty (a recycled staging folder's: a build never makes one) and
+    write the manifest listing every file of the finished tree (sorted: builds stay identical)."""
+    files, entries, parent = [], {}, {}
+    stack = [("", os.fspath(staging))]
+    while stack:
+        rel, path = stack.pop()
+        entries[path] = 0
+        with os.scandir(path) as listing:
+            for entry in listing:
+                entries[path] += 1
+                name = f"{rel}/{entry.name}" if rel else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((name, entry.path))
+                    parent[entry.path] = path
+                elif entry.is_file(follow_symlinks=False) and name != MANIFEST:
+                    files.append(name)
+    empty = [path for path, count in entries.items() if count == 0 and path in parent]
+    while empty:   # a folder whose last entry goes may leave its parent empty in turn
+        path = empty.pop()
+        os.rmdir(path)
+        up = parent[path]
+        entries[up] -= 1
+        if entries[up] == 0 and up in parent:
+            empty.append(up)
+    write_files(staging, {MANIFEST: manifest_bytes(sorted(files))})
 
 
 def _swap(staging: Path, out: Path) -> None:
@@ -240,23 +260,22 @@ def _ours(folder: Path) -> bool:
 
 
 def recycle(staging: Path, previous: Path, keep: dict[str, list[int]]) -> set[str]:
-    """Empty a staging folder of everything but the files of `keep` (relative path -> the stamp
-    of the file of `previous`, the current output, there, which the cache has checked) that
-    already are that very file (a hard link: the same inode); folders left empty go too. Returns the paths
-    kept, which need no linking. Why: a staging folder recycled from the previous site already
-    holds almost every file and folder of the next one, and creating 3,400 folders and deleting
-    as many per rebuild costs seconds on a busy disk. Whatever the folder held (a killed build's
-    leftovers included), afterwards it holds only files the build would link there anyway."""
-    kept, doomed, emptied = set(), [], []
+    """Empty a staging folder of every file but those of `keep` (relative path -> the stamp of
+    the file of `previous`, the current output, there, which the cache has checked) that already
+    are that very file (a hard link: the same inode); returns the paths kept, which need no
+    linking. Folders stay, for the files written next; those left empty go when the staging
+    folder is sealed (_seal). Why: a staging folder recycled from the previous site already holds
+    almost every file and folder of the next one, and creating 3,400 folders and deleting as many
+    per rebuild costs seconds on a busy disk. Whatever the folder held (a killed build's leftovers
+    included), afterwards it holds only files the build would link there anyway."""
+    kept, doomed = set(), []
     if keep and os.stat(staging).st_dev != os.stat(previous).st_dev:
         keep = {}   # inode numbers compare only within one file system
     stack = [("", os.fspath(staging))]
     while stack:
         rel, path = stack.pop()
-        count = 0
         with os.scandir(path) as entries:
             for entry in entries:
-                count += 1
                 name = f"{rel}/{entry.name}" if rel else entry.name
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((name, entry.path))
@@ -265,26 +284,8 @@ def recycle(staging: Path, previous: Path, keep: dict[str, list[int]]) -> set[st
                     kept.add(name)   # the previous site's file itself (no stat: the inode is in the folder)
                 else:
                     doomed.append(entry.path)   # a changed file, a symlink, anything else
-        if not count:
-            emptied.append(path)
     for path in doomed:
         os.unlink(path)
-    base = os.fspath(staging)
-    # longest first: a folder before its parent, which its removal may leave empty in turn
-    candidates = [(-len(p), p) for p in {os.path.dirname(p) for p in doomed} | set(emptied)]
-    heapq.heapify(candidates)
-    tried = set()
-    while candidates:
-        _, path = heapq.heappop(candidates)
-        if path == base or path in tried:
-            continue
-        tried.add(path)
-        try:
-            os.rmdir(path)
-        except OSError:   # not empty: still needed
-            continue
-        parent = os.path.dirname(path)
-        heapq.heappush(candidates, (-len(parent), parent))
     return kept - {MANIFEST}
 
 
