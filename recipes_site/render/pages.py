@@ -293,9 +293,12 @@ def _environment(templates: str) -> Environment:
 
 
 def compile_recipe_templates() -> None:
-    """Compile the model page's templates (~30 ms) in the build process before the recipe workers
-    fork, so that they inherit them instead of each compiling its own copy."""
-    _environment(str(TEMPLATES)).get_template("model.html")
+    """Compile the model page's templates (model.html and the base.html it extends when rendered,
+    ~30 ms) in the build process before the recipe workers fork, so that they inherit them
+    instead of each compiling its own copies."""
+    env = _environment(str(TEMPLATES))
+    for name in ("model.html", "base.html"):
+        env.get_template(name)
 
 
 def _static_asset(path) -> tuple[bytes, str]:
