@@ -1,0 +1,113 @@
+"""What synthesis remembers must never change what it prints (issue 13: faster, byte-identical).
+
+Two kinds of memo: pure functions of strings memoised for the whole process (argument lines,
+docker heads, quoting), where a Placeholder and an equal recipe string, or `true` and `1`, must
+never share an answer; and answers about one recipe kept only while `synthesize_recipe` runs
+on that very dict (synthesis/memo.py).
+"""
+from __future__ import annotations
+
+import copy
+
+from recipes_site.synthesis import render_strategy, synthesize_recipe
+from recipes_site.synthesis.docker import docker_head
+from recipes_site.synthesis.memo import remembered, synthesizing
+from recipes_site.synthesis.serve_args import arg_lines
+from recipes_site.synthesis.shell import Placeholder, quote, unit_line
+
+import synthesis_kit as H
+
+ctx = H.context()
+
+
+# -- process-wide memos: the key is the value *and* how it prints ------------------------------------
+
+def test_a_recipe_string_that_looks_like_a_placeholder_is_quoted_whatever_was_printed_before():
+    ours, theirs = Placeholder("$HEAD_IP"), "$HEAD_IP"
+    for first, second in ((ours, theirs), (theirs, ours)):
+        lines = {id(t): unit_line(("--master-addr", t)) for t in (first, second)}
+        assert lines[id(ours)] == "--master-addr $HEAD_IP"
+        assert lines[id(theirs)] == "--master-addr '$HEAD_IP'"
+        assert quote(theirs) == "'$HEAD_IP'" and quote(ours) == "$HEAD_IP"
+
+
+def test_argument_lines_keep_a_placeholder_apart_from_an_equal_recipe_string():
+    ours = arg_lines(["--master-addr", Placeholder("$HEAD_IP")], [], [])
+    theirs = arg_lines(["--master-addr", "$HEAD_IP"], [], [])
+    assert ours.lines == ("--master-addr $HEAD_IP",)
+    assert theirs.lines == ("--master-addr '$HEAD_IP'",)
+    assert arg_lines(["--master-addr", Placeholder("$HEAD_IP")], [], []).lines == ours.lines
+
+
+def test_argument_lines_split_around_the_feature_block():
+    args = arg_lines(["--a", "1", ""], ["--b"], ["--a", "2", None])
+    assert args.args == ("--b", "--a", "2")                # last --a wins, at its last position
+    assert args.lines == ("--b", "--a 2")
+    assert (args.lines_before, args.lines_after) == ((), ("--a 2",))
+
+
+def test_docker_heads_print_each_env_value_as_its_own_type():
+    hw = H.hw("h200")
+    texts = {}
+    for value in (True, 1, 1.0, "1", Placeholder("$IFACE_NAME"), "$IFACE_NAME"):
+        texts[repr(value) + type(value).__name__] = docker_head("img", "acme/M", {"X": value}, hw, 8000).lines[-2]
+    assert list(texts.values()) == ["-e X=true", "-e X=1", "-e X=1", "-e X=1", "-e X=$IFACE_NAME",
+                                    "-e X='$IFACE_NAME'"]
+
+
+def test_docker_head_with_an_unhashable_env_value_still_renders():
+    head = docker_head("img", "acme/M", {"X": ["a"]}, H.hw("h200"), 8000)
+    assert head.lines[-2] == "-e X='['\\''a'\\'']'"
+    assert head.argv[-2:] == ("img", "acme/M")
+
+
+# -- per-recipe memo: only inside synthesize_recipe, only for that very dict --------------------------
+
+def test_remembered_keeps_answers_only_while_that_recipe_is_synthesized():
+    recipe, other, calls = {}, {}, []
+    compute = lambda: calls.append(1) or len(calls)
+    assert remembered(recipe, ("k",), compute) == 1
+    assert remembered(recipe, ("k",), compute) == 2          # outside a synthesis: computed afresh
+    with synthesizing(recipe):
+        assert remembered(recipe, ("k",), compute) == 3
+        assert remembered(recipe, ("k",), compute) == 3      # kept
+        assert remembered(other, ("k",), compute) == 4       # another dict: not kept, not shared
+        with synthesizing(other):
+            assert remembered(other, ("k",), compute) == 5
+            assert remembered(recipe, ("k",), compute) == 6  # only the innermost recipe is kept
+        assert remembered(recipe, ("k",), compute) == 3
+    assert remembered(recipe, ("k",), compute) == 7
+
+
+def _recipe():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp", "multi_node_tp"])
+    r["model"]["base_args"] = ["--max-model-len", "4096"]
+    r["features"] = {"spec": {"args": ["--speculative-config", "{}"], "strategies": ["single_node_tp"]}}
+    return r
+
+
+def _commands(out):
+    return [p.command for t in out.trees for res in t.by_hardware
+            for r in (res.recommended, *res.alternatives) for p in r.processes]
+
+
+def test_a_recipe_edited_between_two_syntheses_is_read_again():
+    r = _recipe()
+    before = _commands(synthesize_recipe(ctx, "acme/Test-8B", r, set()))
+    r["model"]["base_args"] = ["--max-model-len", "8192"]
+    r["features"]["spec"]["args"] = ["--enforce-eager"]
+    after = _commands(synthesize_recipe(ctx, "acme/Test-8B", r, set()))
+    assert any("--max-model-len 4096" in c for c in before) and not any("4096" in c for c in after)
+    assert any("--max-model-len 8192" in c for c in after)
+    assert any("--enforce-eager" in c for c in after) and not any("--speculative-config" in c for c in after)
+
+
+def test_synthesis_equals_rendering_each_choice_without_the_memo():
+    r = _recipe()
+    out = synthesize_recipe(ctx, "acme/Test-8B", copy.deepcopy(r), set())
+    for tree in out.trees:
+        for res in tree.by_hardware:
+            for rendering in (res.recommended, *res.alternatives):
+                alone = render_strategy(ctx, r, rendering.variant, rendering.strategy, H.hw(res.hardware),
+                                        rendering.node_count)
+                assert alone == rendering
