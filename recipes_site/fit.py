@@ -188,12 +188,13 @@ def weights_bytes(recipe: dict, variant: dict) -> tuple[float | None, str]:
     exact = sizing.component_weights_bytes(recipe, variant)
     if exact is not None:
         return exact, "hf_config components"
-    computed, declared = sizing.variant_weights_gb(recipe, variant)
-    basis = declared or computed
-    if not basis:
+    declared = variant.get("vram_minimum_gb")
+    if isinstance(declared, (int, float)) and not isinstance(declared, bool) and declared:
+        return declared / sizing.OVERHEAD * 1e9, "vram_minimum_gb"   # the figure that wins (no count parsed)
+    computed, _ = sizing.variant_weights_gb(recipe, variant)
+    if not computed:
         return None, "unknown"
-    source = "vram_minimum_gb" if declared else "parameter_count"
-    return basis / sizing.OVERHEAD * 1e9, source
+    return computed / sizing.OVERHEAD * 1e9, "parameter_count"
 
 
 def expert_fraction(cfg: dict | None) -> float | None:

@@ -118,18 +118,15 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
     shape = fit.shape_from_argv(argv)
     spec = _speculative_json(tuple(argv))
     # Memo: everything but the footprint depends on these (and on the recipe and the profile,
-    # fixed for one memo): 13,241 plans on the compat corpus have 8,618 distinct figures, and
-    # those 5,745 distinct fits (the same memo, keyed without the draft).
-    key = (variant_key, hw_id, shape)
-    found = None if memo is None else memo.get(key)
-    if found is None:
-        found = (fit.fit_deployment(recipe, variant_key, hw_id, profile, shape), {})
-        if memo is not None:
-            memo[key] = found
-    r, by_draft = found         # the fit, and the figures by --speculative-config text
-    figures = by_draft.get(spec and spec[0])
+    # fixed for one memo): 13,241 plans on the compat corpus have 8,618 distinct figures. Only the
+    # figures are kept (a dict of numbers, which the garbage collector does not track), not the fit.
+    key = (variant_key, hw_id, shape, spec and spec[0])
+    figures = None if memo is None else memo.get(key)
     if figures is None:
-        figures = by_draft[spec and spec[0]] = _figures(recipe, r, shape, speculative_config(argv))
+        r = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape)
+        figures = _figures(recipe, r, shape, speculative_config(argv))
+        if memo is not None:
+            memo[key] = figures
     # compact: what is 1, false or unknown is left out (`expand` puts it back)
     return {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), **figures}
 
