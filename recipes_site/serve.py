@@ -76,7 +76,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
     def log_message(self, format, *args):  # noqa: A002 (the base class's name)
-        if not self.quiet:
+        if not self.quiet and not getattr(self, "path", "").startswith(RELOAD_PREFIX):   # pages poll it
             super().log_message(format, *args)
 
 
@@ -193,10 +193,11 @@ def rebuild(root: Path, out: Path, log=print, on_swapped=None) -> bool:
         log(traceback.format_exc().rstrip())
         log("build crashed; still serving the previous site")
         return False
+    ok = result.ok   # once: it scans every diagnostic (6,700 warnings on a 1,000-recipe corpus copy)
     for d in result.diagnostics:
-        if not result.ok or d.level.name == "ERROR":
+        if not ok or d.level.name == "ERROR":
             log(d.format())
-    if not result.ok:
+    if not ok:
         log(f"build failed: {sum(1 for d in result.diagnostics if d.level.name == 'ERROR')} error(s); "
             "still serving the previous site")
         return False
@@ -205,7 +206,7 @@ def rebuild(root: Path, out: Path, log=print, on_swapped=None) -> bool:
     return True
 
 
-def watch(root: Path, out: Path, stop: threading.Event, interval: float = 1.0, log=print,
+def watch(root: Path, out: Path, stop: threading.Event, interval: float = 0.5, log=print,
           extra: tuple[Path, ...] = (), seen: tuple | None = None,
           generation: Generation | None = None) -> None:
     """Poll the recipe files every `interval` seconds and rebuild when they differ from `seen`
@@ -229,8 +230,11 @@ def make_server(out: Path, port: int = 8000, host: str = "127.0.0.1", quiet: boo
 
 
 def serve(root: Path, out: Path, port: int = 8000, host: str = "127.0.0.1", *,
-          interval: float = 1.0, watch_templates: bool = True) -> int:
-    """Build, serve `out` until interrupted, rebuilding on recipe changes. Returns an exit code."""
+          interval: float = 0.5, watch_templates: bool = True) -> int:
+    """Build, serve `out` until interrupted, rebuilding on recipe changes. Returns an exit code.
+
+    The recipe files are polled every `interval` seconds: half of it is the average wait between
+    a save and its rebuild, and one poll of a 1,000-recipe root costs ~12 ms of CPU."""
     root, out = Path(root), check_output(Path(out), Path(root))   # refuses like `build`, before any write
     from recipes_site.cache import keep_in_memory
     keep_in_memory()   # a rebuild parses only the files that changed and re-renders only changed pages
