@@ -172,7 +172,7 @@ def _unit_line(unit: Unit) -> str:
     return token_word(unit[0])
 
 
-# Memo: a build prints a few hundred distinct lines some 170k times.
+# Memo: the ~2k distinct argument lists of the corpus and its feature choices share a few hundred lines.
 _plain_unit_line = lru_cache(maxsize=4096)(_unit_line)
 
 
