@@ -130,6 +130,11 @@ def _shape(argv: tuple) -> Shape:
     return Shape(**found)
 
 
+def clear_memos() -> None:
+    """Forget the parsed argvs (render/api.py empties every per-recipe memo after each recipe)."""
+    _shape.cache_clear()
+
+
 # -- the overhead model --------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -372,6 +372,12 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
     return tuple(c.name for c in features), tuple(argvs), tuple(out)
 
 
+def clear_memos() -> None:
+    """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
+    for memo in (_speculative_json, _tokens, _memory_states):
+        memo.cache_clear()
+
+
 def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None) -> dict:
     """The plan of the rendering as rendered (`default`), and of every other feature state that
     changes memory: `{"default": plan, "keys": [feature names], "by": {state key: plan}}`. The page

@@ -194,10 +194,23 @@ class RecipeSummary:
 
 
 def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], RecipeSummary]:
-    docs = {model_doc_path(rec.hf_id): model_doc(rec, ctx.profiles, ctx)}
-    docs.update(hardware_docs(rec, ctx))
-    entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
-    return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec))
+    try:
+        docs = {model_doc_path(rec.hf_id): model_doc(rec, ctx.profiles, ctx)}
+        docs.update(hardware_docs(rec, ctx))
+        entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
+        return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec))
+    finally:
+        _clear_memos()
+
+
+def _clear_memos() -> None:
+    """Empty the memos of fit, plan and picker after each recipe: their keys hold one recipe's
+    commands (next to no hits across recipes), so over a catalog nothing accumulates, neither
+    memory nor work for the garbage collector's full passes."""
+    from recipes_site.render import picker
+    fit.clear_memos()
+    plan.clear_memos()
+    picker.clear_memos()
 
 
 def catalog_documents(summaries: list[RecipeSummary], taxonomy: dict, strategies: dict) -> dict[str, dict]:

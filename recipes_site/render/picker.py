@@ -87,6 +87,34 @@ def _heredoc(path_var: str, config, note) -> str:
     return _HEREDOCS[key]
 
 
+def _extras_key(r: Rendering) -> str:
+    """All that `_extras` reads of a rendering, as JSON text: equal keys, equal extra tabs."""
+    if r.prefill:
+        return json.dumps(["pd", r.router.install])
+    kv = r.kv
+    if not kv:
+        return "[]"
+    return json.dumps(["kv", kv.install, kv.config, kv.config_note, kv.master, kv.store,
+                       None if kv.router is None else [kv.router.install]])
+
+
+_EXTRAS: dict[str, str] = {}
+
+
+def _extras_text(r: Rendering) -> str:
+    """`_CANONICAL(_extras(r))`, once per distinct input."""
+    # Memo: every rendering's extra tabs are looked up in its document's table by their canonical
+    # text, and a kv-store rendering's hold two heredocs (~2 KB) to encode; a few distinct inputs
+    # recur across the catalog. Correct because `_extras_key` holds everything `_extras` reads.
+    key = _extras_key(r)
+    text = _EXTRAS.get(key)
+    if text is None:
+        if len(_EXTRAS) > 1024:         # bounded for a long `serve` session
+            _EXTRAS.clear()
+        text = _EXTRAS[key] = _CANONICAL(_extras(r))
+    return text
+
+
 def _extras(r: Rendering) -> list[dict]:
     """Extra tabs: text computed here, or a `path` into the rendering plus a `prefix`."""
     if r.prefill:
@@ -167,11 +195,14 @@ class Table:
 
     def index_of(self, data, key: str | None = None) -> int:
         """The index of `data` (`key`: its `_CANONICAL` text, when the caller has it)."""
-        key = _CANONICAL(data) if key is None else key
+        return self.index_of_key(_CANONICAL(data) if key is None else key, lambda: data)
+
+    def index_of_key(self, key: str, make) -> int:
+        """The index of the value whose `_CANONICAL` text is `key`; `make()` gives it when new."""
         index = self._index.get(key)
         if index is None:
             index = self._index[key] = len(self.items)
-            self.items.append(data)
+            self.items.append(make())
         return index
 
 
@@ -199,6 +230,11 @@ class SharedParts:
                                                       with_kv_store=r.kv is not None))
             self._choices[key] = (choices, self.feature_sets.index_of(feature_set_json(choices), text))
         return self._choices[key]
+
+
+    def extras(self, r: Rendering) -> int:
+        """The index of a rendering's extra tabs (`_extras`) in `extra_sets`."""
+        return self.extra_sets.index_of_key(_extras_text(r), lambda: _extras(r))
 
 
 _CHOICES: dict[tuple, tuple[tuple, str]] = {}
@@ -235,6 +271,14 @@ def features_locked(choices, r: Rendering) -> bool:
     return locked
 
 
+def clear_memos() -> None:
+    """Forget the memos keyed on one recipe's commands and choices (render/api.py, after each
+    recipe); those of environments, heredocs and extra tabs recur across recipes and stay."""
+    _split_lines.cache_clear()
+    _LOCKED.clear()
+    _CHOICES.clear()
+
+
 def _split(p: Process) -> dict | None:
     """Where the feature block sits in the command and where the docker head ends (callers copy
     the dict, never change it: it is shared by the memo)."""
@@ -269,7 +313,7 @@ def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: Shared
                       "exports": exports(env_of(p)), **(split or {"at": 0, "n": 0, "docker_at": 0})})
     variant = mapping(mapping(rec.data.get("variants")).get(r.variant))
     return {"summary": summary_line(r, ctx.profiles.get(r.hardware, {}), variant.get("precision"), plan),
-            "processes": parts, "extras": shared.extra_sets.index_of(_extras(r)),
+            "processes": parts, "extras": shared.extras(r),
             "features": feature_set, "features_locked": locked}
 
 
