@@ -289,6 +289,18 @@ def recycle(staging: Path, previous: Path, keep: dict[str, list[int]]) -> set[st
     return kept - {MANIFEST}
 
 
+def _link_spare(out: Path, spare: Path) -> None:
+    """A copy of `out` made of hard links (its manifest included), renamed to `spare` when whole."""
+    manifest = read_manifest(out)
+    folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    try:
+        os.chmod(folder, DIR_MODE)
+        link_files(folder, out, list(manifest["files"]) + [MANIFEST])
+        os.rename(folder, spare)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @contextmanager
 def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked: bool = False,
                   spare: bool = False, keep_spare: bool = False):
@@ -329,8 +341,14 @@ def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked:
             _swap(staging, out)
             if on_swapped is not None:
                 on_swapped()
-            if keep_spare and os.path.isdir(staging) and not os.path.lexists(kept):
-                os.rename(staging, kept)
+            if keep_spare and not os.path.lexists(kept):
+                if os.path.isdir(staging):
+                    os.rename(staging, kept)
+                else:   # the first site in this folder: a spare of hard links, so the next rebuild has one too
+                    try:
+                        _link_spare(out, kept)
+                    except OSError:
+                        pass   # a spare only saves the next rebuild time
         finally:
             shutil.rmtree(staging, ignore_errors=True)   # the failed build's files, or the old site
 

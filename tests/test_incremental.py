@@ -295,3 +295,18 @@ def test_a_one_shot_build_keeps_no_spare_and_uses_one_that_serve_left(tmp_path):
     assert build(root, site).ok
     assert not os.path.lexists(spare_path(site))   # recycled as the staging folder, then deleted
     assert _tree(site) == _clean(root, tmp_path / "clean")
+
+
+def test_a_kept_process_building_a_new_folder_keeps_a_spare_of_hard_links(tmp_path):
+    from recipes_site.write import spare_path
+    root, site = _root(tmp_path / "root"), tmp_path / "site"
+    keep_in_memory()
+    try:
+        assert build(root, site).ok
+        spare = spare_path(site)
+        assert _inodes(spare) == {p: i for p, i in _inodes(site).items()}
+        _edit(root, "Qwen/Qwen3-8B", "  description: \"Compact", "  description: \"Small")
+        assert build(root, site).ok
+    finally:
+        keep_in_memory(False)
+    assert _tree(site) == _clean(root, tmp_path / "clean")
