@@ -119,7 +119,8 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
     spec = _speculative_json(tuple(argv))
     # Memo: everything but the footprint depends on these (and on the recipe and the profile,
     # fixed for one memo): 13,241 plans on the compat corpus have 8,618 distinct figures. Only the
-    # figures are kept (a dict of numbers, which the garbage collector does not track), not the fit.
+    # figures are kept (numbers and strings: a dict the garbage collector does not track), not the
+    # fit, whose objects would stay alive for the whole recipe.
     key = (variant_key, hw_id, shape, spec and spec[0])
     figures = None if memo is None else memo.get(key)
     if figures is None:
