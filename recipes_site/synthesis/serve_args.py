@@ -27,7 +27,7 @@ class ProcessSpec:
     recipe: dict
     variant_key: str
     strategy_id: str
-    strategy: dict
+    strategy: dict                                   # the context's spec of strategy_id
     hw: Hardware
     role: str | None = None                          # "prefill" / "decode" for PD pools
     kv: dict | None = None                           # kv-store spec when composing with one
@@ -123,34 +123,47 @@ def _variant_on_hardware_of(recipe: dict, variant: dict, hw: Hardware) -> OnHard
                          hw.override_block(variant.get("hardware_overrides"))))
 
 
-def _args_around_parallel(spec: ProcessSpec) -> tuple[list, list]:
-    strategy = spec.strategy
-    tokens = list(spec.on_hardware.args)
-    if spec.role:
-        tokens += trusted_args(str_list(mapping(strategy.get(spec.role)).get("vllm_args")))
-    else:
-        tokens += trusted_args(str_list(strategy.get("vllm_args")))
+class StrategySide(NamedTuple):
+    """What a strategy (or one PD role of it) brings to every process, whatever the hardware."""
+    args: list            # its vllm_args (trusted vocabulary)
+    override_args: list   # the recipe's strategy_overrides (or the role's): extra_args, vllm_args
+    env: dict             # its env (trusted vocabulary)
+    override_env: dict    # the recipe's strategy_overrides env, then extra_env (or the role's env)
+
+
+def _strategy_side(spec: ProcessSpec) -> StrategySide:
+    # kept per recipe: the same on every hardware (spec.strategy is the context's spec of strategy_id)
+    return remembered(spec.recipe, ("strategy_side", spec.strategy_id, spec.role), lambda: _strategy_side_of(spec))
+
+
+def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
+    own = mapping(spec.strategy.get(spec.role)) if spec.role else spec.strategy
     source = spec.role_overrides if spec.role else spec.overrides
-    after = str_list(source.get("extra_args")) + str_list(source.get("vllm_args"))
+    return StrategySide(
+        args=trusted_args(str_list(own.get("vllm_args"))),
+        override_args=str_list(source.get("extra_args")) + str_list(source.get("vllm_args")),
+        env=trusted_env(mapping(own.get("env"))),
+        override_env={**mapping(spec.overrides.get("env")),
+                      **mapping(source.get("env") if spec.role else source.get("extra_env"))})
+
+
+def _args_around_parallel(spec: ProcessSpec) -> tuple[list, list]:
+    side = _strategy_side(spec)
+    tokens = spec.on_hardware.args + side.args
+    after = list(side.override_args)
     for block in spec.hardware_blocks:
         after += str_list(block.get("extra_args"))
     return tokens, after
 
 
 def serve_env(spec: ProcessSpec) -> dict:
+    side = _strategy_side(spec)
     env = dict(spec.on_hardware.env)
-    if spec.role:
-        env.update(trusted_env(mapping(mapping(spec.strategy.get(spec.role)).get("env"))))
-    else:
-        env.update(trusted_env(mapping(spec.strategy.get("env"))))
+    env.update(side.env)
     if spec.kv is not None:
         env.update(trusted_env(mapping(mapping(spec.kv.get("vllm")).get("env"))))
     env.update(spec.pinning_env)
-    env.update(mapping(spec.overrides.get("env")))
-    if spec.role:
-        env.update(mapping(spec.role_overrides.get("env")))
-    else:
-        env.update(mapping(spec.overrides.get("extra_env")))
+    env.update(side.override_env)
     for block in spec.hardware_blocks:
         env.update(mapping(block.get("extra_env")))
     if spec.role and spec.hw.id not in NVL_TRAYS:
