@@ -289,6 +289,14 @@ def recycle(staging: Path, previous: Path, keep: dict[str, list[int]]) -> set[st
     return kept - {MANIFEST}
 
 
+def _folder_stamp(path: Path) -> tuple | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mode, st.st_mtime_ns, st.st_ctime_ns
+
+
 def _link_spare(out: Path, spare: Path) -> None:
     """A copy of `out` made of hard links (its manifest included), renamed to `spare` when whole."""
     manifest = read_manifest(out)
@@ -316,10 +324,14 @@ def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked:
     site that a previous build kept (spare_path, ours by its manifest) may be the staging folder.
     `keep_spare`: keep the old site as that spare instead of deleting it (`serve`)."""
     out = Path(os.path.abspath(out)).resolve() if checked else check_output(out, root)
+    before = _folder_stamp(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive_lock(out.parent / f".{out.name}.lock",
                         f"waiting for another build into {out} to finish"):
-        out = check_output(out, root)   # again: the build we waited for may have changed it
+        # again if a build we waited for may have changed it (its swap gives `out` a new inode);
+        # otherwise the check just made stands until the one before the swap, which always walks
+        if not (checked and before is not None and _folder_stamp(out) == before):
+            out = check_output(out, root)
         remove_stale(out)
         staging, kept = None, spare_path(out)
         if spare and _ours(kept):   # renamed to a staging name: a killed build leaves it stale
