@@ -132,8 +132,8 @@ class PageMemo:
         self.shared, self.pages, self.used = None, {}, {}
 
     def start(self, shared: str) -> "PageMemo":
-        """Begin a build: keep only what the last build with the same shared inputs that
-        rendered pages rendered (a build that reused every catalog-wide file renders none)."""
+        """Begin a build: offer the pages of the last build that rendered any (one that reused
+        every catalog-wide file renders none), unless the shared inputs changed since."""
         if shared != self.shared:
             self.pages = {}
         elif self.used:

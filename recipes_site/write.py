@@ -318,7 +318,8 @@ def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked:
     is the recipes root, which must not be inside or hold the output. `on_swapped()` runs right
     after the swap, before the old site is deleted (the preview server reloads its pages then).
     `checked`: the caller has just called check_output(out, root) itself (build does, before
-    reading the recipes), so the first check is not repeated; the one under the lock always runs.
+    reading the recipes), so the first check is not repeated, and the one under the lock only
+    when the folder changed meanwhile; the one just before the swap always runs.
 
     `spare`: the caller calls recycle() on the staging folder before writing into it, so a spare
     site that a previous build kept (spare_path, ours by its manifest) may be the staging folder.
@@ -333,11 +334,11 @@ def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked:
         if not (checked and before is not None and _folder_stamp(out) == before):
             out = check_output(out, root)
         remove_stale(out)
-        staging, kept = None, spare_path(out)
-        if spare and _ours(kept):   # renamed to a staging name: a killed build leaves it stale
+        staging, spare_dir = None, spare_path(out)
+        if spare and _ours(spare_dir):   # renamed to a staging name: a killed build leaves it stale
             staging = out.parent / f".{out.name}.new-{secrets.token_hex(4)}"
             try:
-                os.rename(kept, staging)
+                os.rename(spare_dir, staging)
                 if not stat.S_ISDIR(os.lstat(staging).st_mode):   # swapped for a symlink meanwhile
                     raise OSError(errno.ENOTDIR, "not a folder", str(staging))
             except OSError:
@@ -353,12 +354,12 @@ def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked:
             _swap(staging, out)
             if on_swapped is not None:
                 on_swapped()
-            if keep_spare and not os.path.lexists(kept):
+            if keep_spare and not os.path.lexists(spare_dir):
                 if os.path.isdir(staging):
-                    os.rename(staging, kept)
+                    os.rename(staging, spare_dir)
                 else:   # the first site in this folder: a spare of hard links, so the next rebuild has one too
                     try:
-                        _link_spare(out, kept)
+                        _link_spare(out, spare_dir)
                     except OSError:
                         pass   # a spare only saves the next rebuild time
         finally:
