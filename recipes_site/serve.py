@@ -83,14 +83,16 @@ class SiteHandler(SimpleHTTPRequestHandler):
 # -- live reload (serve mode only: the built files never carry it) ------------------------------
 
 RELOAD_PREFIX = "/__recipes_site/"
+# polls four times a second (a cheap request to this server): half of that is the average wait
+# between a rebuild and the reload
 RELOAD_JS = b"""(function () {
   var s = document.currentScript, seen = s && s.dataset.generation;
   function poll() {
     fetch("/__recipes_site/generation", {cache: "no-store"}).then(function (r) { return r.text(); })
-      .then(function (g) { if (seen && g.trim() !== seen) location.reload(); else setTimeout(poll, 500); },
+      .then(function (g) { if (seen && g.trim() !== seen) location.reload(); else setTimeout(poll, 250); },
             function () { setTimeout(poll, 2000); });
   }
-  setTimeout(poll, 500);
+  setTimeout(poll, 250);
 })();
 """
 
