@@ -18,7 +18,11 @@ minimum and median of each:
   public/ there; the copy makes public/ start empty every round).
 Each figure is user + sys CPU from getrusage(RUSAGE_CHILDREN) deltas around the child, which
 include every process the child forked and waited for (our workers, node's threads), plus
-wall-clock time. It also prints file counts and byte totals of what each wrote (ours in total and
+wall-clock time. Outputs are deleted only after the last round: on ext4, creating files soon after
+thousands were deleted costs seconds of sys time, so deleting between rounds would bill one side
+for the other's cleanup (the reference, writing 7x as many files, the most). Sys time stays the
+noisiest figure on disk (other builds on the machine delete files too); --tmp /dev/shm leaves
+mostly the computation. It also prints file counts and byte totals of what each wrote (ours in total and
 its api/ tree alone, the part that corresponds to the reference's output).
 
 The reference is the JSON build script of the public vllm-project/recipes repository (the one
@@ -101,26 +105,18 @@ def record(runs: Runs, user: float, sys_: float, wall: float) -> None:
     runs.wall.append(wall)
 
 
-def ours(runs: Runs, corpus: Path, env: dict, where: str | None) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="compat-bench-ours-", dir=where))
-    try:
-        out = tmp / "site"
-        record(runs, *timed_child([sys.executable, "-m", "recipes_site", "build", str(corpus), "--out", str(out)],
-                                  env=env))
-        runs.sizes = {"site": tree_size(out), "api/": tree_size(out / "api")}
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def ours(runs: Runs, corpus: Path, env: dict, tmp: Path) -> None:
+    out = tmp / "site"
+    record(runs, *timed_child([sys.executable, "-m", "recipes_site", "build", str(corpus), "--out", str(out)],
+                              env=env))
+    runs.sizes = {"site": tree_size(out), "api/": tree_size(out / "api")}
 
 
-def reference(runs: Runs, cmd: list[str], root: Path, where: str | None) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="compat-bench-ref-", dir=where))
-    try:
-        work = tmp / "root"
-        copy_root(root, work)
-        record(runs, *timed_child(cmd, cwd=work))
-        runs.sizes = {"public/": tree_size(work / "public")}
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def reference(runs: Runs, cmd: list[str], root: Path, tmp: Path) -> None:
+    work = tmp / "root"
+    copy_root(root, work)
+    record(runs, *timed_child(cmd, cwd=work))
+    runs.sizes = {"public/": tree_size(work / "public")}
 
 
 def row(runs: Runs) -> str:
@@ -138,8 +134,8 @@ def main() -> int:
     ap.add_argument("--reference-root", default=None,
                     help="recipes root the reference runs in, copied per round (default: --corpus)")
     ap.add_argument("--tmp", default=None,
-                    help="folder for both sides' outputs (default: the system's; /dev/shm takes the disk "
-                         "out of the sys figures, which are the noisiest on a busy machine)")
+                    help="folder for both sides' outputs, all kept until the end of the run (default: the "
+                         "system's temp folder; /dev/shm takes the disk out of the sys figures)")
     args = ap.parse_args()
     corpus = Path(args.corpus).resolve()
     ref_root = Path(args.reference_root or corpus).resolve()
@@ -162,15 +158,23 @@ def main() -> int:
     if ref_cmd:
         print(f"reference: {' '.join(ref_cmd)} in a copy of {ref_root}")
     print(f"outputs under {args.tmp or tempfile.gettempdir()}")
-    for k in range(args.repeat):
-        # alternate the order so that neither side always runs first (a cold page cache, a neighbour's burst)
-        steps = [lambda: ours(mine, corpus, env, args.tmp), lambda: ours(mine_one, corpus, env_one, args.tmp)]
-        if ref_cmd:
-            steps.append(lambda: reference(theirs, ref_cmd, ref_root, args.tmp))
-        for step in (steps if k % 2 == 0 else steps[::-1]):
-            step()
-        print(f"  round {k + 1}/{args.repeat}: ours {mine.cpu[-1]:.2f} s CPU, JOBS=1 {mine_one.cpu[-1]:.2f} s"
-              + (f", reference {theirs.cpu[-1]:.2f} s" if ref_cmd else ""), flush=True)
+    # Every output stays until the end: on ext4, creating files right after thousands were deleted
+    # costs seconds of sys time (the inode allocator skips recently freed inodes), which would
+    # charge one side for the other's cleanup, the side that creates more files the most.
+    scratch = Path(tempfile.mkdtemp(prefix="compat-bench-", dir=args.tmp))
+    try:
+        for k in range(args.repeat):
+            # alternate the order so that neither side always runs first (a cold page cache, a neighbour's burst)
+            steps = [lambda: ours(mine, corpus, env, Path(tempfile.mkdtemp(dir=scratch))),
+                     lambda: ours(mine_one, corpus, env_one, Path(tempfile.mkdtemp(dir=scratch)))]
+            if ref_cmd:
+                steps.append(lambda: reference(theirs, ref_cmd, ref_root, Path(tempfile.mkdtemp(dir=scratch))))
+            for step in (steps if k % 2 == 0 else steps[::-1]):
+                step()
+            print(f"  round {k + 1}/{args.repeat}: ours {mine.cpu[-1]:.2f} s CPU, JOBS=1 {mine_one.cpu[-1]:.2f} s"
+                  + (f", reference {theirs.cpu[-1]:.2f} s" if ref_cmd else ""), flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
     print(f"\n{'':<28} {'CPU s':>13}   {'user s':>13}   {'sys s':>13}   {'wall s':>13}")
     print(f"{'':<28} {'min median':>13}   {'min median':>13}   {'min median':>13}   {'min median':>13}")
