@@ -283,6 +283,9 @@ class Picker:
         resp = self.page.goto(self.site(f"/{self.hf_id}/{query}"))
         assert resp is not None and resp.status == 200, f"/{self.hf_id}/ answered {resp and resp.status}"
         self.page.wait_for_selector("[data-picker] pre[data-command]")
+        # the server-rendered state is self-consistent: without this, a URL or remembered choice
+        # whose document is still being fetched (aria-busy) would pass for the page's answer
+        self.page.wait_for_selector("[data-picker]:not([aria-busy])")
         return self
 
     def state(self) -> State:
@@ -358,7 +361,7 @@ class Picker:
         while True:
             s = self.state()
             want = self.site.engine.expected(self.hf_id, s)
-            if s.command == want:
+            if s.command == want and not self.page.evaluate("!!document.querySelector('[data-picker][aria-busy]')"):
                 return s
             if time.monotonic() > deadline:
                 break
