@@ -144,6 +144,8 @@ def rebuilds(root: Path, out: Path, n: int) -> None:
 
 
 def bench(source: Path, n: int, keep: Path | None, clean_only: bool = False) -> None:
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f"scale-{n}-", dir=keep))
     root, out = tmp / "root", tmp / "site"
     make_root(source, n, root)
