@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Iterator
 
 MANIFEST = ".recipes-site-manifest.json"
 GENERATOR = "recipes-site"
@@ -38,27 +39,35 @@ def read_manifest(folder: Path) -> dict | None:
     return doc if isinstance(doc, dict) and doc.get("generator") == GENERATOR else None
 
 
-def tree_files(folder: Path) -> tuple[list[str], list[str]]:
-    """(regular files, other entries: symlinks, devices, sockets) under `folder`, relative, sorted.
-
-    Symlinks are listed, never followed: the build writes none, so one is always foreign. One
-    `scandir` per folder, classifying entries by their directory-entry type (no stat per entry):
-    a build checks its output several times, and a 1,000-recipe site has 12,000 files."""
-    files, other = [], []
+def scan_tree(folder) -> Iterator[tuple[str, os.DirEntry]]:
+    """Every entry under `folder` as (relative path, directory entry), descending into real
+    folders only (a symlink is an entry, never followed). One `scandir` per folder and no stat per
+    entry (the entry's type comes with the listing): a build walks its output several times,
+    and a 1,000-recipe site has 12,000 files. An unreadable subfolder raises: it must not hide
+    what it holds."""
     stack = [("", os.fspath(folder))]
-    while stack:   # an unreadable subfolder raises: it must not hide what it holds
+    while stack:
         rel, path = stack.pop()
         with os.scandir(path) as entries:
             for entry in entries:
                 name = f"{rel}/{entry.name}" if rel else entry.name
-                if entry.is_symlink():
-                    other.append(name)
-                elif entry.is_dir(follow_symlinks=False):
+                if entry.is_dir(follow_symlinks=False):
                     stack.append((name, entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    files.append(name)
-                else:
-                    other.append(name)
+                yield name, entry
+
+
+def tree_files(folder: Path) -> tuple[list[str], list[str]]:
+    """(regular files, other entries: symlinks, devices, sockets) under `folder`, relative, sorted.
+
+    Symlinks are listed, never followed: the build writes none, so one is always foreign."""
+    files, other = [], []
+    for name, entry in scan_tree(folder):
+        if entry.is_symlink():
+            other.append(name)
+        elif entry.is_file(follow_symlinks=False):
+            files.append(name)
+        elif not entry.is_dir(follow_symlinks=False):
+            other.append(name)
     return sorted(files), sorted(other)
 
 

@@ -27,7 +27,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from recipes_site.outdir import GENERATOR, MANIFEST, check_output, read_manifest
+from recipes_site.outdir import GENERATOR, MANIFEST, check_output, read_manifest, scan_tree
 from recipes_site.posix import exchange, exclusive_lock
 
 DIR_MODE, FILE_MODE = 0o755, 0o644   # a published site is world-readable whatever the umask
@@ -211,20 +211,14 @@ def remove_stale(out: Path) -> list[Path]:
 def _seal(staging: Path) -> None:
     """Remove the folders left empty (a recycled staging folder's: a build never makes one) and
     write the manifest listing every file of the finished tree (sorted: builds stay identical)."""
-    files, entries, parent = [], {}, {}
-    stack = [("", os.fspath(staging))]
-    while stack:
-        rel, path = stack.pop()
-        entries[path] = 0
-        with os.scandir(path) as listing:
-            for entry in listing:
-                entries[path] += 1
-                name = f"{rel}/{entry.name}" if rel else entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((name, entry.path))
-                    parent[entry.path] = path
-                elif entry.is_file(follow_symlinks=False) and name != MANIFEST:
-                    files.append(name)
+    files, entries, parent = [], {os.fspath(staging): 0}, {}
+    for name, entry in scan_tree(staging):
+        folder = os.path.dirname(entry.path)
+        entries[folder] += 1
+        if entry.is_dir(follow_symlinks=False):
+            entries[entry.path], parent[entry.path] = 0, folder
+        elif entry.is_file(follow_symlinks=False) and name != MANIFEST:
+            files.append(name)
     empty = [path for path, count in entries.items() if count == 0 and path in parent]
     while empty:   # a folder whose last entry goes may leave its parent empty in turn
         path = empty.pop()
@@ -271,19 +265,14 @@ def recycle(staging: Path, previous: Path, keep: dict[str, list[int]]) -> set[st
     kept, doomed = set(), []
     if keep and os.stat(staging).st_dev != os.stat(previous).st_dev:
         keep = {}   # inode numbers compare only within one file system
-    stack = [("", os.fspath(staging))]
-    while stack:
-        rel, path = stack.pop()
-        with os.scandir(path) as entries:
-            for entry in entries:
-                name = f"{rel}/{entry.name}" if rel else entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((name, entry.path))
-                elif name == MANIFEST or (name in keep and entry.is_file(follow_symlinks=False)
-                                          and entry.inode() == keep[name][0]):
-                    kept.add(name)   # the previous site's file itself (no stat: the inode is in the folder)
-                else:
-                    doomed.append(entry.path)   # a changed file, a symlink, anything else
+    for name, entry in scan_tree(staging):
+        if entry.is_dir(follow_symlinks=False):
+            continue
+        if name == MANIFEST or (name in keep and entry.is_file(follow_symlinks=False)
+                                and entry.inode() == keep[name][0]):
+            kept.add(name)   # the previous site's file itself (no stat: the inode is in the folder)
+        else:
+            doomed.append(entry.path)   # a changed file, a symlink, anything else
     for path in doomed:
         os.unlink(path)
     return kept - {MANIFEST}
