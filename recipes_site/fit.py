@@ -193,8 +193,8 @@ def weights_bytes(recipe: dict, variant: dict) -> tuple[float | None, str]:
     exact = sizing.component_weights_bytes(recipe, variant)
     if exact is not None:
         return exact, "hf_config components"
-    declared = variant.get("vram_minimum_gb")
-    if isinstance(declared, (int, float)) and not isinstance(declared, bool) and declared:
+    declared = sizing.declared_vram_gb(variant)
+    if declared:
         return declared / sizing.OVERHEAD * 1e9, "vram_minimum_gb"   # the figure that wins (no count parsed)
     computed, _ = sizing.variant_weights_gb(recipe, variant)
     if not computed:

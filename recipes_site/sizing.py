@@ -190,8 +190,13 @@ def variant_weights_gb(recipe: dict, variant: dict) -> tuple[int | None, int | N
     exact = component_weights_gb(recipe, variant)
     if exact is not None:
         computed = exact
+    return computed, declared_vram_gb(variant)
+
+
+def declared_vram_gb(variant: dict) -> int | float | None:
+    """The variant's `vram_minimum_gb` when it is a number (None otherwise)."""
     declared = variant.get("vram_minimum_gb")
-    return computed, declared if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
+    return declared if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
 
 
 def variant_sizing(recipe: dict, variant: dict, profiles: dict) -> dict:

@@ -6,7 +6,7 @@ import pytest
 
 from recipes_site.render.rendering_json import rendering_json
 from recipes_site.synthesis import render_strategy
-from recipes_site.synthesis.docker import docker_argv, docker_command, docker_image
+from recipes_site.synthesis.docker import docker_head, docker_image
 from recipes_site.synthesis.install import install_block
 
 
@@ -127,10 +127,10 @@ def test_local_model_path_is_mounted_with_a_note():
 
 
 def test_docker_command_without_serve_args():
-    text = docker_command("img:1", "acme/M", [], {}, H.hw("h200"), 8000)
+    text = docker_head("img:1", "acme/M", {}, H.hw("h200"), 8000).text
     assert text == ("docker run --gpus all \\\n  --privileged --ipc=host -p 8000:8000 \\\n"
                     "  -v ~/.cache/huggingface:/root/.cache/huggingface \\\n  img:1 acme/M")
-    assert docker_argv("img:1", "acme/M", ["vllm", "serve", "acme/M"], {}, H.hw("h200"), 8002) == [
+    assert list(docker_head("img:1", "acme/M", {}, H.hw("h200"), 8002).argv) == [
         "docker", "run", "--gpus", "all", "--privileged", "--ipc=host", "-p", "8002:8002",
         "-v", "~/.cache/huggingface:/root/.cache/huggingface", "img:1", "acme/M"]
 

@@ -115,11 +115,6 @@ def _network(family: str, port: int, host_network: bool) -> list[str]:
     return ["-p", f"{port}:{port}"]
 
 
-def docker_argv(image, model: str, argv: list[str], env: dict, hw: Hardware, port: int,
-                host_network: bool = False, pass_env: tuple = ()) -> list:
-    return _argv_head(image, model, env, _family(hw), port, host_network, pass_env) + argv[2:]
-
-
 def _argv_head(image, model: str, env: dict, family: str, port: int, host_network: bool, pass_env: tuple) -> list:
     """`docker run` argv up to and including the image."""
     out = ["docker", "run"] + GPU_FLAG_ARGV[family]
@@ -132,13 +127,6 @@ def _argv_head(image, model: str, env: dict, family: str, port: int, host_networ
     for name in pass_env:      # `-e NAME` alone: docker copies the host's value; no secret in the text
         out += ["-e", name]
     return out + [image]
-
-
-def docker_command(image, model: str, body: list[str], env: dict, hw: Hardware, port: int,
-                   host_network: bool = False, pass_env: tuple = ()) -> str:
-    """`docker run` text: our flag lines, then `<image> <model>`, then the serve command's
-    argument lines (`body`, already shell words). Every recipe string passes through shell.py."""
-    return docker_text(model, _lines_head(image, model, env, _family(hw), port, host_network, pass_env) + list(body))
 
 
 def _lines_head(image, model: str, env: dict, family: str, port: int, host_network: bool, pass_env: tuple) -> list[str]:
@@ -163,6 +151,8 @@ class DockerHead(NamedTuple):
 
 def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
                 host_network: bool = False, pass_env: tuple = ()) -> DockerHead:
+    """Our flag lines, then `<image> <model>`; a process appends its argument lines (already
+    shell words). Every recipe string passes through shell.py."""
     items = tuple(env.items())
     # the value types are part of the key: `true`, `1` and `1.0` print differently, a Placeholder bare
     key = (image, model, items, tuple(map(type, env.values())), _family(hw), port, host_network, pass_env)
