@@ -71,6 +71,17 @@ def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
                    ["vllm_worker_docker_commands", i - 1], w) for i, w in enumerate(r.kv.workers, 1)]
 
 
+def _kept(memo: dict, key, compute, limit: int):
+    """`memo[key]`, from `compute()` when missing; a memo past `limit` entries starts afresh
+    (bounded for a long `serve` session, whose vocabulary edits add entries)."""
+    value = memo.get(key)
+    if value is None:
+        if len(memo) > limit:
+            memo.clear()
+        value = memo[key] = compute()
+    return value
+
+
 _HEREDOCS: dict[tuple, str] = {}
 
 
@@ -80,11 +91,7 @@ def _heredoc(path_var: str, config, note) -> str:
     # compat corpus), each an indent=2 dump in pure Python. Correct because the compact dump in the
     # key is the same walk of the config with other separators: equal keys, equal heredocs.
     key = (path_var, json.dumps(config), note or "")      # heredoc reads `note or ""`
-    if key not in _HEREDOCS:
-        if len(_HEREDOCS) > 1024:       # a long `serve` session: vocabulary edits, never unbounded
-            _HEREDOCS.clear()
-        _HEREDOCS[key] = heredoc(path_var, config, note)
-    return _HEREDOCS[key]
+    return _kept(_HEREDOCS, key, lambda: heredoc(path_var, config, note), 1024)
 
 
 def _extras_key(r: Rendering) -> str:
@@ -106,13 +113,7 @@ def _extras_text(r: Rendering) -> str:
     # Memo: every rendering's extra tabs are looked up in its document's table by their canonical
     # text, and a kv-store rendering's hold two heredocs (~2 KB) to encode; a few distinct inputs
     # recur across the catalog. Correct because `_extras_key` holds everything `_extras` reads.
-    key = _extras_key(r)
-    text = _EXTRAS.get(key)
-    if text is None:
-        if len(_EXTRAS) > 1024:         # bounded for a long `serve` session
-            _EXTRAS.clear()
-        text = _EXTRAS[key] = _CANONICAL(_extras(r))
-    return text
+    return _kept(_EXTRAS, _extras_key(r), lambda: _CANONICAL(_extras(r)), 1024)
 
 
 def _extras(r: Rendering) -> list[dict]:
@@ -245,12 +246,7 @@ def _interned(choices: tuple) -> tuple[tuple, str]:
     # Memo: equal choices recur on every hardware of a recipe; one copy makes the memos keyed on
     # choices (features_locked, plan._memory_states) compare them by identity, not field by field.
     # Correct because choices are frozen values: equal ones are interchangeable.
-    found = _CHOICES.get(choices)
-    if found is None:
-        if len(_CHOICES) > 4096:        # bounded for a long `serve` session
-            _CHOICES.clear()
-        found = _CHOICES[choices] = (choices, _CANONICAL(feature_set_json(choices)))
-    return found
+    return _kept(_CHOICES, choices, lambda: (choices, _CANONICAL(feature_set_json(choices))), 4096)
 
 
 _LOCKED: dict[tuple, bool] = {}
@@ -263,12 +259,8 @@ def features_locked(choices, r: Rendering) -> bool:
     # (8,997 renderings on the compat corpus); the key holds all that `toggles_are_exact` (the
     # processes' fixed lines) and `_split` read, so equal keys give equal answers.
     key = (tuple(choices), tuple((p.command, p.docker_command, p.lines_before, p.lines_after) for p in procs))
-    locked = _LOCKED.get(key)
-    if locked is None:
-        if len(_LOCKED) > 16384:        # bounded for a long `serve` session
-            _LOCKED.clear()
-        locked = _LOCKED[key] = not (toggles_are_exact(choices, procs) and all(_split(p) is not None for p in procs))
-    return locked
+    return _kept(_LOCKED, key, lambda: not (toggles_are_exact(choices, procs)
+                                            and all(_split(p) is not None for p in procs)), 16384)
 
 
 def clear_memos() -> None:
