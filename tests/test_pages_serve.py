@@ -17,14 +17,18 @@ from recipes_site.serve import make_server, rebuild, watch, watched_state
 
 @pytest.fixture
 def served(tmp_path):
-    out = tmp_path / "site"
-    (out / "org" / "model").mkdir(parents=True)
-    (out / "index.html").write_text("<p>home</p>")
-    (out / "404.html").write_text("<p>not here</p>")
-    (out / "org" / "model" / "index.html").write_text("<p>model</p>")
-    (out / "org" / "model.md").write_text("# model ünïcode")
+    out = _site(tmp_path / "site", {"index.html": "<p>home</p>", "404.html": "<p>not here</p>",
+                                    "org/model/index.html": "<p>model</p>", "org/model.md": "# model ünïcode"})
     for base in _serving(out):
         yield base, out
+
+
+def _site(out: Path, files: dict[str, str]) -> Path:
+    """A small served folder holding `files` (relative path -> text)."""
+    for rel, text in files.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(text)
+    return out
 
 
 def _serving(out: Path, generation=None):
@@ -125,12 +129,10 @@ def test_a_change_rebuilds_and_a_broken_recipe_keeps_the_old_site(tmp_path, monk
 @pytest.fixture
 def reloading(tmp_path):
     from recipes_site.serve import Generation
-    out = tmp_path / "site"
-    (out / "org" / "model").mkdir(parents=True)
-    (out / "index.html").write_text("<html><body><p>home</p></body></html>")
-    (out / "404.html").write_text("<p>not here</p>")
-    (out / "org" / "model" / "index.html").write_text("<body><p>model</p></body>")
-    (out / "data.json").write_text('{"a": "</body>"}')
+    out = _site(tmp_path / "site", {"index.html": "<html><body><p>home</p></body></html>",
+                                    "404.html": "<p>not here</p>",
+                                    "org/model/index.html": "<body><p>model</p></body>",
+                                    "data.json": '{"a": "</body>"}'})
     generation = Generation()
     for base in _serving(out, generation):
         yield base, out, generation
