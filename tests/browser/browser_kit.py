@@ -359,9 +359,12 @@ class Picker:
         shows; fail with a diff if it never does."""
         deadline = time.monotonic() + SETTLE_TIMEOUT
         while True:
+            # busy first, then the state: read the other way round, a document arriving in between
+            # would pass the stale state read before it for a settled one
+            busy = self.page.evaluate("!!document.querySelector('[data-picker][aria-busy]')")
             s = self.state()
             want = self.site.engine.expected(self.hf_id, s)
-            if s.command == want and not self.page.evaluate("!!document.querySelector('[data-picker][aria-busy]')"):
+            if s.command == want and not busy:
                 return s
             if time.monotonic() > deadline:
                 break
