@@ -111,3 +111,45 @@ def test_synthesis_equals_rendering_each_choice_without_the_memo():
                 alone = render_strategy(ctx, r, rendering.variant, rendering.strategy, H.hw(res.hardware),
                                         rendering.node_count)
                 assert alone == rendering
+
+
+def _every_rendering(out):
+    return [(res.hardware, r) for t in out.trees for res in t.by_hardware for r in (res.recommended, *res.alternatives)]
+
+
+def _layered_recipe():
+    """Two variants (the second serves its own checkpoint, so it gets a tree of its own) whose
+    generation blocks differ, PD roles with their own blocks per hardware id, kv-store renderings
+    serving through strategies also rendered alone, features with and without hardware gates."""
+    r = H.recipe(vram=60, compatible_strategies=["single_node_tp", "single_node_tep", "multi_node_tp", "pd_cluster"])
+    r["variants"]["fp8"] = {"precision": "fp8", "vram_minimum_gb": 30, "model_id": "acme/Test-8B-FP8",
+                            "hardware_overrides": {"hopper": {"extra_args": ["--fp8-hopper"],
+                                                              "extra_env": {"FP8": "hopper"}}}}
+    r["variants"]["default"]["hardware_overrides"] = {"hopper": {"extra_args": ["--bf16-hopper"]},
+                                                      "nvidia": {"extra_env": {"BF16": "nvidia"}}}
+    r["strategy_overrides"] = {
+        "pd_cluster": {"prefill": {"hardware_overrides": {"h200": {"extra_args": ["--prefill-h200"]}}},
+                       "decode": {"hardware_overrides": {"h200": {"extra_env": {"DECODE": "h200"}}}}},
+        "single_node_tp": {"hardware_overrides": {"blackwell": {"extra_args": ["--tp-blackwell"]},
+                                                  "b200": {"extra_env": {"TP": "b200"}}}}}
+    r["features"] = {
+        "plain": {"args": ["--plain"]},
+        "gated": {"modes": {"fast": {"args": ["--fast"], "hardware": {"hopper": "unsupported"}},
+                            "slow": {"args": ["--slow"]}}, "default_mode": "fast"},
+        "moved": {"args": ["--moved"], "hardware_overrides": {"blackwell": {"args": ["--moved-bw"]}}},
+        "spec": {"args": ["--spec"], "strategies": ["single_node_tp"]},
+    }
+    r["hardware_opt_in_features"] = {"mi300x": ["plain"]}
+    return r
+
+
+def test_every_rendering_of_a_layered_recipe_equals_one_rendered_without_the_memo():
+    r = _layered_recipe()
+    out = synthesize_recipe(ctx, "acme/Test-8B", copy.deepcopy(r), set())
+    rendered = _every_rendering(out)
+    kinds = {rendering.deploy_type for _, rendering in rendered}
+    assert {"single_node", "multi_node", "pd_cluster", "kv_store_lb"} <= kinds
+    assert {rendering.variant for _, rendering in rendered} == {"default", "fp8"}
+    for hw_id, rendering in rendered:
+        alone = render_strategy(ctx, r, rendering.variant, rendering.strategy, H.hw(hw_id), rendering.node_count)
+        assert alone == rendering, (hw_id, rendering.key)

@@ -7,12 +7,12 @@ prefill/decode), so the ranks of one layout share one `ServeParts`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import NamedTuple
 
 from .features import feature_args
 from .hardware import Hardware
-from .memo import remembered
+from .memo import lazy_property, remembered
 from recipes_site.jsish import mapping, str_list, truthy_items
 from .shell import Unit, trusted_args, trusted_env, unit_line, units_of
 
@@ -35,36 +35,10 @@ class ProcessSpec:
     features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
     multi_node: bool = False                         # the process's parallel group spans nodes (host network)
 
-    # cached: serve_parts consults each of these several times
-    @cached_property
+    # computed once per spec: make_processes and serve_parts consult it several times
+    @lazy_property
     def variant(self) -> dict:
         return variant_of(self.recipe, self.variant_key)
-
-    @cached_property
-    def overrides(self) -> dict:
-        return mapping(mapping(self.recipe.get("strategy_overrides")).get(self.strategy_id))
-
-    @cached_property
-    def role_overrides(self) -> dict:
-        return mapping(self.overrides.get(self.role)) if self.role else {}
-
-    @cached_property
-    def on_hardware(self) -> OnHardware:
-        return _variant_on_hardware(self)
-
-    @cached_property
-    def hardware_blocks(self) -> list[dict]:
-        """Generation/brand override blocks in order; a strategy-level block replaces the recipe's and variant's."""
-        hw = self.hw
-        strategy_block = hw.override_block(self.overrides.get("hardware_overrides"))
-        if strategy_block is not None:
-            blocks = [strategy_block]
-        else:
-            blocks = list(self.on_hardware.override_blocks)
-        blocks.append(mapping(self.overrides.get("hardware_overrides")).get(hw.id))
-        if self.role:
-            blocks.append(mapping(self.role_overrides.get("hardware_overrides")).get(hw.id))
-        return [mapping(b) for b in blocks]
 
 
 def variant_of(recipe: dict, variant_key: str) -> dict:
@@ -93,11 +67,12 @@ class ServeParts:
 
 
 def serve_parts(spec: ProcessSpec) -> ServeParts:
-    before, after_parallel = _args_around_parallel(spec)
+    on_hw, side, blocks = _variant_on_hardware(spec), _strategy_side(spec), _hardware_blocks(spec)
     features = feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
                             skip_companions=spec.kv is not None, selection=spec.features)
     after = trusted_args(str_list(mapping(spec.kv.get("vllm")).get("vllm_args"))) if spec.kv is not None else []
-    return ServeParts(before, after_parallel, features, after, serve_env(spec))
+    return ServeParts(on_hw.args + side.args, side.override_args + blocks.args, features, after,
+                      serve_env(spec, on_hw, side, blocks))
 
 
 class OnHardware(NamedTuple):
@@ -131,41 +106,70 @@ class StrategySide(NamedTuple):
     override_env: dict    # the recipe's strategy_overrides env, then extra_env (or the role's env)
 
 
+def _strategy_overrides(spec: ProcessSpec) -> tuple[dict, dict]:
+    """The recipe's strategy_overrides entry of the spec's strategy, and of its PD role ({} without one)."""
+    overrides = mapping(mapping(spec.recipe.get("strategy_overrides")).get(spec.strategy_id))
+    return overrides, (mapping(overrides.get(spec.role)) if spec.role else {})
+
+
 def _strategy_side(spec: ProcessSpec) -> StrategySide:
     # kept per recipe: the same on every hardware (spec.strategy is the context's spec of strategy_id)
     return remembered(spec.recipe, ("strategy_side", spec.strategy_id, spec.role), lambda: _strategy_side_of(spec))
 
 
 def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
+    overrides, role_overrides = _strategy_overrides(spec)
     own = mapping(spec.strategy.get(spec.role)) if spec.role else spec.strategy
-    source = spec.role_overrides if spec.role else spec.overrides
+    source = role_overrides if spec.role else overrides
     return StrategySide(
         args=trusted_args(str_list(own.get("vllm_args"))),
         override_args=str_list(source.get("extra_args")) + str_list(source.get("vllm_args")),
         env=trusted_env(mapping(own.get("env"))),
-        override_env={**mapping(spec.overrides.get("env")),
+        override_env={**mapping(overrides.get("env")),
                       **mapping(source.get("env") if spec.role else source.get("extra_env"))})
 
 
-def _args_around_parallel(spec: ProcessSpec) -> tuple[list, list]:
-    side = _strategy_side(spec)
-    tokens = spec.on_hardware.args + side.args
-    after = list(side.override_args)
-    for block in spec.hardware_blocks:
-        after += str_list(block.get("extra_args"))
-    return tokens, after
+class HardwareBlocks(NamedTuple):
+    """The `extra_args` and `extra_env` of the hardware override blocks that apply to a process."""
+    args: list
+    env: dict
 
 
-def serve_env(spec: ProcessSpec) -> dict:
-    side = _strategy_side(spec)
-    env = dict(spec.on_hardware.env)
+def _hardware_blocks(spec: ProcessSpec) -> HardwareBlocks:
+    # kept per recipe: a kv-store rendering serves through a strategy already rendered on this hardware
+    return remembered(spec.recipe, ("hardware_blocks", spec.variant_key, spec.strategy_id, spec.role, spec.hw.id),
+                      lambda: _hardware_blocks_of(spec))
+
+
+def _hardware_blocks_of(spec: ProcessSpec) -> HardwareBlocks:
+    """Generation/brand override blocks in order (a strategy-level block replaces the recipe's and
+    the variant's), then the strategy's block for this hardware id, then the role's."""
+    hw = spec.hw
+    overrides, role_overrides = _strategy_overrides(spec)
+    strategy_block = hw.override_block(overrides.get("hardware_overrides"))
+    if strategy_block is not None:
+        blocks = [strategy_block]
+    else:
+        blocks = list(_variant_on_hardware(spec).override_blocks)
+    blocks.append(mapping(overrides.get("hardware_overrides")).get(hw.id))
+    if spec.role:
+        blocks.append(mapping(role_overrides.get("hardware_overrides")).get(hw.id))
+    args: list = []
+    env: dict = {}
+    for block in map(mapping, blocks):
+        args += str_list(block.get("extra_args"))
+        env.update(mapping(block.get("extra_env")))
+    return HardwareBlocks(args, env)
+
+
+def serve_env(spec: ProcessSpec, on_hw: OnHardware, side: StrategySide, blocks: HardwareBlocks) -> dict:
+    env = dict(on_hw.env)
     env.update(side.env)
     if spec.kv is not None:
         env.update(trusted_env(mapping(mapping(spec.kv.get("vllm")).get("env"))))
     env.update(spec.pinning_env)
     env.update(side.override_env)
-    for block in spec.hardware_blocks:
-        env.update(mapping(block.get("extra_env")))
+    env.update(blocks.env)
     if spec.role and spec.hw.id not in NVL_TRAYS:
         for key in PD_ONLY_ON_NVL:
             env.pop(key, None)
