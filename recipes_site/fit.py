@@ -317,38 +317,65 @@ def _r(value, digits: int = 3):
     return None if value is None else round(value, digits)
 
 
-def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, shape: Shape, *,
-                   evaluate_len: int | None = None, concurrency: int | None = None) -> FitResult:
-    """The memory budget of one GPU of a deployment shaped `shape` on `profile`, and what its KV
-    cache holds. `evaluate_len` is the request length for the concurrency figures (default: the
-    command's --max-model-len, else the recipe's context); `concurrency` asks for the longest
-    length at which that many requests fit."""
+@dataclass(frozen=True)
+class ModelFacts:
+    """What a fit reads of a recipe and one of its variants, whatever the hardware and the command
+    (`model_facts`): plan.py computes them once per variant, not once per plan."""
+    cfg: dict | None
+    model_id: str
+    precision: str | None
+    weights_bytes: float | None
+    weights_source: str
+    expert_fraction: float | None
+    context_length: int | None
+    missing_facts: tuple                # kv_cache.missing_facts: what the KV arithmetic still needs
+    layout: kv_cache.KvLayout | None    # kv_cache.kv_layout, when nothing is missing
+
+
+def model_facts(recipe: dict, variant_key: str) -> ModelFacts:
+    """The `ModelFacts` of a recipe's variant (the default variant's for an unknown key)."""
     model = recipe.get("model") or {}
     cfg = model.get("hf_config") if isinstance(model.get("hf_config"), dict) else None
     variants = recipe.get("variants") or {}
     variant = variants.get(variant_key) or variants.get("default") or {}
+    total, source = weights_bytes(recipe, variant)
+    missing = tuple(kv_cache.missing_facts(cfg))
+    return ModelFacts(cfg=cfg, model_id=model.get("model_id") or "", precision=variant.get("precision"),
+                      weights_bytes=total, weights_source=source, expert_fraction=expert_fraction(cfg),
+                      context_length=context_length(recipe), missing_facts=missing,
+                      layout=None if missing else kv_cache.kv_layout(cfg))
+
+
+def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, shape: Shape, *,
+                   evaluate_len: int | None = None, concurrency: int | None = None,
+                   facts: ModelFacts | None = None) -> FitResult:
+    """The memory budget of one GPU of a deployment shaped `shape` on `profile`, and what its KV
+    cache holds. `evaluate_len` is the request length for the concurrency figures (default: the
+    command's --max-model-len, else the recipe's context); `concurrency` asks for the longest
+    length at which that many requests fit. `facts`: `model_facts(recipe, variant_key)`, when the
+    caller keeps them."""
+    f = facts if facts is not None else model_facts(recipe, variant_key)
+    cfg = f.cfg
     vram = sizing.per_gpu_gib(profile)
     budget = vram * shape.gpu_memory_utilization
-    total, source = weights_bytes(recipe, variant)
-    fraction = expert_fraction(cfg)
+    total, source, fraction = f.weights_bytes, f.weights_source, f.expert_fraction
     notes: list[str] = []
     if shape.expert_parallel and shape.dp > 1 and fraction is None:
         notes.append("expert share unknown: weights assumed to split evenly across the expert-parallel group")
     per_gpu = None if total is None else weights_per_gpu(total, shape, fraction) / GIB
     over = overhead(cfg, shape, vram)
     kv_gib = None if per_gpu is None else budget - per_gpu - over.total_gib
-    ctx_len = context_length(recipe)
+    ctx_len = f.context_length
     result = FitResult(
-        model=model.get("model_id") or "", variant=variant_key, precision=variant.get("precision"), hardware=hw_id,
+        model=f.model_id, variant=variant_key, precision=f.precision, hardware=hw_id,
         vram_per_gpu_gib=vram, shape=shape, budget_gib_per_gpu=budget,
         weights_gb=None if total is None else total / 1e9, weights_source=source, weights_gib_per_gpu=per_gpu,
         overhead=over, kv_cache_gib_per_gpu=kv_gib, context_length=ctx_len,
         evaluated_len=evaluate_len or shape.max_model_len or ctx_len, concurrency=concurrency, notes=notes)
     if total is None:
         result.missing_facts.append("variant vram_minimum_gb or model.parameter_count")
-    missing = kv_cache.missing_facts(cfg)
-    if missing:
-        result.missing_facts += missing
+    if f.missing_facts:
+        result.missing_facts += f.missing_facts
         result.notes.append("weights-only sizing: the KV cache per token needs the missing facts")
         return result
     try:
@@ -356,7 +383,7 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     except ValueError as exc:
         result.notes.append(f"{exc}; counted as 2 bytes")
         dtype_bytes = 2
-    layout = kv_cache.kv_layout(cfg)
+    layout = f.layout
     result.notes += list(layout.notes)
     result.attention = layout.attention
     result.kv_dtype_bytes = dtype_bytes

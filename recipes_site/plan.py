@@ -115,27 +115,62 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
     """The plan of a deployment whose memory-deciding process runs `argv`, occupying `gpus` GPUs
     on `nodes` nodes of `profile`. `memo`: a dict the caller keeps for one recipe and one set of
     profiles (`rendering_plans`), so that a plan's figures are computed once per distinct input."""
-    shape = fit.shape_from_argv(argv)
-    spec = _speculative_json(tuple(argv))
+    argv = tuple(argv)
+    shape, draft = _plan_inputs(argv)
+    return _plan(recipe, variant_key, hw_id, profile, argv, shape, draft, gpus, nodes, memo)
+
+
+def _plan(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv: tuple, shape: fit.Shape,
+          draft: tuple | None, gpus: int, nodes: int, memo: dict | None) -> dict:
+    """`plan_of` with the argv's `_plan_inputs` already read."""
     # Memo: everything but the footprint depends on these (and on the recipe and the profile,
-    # fixed for one memo): 13,241 plans on the compat corpus have 8,618 distinct figures. Only the
-    # figures are kept (numbers and strings: a dict the garbage collector does not track), not the
-    # fit, whose objects would stay alive for the whole recipe.
-    key = (variant_key, hw_id, shape, spec and spec[0])
+    # fixed for one memo): 13,241 plans on the compat corpus have 5,745 distinct figures. Only the
+    # figures are kept (numbers and strings), not the fit, whose objects would stay alive for the
+    # whole recipe.
+    key = (variant_key, hw_id, shape, draft)
     figures = None if memo is None else memo.get(key)
     if figures is None:
-        r = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape)
-        figures = _figures(recipe, r, shape, speculative_config(argv))
+        facts = _model_facts(recipe, variant_key, memo)
+        r = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape, facts=facts)
+        figures = _figures(facts.cfg, r, shape, speculative_config(argv) if draft is not None else None)
         if memo is not None:
             memo[key] = figures
     # compact: what is 1, false or unknown is left out (`expand` puts it back)
     return {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), **figures}
 
 
-def _figures(recipe: dict, r: fit.FitResult, shape: fit.Shape, spec: dict | None) -> dict:
+def _model_facts(recipe: dict, variant_key: str, memo: dict | None) -> fit.ModelFacts:
+    """`fit.model_facts`, kept in `memo` (one recipe's): the same on every hardware and command."""
+    if memo is None:
+        return fit.model_facts(recipe, variant_key)
+    key = ("model facts", variant_key)      # beside `_plan`'s 4-tuples
+    facts = memo.get(key)
+    if facts is None:
+        facts = memo[key] = fit.model_facts(recipe, variant_key)
+    return facts
+
+
+def _draft(spec: dict | None) -> tuple | None:
+    """What a plan reads of a --speculative-config (`draft_weights_bytes`, the published `draft`):
+    the method and model of a draft that loads its own checkpoint, else None. The model is keyed by
+    its JSON text, so that values equal in Python but published differently (1, 1.0, true) differ."""
+    if not spec or spec.get("method") not in DRAFT_METHODS or not spec.get("model"):
+        return None
+    return spec["method"], json.dumps(spec["model"])
+
+
+# Memo: a rendering's argv is read for its plan and again for each process of the recipe that shares
+# it; correct because the result depends on the tokens alone (a Shape is frozen, a draft a tuple).
+@functools.lru_cache(maxsize=65536)
+def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple | None]:
+    """What a plan reads of an argv: its shape and its draft (`_draft`)."""
+    return fit.shape_from_argv(argv), _draft(speculative_config(argv))
+
+
+def _figures(cfg: dict | None, r: fit.FitResult, shape: fit.Shape, spec: dict | None) -> dict:
     """The figures of a plan after its footprint, in the published order, from the fit `r` of its
-    `shape` (see `plan_of`); never changed once made, as `plan_of` may hand one to several plans."""
-    cfg = fit.hf_config_of(recipe)
+    `shape` (see `plan_of`) and the recipe's hf_config `cfg`; never changed once made, as `plan_of`
+    may hand one to several plans."""
     draft = draft_weights_bytes(cfg, spec)
     weights = None if r.weights_gb is None else r.weights_gb * 1e9 + draft
     per_gpu = r.weights_gib_per_gpu
@@ -248,14 +283,22 @@ def memory_process(rendering):
 def footprint(rendering, profile: dict, argv=None) -> tuple[int, int]:
     """(GPUs, nodes) every process of the deployment occupies (`argv`: the main process's command
     as shown, when it differs from the rendered one)."""
+    shape = None
+    if rendering.prefill is None or rendering.decode is None:
+        proc = rendering.main_process
+        shape = fit.shape_from_argv(argv if argv is not None else (proc.argv if proc else ()))
+    return _footprint(rendering, profile, shape)
+
+
+def _footprint(rendering, profile: dict, shape: fit.Shape | None) -> tuple[int, int]:
+    """`footprint` given the shape of the main process as shown (not read for a PD deployment,
+    whose pools say what they occupy)."""
     per_node = int(profile.get("gpu_count") or 1)
     if rendering.prefill is not None and rendering.decode is not None:
         pools = (rendering.prefill, rendering.decode)
         gpus = sum(p.pool_gpus for p in pools)
         nodes = sum(p.nodes for p in pools) or max(1, math.ceil(gpus / per_node))
         return gpus, nodes
-    proc = rendering.main_process
-    shape = fit.shape_from_argv(argv if argv is not None else (proc.argv if proc else ()))
     instances = rendering.kv.instances if rendering.kv is not None else 1
     gpus = shape.gpus * instances
     nodes = max(rendering.node_count, math.ceil(gpus / per_node)) if rendering.kv is None else \
@@ -266,10 +309,19 @@ def footprint(rendering, profile: dict, argv=None) -> tuple[int, int]:
 def rendering_plan(recipe: dict, rendering, profile: dict, argv=None, memo: dict | None = None) -> dict:
     """The plan of a rendering as shown (`argv`: its memory process with other feature lines;
     `memo`: see `plan_of`)."""
-    proc = memory_process(rendering)
-    gpus, nodes = footprint(rendering, profile, argv)
-    tokens = argv if argv is not None else (proc.argv if proc else ())
-    return plan_of(recipe, rendering.variant, rendering.hardware, profile, tokens, gpus=gpus, nodes=nodes, memo=memo)
+    return _rendering_plan(recipe, rendering, profile, memory_process(rendering), argv, memo)
+
+
+def _rendering_plan(recipe: dict, rendering, profile: dict, proc, argv, memo: dict | None) -> dict:
+    """`rendering_plan` given the rendering's `memory_process`: the argv is read once, for both
+    the plan and the footprint whenever the main process is the memory process."""
+    tokens = tuple(argv) if argv is not None else (proc.argv if proc else ())
+    shape, draft = _plan_inputs(tokens)
+    if argv is None and rendering.main_process is not proc:
+        gpus, nodes = footprint(rendering, profile)
+    else:
+        gpus, nodes = _footprint(rendering, profile, shape)
+    return _plan(recipe, rendering.variant, rendering.hardware, profile, tokens, shape, draft, gpus, nodes, memo)
 
 
 # -- feature states ---------------------------------------------------------------------------------
@@ -317,19 +369,23 @@ def _tokens(line: str) -> tuple:
     return tuple(shlex.split(line))
 
 
-def _argv_with(command: str, before: tuple, after: tuple, choices, state) -> tuple | None:
-    """The argv of a process (its `command`, `lines_before`, `lines_after`) with the feature block
-    replaced by `state`'s lines (None when the command cannot be rebuilt from its lines, e.g.
-    features set elsewhere)."""
+def _feature_lines(choices, state) -> tuple:
+    """The lines of the feature block with `state`'s features on (in the choices' order)."""
     chosen = {c.name: (c, m) for c, m in state}
     lines = []
     for c in choices:
         if c.name in chosen:
             _, m = chosen[c.name]
             lines += list(m.lines if m is not None else c.lines)
+    return tuple(lines)
+
+
+def _argv_with(command: str, before: tuple, after: tuple, lines: tuple) -> tuple | None:
+    """The argv of a process (its `command`, `lines_before`, `lines_after`) with the feature block
+    replaced by `lines` (`_feature_lines`); None when the command cannot be rebuilt from its lines."""
     try:
         head = _tokens(command.split(" \\\n  ", 1)[0])
-        rest = [t for line in list(before) + lines + list(after) for t in _tokens(line)]
+        rest = [t for line in before + lines + after for t in _tokens(line)]
     except ValueError:
         return None
     return head + tuple(rest) if head[:2] == ("vllm", "serve") else None
@@ -341,6 +397,32 @@ def _memory_key(argv) -> tuple:
     return fit.shape_from_argv(argv), spec and spec[1]
 
 
+def _same_draft_config(a: tuple, b: tuple) -> bool:
+    """Whether two argvs' --speculative-config are equal JSON values (`speculative_config(a) ==
+    speculative_config(b)`, parsing only when both have one)."""
+    x, y = _speculative_json(a), _speculative_json(b)
+    if x is None or y is None:
+        return x is y
+    return json.loads(x[0]) == json.loads(y[0])
+
+
+# Memo: the feature states depend on the choices alone, which recur on every process of a recipe
+# (1,857 processes, 90 distinct choices on the compat corpus); correct because choices are frozen
+# dataclasses (hashable values) and nothing else is read.
+@functools.lru_cache(maxsize=4096)
+def _choice_states(choices: tuple) -> tuple | None:
+    """The memory feature states of `choices`, as lines: (names of the memory features, the feature
+    block of the defaults, ((state key, feature block), ...)); None when there are none or too many."""
+    features = memory_features(choices)
+    states = _states(features) if features else []
+    if not features or len(states) > MAX_FEATURE_STATES:
+        return None
+    defaults = _default_state(choices)
+    others = [s for s in defaults if s[0] not in features]
+    return (tuple(c.name for c in features), _feature_lines(choices, defaults),
+            tuple((state_key(state), _feature_lines(choices, others + state)) for state in states))
+
+
 # Memo: the feature states of one process and choices are the same on every hardware and strategy
 # that renders that command (8,333 calls, 1,857 distinct on the compat corpus); correct because
 # the result depends on nothing but these hashable arguments (choices are frozen dataclasses).
@@ -350,32 +432,30 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
     the memory features, one argv per memory key other than the rendered command's, and
     ((state key, index of its argv or -1 for the rendered command's key), ...)); None when there
     are none, too many, or the command cannot be rebuilt from its lines."""
-    features = memory_features(choices)
-    states = _states(features) if features else []
-    if not features or len(states) > MAX_FEATURE_STATES:
+    found = _choice_states(choices)
+    if found is None:
         return None
-    defaults = _default_state(choices)
-    rebuilt = _argv_with(command, before, after, choices, defaults)
+    names, default_lines, states = found
+    rebuilt = _argv_with(command, before, after, default_lines)
     if rebuilt is None or fit.shape_from_argv(rebuilt) != fit.shape_from_argv(argv) \
-            or speculative_config(rebuilt) != speculative_config(argv):
+            or not _same_draft_config(rebuilt, tuple(argv)):
         return None
-    others = [s for s in defaults if s[0] not in features]
     index = {_memory_key(argv): -1}
     argvs, out = [], []
-    for state in states:
-        state_argv = _argv_with(command, before, after, choices, others + state)
+    for key_name, lines in states:
+        state_argv = _argv_with(command, before, after, lines)
         if state_argv is not None:
             key = _memory_key(state_argv)
             if key not in index:
                 index[key] = len(argvs)
                 argvs.append(state_argv)
-            out.append((state_key(state), index[key]))
-    return tuple(c.name for c in features), tuple(argvs), tuple(out)
+            out.append((key_name, index[key]))
+    return names, tuple(argvs), tuple(out)
 
 
 def clear_memos() -> None:
     """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
-    for memo in (_speculative_json, _tokens, _memory_states):
+    for memo in (_speculative_json, _plan_inputs, _tokens, _choice_states, _memory_states):
         memo.cache_clear()
 
 
@@ -389,7 +469,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     `memo` (optional): one dict for all renderings of `recipe` whose `profile` is always the one
     of their hardware, so that plans of the same inputs are computed once (`plan_of`)."""
     proc = memory_process(rendering)
-    default = rendering_plan(recipe, rendering, profile, memo=memo)
+    default = _rendering_plan(recipe, rendering, profile, proc, None, memo)
     out = {"default": default}
     if locked or proc is None:
         return out
@@ -397,7 +477,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     if found is None:
         return out
     names, argvs, states = found
-    plans = [rendering_plan(recipe, rendering, profile, argv, memo) for argv in argvs]
+    plans = [_rendering_plan(recipe, rendering, profile, proc, argv, memo) for argv in argvs]
     by = {}
     for name, i in states:
         p = default if i < 0 else plans[i]
