@@ -17,15 +17,12 @@ from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from pygments import highlight as pyg_highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+
+from recipes_site.render.highlight import highlight_html, lexer_class
 
 SAFE_SCHEMES = {"http", "https", "mailto"}
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
-_FORMATTER = HtmlFormatter(nowrap=True)
 # Fence names recipes use that Pygments spells differently (or "text"-like ones not to highlight).
 _ALIASES = {"sh": "bash", "shell": "bash", "console": "console", "zsh": "bash", "yml": "yaml", "py": "python",
             "jsonc": "json", "dockerfile": "docker"}
@@ -42,11 +39,10 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
     name = _ALIASES.get(lang.lower(), lang.lower()) if lang else ""
     if not name or not re.fullmatch(r"[a-z0-9+#_.\-]{1,32}", name):
         return ""   # markdown-it escapes the plain text
-    try:
-        lexer = get_lexer_by_name(name)
-    except ClassNotFound:
+    cls = lexer_class(name)
+    if cls is None:
         return ""
-    body = pyg_highlight(code, lexer, _FORMATTER)
+    body = highlight_html(code, cls)   # = pygments.highlight(code, cls(), HtmlFormatter(nowrap=True))
     return f'<pre class="hl"><code class="language-{escape(name)}">{body}</code></pre>'
 
 

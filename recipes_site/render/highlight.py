@@ -1,0 +1,228 @@
+"""Fenced-code highlighting: the bytes `pygments.highlight(code, get_lexer_by_name(name),
+HtmlFormatter(nowrap=True))` returns, in a third of the CPU.
+
+Why this module exists: highlighting was a quarter of the model pages' CPU on the compat
+corpus (~0.1 s of ~0.45 s), spent in three places, each replaced here by an equivalent:
+
+- `get_lexer_by_name` scans Pygments' whole lexer table on every call: `lexer_class` keeps the
+  class a name resolves to (a fresh instance per fence is still made, as before);
+- `RegexLexer.get_tokens_unprocessed` tries a state's rules one `match` call at a time (~20
+  Python-level calls per bash token): `_States` joins a run of a state's rules into one
+  alternation `(r0)|(r1)|...`, which the regex engine tries in the same order, so the first
+  rule that matches at a position is the same one, with the same match. Rules that cannot be
+  joined as they are (back-references, which would need renumbering; verbose or mid-pattern
+  flags; long word lists, whose second compilation costs more than it saves) stay single steps
+  between the runs, so the order of all rules is kept;
+- `HtmlFormatter._format_lines` builds every line from a generator of pieces: `format_html`
+  writes the same spans from runs of tokens sharing a CSS class.
+
+Lexers that are not plain `RegexLexer`s (their own token loop, filters) go through Pygments
+unchanged and only use the lean formatter. tests/test_highlight.py compares the result with real
+Pygments output on every fence of the compat corpus and of models/, and on hostile snippets.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pygments.formatters.html import HtmlFormatter, escape_html
+from pygments.lexer import Lexer, RegexLexer
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Error, Whitespace, _TokenType
+from pygments.util import ClassNotFound
+
+# the formatter whose output `format_html` reproduces; only its CSS class names are used
+_FORMATTER = HtmlFormatter(nowrap=True)
+# a rule's pattern that cannot be one alternative of a joined pattern as written:
+# back-references (\1, (?P=name), (?(1)...)) and verbose mode (a '#' comment would swallow the ')')
+_UNJOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?[a-zA-Z]*x")
+_LEADING_FLAGS = re.compile(r"\(\?([ims]+)\)")
+_ANY_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+# longer patterns (Pygments `words()` lists of builtins, keywords) stay single steps: compiling
+# them a second time inside a joined pattern costs more than the calls it saves
+_MAX_JOINED = 60
+
+
+@lru_cache(maxsize=64)
+def lexer_class(name: str) -> type | None:
+    """The lexer class `get_lexer_by_name(name)` instantiates, None if there is none. Cached
+    per process: the lookup scans every lexer Pygments has; bounded (names come from recipes)."""
+    try:
+        return type(get_lexer_by_name(name))
+    except ClassNotFound:
+        return None
+
+
+def highlight_html(code: str, cls: type) -> str:
+    """`pygments.highlight(code, cls(), HtmlFormatter(nowrap=True))`, byte for byte."""
+    lexer = cls()
+    if _plain_regex_lexer(cls) and not lexer.filters:
+        tokens = _states(cls).tokens(lexer, lexer._preprocess_lexer_input(code))
+    else:
+        tokens = lexer.get_tokens(code)
+    return format_html(tokens)
+
+
+def _plain_regex_lexer(cls: type) -> bool:
+    """A lexer whose tokens come from RegexLexer's own loop (which `_States.tokens` reproduces)."""
+    return (issubclass(cls, RegexLexer) and cls.get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed
+            and cls.get_tokens is Lexer.get_tokens)
+
+
+@lru_cache(maxsize=64)
+def _states(cls: type) -> _States:
+    # one per lexer class and process, like Pygments' own compiled `cls._tokens`
+    return _States(cls)
+
+
+def _joinable(rexmatch, flags: int) -> str | None:
+    """The source of a rule's pattern as one alternative of a joined pattern, or None. Leading
+    global flags (`(?s)...`) become a scoped group (`(?s:...)`): the same pattern."""
+    pattern = rexmatch.__self__
+    src = pattern.pattern
+    if len(src) > _MAX_JOINED or _UNJOINABLE.search(src) or pattern.flags != re.compile(src, flags).flags:
+        return None   # (the last: a rule compiled with other flags than the lexer's)
+    inline = ""
+    while m := _LEADING_FLAGS.match(src):
+        inline += m.group(1)
+        src = src[m.end():]
+    if _ANY_FLAGS.search(src):
+        return None
+    return f"(?{inline}:{src})" if inline else src
+
+
+class _States(dict):
+    """A lexer class's states as steps (match function, {group number: rule}, None) for a joined
+    run of rules (the outermost group that matched, `m.lastindex`, says which rule), or (the
+    rule's own match function, None, rule) for a single rule. Built when a state is first entered."""
+
+    def __init__(self, cls: type):
+        super().__init__()
+        self.rules, self.flags = cls._tokens, cls.flags
+
+    def __missing__(self, state: str) -> list:
+        steps: list = []
+        run: list = []
+
+        def close_run():
+            if len(run) > 1:
+                parts, table, group = [], {}, 1
+                for src, rule in run:
+                    parts.append(f"({src})")
+                    table[group] = rule
+                    group += 1 + rule[0].__self__.groups
+                try:
+                    steps.append((re.compile("|".join(parts), self.flags).match, table, None))
+                except re.error:   # e.g. two rules naming a group alike: each on its own
+                    steps.extend((rule[0], None, rule) for _src, rule in run)
+            elif run:
+                steps.append((run[0][1][0], None, run[0][1]))
+            run.clear()
+
+        for rule in self.rules[state]:
+            src = _joinable(rule[0], self.flags)
+            if src is None:
+                close_run()
+                steps.append((rule[0], None, rule))
+            else:
+                run.append((src, rule))
+        close_run()
+        self[state] = steps
+        return steps
+
+    def tokens(self, lexer, text: str) -> list[tuple]:
+        """(token type, text) pairs: RegexLexer.get_tokens_unprocessed (Pygments 2.x) step by
+        step, a joined run of rules tried in one call."""
+        out = []
+        append = out.append
+        pos = 0
+        statestack = ["root"]
+        steps = self["root"]
+        while True:
+            for match, table, single in steps:
+                m = match(text, pos)
+                if m is None:
+                    continue
+                rexmatch, action, new_state = single or table[m.lastindex]
+                if action is not None:
+                    if type(action) is _TokenType:
+                        append((action, m.group()))
+                    else:   # a callback (bygroups, using): it reads the rule's own groups
+                        for _pos, ttype, value in action(lexer, m if single else rexmatch(text, pos)):
+                            append((ttype, value))
+                pos = m.end()
+                if new_state is not None:
+                    _transition(statestack, new_state)
+                    steps = self[statestack[-1]]
+                break
+            else:   # no rule matched
+                if pos >= len(text):
+                    break
+                if text[pos] == "\n":   # at the end of a line, back to "root"
+                    statestack = ["root"]
+                    steps = self["root"]
+                    append((Whitespace, "\n"))
+                else:
+                    append((Error, text[pos]))
+                pos += 1
+        return out
+
+
+def _transition(statestack: list, new_state) -> None:
+    """RegexLexer's state change, in place."""
+    if isinstance(new_state, tuple):
+        for state in new_state:
+            if state == "#pop":
+                if len(statestack) > 1:
+                    statestack.pop()
+            elif state == "#push":
+                statestack.append(statestack[-1])
+            else:
+                statestack.append(state)
+    elif isinstance(new_state, int):   # pop, but keep at least one state
+        if abs(new_state) >= len(statestack):
+            del statestack[1:]
+        else:
+            del statestack[new_state:]
+    elif new_state == "#push":
+        statestack.append(statestack[-1])
+    else:
+        raise AssertionError(f"wrong state def: {new_state!r}")
+
+
+@lru_cache(maxsize=None)
+def _span(ttype) -> str:
+    # per token type (a fixed set of Pygments singletons): the formatter's own class names
+    css = _FORMATTER._get_css_classes(ttype)
+    return f'<span class="{css}">' if css else ""
+
+
+def format_html(tokens) -> str:
+    """What HtmlFormatter(nowrap=True) writes for these (token type, text) pairs: each line's
+    maximal runs of non-empty tokens with the same CSS class in one span, escaped, every line
+    ended by '\\n' (also a last one without it)."""
+    out: list[str] = []
+    run: list[str] = []
+    run_span = None
+    last = ""
+
+    def flush():
+        close = "</span>" if run_span else ""
+        lines = escape_html("".join(run)).split("\n")
+        out.append("\n".join(run_span + line + close if line else "" for line in lines))
+
+    for ttype, value in tokens:
+        if not value:
+            continue
+        span = _span(ttype)
+        if span != run_span:
+            if run:
+                flush()
+            run, run_span = [], span
+        run.append(value)
+        last = value
+    if run:
+        flush()
+    if last and not last.endswith("\n"):
+        out.append("\n")
+    return "".join(out)

@@ -1,0 +1,109 @@
+"""Issue 13, "faster than the reference": fenced code is highlighted by render/highlight.py (a
+cached lexer lookup, a RegexLexer loop that tries a run of rules in one joined pattern, a lean
+HTML formatter). It must write exactly what Pygments writes: every fence of the compat corpus
+and of models/, and hostile snippets in many languages, are compared with real Pygments output."""
+from __future__ import annotations
+
+import io
+import random
+import re
+
+import pytest
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Token
+
+from recipes_site.catalog import PROJECT_ROOT, load_catalog
+from recipes_site.render import highlight as hl
+from recipes_site.render.markdown import _ALIASES, render_guide
+
+from conftest import COMPAT_CORPUS
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n(.*?)^ {0,3}\1[ \t]*$", re.M | re.S)
+SNIPPETS = [
+    "", "x", "\n\n", 'echo "unterminated', "cat <<EOF\nhi $x\nEOF\n", "cat <<-'END'\n\t$y\nEND\n",
+    "a=$((1+2**3)) `ls -l` ${x:-y} $(( 16#ff )) $@ $? $1\n\tb\r\nfoo\r", "\x00\x01 <>&\"' \\\n",
+    "ü ☃ \u2028 x", 'def f(x):\n    return f"{x!r:>{w}}" + b"\\x00" + r\'\\d\'  # c\n@deco\nclass A(B): pass\n',
+    "import os, sys as s\nfrom a.b import (c, d)\nasync def g(): await h()\n", '{"a": [1, 2.5e3, true, null], "b": "\\u00e9"}',
+    "FROM x AS y\nRUN echo $HOME && ls\nENV A=1\n", "$ vllm serve x\nINFO ok\n# not a comment\n",
+    "#!/bin/bash\nset -euo pipefail\nfor i in 1 2; do echo $i; done\n", "key: [a, {b: c}]\n# c\n---\n- &x y\n- *x\n",
+    "if [[ -n \"$A\" ]]; then\n  export B='q' ; fi\n", "case $x in a) ;; esac", "((", "))", "}", "${", "$(", "`",
+]
+LANGUAGES = ["bash", "python", "console", "json", "yaml", "docker", "toml", "ini", "diff", "javascript", "rust",
+             "go", "c++", "html", "xml", "sql", "ruby", "perl", "php", "powershell", "nginx", "make", "text"]
+FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def _pygments(code: str, name: str) -> str:
+    return highlight(code, get_lexer_by_name(name), FORMATTER)
+
+
+def _fences(root) -> list[tuple[str, str]]:
+    catalog, _ = load_catalog(root)
+    out = []
+    for doc in catalog.recipes:
+        guide = doc.data.get("guide")
+        for m in _FENCE.finditer(guide if isinstance(guide, str) else ""):
+            name = _ALIASES.get(m.group(2).lower(), m.group(2).lower())
+            if name and hl.lexer_class(name) is not None:
+                out.append((m.group(3), name))
+    return out
+
+
+@pytest.fixture(scope="module")
+def fences() -> list[tuple[str, str]]:
+    found = _fences(PROJECT_ROOT) + (_fences(COMPAT_CORPUS) if COMPAT_CORPUS.is_dir() else [])
+    assert len(found) > 50 and {"bash", "python"} <= {name for _, name in found}
+    return found
+
+
+def test_every_fence_of_the_corpora_is_highlighted_as_pygments_does(fences):
+    for code, name in fences:
+        assert hl.highlight_html(code, hl.lexer_class(name)) == _pygments(code, name), (name, code[:200])
+
+
+def test_hostile_snippets_in_many_languages_are_highlighted_as_pygments_does(fences):
+    codes = SNIPPETS + [code for code, _ in fences[:40]]
+    for name in LANGUAGES:
+        cls = hl.lexer_class(name)
+        assert cls is not None, name
+        for code in codes:
+            assert hl.highlight_html(code, cls) == _pygments(code, name), (name, code[:200])
+
+
+def test_random_shell_and_python_text_is_highlighted_as_pygments_does():
+    """Random strings over the characters the lexers' rules turn on: unbalanced quotes,
+    brackets, here-documents, escapes, errors, at every state of the state machine."""
+    rng = random.Random(13)
+    alphabet = list("abcxyz019 \t\n\r\\$`'\"(){}[]<>=;&|#!-+*/%^:,.@?~_") + ["<<EOF\n", "\nEOF\n", "$((",
+                                                                               "${#", "f\"", "b'", '"""', "def ", "import "]
+    for name in ("bash", "python", "console", "yaml"):
+        cls = hl.lexer_class(name)
+        for _ in range(300):
+            code = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+            assert hl.highlight_html(code, cls) == _pygments(code, name), (name, code)
+
+
+def test_the_plain_regex_lexers_take_the_joined_path():
+    """The equality tests above exercise the fast loop, not only the Pygments fallback."""
+    for name in ("bash", "python", "docker"):
+        cls = hl.lexer_class(name)
+        assert hl._plain_regex_lexer(cls), name
+    root = hl._states(hl.lexer_class("bash"))["root"]
+    joined = [table for _match, table, single in root if single is None]
+    assert joined and max(len(t) for t in joined) > 5
+
+
+def test_format_html_merges_runs_and_ends_every_line_as_the_html_formatter_does():
+    runs = [(Token.Name, "a"), (Token.Name, "b\nc"), (Token.Text, ""), (Token.Name, "d"), (Token.Text, "x<"),
+            (Token.Keyword, "\n"), (Token.Keyword, "if")]
+    out = io.StringIO()
+    FORMATTER.format(runs, out)
+    assert hl.format_html(runs) == out.getvalue()
+    assert hl.format_html(runs) == '<span class="n">ab</span>\n<span class="n">cd</span>x&lt;\n<span class="k">if</span>\n'
+
+
+def test_unknown_languages_have_no_lexer_and_guides_still_render():
+    assert hl.lexer_class("nosuchlang") is None
+    assert 'class="hl"' not in render_guide("```nosuchlang\na < b\n```\n").html
