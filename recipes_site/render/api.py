@@ -148,7 +148,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
                 bucket.setdefault(r.key, r)
     memo: dict = {}         # plan.plan_of's memo for this recipe (profiles are ctx's, one per hardware)
     for hw, doc in docs.items():
-        shared = SharedParts(rec)
+        shared = SharedParts(rec, ctx, hw)
         doc["renderings"] = [_rendering_doc(rec, ctx, r, shared, memo) for r in renderings[hw].values()]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items
@@ -160,11 +160,11 @@ def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dic
     (plan.py) every figure shown beside the command comes from."""
     from recipes_site.render.picker import features_locked, rendering_parts
     profile = ctx.profiles.get(r.hardware) or {}
-    choices, _ = shared.choices(rec, ctx, r)
-    locked = features_locked(choices, r)
+    choices, feature_set, text = shared.choices(rec, ctx, r)
+    locked = features_locked(choices, r, text)
     plans = plan.plan_json(rec.data, r, profile, choices, locked, memo)
     doc = rendering_json(r)
-    doc["parts"] = rendering_parts(rec, ctx, r, shared, plans["default"], locked)
+    doc["parts"] = rendering_parts(r, shared, plans["default"], locked, feature_set)
     doc["plan"] = plans
     return doc
 

@@ -94,18 +94,35 @@ def _heredoc(path_var: str, config, note) -> str:
     return _kept(_HEREDOCS, key, lambda: heredoc(path_var, config, note), 1024)
 
 
-def _extras_key(r: Rendering) -> str:
-    """All that `_extras` reads of a rendering, as JSON text: equal keys, equal extra tabs."""
+def _extras_key(r: Rendering) -> tuple:
+    """All that `_extras` reads of a rendering, as JSON texts: equal keys, equal extra tabs."""
     if r.prefill:
-        return json.dumps(["pd", r.router.install])
+        return ("pd", json.dumps(r.router.install))
     kv = r.kv
     if not kv:
-        return "[]"
-    return json.dumps(["kv", kv.install, kv.config, kv.config_note, kv.master, kv.store,
-                       None if kv.router is None else [kv.router.install]])
+        return ()
+    return ("kv", kv.router is not None) + tuple(map(_dumped, (
+        kv.install, kv.config, kv.config_note, kv.master, kv.store, kv.router and kv.router.install)))
 
 
-_EXTRAS: dict[str, str] = {}
+_DUMPED: dict[int, tuple[object, str]] = {}
+
+
+def _dumped(value) -> str:
+    """`json.dumps(value)`, once per object while one recipe is documented."""
+    # Memo: the kv-store fields `_extras_key` reads are the vocabulary's own objects (from
+    # ctx.strategies), the same ones in every kv-store rendering of a recipe (2,952 on the compat
+    # corpus), and dumping the Mooncake configs for each key cost more than all other parts.
+    # Keyed by identity: the entry holds the object, so no other object can take its id while
+    # the entry lives; emptied after each recipe (clear_memos), so at most a few entries, and a
+    # dict changed between two recipes (a `serve` reload builds new ones anyway) is dumped again.
+    hit = _DUMPED.get(id(value))
+    if hit is None or hit[0] is not value:
+        hit = _DUMPED[id(value)] = (value, json.dumps(value))
+    return hit[1]
+
+
+_EXTRAS: dict[tuple, str] = {}
 
 
 def _extras_text(r: Rendering) -> str:
@@ -148,10 +165,13 @@ def _flag_value(argv: tuple, flag: str) -> str | None:
     return None
 
 
-def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict | None = None) -> str:
+def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict | None = None,
+                 name: str | None = None) -> str:
     """The card's header: the GPUs and nodes the deployment occupies and its layout, from the
-    rendering's plan (plan.py) so it says what the command runs on, not what the profile has."""
-    name = sizing.gpu_label(profile, r.hardware)
+    rendering's plan (plan.py) so it says what the command runs on, not what the profile has.
+    `name`: the profile's `sizing.gpu_label`, when the caller has it."""
+    if name is None:
+        name = sizing.gpu_label(profile, r.hardware)
     if plan is None:
         gpus, nodes, layout = profile.get("gpu_count") or 1, r.node_count, {}
     else:
@@ -208,57 +228,73 @@ class Table:
 
 
 class SharedParts:
-    """Per hardware document of `rec`: distinct feature sets and extra-tab sets, and a cache of
-    choices.
+    """Per hardware document of `rec` (all its renderings on hardware `hw`): distinct feature sets
+    and extra-tab sets, a cache of choices, and what every card header of the document shares.
 
     Choices depend on the strategy only through features' `strategies` lists, and on the kv-store
     only through companions; the cache key leaves those out when no feature of the recipe has them."""
 
-    def __init__(self, rec: RecipeInput):
+    def __init__(self, rec: RecipeInput, ctx: Context, hw: str):
         self.feature_sets = Table()
         self.extra_sets = Table()
         self._choices: dict[tuple, tuple] = {}
         features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
         self._by_strategy = any(f.get("strategies") for f in features)
         self._by_kv = any(mapping(f.get("companion")).get("command") for f in features)
+        self.hardware = hw
+        self.profile = ctx.profiles.get(hw, {})
+        self.gpu_name = sizing.gpu_label(self.profile, hw)
+        self._precisions = {key: mapping(v).get("precision") for key, v in mapping(rec.data.get("variants")).items()}
 
-    def choices(self, rec: RecipeInput, ctx: Context, r: Rendering) -> tuple[tuple, int]:
-        """The feature choices of a rendering of `rec` and their index in `feature_sets`."""
+    def choices(self, rec: RecipeInput, ctx: Context, r: Rendering) -> tuple[tuple, int, str]:
+        """The feature choices of a rendering of `rec`, their index in `feature_sets` and their
+        feature set's `_CANONICAL` text (a complete key of the choices: every field is in it)."""
         strategy = r.feature_strategy
         key = (r.hardware, r.variant, strategy if self._by_strategy else "", r.kv is not None and self._by_kv)
-        if key not in self._choices:
-            choices, text = _interned(feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, strategy,
-                                                      with_kv_store=r.kv is not None))
-            self._choices[key] = (choices, self.feature_sets.index_of(feature_set_json(choices), text))
-        return self._choices[key]
-
+        hit = self._choices.get(key)
+        if hit is None:
+            choices, text, feature_set = _interned(feature_choices(
+                rec.data, ctx.hardware(r.hardware), r.variant, strategy, with_kv_store=r.kv is not None))
+            hit = self._choices[key] = (choices, self.feature_sets.index_of_key(text, lambda: feature_set), text)
+        return hit
 
     def extras(self, r: Rendering) -> int:
         """The index of a rendering's extra tabs (`_extras`) in `extra_sets`."""
         return self.extra_sets.index_of_key(_extras_text(r), lambda: _extras(r))
 
+    def precision(self, variant: str) -> str | None:
+        return self._precisions.get(variant)
 
-_CHOICES: dict[tuple, tuple[tuple, str]] = {}
+
+_CHOICES: dict[tuple, tuple[tuple, str, list]] = {}
 
 
-def _interned(choices: tuple) -> tuple[tuple, str]:
-    """The one copy of equal feature choices, and the `_CANONICAL` text of their feature set."""
+def _interned(choices: tuple) -> tuple[tuple, str, list]:
+    """The one copy of equal feature choices, the `_CANONICAL` text of their feature set and the
+    feature set (shared by the documents that list it, never changed)."""
     # Memo: equal choices recur on every hardware of a recipe; one copy makes the memos keyed on
-    # choices (features_locked, plan._memory_states) compare them by identity, not field by field.
+    # choices (plan._memory_states) compare them by identity, not field by field.
     # Correct because choices are frozen values: equal ones are interchangeable.
-    return _kept(_CHOICES, choices, lambda: (choices, _CANONICAL(feature_set_json(choices))), 4096)
+    def intern():
+        feature_set = feature_set_json(choices)
+        return choices, _CANONICAL(feature_set), feature_set
+    return _kept(_CHOICES, choices, intern, 4096)
 
 
 _LOCKED: dict[tuple, bool] = {}
 
 
-def features_locked(choices, r: Rendering) -> bool:
-    """Whether the feature toggles of a rendering cannot be joined into its commands."""
+def features_locked(choices, r: Rendering, text: str | None = None) -> bool:
+    """Whether the feature toggles of a rendering cannot be joined into its commands (`text`: the
+    choices' feature-set text, when the caller has it from `SharedParts.choices`)."""
     procs = r.processes         # those of `_processes`, without the tab labels
     # Memo: the same choices and commands recur on every hardware and strategy that renders them
     # (8,997 renderings on the compat corpus); the key holds all that `toggles_are_exact` (the
-    # processes' fixed lines) and `_split` read, so equal keys give equal answers.
-    key = (tuple(choices), tuple((p.command, p.docker_command, p.lines_before, p.lines_after) for p in procs))
+    # choices, whole in their feature-set text; the processes' fixed lines) and `_split` read,
+    # so equal keys give equal answers.
+    if text is None:
+        text = _CANONICAL(feature_set_json(choices))
+    key = (text, tuple([(p.command, p.docker_command, p.lines_before, p.lines_after) for p in procs]))
     return _kept(_LOCKED, key, lambda: not (toggles_are_exact(choices, procs)
                                             and all(_split(p) is not None for p in procs)), 16384)
 
@@ -269,6 +305,7 @@ def clear_memos() -> None:
     _split_lines.cache_clear()
     _LOCKED.clear()
     _CHOICES.clear()
+    _DUMPED.clear()
 
 
 def _split(p: Process) -> dict | None:
@@ -292,19 +329,19 @@ def _split_lines(command: str, docker_command: str, before: tuple, after: tuple)
     return {"at": at, "n": len(body) - 1 - at - len(after), "docker_at": docker_at}
 
 
-def rendering_parts(rec: RecipeInput, ctx: Context, r: Rendering, shared: SharedParts, plan: dict | None,
-                    locked: bool) -> dict:
+_NO_SPLIT = {"at": 0, "n": 0, "docker_at": 0}
+
+
+def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked: bool, feature_set: int) -> dict:
     """The picker's parts of a rendering; `locked` is `features_locked` of its choices (which
-    already requires every process to `_split`)."""
-    choices, feature_set = shared.choices(rec, ctx, r)
+    already requires every process to `_split`), `feature_set` their index (`SharedParts.choices`)."""
     parts = []
-    env_of = lambda p: r.env if (r.single or r.head or r.kv) else p.env
+    shared_env = r.single or r.head or r.kv        # one environment for all processes, else each pool's
+    env_text = exports(r.env) if shared_env else None
     for pid, label, path, docker_path, p in _processes(r):
-        split = _split(p)
         parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
-                      "exports": exports(env_of(p)), **(split or {"at": 0, "n": 0, "docker_at": 0})})
-    variant = mapping(mapping(rec.data.get("variants")).get(r.variant))
-    return {"summary": summary_line(r, ctx.profiles.get(r.hardware, {}), variant.get("precision"), plan),
+                      "exports": env_text if shared_env else exports(p.env), **(_split(p) or _NO_SPLIT)})
+    return {"summary": summary_line(r, shared.profile, shared.precision(r.variant), plan, shared.gpu_name),
             "processes": parts, "extras": shared.extras(r),
             "features": feature_set, "features_locked": locked}
 
