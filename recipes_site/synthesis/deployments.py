@@ -13,9 +13,9 @@ from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
 from .memo import remembered
 from .serve_args import ProcessSpec, arg_lines, model_id, serve_parts, variant_of
-from .shell import Placeholder, quote, serve_command_of_lines
+from .shell import Placeholder, quote, serve_head
 from .types import KvStore, PdPool, Process, Rendering, Router
-from recipes_site.fit import engine_sizing, engine_tp
+from recipes_site.fit import NO_CHANGE, engine_sizing, engine_tp, hf_config_of
 
 TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"
@@ -40,18 +40,22 @@ def make_processes(spec: ProcessSpec, blocks: list[list], port: int, image) -> l
     opts = dict(host_network=spec.multi_node,
                 pass_env=("HF_TOKEN",) if docker.is_gated(spec.recipe, spec.variant) else ())
     head = docker.docker_head(image, model, parts.env, spec.hw, port, **opts)
-    return [_process(spec, model, parts.segments(block), parts.env, head) for block in blocks]
+    sizing = hf_config_of(spec.recipe) is not None   # engine_sizing changes nothing without it
+    serve = serve_head(model)
+    return [_process(spec, model, serve, parts.segments(block), parts.env, head, sizing) for block in blocks]
 
 
-def _process(spec: ProcessSpec, model: str, segments: tuple, env: dict, docker_head: docker.DockerHead) -> Process:
+def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: dict, docker_head: docker.DockerHead,
+             sizing: bool) -> Process:
     before, features, after = segments
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
-    sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile, before + features + after)
-    args = arg_lines(before, features, after + list(sized.args))
+    sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile,
+                          before + features + after) if sizing else NO_CHANGE
+    args = arg_lines(before, features, after + list(sized.args) if sized.args else after)
     return Process(
-        argv=("vllm", "serve", model, *args.args), command=serve_command_of_lines(model, args.lines), env=env,
+        argv=("vllm", "serve", model, *args.args), command=serve + args.text, env=env,
         docker_argv=docker_head.argv + args.args,
-        docker_command=docker.docker_text(model, docker_head.lines + args.lines),
+        docker_command=docker_head.text + args.text,   # == docker.docker_text(model, docker_head.lines + args.lines)
         lines_before=args.lines_before, lines_after=args.lines_after,
         docker_head=docker_head.text,
         notes=sized.notes,

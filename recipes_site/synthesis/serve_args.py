@@ -14,7 +14,7 @@ from .features import feature_args
 from .hardware import Hardware
 from .memo import lazy_property, remembered
 from recipes_site.jsish import mapping, str_list, truthy_items
-from .shell import Unit, trusted_args, trusted_env, unit_line, units_of
+from .shell import Unit, continuation, trusted_args, trusted_env, unit_line, units_of
 
 PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
                   "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
@@ -210,6 +210,8 @@ class ArgLines(NamedTuple):
     lines: tuple
     lines_before: tuple
     lines_after: tuple
+    text: str       # the lines as the continuation of a command (shell.continuation): the same
+                    # after `vllm serve <model>` and after the docker head
 
 
 def arg_lines(before: list, features: list, after: list) -> ArgLines:
@@ -228,5 +230,5 @@ def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> A
     head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
     split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
     cut = split.index(None)
-    return ArgLines(tuple(flatten(units)), tuple(unit_line(u) for u in units),
-                    tuple(split[:cut]), tuple(split[cut + 1:]))
+    lines = tuple(unit_line(u) for u in units)
+    return ArgLines(tuple(flatten(units)), lines, tuple(split[:cut]), tuple(split[cut + 1:]), continuation(lines))

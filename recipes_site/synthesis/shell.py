@@ -190,9 +190,13 @@ def serve_command(model: str, units: list[Unit]) -> str:
 
 
 def serve_command_of_lines(model: str, lines: list[str]) -> str:
-    if not lines:
-        return serve_head(model)
-    return f"{serve_head(model)} \\\n  " + continued(lines)
+    return serve_head(model) + continuation(lines)
+
+
+def continuation(lines) -> str:
+    """Lines appended to a command (`continued`'s first line), each after ` \\`, a newline and
+    two spaces; "" for none."""
+    return "".join(f" \\\n  {line}" for line in lines)
 
 
 _HEREDOC_SPECIAL = re.compile(r"\\|`|\$(?![A-Z_][A-Z0-9_]*)")
