@@ -108,9 +108,13 @@ class RecordingPaths:
         return answer
 
 
-def file_stamp(path: Path | str) -> list[int]:
-    st = os.lstat(path)
+def stat_stamp(st: os.stat_result) -> list[int]:
+    """What an entry records of a file: a hand edit or a replaced file changes it."""
     return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def file_stamp(path: Path | str) -> list[int]:
+    return stat_stamp(os.lstat(path))
 
 
 # The entries a long-lived process stored, by cache folder and key: `serve` then only checks

@@ -15,7 +15,8 @@ from fault_kit import leftovers, small_root, snapshot
 from recipes_site import build as build_module
 from recipes_site.cli import main
 from recipes_site.outdir import MANIFEST
-from recipes_site.write import UnsafePath, write_files
+from recipes_site.cache import file_stamp
+from recipes_site.write import UnsafePath, encode_json, write_files
 
 
 @pytest.fixture(autouse=True)
@@ -193,6 +194,31 @@ def test_writer_refuses_a_symlinked_folder_that_points_outside(tmp_path):
     with pytest.raises(OSError):   # the file itself a symlink: O_NOFOLLOW
         write_files(folder, {"index.html": b"x"})
     assert list(outside.iterdir()) == []
+
+
+def test_writer_stamps_are_the_files_stamps_and_its_folder_memo_carries_over(tmp_path):
+    """The stamps write_files reports (taken from the open file, or from the hard link) are what
+    cache.file_stamp reads from the finished file; a folder memo handed from one call to the next
+    (a build's worker) still gets every folder made, and the bytes are exactly those given."""
+    folder, previous = tmp_path / "stage", tmp_path / "previous"
+    folder.mkdir()
+    previous.mkdir()
+    write_files(previous, {"api/v1/same.json": b"same\n"})
+    made, stamps = {}, {}
+    write_files(folder, {"api/v1/a.json": b"a" * 70_000, "api/v1/same.json": b"same\n", "x/y/empty": b""},
+                previous=previous, made=made, stamps=stamps)
+    write_files(folder, {"api/v1/b.json": "é\n".encode(), "api/v2/c.json": b"c"}, made=made, stamps=stamps)
+    assert sorted(stamps) == ["api/v1/a.json", "api/v1/b.json", "api/v1/same.json", "api/v2/c.json", "x/y/empty"]
+    for rel, stamp in stamps.items():
+        assert stamp == file_stamp(folder / rel), rel
+    assert (folder / "api/v1/a.json").read_bytes() == b"a" * 70_000
+    assert (folder / "x/y/empty").read_bytes() == b""
+    assert (folder / "api/v1/same.json").stat().st_ino == (previous / "api/v1/same.json").stat().st_ino
+
+
+@pytest.mark.parametrize("doc", [{"a": "é — ×", "b": [1, 2.5, None, True]}, "plain", [], {"k": "\u2028😀"}])
+def test_encode_json_is_compact_utf8_with_a_final_newline(doc):
+    assert encode_json(doc) == (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def test_a_build_whose_documents_escape_fails_and_keeps_the_old_site(built, tmp_path, capsys, monkeypatch):
