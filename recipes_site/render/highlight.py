@@ -13,8 +13,8 @@ corpus (~0.1 s of ~0.45 s), spent in three places, each replaced here by an equi
   joined as they are (back-references, which would need renumbering; verbose or mid-pattern
   flags; long word lists, whose second compilation costs more than it saves) stay single steps
   between the runs, so the order of all rules is kept;
-- `HtmlFormatter._format_lines` builds every line from a generator of pieces: `format_html`
-  writes the same spans from runs of tokens sharing a CSS class.
+- `HtmlFormatter._format_lines` assembles each line from generated pieces: `format_html`
+  writes the same spans in one pass over the tokens.
 
 Lexers that are not plain `RegexLexer`s (their own token loop, filters) go through Pygments
 unchanged and only use the lean formatter. tests/test_highlight.py compares the result with real
@@ -190,39 +190,46 @@ def _transition(statestack: list, new_state) -> None:
         raise AssertionError(f"wrong state def: {new_state!r}")
 
 
-@lru_cache(maxsize=None)
-def _span(ttype) -> str:
-    # per token type (a fixed set of Pygments singletons): the formatter's own class names
-    css = _FORMATTER._get_css_classes(ttype)
-    return f'<span class="{css}">' if css else ""
+class _Spans(dict):
+    """Token type -> the span the formatter opens for it ('' for none), with its own class
+    names; filled as types are met (a fixed set of Pygments singletons)."""
+
+    def __missing__(self, ttype) -> str:
+        css = _FORMATTER._get_css_classes(ttype)
+        span = self[ttype] = f'<span class="{css}">' if css else ""
+        return span
+
+
+_SPANS = _Spans()
+# our own spans left empty by a line break at the end of a run; code text cannot write one
+# (its '<' is escaped), and HtmlFormatter never does
+_EMPTY_SPAN = re.compile(r'<span class="[^"<>]*"></span>')
 
 
 def format_html(tokens) -> str:
-    """What HtmlFormatter(nowrap=True) writes for these (token type, text) pairs: each line's
-    maximal runs of non-empty tokens with the same CSS class in one span, escaped, every line
-    ended by '\\n' (also a last one without it)."""
+    """What HtmlFormatter(nowrap=True) writes for these (token type, text) pairs: a line's
+    maximal runs of non-empty tokens with the same CSS class in one span (closed before each
+    line break, reopened after it), the text escaped, and every line ended by '\n' (also a
+    last one without it)."""
     out: list[str] = []
-    run: list[str] = []
-    run_span = None
+    append = out.append
+    spans = _SPANS
+    open_span = ""
     last = ""
-
-    def flush():
-        close = "</span>" if run_span else ""
-        lines = escape_html("".join(run)).split("\n")
-        out.append("\n".join(run_span + line + close if line else "" for line in lines))
-
     for ttype, value in tokens:
         if not value:
             continue
-        span = _span(ttype)
-        if span != run_span:
-            if run:
-                flush()
-            run, run_span = [], span
-        run.append(value)
+        span = spans[ttype]
+        if span != open_span:
+            if open_span:
+                append("</span>")
+            append(span)
+            open_span = span
+        text = escape_html(value)
+        append(text.replace("\n", "</span>\n" + span) if span and "\n" in text else text)
         last = value
-    if run:
-        flush()
+    if open_span:
+        append("</span>")
     if last and not last.endswith("\n"):
-        out.append("\n")
-    return "".join(out)
+        append("\n")
+    return _EMPTY_SPAN.sub("", "".join(out))
