@@ -128,7 +128,8 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
-    spec = ProcessSpec(recipe, variant_key, strategy_id, strategy, hw, kv=kv, features=features, multi_node=multi)
+    spec = ProcessSpec(recipe, variant_key, variant_of(recipe, variant_key), strategy_id, strategy, hw, kv=kv,
+                       features=features, multi_node=multi)
     if multi:
         blocks = [multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr) for rank in range(nodes)]
     else:
@@ -223,7 +224,7 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         half = g // 2
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
-    spec = ProcessSpec(recipe, variant_key, "pd_cluster", strategy, hw, role=role,
+    spec = ProcessSpec(recipe, variant_key, variant_of(recipe, variant_key), "pd_cluster", strategy, hw, role=role,
                        pinning_env=pinning, features=features, multi_node=nodes > 1)
     port = 8001 if role == "prefill" else 8002
     [process] = make_processes(spec, [block], port, image)

@@ -37,22 +37,3 @@ def remembered(recipe: dict, key: tuple, compute: Callable[[], Any]) -> Any:
         kept[key] = compute()
     return kept[key]
 
-
-class lazy_property:
-    """`functools.cached_property` without its lock: computed on first access, then read from the
-    instance's `__dict__` (this non-data descriptor is not consulted again). Python 3.11's
-    cached_property takes an RLock on every first access, and a spec made per rendering is read
-    only through first accesses. Bounded by its instance; for objects used by one thread."""
-
-    def __init__(self, func: Callable[[Any], Any]):
-        self.func = func
-        self.__doc__ = func.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.func(instance)
-        return value

@@ -6,13 +6,13 @@ prefill/decode), so the ranks of one layout share one `ServeParts`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from types import MappingProxyType
+from typing import Mapping, NamedTuple
 
 from .features import feature_args
 from .hardware import Hardware
-from .memo import lazy_property, remembered
+from .memo import remembered
 from recipes_site.jsish import mapping, str_list, truthy_items
 from .shell import Unit, continuation, trusted_args, trusted_env, unit_line, units_of
 
@@ -21,24 +21,22 @@ PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENA
 NVL_TRAYS = ("gb200", "gb300")
 
 
-@dataclass(frozen=True)
-class ProcessSpec:
+NO_ENV: Mapping = MappingProxyType({})
+
+
+class ProcessSpec(NamedTuple):
     """Everything that decides one `vllm serve` process except its parallel block."""
     recipe: dict
     variant_key: str
+    variant: dict                                    # the variant it renders: variant_of(recipe, variant_key)
     strategy_id: str
     strategy: dict                                   # the context's spec of strategy_id
     hw: Hardware
     role: str | None = None                          # "prefill" / "decode" for PD pools
     kv: dict | None = None                           # kv-store spec when composing with one
-    pinning_env: dict = field(default_factory=dict)  # PD GPU pinning
+    pinning_env: Mapping = NO_ENV                    # PD GPU pinning
     features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
     multi_node: bool = False                         # the process's parallel group spans nodes (host network)
-
-    # computed once per spec: make_processes and serve_parts consult it several times
-    @lazy_property
-    def variant(self) -> dict:
-        return variant_of(self.recipe, self.variant_key)
 
 
 def variant_of(recipe: dict, variant_key: str) -> dict:
@@ -51,8 +49,7 @@ def model_id(recipe: dict, variant: dict) -> str:
     return variant.get("model_id") or mapping(recipe.get("model")).get("model_id") or "unknown"
 
 
-@dataclass(frozen=True)
-class ServeParts:
+class ServeParts(NamedTuple):
     """A process's arguments and env, the parallel block left out: the tokens before and after
     where it goes, then the feature block (the part a user can toggle), then the kv-store args."""
     before: list
@@ -67,7 +64,8 @@ class ServeParts:
 
 
 def serve_parts(spec: ProcessSpec) -> ServeParts:
-    on_hw, side, blocks = _variant_on_hardware(spec), _strategy_side(spec), _hardware_blocks(spec)
+    on_hw, side = _variant_on_hardware(spec), _strategy_side(spec)
+    blocks = _hardware_blocks(spec, on_hw, side)
     features = feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
                             skip_companions=spec.kv is not None, selection=spec.features)
     after = trusted_args(str_list(mapping(spec.kv.get("vllm")).get("vllm_args"))) if spec.kv is not None else []
@@ -75,11 +73,28 @@ def serve_parts(spec: ProcessSpec) -> ServeParts:
                       serve_env(spec, on_hw, side, blocks))
 
 
+class HardwareBlocks(NamedTuple):
+    """The `extra_args` and `extra_env` of hardware override blocks, in block order."""
+    args: list
+    env: dict
+
+
+def hardware_blocks(blocks) -> HardwareBlocks:
+    """What `blocks` (override blocks, None for a missing one) add, in order."""
+    args: list = []
+    env: dict = {}
+    for block in map(mapping, blocks):
+        args += str_list(block.get("extra_args"))
+        env.update(mapping(block.get("extra_env")))
+    return HardwareBlocks(args, env)
+
+
 class OnHardware(NamedTuple):
     """What a variant brings to every process on one hardware, whatever the strategy."""
     args: list              # the recipe's base args, then the variant's, then the variant's on this hardware
     env: dict               # likewise: base env, variant env, variant env on this hardware
     override_blocks: tuple  # the recipe's and the variant's generation/brand override blocks
+    blocks: HardwareBlocks  # what those two blocks add
 
 
 def _variant_on_hardware(spec: ProcessSpec) -> OnHardware:
@@ -91,25 +106,22 @@ def _variant_on_hardware(spec: ProcessSpec) -> OnHardware:
 def _variant_on_hardware_of(recipe: dict, variant: dict, hw: Hardware) -> OnHardware:
     model = mapping(recipe.get("model"))
     on_hw = mapping(mapping(variant.get("hardware_overrides")).get(hw.id))
+    override_blocks = (hw.override_block(recipe.get("hardware_overrides")),
+                       hw.override_block(variant.get("hardware_overrides")))
     return OnHardware(
         args=str_list(model.get("base_args")) + str_list(variant.get("extra_args")) + str_list(on_hw.get("extra_args")),
         env={**mapping(model.get("base_env")), **mapping(variant.get("extra_env")), **mapping(on_hw.get("extra_env"))},
-        override_blocks=(hw.override_block(recipe.get("hardware_overrides")),
-                         hw.override_block(variant.get("hardware_overrides"))))
+        override_blocks=override_blocks, blocks=hardware_blocks(override_blocks))
 
 
 class StrategySide(NamedTuple):
     """What a strategy (or one PD role of it) brings to every process, whatever the hardware."""
-    args: list            # its vllm_args (trusted vocabulary)
-    override_args: list   # the recipe's strategy_overrides (or the role's): extra_args, vllm_args
-    env: dict             # its env (trusted vocabulary)
-    override_env: dict    # the recipe's strategy_overrides env, then extra_env (or the role's env)
-
-
-def _strategy_overrides(spec: ProcessSpec) -> tuple[dict, dict]:
-    """The recipe's strategy_overrides entry of the spec's strategy, and of its PD role ({} without one)."""
-    overrides = mapping(mapping(spec.recipe.get("strategy_overrides")).get(spec.strategy_id))
-    return overrides, (mapping(overrides.get(spec.role)) if spec.role else {})
+    args: list                # its vllm_args (trusted vocabulary)
+    override_args: list       # the recipe's strategy_overrides (or the role's): extra_args, vllm_args
+    env: dict                 # its env (trusted vocabulary)
+    override_env: dict        # the recipe's strategy_overrides env, then extra_env (or the role's env)
+    hardware_overrides: dict  # the recipe's strategy_overrides hardware_overrides
+    role_hardware_overrides: dict  # the role's hardware_overrides ({} without a role)
 
 
 def _strategy_side(spec: ProcessSpec) -> StrategySide:
@@ -118,7 +130,8 @@ def _strategy_side(spec: ProcessSpec) -> StrategySide:
 
 
 def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
-    overrides, role_overrides = _strategy_overrides(spec)
+    overrides = mapping(mapping(spec.recipe.get("strategy_overrides")).get(spec.strategy_id))
+    role_overrides = mapping(overrides.get(spec.role)) if spec.role else {}
     own = mapping(spec.strategy.get(spec.role)) if spec.role else spec.strategy
     source = role_overrides if spec.role else overrides
     return StrategySide(
@@ -126,40 +139,24 @@ def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
         override_args=str_list(source.get("extra_args")) + str_list(source.get("vllm_args")),
         env=trusted_env(mapping(own.get("env"))),
         override_env={**mapping(overrides.get("env")),
-                      **mapping(source.get("env") if spec.role else source.get("extra_env"))})
+                      **mapping(source.get("env") if spec.role else source.get("extra_env"))},
+        hardware_overrides=mapping(overrides.get("hardware_overrides")),
+        role_hardware_overrides=mapping(role_overrides.get("hardware_overrides")))
 
 
-class HardwareBlocks(NamedTuple):
-    """The `extra_args` and `extra_env` of the hardware override blocks that apply to a process."""
-    args: list
-    env: dict
-
-
-def _hardware_blocks(spec: ProcessSpec) -> HardwareBlocks:
-    # kept per recipe: a kv-store rendering serves through a strategy already rendered on this hardware
-    return remembered(spec.recipe, ("hardware_blocks", spec.variant_key, spec.strategy_id, spec.role, spec.hw.id),
-                      lambda: _hardware_blocks_of(spec))
-
-
-def _hardware_blocks_of(spec: ProcessSpec) -> HardwareBlocks:
-    """Generation/brand override blocks in order (a strategy-level block replaces the recipe's and
-    the variant's), then the strategy's block for this hardware id, then the role's."""
+def _hardware_blocks(spec: ProcessSpec, on_hw: OnHardware, side: StrategySide) -> HardwareBlocks:
+    """The hardware override blocks of a process: generation/brand blocks (a strategy-level block
+    replaces the recipe's and the variant's), then the strategy's block for this hardware id,
+    then the role's."""
+    if not side.hardware_overrides and not side.role_hardware_overrides:
+        return on_hw.blocks      # the strategy has no blocks of its own: only the variant's apply
     hw = spec.hw
-    overrides, role_overrides = _strategy_overrides(spec)
-    strategy_block = hw.override_block(overrides.get("hardware_overrides"))
-    if strategy_block is not None:
-        blocks = [strategy_block]
-    else:
-        blocks = list(_variant_on_hardware(spec).override_blocks)
-    blocks.append(mapping(overrides.get("hardware_overrides")).get(hw.id))
+    strategy_block = hw.override_block(side.hardware_overrides)
+    blocks = [strategy_block] if strategy_block is not None else list(on_hw.override_blocks)
+    blocks.append(side.hardware_overrides.get(hw.id))
     if spec.role:
-        blocks.append(mapping(role_overrides.get("hardware_overrides")).get(hw.id))
-    args: list = []
-    env: dict = {}
-    for block in map(mapping, blocks):
-        args += str_list(block.get("extra_args"))
-        env.update(mapping(block.get("extra_env")))
-    return HardwareBlocks(args, env)
+        blocks.append(side.role_hardware_overrides.get(hw.id))
+    return hardware_blocks(blocks)
 
 
 def serve_env(spec: ProcessSpec, on_hw: OnHardware, side: StrategySide, blocks: HardwareBlocks) -> dict:
