@@ -203,9 +203,38 @@ def variant_sizing(recipe: dict, variant: dict, profiles: dict) -> dict:
     """Sizing of one variant on every profile, keyed by hardware id (declared figure preferred)."""
     computed, declared = variant_weights_gb(recipe, variant)
     basis = declared or computed
+    return {"computed_vram_gb": computed, "declared_vram_gb": declared, "basis_gb": basis,
+            "hardware": placements(basis, profiles) if basis else {}}
+
+
+_FIT_FACTS = ("gpu_count", "vram_per_gpu_gb", "vram_gb")      # all that `fit` reads of a profile
+_PLACEMENTS: dict[tuple, dict] = {}
+
+
+def placements(weights_gb: float, profiles: dict) -> dict:
+    """`fit(...).placement()` of a weights figure on every profile where it has one, by hardware id
+    (the dict is shared by every caller with the same figure and profiles: never change it)."""
+    # Memo: every variant of every recipe is placed on every profile (5,408 fits on the compat
+    # corpus), from a few distinct weight figures. The key holds the figure and, per profile, its
+    # id and the facts `fit` reads, each with its type (a `True` GPU count is not 1 to `fit`).
+    # Process-wide, emptied past 1,024 entries.
+    try:
+        key = (weights_gb, type(weights_gb), tuple(
+            (hw_id, *[(profile.get(k), type(profile.get(k))) for k in _FIT_FACTS]) for hw_id, profile in profiles.items()))
+        hit = _PLACEMENTS.get(key)
+    except (TypeError, AttributeError):     # an unhashable fact, or not a profile: no memo
+        return _placements(weights_gb, profiles)
+    if hit is None:
+        if len(_PLACEMENTS) > 1024:
+            _PLACEMENTS.clear()
+        hit = _PLACEMENTS[key] = _placements(weights_gb, profiles)
+    return hit
+
+
+def _placements(weights_gb: float, profiles: dict) -> dict:
     per_hw = {}
     for hw_id, profile in profiles.items():
-        f = fit(basis, hw_id, profile) if basis else None
+        f = fit(weights_gb, hw_id, profile)
         if f is not None:
             per_hw[hw_id] = f.placement()
-    return {"computed_vram_gb": computed, "declared_vram_gb": declared, "basis_gb": basis, "hardware": per_hw}
+    return per_hw

@@ -61,15 +61,15 @@ def _rendering(config=None, lines=("vllm serve m", "--a 1", "--b")) -> Rendering
 def test_extra_tabs_read_a_config_edited_between_two_recipes_again():
     config = {"port": 1}
     r = _rendering(config)
-    first = picker._extras_text(r)
+    first = picker._extras_entry(r)[0]
     config["port"] = 2                  # the same dict object, changed (the memo keys on identity)
     picker.clear_memos()                # as api.recipe_documents does after each recipe
-    assert picker._extras_text(r) != first
-    assert picker._extras_text(r) == picker._CANONICAL(picker._extras(r))
+    assert picker._extras_entry(r)[0] != first
+    assert picker._extras_entry(r)[0] == picker._CANONICAL(picker._extras(r))
 
 
 def test_extra_tabs_of_configs_equal_in_python_but_printed_apart_differ():
-    texts = [picker._extras_text(_rendering({"x": value})) for value in (1, True, 1.0, "1")]
+    texts = [picker._extras_entry(_rendering({"x": value}))[0] for value in (1, True, 1.0, "1")]
     assert len(set(texts)) == 4
     assert texts == [picker._CANONICAL(picker._extras(_rendering({"x": v}))) for v in (1, True, 1.0, "1")]
 

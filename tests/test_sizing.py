@@ -8,6 +8,7 @@ from recipes_site.sizing import (
     declared_mismatch,
     fit,
     parse_parameter_count,
+    placements,
     variant_sizing,
     weight_vram_gb,
 )
@@ -156,6 +157,26 @@ def test_variant_sizing_prefers_declared():
 def test_variant_sizing_unknown_count():
     out = variant_sizing({"model": {"parameter_count": "lots"}}, {"precision": "bf16"}, {"h100": H100})
     assert out == {"computed_vram_gb": None, "declared_vram_gb": None, "basis_gb": None, "hardware": {}}
+
+
+def _fresh(weights, profiles: dict) -> dict:
+    return {h: f.placement() for h, p in profiles.items() for f in [fit(weights, h, p)] if f is not None}
+
+
+def test_placements_are_remembered_by_the_facts_fit_reads_with_their_types():
+    per_gpu_one = {"gpu_count": 1, "vram_per_gpu_gb": 1.0}
+    per_gpu_true = {"gpu_count": 1, "vram_per_gpu_gb": True}    # == 1.0 in Python, but not a number to fit
+    assert placements(10, {"x": per_gpu_one}) == _fresh(10, {"x": per_gpu_one}) != {}
+    assert placements(10, {"x": per_gpu_true}) == _fresh(10, {"x": per_gpu_true}) == {}
+
+
+def test_placements_follow_a_profile_edited_in_place():
+    profile = dict(H100)
+    profiles = {"h100": profile}
+    assert placements(168, profiles)["h100"]["min_gpus"] == 2
+    profile["vram_per_gpu_gb"] = 40                              # the same dicts, changed
+    assert placements(168, profiles) == _fresh(168, profiles)
+    assert placements(168, profiles)["h100"]["min_gpus"] == 4
 
 
 def test_declared_mismatch():

@@ -158,13 +158,11 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
 def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dict:
     """One rendering of a hardware document: the commands, the picker's parts and the plan
     (plan.py) every figure shown beside the command comes from."""
-    from recipes_site.render.picker import features_locked, rendering_parts
-    profile = ctx.profiles.get(r.hardware) or {}
     choices, feature_set, text = shared.choices(rec, ctx, r)
-    locked = features_locked(choices, r, text)
-    plans = plan.plan_json(rec.data, r, profile, choices, locked, memo)
+    locked = shared.locked(choices, r, text)
+    plans = plan.plan_json(rec.data, r, shared.profile or {}, choices, locked, memo)
     doc = rendering_json(r)
-    doc["parts"] = rendering_parts(r, shared, plans["default"], locked, feature_set)
+    doc["parts"] = shared.parts(r, plans["default"], locked, feature_set)
     doc["plan"] = plans
     return doc
 

@@ -122,15 +122,19 @@ def _dumped(value) -> str:
     return hit[1]
 
 
-_EXTRAS: dict[tuple, str] = {}
+_EXTRAS: dict[tuple, tuple[str, list]] = {}
 
 
-def _extras_text(r: Rendering) -> str:
-    """`_CANONICAL(_extras(r))`, once per distinct input."""
+def _extras_entry(r: Rendering) -> tuple[str, list]:
+    """(`_CANONICAL` text of `_extras(r)`, `_extras(r)`), once per distinct input; the tabs are
+    shared by every document that lists them and never changed."""
     # Memo: every rendering's extra tabs are looked up in its document's table by their canonical
     # text, and a kv-store rendering's hold two heredocs (~2 KB) to encode; a few distinct inputs
     # recur across the catalog. Correct because `_extras_key` holds everything `_extras` reads.
-    return _kept(_EXTRAS, _extras_key(r), lambda: _CANONICAL(_extras(r)), 1024)
+    def compute():
+        tabs = _extras(r)
+        return _CANONICAL(tabs), tabs
+    return _kept(_EXTRAS, _extras_key(r), compute, 1024)
 
 
 def _extras(r: Rendering) -> list[dict]:
@@ -172,24 +176,22 @@ def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict 
     `name`: the profile's `sizing.gpu_label`, when the caller has it."""
     if name is None:
         name = sizing.gpu_label(profile, r.hardware)
-    if plan is None:
-        gpus, nodes, layout = profile.get("gpu_count") or 1, r.node_count, {}
-    else:
-        gpus, nodes = plan["gpus"], plan.get("nodes", 1)
-        layout = {"TP": plan["tp"], "PP": plan.get("pp", 1), "DP": plan.get("dp", 1)}
     per_node = profile.get("gpu_count") or 1
+    gpus, nodes = (per_node, r.node_count) if plan is None else (plan["gpus"], plan.get("nodes", 1))
     where = f" on {nodes} nodes" if nodes > 1 else (f" of {per_node}" if gpus < per_node else "")
     parts = [f"{gpus}× {name}{where}"]
-    main = r.main_process
-    if plan is None and main is not None:
+    main = r.main_process if plan is None else None
+    if main is not None:
         for flag, short in (("--tensor-parallel-size", "TP"), ("--pipeline-parallel-size", "PP"),
                             ("--data-parallel-size", "DP")):
             value = _flag_value(main.argv, flag)
             if value:
                 parts.append(f"{short}={value}")
-    else:
-        parts += [f"{short}={value}" for short, value in layout.items() if short == "TP" or value > 1]
-        if plan and plan.get("ep"):
+    elif plan is not None:
+        parts.append(f"TP={plan['tp']}")
+        parts += [f"{short}={value}" for short, value in (("PP", plan.get("pp", 1)), ("DP", plan.get("dp", 1)))
+                  if value > 1]
+        if plan.get("ep"):
             parts.append("EP")
     if precision:
         parts.append(precision.upper())
@@ -244,7 +246,7 @@ class SharedParts:
         self.hardware = hw
         self.profile = ctx.profiles.get(hw, {})
         self.gpu_name = sizing.gpu_label(self.profile, hw)
-        self._precisions = {key: mapping(v).get("precision") for key, v in mapping(rec.data.get("variants")).items()}
+        self.precisions = {key: mapping(v).get("precision") for key, v in mapping(rec.data.get("variants")).items()}
 
     def choices(self, rec: RecipeInput, ctx: Context, r: Rendering) -> tuple[tuple, int, str]:
         """The feature choices of a rendering of `rec`, their index in `feature_sets` and their
@@ -260,10 +262,16 @@ class SharedParts:
 
     def extras(self, r: Rendering) -> int:
         """The index of a rendering's extra tabs (`_extras`) in `extra_sets`."""
-        return self.extra_sets.index_of_key(_extras_text(r), lambda: _extras(r))
+        text, tabs = _extras_entry(r)
+        return self.extra_sets.index_of_key(text, lambda: tabs)
 
-    def precision(self, variant: str) -> str | None:
-        return self._precisions.get(variant)
+    def locked(self, choices: tuple, r: Rendering, text: str) -> bool:
+        """`features_locked` of a rendering's choices (`text`: their feature-set text)."""
+        return features_locked(choices, r, text)
+
+    def parts(self, r: Rendering, plan: dict | None, locked: bool, feature_set: int) -> dict:
+        """`rendering_parts` of a rendering of this document."""
+        return rendering_parts(r, self, plan, locked, feature_set)
 
 
 _CHOICES: dict[tuple, tuple[tuple, str, list]] = {}
@@ -341,7 +349,7 @@ def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked
     for pid, label, path, docker_path, p in _processes(r):
         parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
                       "exports": env_text if shared_env else exports(p.env), **(_split(p) or _NO_SPLIT)})
-    return {"summary": summary_line(r, shared.profile, shared.precision(r.variant), plan, shared.gpu_name),
+    return {"summary": summary_line(r, shared.profile, shared.precisions.get(r.variant), plan, shared.gpu_name),
             "processes": parts, "extras": shared.extras(r),
             "features": feature_set, "features_locked": locked}
 
