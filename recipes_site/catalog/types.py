@@ -10,7 +10,7 @@ valid depends on the catalog's taxonomy and strategy files; ``checks.py`` verifi
 Unions are tagged by the Python type of the value (see :func:`one_of`), so an error is reported
 once, at the right key, with a readable "expected ..." instead of one error per union member.
 """
-from __future__ import annotations
+# (no `from __future__ import annotations`: pydantic would compile and eval every annotation string)
 
 import datetime as _dt
 from typing import Annotated, Any, Literal, Union
