@@ -181,7 +181,7 @@ def rewrite_links(text: str, link: Callable[[str], str | None]) -> str:
             fence = m.group(1)[0] * len(m.group(1))
         elif fence is not None and m and m.group(1).startswith(fence):
             fence = None
-        elif fence is None:
+        elif fence is None and "[" in line:   # (no '[', no link: the substitution is skipped)
             line = _MD_LINK.sub(one, line)
         out.append(line)
     return "".join(out)
