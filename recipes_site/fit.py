@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from recipes_site import kv_cache, sizing
 from recipes_site.scaffold import parameter_count
@@ -102,8 +103,10 @@ def shape_from_argv(argv) -> Shape:
 @functools.lru_cache(maxsize=65536)
 def _shape(argv: tuple) -> Shape:
     found: dict = {}
-    tokens = [str(t) for t in argv]
+    tokens = list(map(str, argv))
     for i, tok in enumerate(tokens):
+        if tok[:1] != "-":          # every flag and switch starts with one (values are read below)
+            continue
         flag, eq, inline = tok.partition("=")
         if flag in _SWITCHES and not eq:
             found[_SWITCHES[flag]] = True
@@ -346,6 +349,54 @@ def model_facts(recipe: dict, variant_key: str) -> ModelFacts:
                       layout=None if missing else kv_cache.kv_layout(cfg))
 
 
+class MemorySplit(NamedTuple):
+    """How one GPU's memory splits for a deployment (`memory_split`), all in GiB but the per-token
+    KV figures (bytes; left empty when hf_config lacks the facts, `ModelFacts.layout` None)."""
+    vram_per_gpu_gib: float
+    budget_gib_per_gpu: float
+    weights_gb: float | None                # whole model, decimal GB
+    weights_gib_per_gpu: float | None
+    overhead: Overhead
+    kv_cache_gib_per_gpu: float | None
+    context_length: int | None
+    kv_dtype_bytes: int | None = None
+    kv_dtype_note: str | None = None        # why a KV dtype was counted as 2 bytes
+    kv_bytes_per_token_per_gpu: float | None = None
+    windows_per_gpu: tuple = ()             # (window, layers, kind, bytes per token), for the page formula
+    prefill_chunk: int = 0
+    state_bytes_per_sequence_per_gpu: int = 0
+
+
+def memory_split(facts: ModelFacts, vram: float, shape: Shape) -> MemorySplit:
+    """Budget, weights, overhead and KV cache of one GPU with `vram` GiB for a deployment shaped
+    `shape`, and the KV cache's bytes per token: where `fit_deployment` starts, and all that a plan
+    (plan.py) reads of a fit."""
+    budget = vram * shape.gpu_memory_utilization
+    total = facts.weights_bytes
+    per_gpu = None if total is None else weights_per_gpu(total, shape, facts.expert_fraction) / GIB
+    over = overhead(facts.cfg, shape, vram)
+    kv_gib = None if per_gpu is None else budget - per_gpu - over.total_gib
+    split = MemorySplit(vram, budget, None if total is None else total / 1e9, per_gpu, over, kv_gib,
+                        facts.context_length)
+    layout = facts.layout
+    if layout is None:
+        return split
+    note = None
+    try:
+        dtype_bytes = kv_cache.kv_dtype_bytes(shape.kv_cache_dtype)
+    except ValueError as exc:
+        note, dtype_bytes = f"{exc}; counted as 2 bytes", 2
+    parallel = {"tp": shape.tp, "pp": shape.pp, "dcp": shape.dcp}
+    return split._replace(
+        kv_dtype_bytes=dtype_bytes, kv_dtype_note=note,
+        kv_bytes_per_token_per_gpu=kv_cache.kv_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel),
+        windows_per_gpu=tuple((w, n, kind, round(b, 3)) for w, n, kind, b
+                              in kv_cache.window_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel)),
+        prefill_chunk=(shape.max_num_batched_tokens or scheduler_defaults(vram)[0]) if layout.windows else 0,
+        state_bytes_per_sequence_per_gpu=kv_cache.state_bytes_per_sequence_per_gpu(layout, dtype_bytes,
+                                                                                   shape.tp, shape.pp))
+
+
 def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, shape: Shape, *,
                    evaluate_len: int | None = None, concurrency: int | None = None,
                    facts: ModelFacts | None = None) -> FitResult:
@@ -356,33 +407,27 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     caller keeps them."""
     f = facts if facts is not None else model_facts(recipe, variant_key)
     cfg = f.cfg
-    vram = sizing.per_gpu_gib(profile)
-    budget = vram * shape.gpu_memory_utilization
-    total, source, fraction = f.weights_bytes, f.weights_source, f.expert_fraction
+    m = memory_split(f, sizing.per_gpu_gib(profile), shape)
+    vram, budget, kv_gib = m.vram_per_gpu_gib, m.budget_gib_per_gpu, m.kv_cache_gib_per_gpu
     notes: list[str] = []
-    if shape.expert_parallel and shape.dp > 1 and fraction is None:
+    if shape.expert_parallel and shape.dp > 1 and f.expert_fraction is None:
         notes.append("expert share unknown: weights assumed to split evenly across the expert-parallel group")
-    per_gpu = None if total is None else weights_per_gpu(total, shape, fraction) / GIB
-    over = overhead(cfg, shape, vram)
-    kv_gib = None if per_gpu is None else budget - per_gpu - over.total_gib
-    ctx_len = f.context_length
+    ctx_len = m.context_length
     result = FitResult(
         model=f.model_id, variant=variant_key, precision=f.precision, hardware=hw_id,
         vram_per_gpu_gib=vram, shape=shape, budget_gib_per_gpu=budget,
-        weights_gb=None if total is None else total / 1e9, weights_source=source, weights_gib_per_gpu=per_gpu,
-        overhead=over, kv_cache_gib_per_gpu=kv_gib, context_length=ctx_len,
+        weights_gb=m.weights_gb, weights_source=f.weights_source, weights_gib_per_gpu=m.weights_gib_per_gpu,
+        overhead=m.overhead, kv_cache_gib_per_gpu=kv_gib, context_length=ctx_len,
         evaluated_len=evaluate_len or shape.max_model_len or ctx_len, concurrency=concurrency, notes=notes)
-    if total is None:
+    if f.weights_bytes is None:
         result.missing_facts.append("variant vram_minimum_gb or model.parameter_count")
     if f.missing_facts:
         result.missing_facts += f.missing_facts
         result.notes.append("weights-only sizing: the KV cache per token needs the missing facts")
         return result
-    try:
-        dtype_bytes = kv_cache.kv_dtype_bytes(shape.kv_cache_dtype)
-    except ValueError as exc:
-        result.notes.append(f"{exc}; counted as 2 bytes")
-        dtype_bytes = 2
+    if m.kv_dtype_note:
+        result.notes.append(m.kv_dtype_note)
+    dtype_bytes = m.kv_dtype_bytes
     layout = f.layout
     result.notes += list(layout.notes)
     result.attention = layout.attention
@@ -390,14 +435,13 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     result.kv_bytes_per_token = kv_cache.kv_bytes_per_token(layout, dtype_bytes)
     result.kv_bytes_per_sequence_window = kv_cache.kv_bytes_per_sequence_window(layout, dtype_bytes)
     parallel = {"tp": shape.tp, "pp": shape.pp, "dcp": shape.dcp}
-    per_token = kv_cache.kv_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel)
+    per_token = m.kv_bytes_per_token_per_gpu
     result.kv_bytes_per_token_per_gpu = per_token
-    chunk = (shape.max_num_batched_tokens or scheduler_defaults(vram)[0]) if layout.windows else 0
+    chunk = m.prefill_chunk
     result.prefill_chunk = chunk
-    result.windows_per_gpu = [{"window": w, "layers": n, "kind": kind, "bytes_per_token": round(b, 3)}
-                              for w, n, kind, b in kv_cache.window_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel)]
-    result.state_bytes_per_sequence_per_gpu = kv_cache.state_bytes_per_sequence_per_gpu(layout, dtype_bytes,
-                                                                                        shape.tp, shape.pp)
+    result.windows_per_gpu = [{"window": w, "layers": n, "kind": kind, "bytes_per_token": b}
+                              for w, n, kind, b in m.windows_per_gpu]
+    result.state_bytes_per_sequence_per_gpu = m.state_bytes_per_sequence_per_gpu
     if tp_note := kv_cache.tp_problem(cfg, shape.tp):
         result.notes.append(f"{tp_note}: vLLM refuses this TP size")
     if layout.attention == "mla" and shape.tp > 1 and shape.dcp == 1:

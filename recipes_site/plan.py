@@ -39,9 +39,10 @@ import itertools
 from decimal import ROUND_HALF_UP, Decimal
 import json
 import math
+import re
 import shlex
 
-from recipes_site import fit
+from recipes_site import fit, sizing
 from recipes_site.fit import _r
 
 GIB = fit.GIB
@@ -72,17 +73,34 @@ def speculative_config(argv) -> dict | None:
 def _speculative_json(argv: tuple) -> tuple[str, str] | None:
     """`--speculative-config`'s text and its canonical form (sort_keys), None when absent or not a
     JSON object."""
-    tokens = [str(t) for t in argv]
+    tokens = list(map(str, argv))
+    if "--speculative-config" not in " ".join(tokens):     # one scan in C: most commands have none
+        return None
     for i, tok in enumerate(tokens):
         flag, eq, inline = tok.partition("=")
         if flag == "--speculative-config":
-            text = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else "")
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return None
-            return (text, json.dumps(value, sort_keys=True)) if isinstance(value, dict) else None
+            return _spec_text(inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else ""))
     return None
+
+
+# Memo: a feature's --speculative-config recurs in every command of a recipe that turns it on
+# (4,333 argvs read on the compat corpus, a few texts per recipe); correct because the result
+# depends on the text alone and holds text.
+@functools.lru_cache(maxsize=4096)
+def _spec_text(text: str) -> tuple[str, str] | None:
+    """`_speculative_json` of one --speculative-config text."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return (text, json.dumps(value, sort_keys=True)) if isinstance(value, dict) else None
+
+
+# Memo: as `_spec_text`'s (`_draft` of each text parsed once).
+@functools.lru_cache(maxsize=4096)
+def _text_draft(text: str) -> tuple | None:
+    """`_draft` of the --speculative-config `text` (a JSON object)."""
+    return _draft(json.loads(text))
 
 
 def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
@@ -123,31 +141,33 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
 def _plan(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv: tuple, shape: fit.Shape,
           draft: tuple | None, gpus: int, nodes: int, memo: dict | None) -> dict:
     """`plan_of` with the argv's `_plan_inputs` already read."""
-    # Memo: everything but the footprint depends on these (and on the recipe and the profile,
-    # fixed for one memo): 13,241 plans on the compat corpus have 5,745 distinct figures. Only the
-    # figures are kept (numbers and strings), not the fit, whose objects would stay alive for the
-    # whole recipe.
-    key = (variant_key, hw_id, shape, draft)
+    facts, vram = _variant_on(recipe, variant_key, hw_id, profile, memo)
+    # Memo: besides the footprint, a plan reads the variant's weights, one GPU's memory, the shape
+    # and (with hf_config, which sizes an EAGLE head) the draft; the rest of `facts` is the recipe's,
+    # fixed for one memo. 13,241 plans on the compat corpus have 5,061 distinct figures. Only the
+    # figures are kept (numbers and strings), not the fit.
+    key = (facts.weights_bytes, vram, shape, draft if facts.cfg else None)
     figures = None if memo is None else memo.get(key)
     if figures is None:
-        facts = _model_facts(recipe, variant_key, memo)
-        r = fit.fit_deployment(recipe, variant_key, hw_id, profile, shape, facts=facts)
-        figures = _figures(facts.cfg, r, shape, speculative_config(argv) if draft is not None else None)
+        split = fit.memory_split(facts, vram, shape)
+        figures = _figures(facts.cfg, split, shape, speculative_config(argv) if draft is not None else None)
         if memo is not None:
             memo[key] = figures
     # compact: what is 1, false or unknown is left out (`expand` puts it back)
     return {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), **figures}
 
 
-def _model_facts(recipe: dict, variant_key: str, memo: dict | None) -> fit.ModelFacts:
-    """`fit.model_facts`, kept in `memo` (one recipe's): the same on every hardware and command."""
-    if memo is None:
-        return fit.model_facts(recipe, variant_key)
-    key = ("model facts", variant_key)      # beside `_plan`'s 4-tuples
-    facts = memo.get(key)
-    if facts is None:
-        facts = memo[key] = fit.model_facts(recipe, variant_key)
-    return facts
+def _variant_on(recipe: dict, variant_key: str, hw_id: str, profile: dict,
+                memo: dict | None) -> tuple[fit.ModelFacts, float]:
+    """`fit.model_facts` of the variant and the memory of one GPU of `profile` (`hw_id`'s), kept in
+    `memo` (one recipe's, whose profiles are one per hardware): the same for every command there."""
+    key = ("variant on", variant_key, hw_id)        # beside `_plan`'s 4-tuples
+    found = None if memo is None else memo.get(key)
+    if found is None:
+        found = fit.model_facts(recipe, variant_key), sizing.per_gpu_gib(profile)
+        if memo is not None:
+            memo[key] = found
+    return found
 
 
 def _draft(spec: dict | None) -> tuple | None:
@@ -164,13 +184,14 @@ def _draft(spec: dict | None) -> tuple | None:
 @functools.lru_cache(maxsize=65536)
 def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple | None]:
     """What a plan reads of an argv: its shape and its draft (`_draft`)."""
-    return fit.shape_from_argv(argv), _draft(speculative_config(argv))
+    found = _speculative_json(argv)
+    return fit.shape_from_argv(argv), None if found is None else _text_draft(found[0])
 
 
-def _figures(cfg: dict | None, r: fit.FitResult, shape: fit.Shape, spec: dict | None) -> dict:
-    """The figures of a plan after its footprint, in the published order, from the fit `r` of its
-    `shape` (see `plan_of`) and the recipe's hf_config `cfg`; never changed once made, as `plan_of`
-    may hand one to several plans."""
+def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict | None) -> dict:
+    """The figures of a plan after its footprint, in the published order, from the memory split `r`
+    of its `shape` (see `plan_of`) and the recipe's hf_config `cfg`; never changed once made, as
+    `plan_of` may hand one to several plans."""
     draft = draft_weights_bytes(cfg, spec)
     weights = None if r.weights_gb is None else r.weights_gb * 1e9 + draft
     per_gpu = r.weights_gib_per_gpu
@@ -182,9 +203,10 @@ def _figures(cfg: dict | None, r: fit.FitResult, shape: fit.Shape, spec: dict | 
     tokens = longest = concurrency = None
     per_token = None if r.kv_bytes_per_token_per_gpu is None else round(r.kv_bytes_per_token_per_gpu, 3)
     kv_bytes = None if kv is None else max(0, math.floor(kv * GIB))
+    windows = [{"window": w, "bytes_per_token": b} for w, _, _, b in r.windows_per_gpu]
     if per_token is not None and kv is not None:
         entry = {"kv_cache_bytes_per_gpu": kv_bytes, "kv_bytes_per_token_per_gpu": per_token, "dp": shape.dp,
-                 "windows_per_gpu": r.windows_per_gpu, "prefill_chunk": r.prefill_chunk,
+                 "windows_per_gpu": windows, "prefill_chunk": r.prefill_chunk,
                  "state_bytes_per_sequence_per_gpu": r.state_bytes_per_sequence_per_gpu, "context_length": served}
         tokens = int(kv_bytes // per_token) if per_token else None
         if served:
@@ -214,9 +236,8 @@ def _figures(cfg: dict | None, r: fit.FitResult, shape: fit.Shape, spec: dict | 
             out["concurrency"] = concurrency
     if served:
         out["context_length"] = served
-    if r.windows_per_gpu:
-        out["windows_per_gpu"] = [{"window": w["window"], "bytes_per_token": w["bytes_per_token"]}
-                                  for w in r.windows_per_gpu]
+    if windows:
+        out["windows_per_gpu"] = windows
         out["prefill_chunk"] = r.prefill_chunk
     if r.state_bytes_per_sequence_per_gpu:          # linear-attention / Mamba state, per request (kv_cache.py)
         out["state_bytes_per_sequence_per_gpu"] = r.state_bytes_per_sequence_per_gpu
@@ -366,7 +387,13 @@ def _default_state(features) -> list[tuple]:
 @functools.lru_cache(maxsize=65536)
 def _tokens(line: str) -> tuple:
     """The argv tokens of one command line (shell-quoted as synthesis writes them)."""
+    if _PLAIN.fullmatch(line):     # no quote, backslash or whitespace but spaces: shlex splits at spaces
+        return tuple(line.split())
     return tuple(shlex.split(line))
+
+
+# printable ASCII without ' " and \ (the only characters shlex.split treats specially, besides whitespace)
+_PLAIN = re.compile(r"[ !#-&(-\[\]-~]*")
 
 
 def _feature_lines(choices, state) -> tuple:
@@ -380,15 +407,18 @@ def _feature_lines(choices, state) -> tuple:
     return tuple(lines)
 
 
-def _argv_with(command: str, before: tuple, after: tuple, lines: tuple) -> tuple | None:
-    """The argv of a process (its `command`, `lines_before`, `lines_after`) with the feature block
-    replaced by `lines` (`_feature_lines`); None when the command cannot be rebuilt from its lines."""
+def _block_tokens(choices, state) -> tuple | None:
+    """The argv tokens of the feature block with `state`'s features on (None when a line is not
+    shell-quoted text)."""
     try:
-        head = _tokens(command.split(" \\\n  ", 1)[0])
-        rest = [t for line in before + lines + after for t in _tokens(line)]
+        return tuple(t for line in _feature_lines(choices, state) for t in _tokens(line))
     except ValueError:
         return None
-    return head + tuple(rest) if head[:2] == ("vllm", "serve") else None
+
+
+def _line_tokens(lines: tuple) -> tuple:
+    """The argv tokens of command lines (raises ValueError for a line that is not shell-quoted text)."""
+    return tuple(t for line in lines for t in _tokens(line))
 
 
 def _memory_key(argv) -> tuple:
@@ -411,16 +441,17 @@ def _same_draft_config(a: tuple, b: tuple) -> bool:
 # dataclasses (hashable values) and nothing else is read.
 @functools.lru_cache(maxsize=4096)
 def _choice_states(choices: tuple) -> tuple | None:
-    """The memory feature states of `choices`, as lines: (names of the memory features, the feature
-    block of the defaults, ((state key, feature block), ...)); None when there are none or too many."""
+    """The memory feature states of `choices`: (names of the memory features, the tokens of the
+    defaults' feature block, ((state key, tokens of its feature block), ...)), a block None when it
+    cannot be tokenised; None when there are no states or too many."""
     features = memory_features(choices)
     states = _states(features) if features else []
     if not features or len(states) > MAX_FEATURE_STATES:
         return None
     defaults = _default_state(choices)
     others = [s for s in defaults if s[0] not in features]
-    return (tuple(c.name for c in features), _feature_lines(choices, defaults),
-            tuple((state_key(state), _feature_lines(choices, others + state)) for state in states))
+    return (tuple(c.name for c in features), _block_tokens(choices, defaults),
+            tuple((state_key(state), _block_tokens(choices, others + state)) for state in states))
 
 
 # Memo: the feature states of one process and choices are the same on every hardware and strategy
@@ -435,16 +466,24 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
     found = _choice_states(choices)
     if found is None:
         return None
-    names, default_lines, states = found
-    rebuilt = _argv_with(command, before, after, default_lines)
-    if rebuilt is None or fit.shape_from_argv(rebuilt) != fit.shape_from_argv(argv) \
-            or not _same_draft_config(rebuilt, tuple(argv)):
+    names, default_block, states = found
+    try:    # the process's own lines, each side of the feature block
+        head = _tokens(command.split(" \\\n  ", 1)[0])
+        before, after = _line_tokens(before), _line_tokens(after)
+    except ValueError:
+        return None
+    if head[:2] != ("vllm", "serve") or default_block is None:
+        return None
+    rebuilt = head + before + default_block + after
+    same = rebuilt == tuple(argv) and _speculative_json(rebuilt) is None    # the usual case, no parse compared
+    if not same and (fit.shape_from_argv(rebuilt) != fit.shape_from_argv(argv)
+                     or not _same_draft_config(rebuilt, tuple(argv))):
         return None
     index = {_memory_key(argv): -1}
     argvs, out = [], []
-    for key_name, lines in states:
-        state_argv = _argv_with(command, before, after, lines)
-        if state_argv is not None:
+    for key_name, block in states:
+        if block is not None:
+            state_argv = head + before + block + after
             key = _memory_key(state_argv)
             if key not in index:
                 index[key] = len(argvs)
@@ -455,7 +494,8 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
 
 def clear_memos() -> None:
     """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
-    for memo in (_speculative_json, _plan_inputs, _tokens, _choice_states, _memory_states):
+    for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _choice_states,
+                 _memory_states):
         memo.cache_clear()
 
 
@@ -492,19 +532,20 @@ def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool, mem
     """What a hardware document publishes of a rendering: its plans and, for a command that uses
     part of one node, the parts of the replica commands that fill the node."""
     plans = rendering_plans(recipe, rendering, profile, choices, locked, memo)
-    parts = replica_parts(rendering, plans["default"], profile)
+    parts = replica_parts(rendering, plans["default"], profile, memo=memo)
     return {**plans, "replicas": parts} if parts else plans
 
 
 # -- the throughput plan: replicas of the command shown ---------------------------------------------
 
-def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000) -> dict | None:
+def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000, memo: dict | None = None) -> dict | None:
     """How many copies of a single-node command fill one node, each on its own GPUs and port.
 
     The page builds replica i's command from the command shown: `serve_prefix` (the GPUs it
     sees) + the command + `suffix` (its port); in docker form `docker_head` replaces the
     `docker run` lines before the model's arguments. `{gpus}` and `{port}` are filled from
-    `replicas[i]`. None when the deployment is not one process on part of one node."""
+    `replicas[i]`. None when the deployment is not one process on part of one node. `memo`: see
+    `rendering_plans` (equal parts are made once and shared, never changed)."""
     per_node = int(profile.get("gpu_count") or 1)
     if rendering.single is None or rendering.node_count != 1 or not holds(plan):
         return None
@@ -515,6 +556,19 @@ def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000) 
     if count < 2:
         return None
     proc = rendering.single
+    # Memo: the same command recurs on the hardware of a recipe with as many GPUs per node; the
+    # parts depend on nothing else (one recipe's memo, emptied with it).
+    key = ("replicas", proc.docker_command, proc.command, used, count, first_port)
+    found = None if memo is None else memo.get(key)
+    if found is None:
+        found = _replica_parts(proc, used, count, first_port)
+        if memo is not None:
+            memo[key] = found
+    return found
+
+
+def _replica_parts(proc, used: int, count: int, first_port: int) -> dict:
+    """`replica_parts` of `count` copies of the process `proc`, each on `used` GPUs."""
     port = str(first_port)
     docker = proc.docker_command.split(" \\\n  ")
     n_args = len(proc.command.split(" \\\n  ")) - 1
