@@ -221,6 +221,13 @@ def test_encode_json_is_compact_utf8_with_a_final_newline(doc):
     assert encode_json(doc) == (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
+def test_encode_json_still_refuses_a_cycle():
+    doc: dict = {"a": [1]}
+    doc["a"].append(doc)
+    with pytest.raises((RecursionError, ValueError)):
+        encode_json(doc)
+
+
 def test_a_build_whose_documents_escape_fails_and_keeps_the_old_site(built, tmp_path, capsys, monkeypatch):
     root, site = built
     out = tmp_path / "deep" / "site"
