@@ -11,8 +11,7 @@ from . import docker
 from .hardware import Hardware
 from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
-from .memo import remembered
-from .serve_args import ProcessSpec, arg_lines, model_id, serve_parts, variant_of
+from .serve_args import ProcessSpec, arg_lines, serve_parts, variant_of, variant_on_hardware
 from .shell import Placeholder, quote, serve_head
 from .types import KvStore, PdPool, Process, Rendering, Router
 from recipes_site.fit import NO_CHANGE, engine_sizing, engine_tp, hf_config_of
@@ -25,21 +24,18 @@ MAX_PD_NODES = 4
 
 
 def image_for(recipe: dict, variant_key: str, hw: Hardware) -> str | None:
-    # kept per recipe: the same for every strategy rendered on this hardware
-    return remembered(recipe, ("docker_image", variant_key, hw.id),
-                      lambda: docker.docker_image(recipe, variant_of(recipe, variant_key), hw))
+    return variant_on_hardware(recipe, variant_key, hw).image
 
 
 def make_processes(spec: ProcessSpec, blocks: list[list], port: int, image) -> list[Process]:
     """One process per parallel block (the ranks of a multi-node layout, or a single one): only
     the block differs between them, so args, env and docker lines around it are built once."""
-    model = model_id(spec.recipe, spec.variant)
+    model = spec.on_hw.model
     parts = serve_parts(spec)
-    # Deliberate deviations from the reference (docs/compat-deviations.json): a multi-node process
-    # runs on the host network, a gated checkpoint gets the host's HF_TOKEN passed through.
-    opts = dict(host_network=spec.multi_node,
-                pass_env=("HF_TOKEN",) if docker.is_gated(spec.recipe, spec.variant) else ())
-    head = docker.docker_head(image, model, parts.env, spec.hw, port, **opts)
+    # A deliberate deviation from the reference (docs/compat-deviations.json): a multi-node process
+    # runs on the host network.
+    head = docker.docker_head(image, model, parts.env, spec.hw, port, host_network=spec.multi_node,
+                              pass_env=spec.on_hw.pass_env)
     sizing = hf_config_of(spec.recipe) is not None   # engine_sizing changes nothing without it
     serve = serve_head(model)
     return [_process(spec, model, serve, parts.segments(block), parts.env, head, sizing) for block in blocks]
@@ -128,8 +124,8 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
-    spec = ProcessSpec(recipe, variant_key, variant_of(recipe, variant_key), strategy_id, strategy, hw, kv=kv,
-                       features=features, multi_node=multi)
+    spec = ProcessSpec(recipe, variant_key, variant_on_hardware(recipe, variant_key, hw), strategy_id, strategy, hw,
+                       kv=kv, features=features, multi_node=multi)
     if multi:
         blocks = [multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr) for rank in range(nodes)]
     else:
@@ -224,8 +220,8 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         half = g // 2
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
-    spec = ProcessSpec(recipe, variant_key, variant_of(recipe, variant_key), "pd_cluster", strategy, hw, role=role,
-                       pinning_env=pinning, features=features, multi_node=nodes > 1)
+    spec = ProcessSpec(recipe, variant_key, variant_on_hardware(recipe, variant_key, hw), "pd_cluster", strategy, hw,
+                       role=role, pinning_env=pinning, features=features, multi_node=nodes > 1)
     port = 8001 if role == "prefill" else 8002
     [process] = make_processes(spec, [block], port, image)
     return PdPool(process=process, nodes=nodes, parallelism=declared, tp=tp,

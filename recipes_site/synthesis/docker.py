@@ -157,10 +157,9 @@ def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
     # the value types are part of the key: `true`, `1` and `1.0` print differently, a Placeholder bare
     key = (image, model, items, tuple(map(type, env.values())), _family(hw), port, host_network, pass_env)
     try:
-        hash(key)
+        return _memo_docker_head(*key)
     except TypeError:           # an env value no validated recipe has (a list, a map): not memoised
         return _docker_head(*key)
-    return _memo_docker_head(*key)
 
 
 def _docker_head(image, model: str, items: tuple, _types: tuple, family: str, port: int,

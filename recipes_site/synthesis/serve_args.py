@@ -10,6 +10,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
 
+from . import docker
 from .features import feature_args
 from .hardware import Hardware
 from .memo import remembered
@@ -28,7 +29,7 @@ class ProcessSpec(NamedTuple):
     """Everything that decides one `vllm serve` process except its parallel block."""
     recipe: dict
     variant_key: str
-    variant: dict                                    # the variant it renders: variant_of(recipe, variant_key)
+    on_hw: OnHardware                                # variant_on_hardware(recipe, variant_key, hw)
     strategy_id: str
     strategy: dict                                   # the context's spec of strategy_id
     hw: Hardware
@@ -37,6 +38,10 @@ class ProcessSpec(NamedTuple):
     pinning_env: Mapping = NO_ENV                    # PD GPU pinning
     features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
     multi_node: bool = False                         # the process's parallel group spans nodes (host network)
+
+    @property
+    def variant(self) -> dict:
+        return self.on_hw.variant
 
 
 def variant_of(recipe: dict, variant_key: str) -> dict:
@@ -64,7 +69,7 @@ class ServeParts(NamedTuple):
 
 
 def serve_parts(spec: ProcessSpec) -> ServeParts:
-    on_hw, side = _variant_on_hardware(spec), _strategy_side(spec)
+    on_hw, side = spec.on_hw, _strategy_side(spec)
     blocks = _hardware_blocks(spec, on_hw, side)
     features = feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
                             skip_companions=spec.kv is not None, selection=spec.features)
@@ -91,24 +96,33 @@ def hardware_blocks(blocks) -> HardwareBlocks:
 
 class OnHardware(NamedTuple):
     """What a variant brings to every process on one hardware, whatever the strategy."""
+    variant: dict           # the variant the key renders (variant_of)
+    model: str              # the checkpoint it serves (model_id)
+    image: str | None       # its container image there (docker.docker_image)
+    pass_env: tuple         # host variables its docker command passes through (HF_TOKEN when gated)
     args: list              # the recipe's base args, then the variant's, then the variant's on this hardware
     env: dict               # likewise: base env, variant env, variant env on this hardware
     override_blocks: tuple  # the recipe's and the variant's generation/brand override blocks
     blocks: HardwareBlocks  # what those two blocks add
 
 
-def _variant_on_hardware(spec: ProcessSpec) -> OnHardware:
+def variant_on_hardware(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
     # kept per recipe: the same for every strategy rendered on this hardware
-    return remembered(spec.recipe, ("variant_on_hardware", spec.variant_key, spec.hw.id),
-                      lambda: _variant_on_hardware_of(spec.recipe, spec.variant, spec.hw))
+    return remembered(recipe, ("variant_on_hardware", variant_key, hw.id),
+                      lambda: _variant_on_hardware_of(recipe, variant_key, hw))
 
 
-def _variant_on_hardware_of(recipe: dict, variant: dict, hw: Hardware) -> OnHardware:
+def _variant_on_hardware_of(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
+    variant = variant_of(recipe, variant_key)
     model = mapping(recipe.get("model"))
     on_hw = mapping(mapping(variant.get("hardware_overrides")).get(hw.id))
     override_blocks = (hw.override_block(recipe.get("hardware_overrides")),
                        hw.override_block(variant.get("hardware_overrides")))
     return OnHardware(
+        variant=variant, model=model_id(recipe, variant), image=docker.docker_image(recipe, variant, hw),
+        # a deliberate deviation from the reference (docs/compat-deviations.json): a gated
+        # checkpoint gets the host's HF_TOKEN passed through
+        pass_env=("HF_TOKEN",) if docker.is_gated(recipe, variant) else (),
         args=str_list(model.get("base_args")) + str_list(variant.get("extra_args")) + str_list(on_hw.get("extra_args")),
         env={**mapping(model.get("base_env")), **mapping(variant.get("extra_env")), **mapping(on_hw.get("extra_env"))},
         override_blocks=override_blocks, blocks=hardware_blocks(override_blocks))
