@@ -61,13 +61,30 @@ PAGE_IDS = frozenset({"main", "top", "install", "serve", "picker-data", "guide",
 
 # -- JSON inside <script> ---------------------------------------------------------------------
 
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode   # write.encode_json's text
+
+
 def script_json(data) -> Markup:
     """JSON safe inside <script type="application/json">: no `<`, `>` or `&` can end the tag."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return _script_safe(_JSON(data))
+
+
+def _script_safe(text: str) -> Markup:
     for ch, esc in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"),
                     ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(ch, esc)
     return Markup(text)
+
+
+def picker_json(data: dict, initial_json: str | None = None) -> Markup:
+    """`script_json(data)` of a model page's picker data. ~85% of it is the API hardware document
+    of the default hardware (`data["initial"]`), which the build has just encoded for its own file
+    with the same encoder: given that file's text (`initial_json`), it is spliced in rather than
+    encoded a second time (a dict's JSON is its items' JSON, joined: the same text)."""
+    if initial_json is None:
+        return script_json(data)
+    items = (f"{_JSON(k)}:{initial_json if k == 'initial' else _JSON(v)}" for k, v in data.items())
+    return _script_safe("{" + ",".join(items) + "}")
 
 
 # -- the command assembly rule (site.js implements the same) ----------------------------------
@@ -525,14 +542,15 @@ def page_neighbours(catalog, hf_id: str, meta: dict) -> tuple[list, list]:
 
 
 def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: SiteConfig | None = None,
-                 known_paths=None) -> dict[str, bytes]:
+                 known_paths=None, encoded: dict[str, bytes] | None = None) -> dict[str, bytes]:
     """The model page `<org>/<repo>/index.html` and the agents' `<org>/<repo>.md` of one recipe.
 
-    `docs` holds the recipe's API documents (at least its hardware documents)."""
+    `docs` holds the recipe's API documents (at least its hardware documents); `encoded`, if
+    given, their files as write.encode_json wrote them (the page reuses one's JSON text)."""
     pages = _Pages(ctx.profiles, catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {},
                    config or site_config(catalog.root))
     hw_docs = {h: docs[hw_doc_path(rec.hf_id, h)] for h in ctx.profiles if hw_doc_path(rec.hf_id, h) in docs}
-    summary = view = data = None
+    summary = view = data = script = None
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
         model_doc = docs.get(model_doc_path(rec.hf_id))
@@ -541,6 +559,8 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         data = dict(summary, reasons=unavailable_reasons(rec, ctx, summary), conflicts=feature_conflicts(catalog.taxonomy),
                     notes=strategy_notes(ctx, list(hw_docs.values())), labels=pages.labels)
         view = initial_view(summary, pages.labels)
+        initial_file = (encoded or {}).get(hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware))
+        script = picker_json(data, initial_file[:-1].decode("utf-8") if initial_file is not None else None)
     meta = mapping(rec.data.get("meta"))
     org = rec.hf_id.split("/", 1)[0]
     related, more = page_neighbours(catalog, rec.hf_id, meta)
@@ -550,6 +570,7 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         "model.html", f"{rec.hf_id}/index.html", title=f"{meta.get('title') or rec.hf_id} on vLLM", og_type="article",
         description=meta.get("description") or "", rec=rec, meta=meta, model=mapping(rec.data.get("model")), org=org, provider=_provider_name(catalog, org),
         badges=_badges(rec.data, pages.task_labels), install=_install_view(rec.data), data=data, view=view,
+        picker_json=script,
         summary=summary, guide=render_guide(rec.data.get("guide"), top_level=3, reserved_ids=PAGE_IDS, link=linker),
         related=related, more=more, hf_url=HF + rec.hf_id, json_url=url("/" + model_doc_path(rec.hf_id)),
         hw_json={h: url("/" + hw_doc_path(rec.hf_id, h)) for h in hw_docs}, md_url=url(f"/{rec.hf_id}.md"),
