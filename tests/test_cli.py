@@ -99,3 +99,19 @@ def test_command_rejects_unknown_choices_with_a_reason():
 def test_recipe_schema_file_is_up_to_date():
     on_disk = json.loads((PROJECT_ROOT / "schema" / "recipe.schema.json").read_text())
     assert on_disk == recipe_json_schema(), "schema/recipe.schema.json is stale: run `recipes-site schema`"
+
+
+def test_version_and_help_do_not_load_the_recipe_models():
+    """`--version` and `--help` answer without importing pydantic and the recipe models (the
+    catalog package imports its loader on first use): 0.05 s instead of 0.2 s of start-up."""
+    import subprocess
+    import sys
+    probe = ("import sys; from recipes_site.cli import main\n"
+             "for argv in (['--version'], ['--help'], ['build', '--help']):\n"
+             "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'jinja2', 'yaml')"
+             " or m in ('recipes_site.catalog.loader', 'recipes_site.catalog.types')))")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert r.stdout.strip().splitlines()[-1] == "[]"
+    from recipes_site.catalog import load_catalog   # still importable from the package
+    assert callable(load_catalog)
