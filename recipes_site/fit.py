@@ -78,6 +78,7 @@ _FLAGS = {
 }
 _SWITCHES = {"--enable-expert-parallel": "expert_parallel", "-ep": "expert_parallel", "--enforce-eager": "enforce_eager"}
 _INTS = {"tp", "pp", "dp", "dcp", "max_model_len", "max_num_batched_tokens", "max_num_seqs"}
+_NAMES = frozenset(_FLAGS) | frozenset(_SWITCHES)
 
 
 def _parse_len(text: str) -> int | None:
@@ -105,9 +106,12 @@ def _shape(argv: tuple) -> Shape:
     found: dict = {}
     tokens = list(map(str, argv))
     for i, tok in enumerate(tokens):
-        if tok[:1] != "-":          # every flag and switch starts with one (values are read below)
+        if tok in _NAMES:           # (a name has no "=": what tok.partition("=") would say)
+            flag, eq, inline = tok, "", ""
+        elif "=" in tok:
+            flag, eq, inline = tok.partition("=")
+        else:                       # not a flag or switch read here, nor one with its value inline
             continue
-        flag, eq, inline = tok.partition("=")
         if flag in _SWITCHES and not eq:
             found[_SWITCHES[flag]] = True
             continue

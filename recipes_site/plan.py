@@ -144,29 +144,37 @@ def _plan(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv: tuple
     facts, vram = _variant_on(recipe, variant_key, hw_id, profile, memo)
     # Memo: besides the footprint, a plan reads the variant's weights, one GPU's memory, the shape
     # and (with hf_config, which sizes an EAGLE head) the draft; the rest of `facts` is the recipe's,
-    # fixed for one memo. 13,241 plans on the compat corpus have 5,061 distinct figures. Only the
-    # figures are kept (numbers and strings), not the fit.
+    # fixed for one memo. 13,241 plans on the compat corpus have 5,061 distinct figures. Kept: the
+    # figures (numbers and strings, not the fit) and the plans made of them per footprint, which
+    # several renderings then share (plans are never changed once made).
     key = (facts.weights_bytes, vram, shape, draft if facts.cfg else None)
-    figures = None if memo is None else memo.get(key)
-    if figures is None:
+    found = None if memo is None else memo.get(key)
+    if found is None:
         split = fit.memory_split(facts, vram, shape)
-        figures = _figures(facts.cfg, split, shape, speculative_config(argv) if draft is not None else None)
+        found = _figures(facts.cfg, split, shape, speculative_config(argv) if draft is not None else None), {}
         if memo is not None:
-            memo[key] = figures
-    # compact: what is 1, false or unknown is left out (`expand` puts it back)
-    return {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), **figures}
+            memo[key] = found
+    figures, plans = found
+    plan = plans.get((gpus, nodes))
+    if plan is None:
+        # compact: what is 1, false or unknown is left out (`expand` puts it back)
+        plan = plans[gpus, nodes] = {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), **figures}
+    return plan
 
 
 def _variant_on(recipe: dict, variant_key: str, hw_id: str, profile: dict,
                 memo: dict | None) -> tuple[fit.ModelFacts, float]:
     """`fit.model_facts` of the variant and the memory of one GPU of `profile` (`hw_id`'s), kept in
     `memo` (one recipe's, whose profiles are one per hardware): the same for every command there."""
+    if memo is None:
+        return fit.model_facts(recipe, variant_key), sizing.per_gpu_gib(profile)
     key = ("variant on", variant_key, hw_id)        # beside `_plan`'s 4-tuples
-    found = None if memo is None else memo.get(key)
+    found = memo.get(key)
     if found is None:
-        found = fit.model_facts(recipe, variant_key), sizing.per_gpu_gib(profile)
-        if memo is not None:
-            memo[key] = found
+        facts = memo.get(("facts", variant_key))
+        if facts is None:
+            facts = memo[("facts", variant_key)] = fit.model_facts(recipe, variant_key)
+        found = memo[key] = facts, sizing.per_gpu_gib(profile)
     return found
 
 
@@ -223,8 +231,14 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
         verdict = SHORT
     else:
         verdict = FITS
-    out = {"tp": shape.tp, **({"pp": shape.pp} if shape.pp != 1 else {}), **({"dp": shape.dp} if shape.dp != 1 else {}),
-           **({"ep": True} if shape.expert_parallel else {}), "budget_gib_per_gpu": _r(budget, 2)}
+    out = {"tp": shape.tp}
+    if shape.pp != 1:
+        out["pp"] = shape.pp
+    if shape.dp != 1:
+        out["dp"] = shape.dp
+    if shape.expert_parallel:
+        out["ep"] = True
+    out["budget_gib_per_gpu"] = _r(budget, 2)
     if per_gpu is not None:
         out.update(weights_gib=_r(weights / GIB, 2), weights_gib_per_gpu=_r(per_gpu, 2))
     out["overhead_gib_per_gpu"] = _r(r.overhead.total_gib, 2)
@@ -320,11 +334,11 @@ def _footprint(rendering, profile: dict, shape: fit.Shape | None) -> tuple[int, 
         gpus = sum(p.pool_gpus for p in pools)
         nodes = sum(p.nodes for p in pools) or max(1, math.ceil(gpus / per_node))
         return gpus, nodes
-    instances = rendering.kv.instances if rendering.kv is not None else 1
-    gpus = shape.gpus * instances
-    nodes = max(rendering.node_count, math.ceil(gpus / per_node)) if rendering.kv is None else \
-        max(1, instances * math.ceil(shape.gpus / per_node))
-    return gpus, nodes
+    if rendering.kv is None:
+        gpus = shape.gpus
+        return gpus, max(rendering.node_count, math.ceil(gpus / per_node))
+    instances = rendering.kv.instances
+    return shape.gpus * instances, max(1, instances * math.ceil(shape.gpus / per_node))
 
 
 def rendering_plan(recipe: dict, rendering, profile: dict, argv=None, memo: dict | None = None) -> dict:
@@ -338,7 +352,7 @@ def _rendering_plan(recipe: dict, rendering, profile: dict, proc, argv, memo: di
     the plan and the footprint whenever the main process is the memory process."""
     tokens = tuple(argv) if argv is not None else (proc.argv if proc else ())
     shape, draft = _plan_inputs(tokens)
-    if argv is None and rendering.main_process is not proc:
+    if argv is None and rendering.decode is not None:      # else the main process is `proc`
         gpus, nodes = footprint(rendering, profile)
     else:
         gpus, nodes = _footprint(rendering, profile, shape)
@@ -521,7 +535,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     by = {}
     for name, i in states:
         p = default if i < 0 else plans[i]
-        if p != default:
+        if p is not default and p != default:
             by[name] = p
     if by:
         out["keys"], out["by"] = list(names), by
