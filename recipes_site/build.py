@@ -74,7 +74,7 @@ def recipe_files(catalog: Catalog, index: int, known_paths=None,
     rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
     docs, summary = recipe_documents(rec, ctx)
     files = {path: encode_json(d) for path, d in docs.items()}
-    files.update(recipe_pages(catalog, rec, ctx, docs, known_paths=known_paths))
+    files.update(recipe_pages(catalog, rec, ctx, docs, known_paths=known_paths, encoded=files))
     return files, summary
 
 
