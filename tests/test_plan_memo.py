@@ -4,6 +4,8 @@ extra tabs' text) and the memos are emptied after each recipe. They must change 
 rendering's published plan, lock and extra tabs equal those computed afresh with empty memos."""
 from __future__ import annotations
 
+import dataclasses
+
 from recipes_site import fit, plan
 from recipes_site.render import picker
 from recipes_site.render.api import RecipeInput, hw_doc_path, recipe_documents
@@ -82,3 +84,9 @@ def test_a_lock_is_kept_per_feature_set_not_per_command():
     assert picker.features_locked(free, r, texts[free]) is False
     assert picker.features_locked(clash, r, texts[clash]) is True
     assert picker.features_locked(clash, r) is True and picker.features_locked(free, r) is False
+    other = _rendering(lines=("vllm serve m", "--c 1", "--b"))     # same choices, other fixed line
+    assert picker.features_locked(clash, other, texts[clash]) is False
+    unsplit = _rendering(lines=("vllm serve m", "--a 1", "--b"))
+    unsplit = dataclasses.replace(unsplit, kv=dataclasses.replace(unsplit.kv, head=dataclasses.replace(
+        unsplit.kv.head, lines_before=("--z",))))                   # not the command's lines: no join
+    assert picker.features_locked(free, unsplit, texts[free]) is True

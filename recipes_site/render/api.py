@@ -159,10 +159,10 @@ def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dic
     """One rendering of a hardware document: the commands, the picker's parts and the plan
     (plan.py) every figure shown beside the command comes from."""
     choices, feature_set, text = shared.choices(rec, ctx, r)
-    locked = shared.locked(choices, r, text)
+    locked, splits = shared.locked(choices, r, text)
     plans = plan.plan_json(rec.data, r, shared.profile or {}, choices, locked, memo)
     doc = rendering_json(r)
-    doc["parts"] = shared.parts(r, plans["default"], locked, feature_set)
+    doc["parts"] = shared.parts(r, plans["default"], locked, splits, feature_set)
     doc["plan"] = plans
     return doc
 

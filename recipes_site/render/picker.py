@@ -265,13 +265,16 @@ class SharedParts:
         text, tabs = _extras_entry(r)
         return self.extra_sets.index_of_key(text, lambda: tabs)
 
-    def locked(self, choices: tuple, r: Rendering, text: str) -> bool:
-        """`features_locked` of a rendering's choices (`text`: their feature-set text)."""
-        return features_locked(choices, r, text)
+    def locked(self, choices: tuple, r: Rendering, text: str) -> tuple[bool, list]:
+        """`features_locked` of a rendering's choices (`text`: their feature-set text), and the
+        `_split` of each of its processes."""
+        procs = r.processes
+        splits = [_split(p) for p in procs]
+        return _locked(choices, text, procs, splits), splits
 
-    def parts(self, r: Rendering, plan: dict | None, locked: bool, feature_set: int) -> dict:
+    def parts(self, r: Rendering, plan: dict | None, locked: bool, splits: list, feature_set: int) -> dict:
         """`rendering_parts` of a rendering of this document."""
-        return rendering_parts(r, self, plan, locked, feature_set)
+        return rendering_parts(r, self, plan, locked, splits, feature_set)
 
 
 _CHOICES: dict[tuple, tuple[tuple, str, list]] = {}
@@ -289,29 +292,34 @@ def _interned(choices: tuple) -> tuple[tuple, str, list]:
     return _kept(_CHOICES, choices, intern, 4096)
 
 
-_LOCKED: dict[tuple, bool] = {}
-
-
 def features_locked(choices, r: Rendering, text: str | None = None) -> bool:
     """Whether the feature toggles of a rendering cannot be joined into its commands (`text`: the
     choices' feature-set text, when the caller has it from `SharedParts.choices`)."""
-    procs = r.processes         # those of `_processes`, without the tab labels
-    # Memo: the same choices and commands recur on every hardware and strategy that renders them
-    # (8,997 renderings on the compat corpus); the key holds all that `toggles_are_exact` (the
-    # choices, whole in their feature-set text; the processes' fixed lines) and `_split` read,
-    # so equal keys give equal answers.
+    procs = r.processes
     if text is None:
         text = _CANONICAL(feature_set_json(choices))
-    key = (text, tuple([(p.command, p.docker_command, p.lines_before, p.lines_after) for p in procs]))
-    return _kept(_LOCKED, key, lambda: not (toggles_are_exact(choices, procs)
-                                            and all(_split(p) is not None for p in procs)), 16384)
+    return _locked(choices, text, procs, [_split(p) for p in procs])
+
+
+_EXACT: dict[tuple, bool] = {}
+
+
+def _locked(choices: tuple, text: str, procs: tuple, splits: list) -> bool:
+    """`features_locked`, given the processes (`Rendering.processes`) and their `_split`s."""
+    if any(split is None for split in splits):
+        return True
+    # Memo: the same choices and argument lines recur on every hardware and strategy that renders
+    # them (8,997 renderings on the compat corpus); the key holds all that `toggles_are_exact`
+    # reads (the choices, whole in their feature-set text; the processes' fixed lines).
+    key = (text, tuple([(p.lines_before, p.lines_after) for p in procs]))
+    return not _kept(_EXACT, key, lambda: toggles_are_exact(choices, procs), 16384)
 
 
 def clear_memos() -> None:
     """Forget the memos keyed on one recipe's commands and choices (render/api.py, after each
     recipe); those of environments, heredocs and extra tabs recur across recipes and stay."""
     _split_lines.cache_clear()
-    _LOCKED.clear()
+    _EXACT.clear()
     _CHOICES.clear()
     _DUMPED.clear()
 
@@ -340,15 +348,18 @@ def _split_lines(command: str, docker_command: str, before: tuple, after: tuple)
 _NO_SPLIT = {"at": 0, "n": 0, "docker_at": 0}
 
 
-def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked: bool, feature_set: int) -> dict:
+def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked: bool, splits: list,
+                    feature_set: int) -> dict:
     """The picker's parts of a rendering; `locked` is `features_locked` of its choices (which
-    already requires every process to `_split`), `feature_set` their index (`SharedParts.choices`)."""
+    already requires every process to `_split`), `splits` its processes' `_split`s (in
+    `Rendering.processes` order, which is `_processes`' order), `feature_set` the index of its
+    choices (`SharedParts.choices`)."""
     parts = []
     shared_env = r.single or r.head or r.kv        # one environment for all processes, else each pool's
     env_text = exports(r.env) if shared_env else None
-    for pid, label, path, docker_path, p in _processes(r):
+    for (pid, label, path, docker_path, p), split in zip(_processes(r), splits):
         parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
-                      "exports": env_text if shared_env else exports(p.env), **(_split(p) or _NO_SPLIT)})
+                      "exports": env_text if shared_env else exports(p.env), **(split or _NO_SPLIT)})
     return {"summary": summary_line(r, shared.profile, shared.precisions.get(r.variant), plan, shared.gpu_name),
             "processes": parts, "extras": shared.extras(r),
             "features": feature_set, "features_locked": locked}
