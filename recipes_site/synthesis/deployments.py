@@ -11,7 +11,8 @@ from . import docker
 from .hardware import Hardware
 from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
-from .serve_args import ProcessSpec, arg_lines, serve_parts, variant_of, variant_on_hardware
+from .memo import remembered
+from .serve_args import KvSide, ProcessSpec, arg_lines, kv_side, serve_parts, variant_of, variant_on_hardware
 from .shell import Placeholder, quote, serve_head
 from .types import KvStore, PdPool, Process, Rendering, Router
 from recipes_site.fit import NO_CHANGE, engine_sizing, engine_tp, hf_config_of
@@ -20,6 +21,7 @@ TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"
 SOCKET_ENV = {"GLOO_SOCKET_IFNAME": Placeholder("$IFACE_NAME"), "NCCL_SOCKET_IFNAME": Placeholder("$IFACE_NAME")}
 HEAD_IP = Placeholder("$HEAD_IP")
+INSTANCE_1 = Placeholder("$VLLM_INSTANCE_1")   # the first kv-store instance
 MAX_PD_NODES = 4
 
 
@@ -119,7 +121,7 @@ def multi_node_block(strategy_id: str, strategy: dict, recipe: dict, hw: Hardwar
 
 
 def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
-                      nodes: int, image, kv: dict | None = None, addr: str = HEAD_IP,
+                      nodes: int, image, kv: KvSide | None = None, addr: str = HEAD_IP,
                       port: int = 8000, features: dict | None = None) -> tuple[Process, tuple]:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
@@ -280,6 +282,18 @@ def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware)
         nodes = 1
 
 
+def _kv_router(kv: dict, instances: int, port) -> Router | None:
+    """The router in front of a kv-store's instances (None for a single instance)."""
+    if instances <= 1:
+        return None
+    spec = mapping(kv.get("router"))
+    lines = [f"vllm-router --policy {quote(str(spec.get('policy') or 'cache_aware'))}"]
+    lines += [f"  --backend-url http://$VLLM_INSTANCE_{i}:{port}" for i in range(1, instances + 1)]
+    lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", "  --cache-threshold 0.5",
+              "  --balance-abs-threshold 4", "  --balance-rel-threshold 1.1"]
+    return Router(command=" \\\n  ".join(lines), install=spec.get("install"), port=spec.get("port"))
+
+
 def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hardware,
               features: dict | None = None) -> Rendering | None:
     kv = mapping(ctx.strategies.get(kv_id))
@@ -289,19 +303,14 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
     serving, nodes = picked
     instances = kv.get("default_instances") or 1
     image = image_for(recipe, variant_key, hw)
-    addr = Placeholder("$VLLM_INSTANCE_1") if instances > 1 else HEAD_IP
+    addr = INSTANCE_1 if instances > 1 else HEAD_IP
     vllm = mapping(kv.get("vllm"))
     port = vllm.get("port") or 8000
-    head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, image, kv=kv,
+    # kept per recipe: a kv-store's args, env and router are the same for every rendering through it
+    side = remembered(recipe, ("kv_side", kv_id), lambda: kv_side(kv))
+    head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, image, kv=side,
                                       addr=addr, port=port, features=features)
-    router = None
-    if instances > 1:
-        spec = mapping(kv.get("router"))
-        lines = [f"vllm-router --policy {quote(str(spec.get('policy') or 'cache_aware'))}"]
-        lines += [f"  --backend-url http://$VLLM_INSTANCE_{i}:{port}" for i in range(1, instances + 1)]
-        lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", "  --cache-threshold 0.5",
-                  "  --balance-abs-threshold 4", "  --balance-rel-threshold 1.1"]
-        router = Router(command=" \\\n  ".join(lines), install=spec.get("install"), port=spec.get("port"))
+    router = remembered(recipe, ("kv_router", kv_id), lambda: _kv_router(kv, instances, port))
     vllm_config = mapping(kv.get("mooncake_vllm_config"))
     store = kv.get("mooncake_store_config")
     state = KvStore(

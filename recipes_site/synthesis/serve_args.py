@@ -34,7 +34,7 @@ class ProcessSpec(NamedTuple):
     strategy: dict                                   # the context's spec of strategy_id
     hw: Hardware
     role: str | None = None                          # "prefill" / "decode" for PD pools
-    kv: dict | None = None                           # kv-store spec when composing with one
+    kv: KvSide | None = None                         # what a kv-store brings when composing with one
     pinning_env: Mapping = NO_ENV                    # PD GPU pinning
     features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
     multi_node: bool = False                         # the process's parallel group spans nodes (host network)
@@ -73,9 +73,21 @@ def serve_parts(spec: ProcessSpec) -> ServeParts:
     blocks = _hardware_blocks(spec, on_hw, side)
     features = feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
                             skip_companions=spec.kv is not None, selection=spec.features)
-    after = trusted_args(str_list(mapping(spec.kv.get("vllm")).get("vllm_args"))) if spec.kv is not None else []
+    after = spec.kv.args if spec.kv is not None else []
     return ServeParts(on_hw.args + side.args, side.override_args + blocks.args, features, after,
                       serve_env(spec, on_hw, side, blocks))
+
+
+class KvSide(NamedTuple):
+    """What a kv-store brings to every process serving through it (trusted vocabulary)."""
+    args: list      # its vllm_args, after the feature block
+    env: dict       # its env, after the strategy's
+
+
+def kv_side(kv: dict) -> KvSide:
+    """The `KvSide` of a kv-store spec (kv_store/*.yaml)."""
+    vllm = mapping(kv.get("vllm"))
+    return KvSide(trusted_args(str_list(vllm.get("vllm_args"))), trusted_env(mapping(vllm.get("env"))))
 
 
 class HardwareBlocks(NamedTuple):
@@ -177,7 +189,7 @@ def serve_env(spec: ProcessSpec, on_hw: OnHardware, side: StrategySide, blocks: 
     env = dict(on_hw.env)
     env.update(side.env)
     if spec.kv is not None:
-        env.update(trusted_env(mapping(mapping(spec.kv.get("vllm")).get("env"))))
+        env.update(spec.kv.env)
     env.update(spec.pinning_env)
     env.update(side.override_env)
     env.update(blocks.env)
