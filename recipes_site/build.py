@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import re
 import signal
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -162,6 +163,23 @@ def _worker(index: int) -> tuple[dict[str, list[int]], RecipeSummary, dict[str, 
     return {rel: stamps[rel] for rel in files}, summary, known.asked
 
 
+# The info word of a guide's fenced code block (CommonMark: up to 3 spaces, then ``` or ~~~).
+_FENCE_LANGUAGE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`{]+)", re.M)
+_WARMED_LANGUAGES = 16   # a hostile catalog naming thousands is left to the workers, as before
+
+
+def _warm_guide_lexers(catalog: Catalog, indexes: list[int]) -> None:
+    """Import, before the workers fork, the Pygments lexers the guides' code fences name: each
+    worker would import them again (Python's lexer module alone ~16 ms; two workers, one extra
+    copy per build). One small fence per language goes through the guide renderer, so each name
+    maps to its lexer exactly as on the pages; the result is discarded (a cache warm-up only)."""
+    from collections import Counter
+    from recipes_site.render.markdown import render_guide
+    guides = (catalog.recipes[i].data.get("guide") for i in indexes)
+    words = Counter(word for guide in guides if isinstance(guide, str) for word in _FENCE_LANGUAGE.findall(guide))
+    render_guide("".join(f"```{word}\nx\n```\n" for word, _ in words.most_common(_WARMED_LANGUAGES)))
+
+
 def jobs() -> int:
     """Worker processes: RECIPES_SITE_JOBS, else one per core; 1 means in-process."""
     wanted = os.environ.get("RECIPES_SITE_JOBS")
@@ -174,10 +192,13 @@ def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = N
     (file stamps, summary, guide link answers) per recipe, in order."""
     indexes = list(range(len(catalog.recipes)) if indexes is None else indexes)
     n = min(jobs(), len(indexes))
+    forked = n > 1 and "fork" in multiprocessing.get_all_start_methods()
     catalog.index.site_paths   # built once here (and the page templates compiled), inherited by the forked workers
     compile_recipe_templates()
+    if forked:
+        _warm_guide_lexers(catalog, indexes)
     gc.freeze()   # the catalog and modules: out of the collector's way (_build_collector)
-    if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if not forked:
         _worker_init(catalog, staging, None, previous)
         return [_worker(i) for i in indexes]
     pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),

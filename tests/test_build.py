@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from catalog_kit import copy_project_root
+from recipes_site import build as build_module
 from recipes_site.build import build
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.diagnostics import Level
@@ -104,3 +105,26 @@ def test_hardware_document_recommends_and_lists_every_rendering(project_site):
     assert chosen[0]["command"].startswith("vllm serve meta-llama/Llama-3.3-70B-Instruct \\\n  ")
     keys = [(r["variant"], r["strategy"], r["node_count"]) for r in doc["renderings"]]
     assert len(keys) == len(set(keys))
+
+
+def test_guide_lexers_are_imported_before_the_workers_fork(tmp_path):
+    """write_recipes, about to fork workers, loads the Pygments lexers the guides' fences name
+    (each worker would otherwise import them again), at most _WARMED_LANGUAGES of them however
+    many a catalog names; a one-process build does not."""
+    import subprocess
+    import sys
+    probe = """
+import sys
+from pathlib import Path
+from recipes_site import build
+from recipes_site.catalog import load_catalog
+from recipes_site.render.highlight import lexer_class
+catalog, _ = load_catalog(Path(sys.argv[1]))
+doc = catalog.recipes[0]
+doc.data["guide"] = "```python\\nx = 1\\n```\\n\\n  ~~~ bash\\necho\\n~~~\\n" + "".join(f"```lang{i}\\n```\\n" for i in range(40))
+build._warm_guide_lexers(catalog, [0])
+print(sorted(m for m in sys.modules if m in ("pygments.lexers.python", "pygments.lexers.shell")),
+      lexer_class.cache_info().currsize)
+"""
+    r = subprocess.run([sys.executable, "-c", probe, str(PROJECT_ROOT)], capture_output=True, text=True, check=True)
+    assert r.stdout.split() == ["['pygments.lexers.python',", "'pygments.lexers.shell']", str(build_module._WARMED_LANGUAGES)]
