@@ -40,6 +40,7 @@ from recipes_site.jsish import mapping
 from recipes_site.render.api import API, HF, RecipeInput, hardware_entries_of, hw_doc_path, model_doc_path
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, picker_summary
+from recipes_site.render.precompiled import PrecompiledTemplates
 from recipes_site.site_config import SiteConfig, site_config
 from recipes_site.site_root import root, site_path, url
 from recipes_site.render.search import (ARCH_LABELS, FACET_LABELS, FACETS, PAGE_SIZE, PROVIDER_CHIPS, SEARCH_DIR,
@@ -303,6 +304,7 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
 def _environment(templates: str) -> Environment:
     env = Environment(loader=FileSystemLoader(templates), autoescape=True, trim_blocks=True,
                       lstrip_blocks=True, auto_reload=True)
+    env.bytecode_cache = PrecompiledTemplates(env)   # templates' code compiled ahead (precompiled.py)
     env.filters["script_json"] = script_json
     env.filters["gb"] = gb
     env.filters["params"] = format_params
@@ -310,9 +312,9 @@ def _environment(templates: str) -> Environment:
 
 
 def compile_recipe_templates() -> None:
-    """Compile the model page's templates (model.html and the base.html it extends when rendered,
-    ~30 ms) in the build process before the recipe workers fork, so that they inherit them
-    instead of each compiling its own copies."""
+    """Load the model page's templates (model.html and the base.html it extends when rendered;
+    ~7 ms from their precompiled code, ~30 ms compiling them) in the build process before the
+    recipe workers fork, so that they inherit them instead of each loading its own copies."""
     env = _environment(str(TEMPLATES))
     for name in ("model.html", "base.html"):
         env.get_template(name)

@@ -1,0 +1,62 @@
+"""Issue 13, "faster than the reference": the templates' jinja code is compiled ahead of time
+(render/precompiled.py, stored in recipes_site/data/compiled_templates.json). The store must be
+current, be used, and never stand in for a template it was not compiled from."""
+from __future__ import annotations
+
+import shutil
+
+from jinja2.bccache import Bucket
+
+from recipes_site.render import precompiled
+from recipes_site.render.pages import TEMPLATES, _environment
+
+REGENERATE = "stale: run `python -m recipes_site.render.precompiled` and commit recipes_site/data/compiled_templates.json"
+
+
+def test_the_store_holds_the_current_code_of_every_template():
+    env = _environment(str(TEMPLATES))
+    names = precompiled.template_names(env)
+    assert "model.html" in names and "base.html" in names
+    assert precompiled.STORE.read_text(encoding="utf-8") == precompiled.store_text(env), REGENERATE
+
+
+def _bucket(env, name: str, source: str) -> Bucket:
+    return env.bytecode_cache.get_bucket(env, name, str(TEMPLATES / name), source)
+
+
+def test_the_environment_loads_the_compiled_code_named_after_the_template():
+    env = _environment(str(TEMPLATES))
+    source = (TEMPLATES / "model.html").read_text(encoding="utf-8")
+    bucket = _bucket(env, "model.html", source)
+    assert bucket.code is not None
+    assert bucket.code.co_filename == str(TEMPLATES / "model.html")
+    assert env.get_template("model.html").filename == str(TEMPLATES / "model.html")
+
+
+def test_a_module_never_stands_in_for_another_source_or_unknown_template():
+    env = _environment(str(TEMPLATES))
+    source = (TEMPLATES / "model.html").read_text(encoding="utf-8")
+    assert _bucket(env, "model.html", source + " ").code is None
+    assert _bucket(env, "nosuch.html", "x").code is None
+    assert _bucket(env, "../model.html", source).code is None
+
+
+def test_an_edited_template_is_compiled_from_its_file(tmp_path):
+    """What `serve` sees when a template is edited: the edit shows, the stale module is not used."""
+    shutil.copytree(TEMPLATES, tmp_path / "templates", ignore=shutil.ignore_patterns("static"))
+    page = tmp_path / "templates" / "redirect.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("<title>", "<title>EDITED "), encoding="utf-8")
+    env = _environment(str(tmp_path / "templates"))
+    html = env.get_template("redirect.html").render(title="t", target="/x/", recipe="a/b", canonical=None,
+                                                     description="d")
+    assert "EDITED" in html
+    assert _bucket(env, "redirect.html", page.read_text(encoding="utf-8")).code is None
+
+
+def test_code_made_under_other_environment_options_is_not_used():
+    from jinja2 import Environment, FileSystemLoader
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True)   # no trim/lstrip_blocks
+    env.bytecode_cache = precompiled.PrecompiledTemplates(env)
+    source = (TEMPLATES / "model.html").read_text(encoding="utf-8")
+    assert _bucket(env, "model.html", source).code is None
+    assert _bucket(_environment(str(TEMPLATES)), "model.html", source).code is not None
