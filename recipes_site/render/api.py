@@ -158,10 +158,11 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
 def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dict:
     """One rendering of a hardware document: the commands, the picker's parts and the plan
     (plan.py) every figure shown beside the command comes from."""
+    procs = r.processes
     choices, feature_set, text = shared.choices(rec, ctx, r)
-    locked, splits = shared.locked(choices, r, text)
+    locked, splits = shared.locked(choices, procs, text)
     plans = plan.plan_json(rec.data, r, shared.profile or {}, choices, locked, memo)
-    doc = rendering_json(r)
+    doc = rendering_json(r, procs)
     doc["parts"] = shared.parts(r, plans["default"], locked, splits, feature_set)
     doc["plan"] = plans
     return doc

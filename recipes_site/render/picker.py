@@ -265,10 +265,9 @@ class SharedParts:
         text, tabs = _extras_entry(r)
         return self.extra_sets.index_of_key(text, lambda: tabs)
 
-    def locked(self, choices: tuple, r: Rendering, text: str) -> tuple[bool, list]:
-        """`features_locked` of a rendering's choices (`text`: their feature-set text), and the
-        `_split` of each of its processes."""
-        procs = r.processes
+    def locked(self, choices: tuple, procs: tuple, text: str) -> tuple[bool, list]:
+        """`features_locked` of a rendering's choices (`text`: their feature-set text) and
+        processes (`Rendering.processes`), and the `_split` of each of its processes."""
         splits = [_split(p) for p in procs]
         return _locked(choices, text, procs, splits), splits
 

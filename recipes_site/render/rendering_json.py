@@ -32,13 +32,14 @@ def _workers(prefix: str, workers: tuple, empty_as_null: bool) -> dict:
     }
 
 
-def rendering_json(r: Rendering) -> dict:
+def rendering_json(r: Rendering, processes: tuple | None = None) -> dict:
+    """`processes`: `r.processes`, when the caller has them."""
     out = {"hardware": r.hardware, "strategy": r.strategy, "variant": r.variant, "node_count": r.node_count,
            "deploy_type": r.deploy_type, "env": r.env}
     if r.docker_image is not None:
         out["docker_image"] = r.docker_image
-    if r.notes:   # KV-cache sizing changed the command (recipes with hf_config only)
-        out["notes"] = list(r.notes)
+    if any(p.notes for p in (r.processes if processes is None else processes)):
+        out["notes"] = list(r.notes)    # KV-cache sizing changed the command (recipes with hf_config only)
     if r.single:
         p = r.single
         out.update(command=p.command, argv=list(p.argv), docker_command=p.docker_command,
