@@ -6,6 +6,7 @@ kv-store instances. The flags that say *how* GPUs are split are decided here and
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from . import docker
 from .hardware import Hardware
@@ -15,7 +16,7 @@ from .memo import remembered
 from .serve_args import KvSide, ProcessSpec, arg_lines, kv_side, serve_parts, variant_of, variant_on_hardware
 from .shell import Placeholder, quote, serve_head
 from .types import KvStore, PdPool, Process, Rendering, Router
-from recipes_site.fit import NO_CHANGE, engine_sizing, engine_tp, hf_config_of
+from recipes_site.fit import NO_CHANGE, engine_sizing, engine_tp
 
 TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"
@@ -38,17 +39,16 @@ def make_processes(spec: ProcessSpec, blocks: list[list], port: int, image) -> l
     # runs on the host network.
     head = docker.docker_head(image, model, parts.env, spec.hw, port, host_network=spec.multi_node,
                               pass_env=spec.on_hw.pass_env)
-    sizing = hf_config_of(spec.recipe) is not None   # engine_sizing changes nothing without it
     serve = serve_head(model)
-    return [_process(spec, model, serve, parts.segments(block), parts.env, head, sizing) for block in blocks]
+    return [_process(spec, model, serve, parts.segments(block), parts.env, head) for block in blocks]
 
 
-def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: dict, docker_head: docker.DockerHead,
-             sizing: bool) -> Process:
+def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: dict,
+             docker_head: docker.DockerHead) -> Process:
     before, features, after = segments
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
     sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile,
-                          before + features + after) if sizing else NO_CHANGE
+                          before + features + after) if spec.on_hw.sized else NO_CHANGE
     args = arg_lines(before, features, after + list(sized.args) if sized.args else after)
     return Process(
         argv=("vllm", "serve", model, *args.args), command=serve + args.text, env=env,
@@ -282,6 +282,35 @@ def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware)
         nodes = 1
 
 
+class KvVocabulary(NamedTuple):
+    """What a kv-store spec (kv_store/*.yaml) says about its deployments, whatever the model and hardware."""
+    instances: int
+    port: int
+    addr: Placeholder              # the head address of an instance's ranks
+    side: KvSide                   # its args and env
+    router: Router | None          # in front of several instances
+    installs: dict                 # its vLLM-side install command per brand key
+    min_vllm_version: str | None
+    master: dict | None
+    store: dict | None
+    config: dict | None
+    config_note: str | None
+
+
+def kv_vocabulary(kv: dict) -> KvVocabulary:
+    instances = kv.get("default_instances") or 1
+    vllm = mapping(kv.get("vllm"))
+    port = vllm.get("port") or 8000
+    vllm_config = mapping(kv.get("mooncake_vllm_config"))
+    store = kv.get("mooncake_store_config")
+    return KvVocabulary(
+        instances=instances, port=port, addr=INSTANCE_1 if instances > 1 else HEAD_IP, side=kv_side(kv),
+        router=_kv_router(kv, instances, port), installs=mapping(vllm.get("install")),
+        min_vllm_version=kv.get("min_vllm_version"), master=kv.get("mooncake_master"),
+        store=store if isinstance(store, dict) else None,
+        config=vllm_config.get("template"), config_note=vllm_config.get("note"))
+
+
 def _kv_router(kv: dict, instances: int, port) -> Router | None:
     """The router in front of a kv-store's instances (None for a single instance)."""
     if instances <= 1:
@@ -296,27 +325,18 @@ def _kv_router(kv: dict, instances: int, port) -> Router | None:
 
 def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hardware,
               features: dict | None = None) -> Rendering | None:
-    kv = mapping(ctx.strategies.get(kv_id))
     picked = kv_serving_strategy(ctx, recipe, variant_of(recipe, variant_key), hw)
     if picked is None:
         return None
     serving, nodes = picked
-    instances = kv.get("default_instances") or 1
+    # kept per recipe: the same for every rendering through this kv-store
+    kv = remembered(recipe, ("kv_vocabulary", kv_id), lambda: kv_vocabulary(mapping(ctx.strategies.get(kv_id))))
     image = image_for(recipe, variant_key, hw)
-    addr = INSTANCE_1 if instances > 1 else HEAD_IP
-    vllm = mapping(kv.get("vllm"))
-    port = vllm.get("port") or 8000
-    # kept per recipe: a kv-store's args, env and router are the same for every rendering through it
-    side = remembered(recipe, ("kv_side", kv_id), lambda: kv_side(kv))
-    head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, image, kv=side,
-                                      addr=addr, port=port, features=features)
-    router = remembered(recipe, ("kv_router", kv_id), lambda: _kv_router(kv, instances, port))
-    vllm_config = mapping(kv.get("mooncake_vllm_config"))
-    store = kv.get("mooncake_store_config")
+    head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, image, kv=kv.side,
+                                      addr=kv.addr, port=kv.port, features=features)
     state = KvStore(
-        serving_strategy=serving, instances=instances, min_vllm_version=kv.get("min_vllm_version"),
-        head=head, workers=workers, install=mapping(vllm.get("install")).get(docker.brand_key(hw)),
-        master=kv.get("mooncake_master"), store=store if isinstance(store, dict) else None,
-        router=router, config=vllm_config.get("template"), config_note=vllm_config.get("note"))
+        serving_strategy=serving, instances=kv.instances, min_vllm_version=kv.min_vllm_version,
+        head=head, workers=workers, install=kv.installs.get(docker.brand_key(hw)),
+        master=kv.master, store=kv.store, router=kv.router, config=kv.config, config_note=kv.config_note)
     return Rendering(hardware=hw.id, strategy=kv_id, variant=variant_key, node_count=nodes,
                      deploy_type="kv_store_lb", env=head.env, docker_image=image, kv=state)
