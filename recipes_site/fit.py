@@ -69,6 +69,12 @@ class Shape:
         return self.tp * self.pp * self.dp
 
 
+def shape_values(shape: Shape) -> tuple:
+    """A shape's fields in order: equal exactly when the shapes are, and hashed in C (a Shape's
+    generated __hash__ and __eq__ run Python code), for memo keys."""
+    return tuple(shape.__dict__.values())
+
+
 _FLAGS = {
     "--tensor-parallel-size": "tp", "-tp": "tp", "--pipeline-parallel-size": "pp", "-pp": "pp",
     "--data-parallel-size": "dp", "-dp": "dp", "--decode-context-parallel-size": "dcp", "-dcp": "dcp",
@@ -83,6 +89,8 @@ _NAMES = frozenset(_FLAGS) | frozenset(_SWITCHES)
 
 def _parse_len(text: str) -> int | None:
     """vLLM accepts 32768, 32k, 1m for --max-model-len; None for `auto` and the like."""
+    if text.isascii() and text.isdigit():      # the usual case, as the general one below reads it
+        return int(text)
     t = text.strip().lower()
     scale = {"k": 1000, "m": 1000**2}.get(t[-1:], 1) if t else 1
     if t[-1:] in ("k", "m"):

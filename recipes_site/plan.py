@@ -134,12 +134,11 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
     on `nodes` nodes of `profile`. `memo`: a dict the caller keeps for one recipe and one set of
     profiles (`rendering_plans`), so that a plan's figures are computed once per distinct input."""
     argv = tuple(argv)
-    shape, draft = _plan_inputs(argv)
-    return _plan(recipe, variant_key, hw_id, profile, argv, shape, draft, gpus, nodes, memo)
+    return _plan(recipe, variant_key, hw_id, profile, argv, *_plan_inputs(argv), gpus, nodes, memo)
 
 
 def _plan(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv: tuple, shape: fit.Shape,
-          draft: tuple | None, gpus: int, nodes: int, memo: dict | None) -> dict:
+          shape_values: tuple, draft: tuple | None, gpus: int, nodes: int, memo: dict | None) -> dict:
     """`plan_of` with the argv's `_plan_inputs` already read."""
     facts, vram = _variant_on(recipe, variant_key, hw_id, profile, memo)
     # Memo: besides the footprint, a plan reads the variant's weights, one GPU's memory, the shape
@@ -147,7 +146,7 @@ def _plan(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv: tuple
     # fixed for one memo. 13,241 plans on the compat corpus have 5,061 distinct figures. Kept: the
     # figures (numbers and strings, not the fit) and the plans made of them per footprint, which
     # several renderings then share (plans are never changed once made).
-    key = (facts.weights_bytes, vram, shape, draft if facts.cfg else None)
+    key = (facts.weights_bytes, vram, shape_values, draft if facts.cfg else None)
     found = None if memo is None else memo.get(key)
     if found is None:
         split = fit.memory_split(facts, vram, shape)
@@ -190,10 +189,12 @@ def _draft(spec: dict | None) -> tuple | None:
 # Memo: a rendering's argv is read for its plan and again for each process of the recipe that shares
 # it; correct because the result depends on the tokens alone (a Shape is frozen, a draft a tuple).
 @functools.lru_cache(maxsize=65536)
-def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple | None]:
-    """What a plan reads of an argv: its shape and its draft (`_draft`)."""
+def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple, tuple | None]:
+    """What a plan reads of an argv: its shape (and `fit.shape_values` of it, for memo keys) and its
+    draft (`_draft`)."""
     found = _speculative_json(argv)
-    return fit.shape_from_argv(argv), None if found is None else _text_draft(found[0])
+    shape = fit.shape_from_argv(argv)
+    return shape, fit.shape_values(shape), None if found is None else _text_draft(found[0])
 
 
 def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict | None) -> dict:
@@ -351,12 +352,13 @@ def _rendering_plan(recipe: dict, rendering, profile: dict, proc, argv, memo: di
     """`rendering_plan` given the rendering's `memory_process`: the argv is read once, for both
     the plan and the footprint whenever the main process is the memory process."""
     tokens = tuple(argv) if argv is not None else (proc.argv if proc else ())
-    shape, draft = _plan_inputs(tokens)
+    shape, shape_values, draft = _plan_inputs(tokens)
     if argv is None and rendering.decode is not None:      # else the main process is `proc`
         gpus, nodes = footprint(rendering, profile)
     else:
         gpus, nodes = _footprint(rendering, profile, shape)
-    return _plan(recipe, rendering.variant, rendering.hardware, profile, tokens, shape, draft, gpus, nodes, memo)
+    return _plan(recipe, rendering.variant, rendering.hardware, profile, tokens, shape, shape_values, draft,
+                 gpus, nodes, memo)
 
 
 # -- feature states ---------------------------------------------------------------------------------
@@ -506,6 +508,23 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
     return names, tuple(argvs), tuple(out)
 
 
+def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
+    """`_memory_states` of a process, kept in `memo` (one recipe's) when given. There the choices
+    are told apart by identity, not hashed field by field for every rendering: picker interns equal
+    choices, and the memo holds the choices it keys, so their id is not reused while it lives."""
+    lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
+    if memo is None:
+        return _memory_states(*lines, choices)
+    key = ("feature states", id(choices))           # beside `_plan`'s 4-tuples
+    kept = memo.get(key)
+    if kept is None or kept[0] is not choices:
+        kept = memo[key] = (choices, {})
+    by_process = kept[1]
+    if lines not in by_process:
+        by_process[lines] = _memory_states(*lines, choices)
+    return by_process[lines]
+
+
 def clear_memos() -> None:
     """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
     for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _choice_states,
@@ -527,7 +546,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     out = {"default": default}
     if locked or proc is None:
         return out
-    found = _memory_states(proc.argv, proc.command, proc.lines_before, proc.lines_after, tuple(choices))
+    found = _process_states(proc, tuple(choices), memo)
     if found is None:
         return out
     names, argvs, states = found
