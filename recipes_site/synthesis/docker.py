@@ -115,30 +115,49 @@ def _network(family: str, port: int, host_network: bool) -> list[str]:
     return ["-p", f"{port}:{port}"]
 
 
-def _argv_head(image, model: str, env: dict, family: str, port: int, host_network: bool, pass_env: tuple) -> list:
+def _argv_head(image, model: str, env: dict, flags: list, family: str, port: int, host_network: bool,
+               pass_env: tuple) -> list:
     """`docker run` argv up to and including the image."""
     out = ["docker", "run"] + GPU_FLAG_ARGV[family]
     out += ["--privileged", "--ipc=host", *_network(family, port, host_network),
             "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
     for path in _mount_paths(model, env):
         out += ["-v", f"{js_str(path)}:{js_str(path)}:ro"]
-    for k, v in env.items():
-        out += ["-e", f"{k}={js_str(v)}"]
+    for _, word in flags:
+        out += ["-e", word]
     for name in pass_env:      # `-e NAME` alone: docker copies the host's value; no secret in the text
         out += ["-e", name]
     return out + [image]
 
 
-def _lines_head(image, model: str, env: dict, family: str, port: int, host_network: bool, pass_env: tuple) -> list[str]:
+def _lines_head(image, model: str, env: dict, flags: list, family: str, port: int, host_network: bool,
+                pass_env: tuple) -> list[str]:
     """The lines of the `docker run` text up to and including `<image> <model>`."""
     lines = list(_GPU_FLAG_TEXT[family])
     lines += [" ".join(["--privileged --ipc=host", *_network(family, port, host_network)]),
               "-v ~/.cache/huggingface:/root/.cache/huggingface"]
     lines += [f"-v {mount_word(path)}" for path in _mount_paths(model, env)]
-    lines += [f"-e {env_word(k, v)}" for k, v in env.items()]
+    lines += [line for line, _ in flags]
     lines += [f"-e {quote(name)}" for name in pass_env]
     lines.append(f"{image_word(image)} {quote(model)}")
     return lines
+
+
+def _env_flag(name: str, value) -> tuple[str, str]:
+    """One env item of a docker command: its `-e NAME=value` text line and its argv word."""
+    return f"-e {env_word(name, value)}", f"{name}={js_str(value)}"
+
+
+# Memo: the corpus's 1.5k distinct docker heads are made of ~100 distinct env items (the same
+# NCCL/vLLM switches and kv-store paths); the type is part of the key, as in docker_head.
+_memo_env_flag = lru_cache(maxsize=4096)(lambda name, value, _type: _env_flag(name, value))
+
+
+def _env_flags(items: tuple, types: tuple) -> list[tuple[str, str]]:
+    try:
+        return [_memo_env_flag(k, v, t) for (k, v), t in zip(items, types)]
+    except TypeError:           # an unhashable value (see docker_head): not memoised
+        return [_env_flag(k, v) for k, v in items]
 
 
 class DockerHead(NamedTuple):
@@ -162,11 +181,11 @@ def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
         return _docker_head(*key)
 
 
-def _docker_head(image, model: str, items: tuple, _types: tuple, family: str, port: int,
+def _docker_head(image, model: str, items: tuple, types: tuple, family: str, port: int,
                  host_network: bool, pass_env: tuple) -> DockerHead:
-    env = dict(items)
-    lines = tuple(_lines_head(image, model, env, family, port, host_network, pass_env))
-    argv = tuple(_argv_head(image, model, env, family, port, host_network, pass_env) + [model])
+    env, flags = dict(items), _env_flags(items, types)
+    lines = tuple(_lines_head(image, model, env, flags, family, port, host_network, pass_env))
+    argv = tuple(_argv_head(image, model, env, flags, family, port, host_network, pass_env) + [model])
     return DockerHead(argv, lines, docker_text(model, lines))
 
 
