@@ -134,13 +134,16 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
     on `nodes` nodes of `profile`. `memo`: a dict the caller keeps for one recipe and one set of
     profiles (`rendering_plans`), so that a plan's figures are computed once per distinct input."""
     argv = tuple(argv)
-    return _plan(recipe, variant_key, hw_id, profile, argv, *_plan_inputs(argv), gpus, nodes, memo)
+    shape, shape_values, draft, _ = _plan_inputs(argv)
+    on = _variant_on(recipe, variant_key, hw_id, profile, memo)
+    return _plan(on, argv, shape, shape_values, draft, gpus, nodes, memo)
 
 
-def _plan(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv: tuple, shape: fit.Shape,
-          shape_values: tuple, draft: tuple | None, gpus: int, nodes: int, memo: dict | None) -> dict:
-    """`plan_of` with the argv's `_plan_inputs` already read."""
-    facts, vram = _variant_on(recipe, variant_key, hw_id, profile, memo)
+def _plan(on: tuple, argv: tuple, shape: fit.Shape, shape_values: tuple, draft: tuple | None, gpus: int,
+          nodes: int, memo: dict | None) -> dict:
+    """`plan_of` with the argv's `_plan_inputs` and the `_variant_on` of its variant and hardware
+    already read."""
+    facts, vram, _ = on
     # Memo: besides the footprint, a plan reads the variant's weights, one GPU's memory, the shape
     # and (with hf_config, which sizes an EAGLE head) the draft; the rest of `facts` is the recipe's,
     # fixed for one memo. 13,241 plans on the compat corpus have 5,061 distinct figures. Kept: the
@@ -162,19 +165,24 @@ def _plan(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv: tuple
 
 
 def _variant_on(recipe: dict, variant_key: str, hw_id: str, profile: dict,
-                memo: dict | None) -> tuple[fit.ModelFacts, float]:
-    """`fit.model_facts` of the variant and the memory of one GPU of `profile` (`hw_id`'s), kept in
-    `memo` (one recipe's, whose profiles are one per hardware): the same for every command there."""
+                memo: dict | None) -> tuple[fit.ModelFacts, float, int]:
+    """`fit.model_facts` of the variant, the memory of one GPU of `profile` (`hw_id`'s) and its GPUs
+    per node, kept in `memo` (one recipe's, whose profiles are one per hardware): the same for every
+    command there."""
     if memo is None:
-        return fit.model_facts(recipe, variant_key), sizing.per_gpu_gib(profile)
+        return fit.model_facts(recipe, variant_key), sizing.per_gpu_gib(profile), _per_node(profile)
     key = ("variant on", variant_key, hw_id)        # beside `_plan`'s 4-tuples
     found = memo.get(key)
     if found is None:
         facts = memo.get(("facts", variant_key))
         if facts is None:
             facts = memo[("facts", variant_key)] = fit.model_facts(recipe, variant_key)
-        found = memo[key] = facts, sizing.per_gpu_gib(profile)
+        found = memo[key] = facts, sizing.per_gpu_gib(profile), _per_node(profile)
     return found
+
+
+def _per_node(profile: dict) -> int:
+    return int(profile.get("gpu_count") or 1)
 
 
 def _draft(spec: dict | None) -> tuple | None:
@@ -189,12 +197,12 @@ def _draft(spec: dict | None) -> tuple | None:
 # Memo: a rendering's argv is read for its plan and again for each process of the recipe that shares
 # it; correct because the result depends on the tokens alone (a Shape is frozen, a draft a tuple).
 @functools.lru_cache(maxsize=65536)
-def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple, tuple | None]:
-    """What a plan reads of an argv: its shape (and `fit.shape_values` of it, for memo keys) and its
-    draft (`_draft`)."""
+def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple, tuple | None, int]:
+    """What a plan reads of an argv: its shape (with `fit.shape_values` of it, for memo keys), its
+    draft (`_draft`) and its GPUs (`Shape.gpus`, for the footprint)."""
     found = _speculative_json(argv)
     shape = fit.shape_from_argv(argv)
-    return shape, fit.shape_values(shape), None if found is None else _text_draft(found[0])
+    return shape, fit.shape_values(shape), None if found is None else _text_draft(found[0]), shape.gpus
 
 
 def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict | None) -> dict:
@@ -311,9 +319,9 @@ def holds(plan: dict) -> bool:
 
 # -- deployments -----------------------------------------------------------------------------------
 
-def memory_process(rendering):
-    """The process whose GPUs the memory figures describe: the decode pool of a PD deployment."""
-    return fit._fit_process(rendering)
+# The process whose GPUs the memory figures describe: the decode pool of a PD deployment, else the
+# main process (the one fit.py sizes; an alias, not a wrapper: it is asked once per rendering).
+memory_process = fit._fit_process
 
 
 def footprint(rendering, profile: dict, argv=None) -> tuple[int, int]:
@@ -323,42 +331,40 @@ def footprint(rendering, profile: dict, argv=None) -> tuple[int, int]:
     if rendering.prefill is None or rendering.decode is None:
         proc = rendering.main_process
         shape = fit.shape_from_argv(argv if argv is not None else (proc.argv if proc else ()))
-    return _footprint(rendering, profile, shape)
+    return _footprint(rendering, _per_node(profile), None if shape is None else shape.gpus)
 
 
-def _footprint(rendering, profile: dict, shape: fit.Shape | None) -> tuple[int, int]:
-    """`footprint` given the shape of the main process as shown (not read for a PD deployment,
-    whose pools say what they occupy)."""
-    per_node = int(profile.get("gpu_count") or 1)
+def _footprint(rendering, per_node: int, shape_gpus: int | None) -> tuple[int, int]:
+    """`footprint` given the GPUs per node and those of the main process as shown (`Shape.gpus`;
+    not read for a PD deployment, whose pools say what they occupy)."""
     if rendering.prefill is not None and rendering.decode is not None:
         pools = (rendering.prefill, rendering.decode)
         gpus = sum(p.pool_gpus for p in pools)
         nodes = sum(p.nodes for p in pools) or max(1, math.ceil(gpus / per_node))
         return gpus, nodes
     if rendering.kv is None:
-        gpus = shape.gpus
-        return gpus, max(rendering.node_count, math.ceil(gpus / per_node))
+        return shape_gpus, max(rendering.node_count, math.ceil(shape_gpus / per_node))
     instances = rendering.kv.instances
-    return shape.gpus * instances, max(1, instances * math.ceil(shape.gpus / per_node))
+    return shape_gpus * instances, max(1, instances * math.ceil(shape_gpus / per_node))
 
 
 def rendering_plan(recipe: dict, rendering, profile: dict, argv=None, memo: dict | None = None) -> dict:
     """The plan of a rendering as shown (`argv`: its memory process with other feature lines;
     `memo`: see `plan_of`)."""
-    return _rendering_plan(recipe, rendering, profile, memory_process(rendering), argv, memo)
+    on = _variant_on(recipe, rendering.variant, rendering.hardware, profile, memo)
+    return _rendering_plan(rendering, profile, on, memory_process(rendering), argv, memo)
 
 
-def _rendering_plan(recipe: dict, rendering, profile: dict, proc, argv, memo: dict | None) -> dict:
-    """`rendering_plan` given the rendering's `memory_process`: the argv is read once, for both
-    the plan and the footprint whenever the main process is the memory process."""
+def _rendering_plan(rendering, profile: dict, on: tuple, proc, argv, memo: dict | None) -> dict:
+    """`rendering_plan` given the rendering's `_variant_on` and `memory_process`: the argv is read
+    once, for both the plan and the footprint whenever the main process is the memory process."""
     tokens = tuple(argv) if argv is not None else (proc.argv if proc else ())
-    shape, shape_values, draft = _plan_inputs(tokens)
+    shape, shape_values, draft, shape_gpus = _plan_inputs(tokens)
     if argv is None and rendering.decode is not None:      # else the main process is `proc`
         gpus, nodes = footprint(rendering, profile)
     else:
-        gpus, nodes = _footprint(rendering, profile, shape)
-    return _plan(recipe, rendering.variant, rendering.hardware, profile, tokens, shape, shape_values, draft,
-                 gpus, nodes, memo)
+        gpus, nodes = _footprint(rendering, on[2], shape_gpus)
+    return _plan(on, tokens, shape, shape_values, draft, gpus, nodes, memo)
 
 
 # -- feature states ---------------------------------------------------------------------------------
@@ -542,7 +548,8 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     `memo` (optional): one dict for all renderings of `recipe` whose `profile` is always the one
     of their hardware, so that plans of the same inputs are computed once (`plan_of`)."""
     proc = memory_process(rendering)
-    default = _rendering_plan(recipe, rendering, profile, proc, None, memo)
+    on = _variant_on(recipe, rendering.variant, rendering.hardware, profile, memo)
+    default = _rendering_plan(rendering, profile, on, proc, None, memo)
     out = {"default": default}
     if locked or proc is None:
         return out
@@ -550,7 +557,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     if found is None:
         return out
     names, argvs, states = found
-    plans = [_rendering_plan(recipe, rendering, profile, proc, argv, memo) for argv in argvs]
+    plans = [_rendering_plan(rendering, profile, on, proc, argv, memo) for argv in argvs]
     by = {}
     for name, i in states:
         p = default if i < 0 else plans[i]
@@ -579,7 +586,7 @@ def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000, 
     `docker run` lines before the model's arguments. `{gpus}` and `{port}` are filled from
     `replicas[i]`. None when the deployment is not one process on part of one node. `memo`: see
     `rendering_plans` (equal parts are made once and shared, never changed)."""
-    per_node = int(profile.get("gpu_count") or 1)
+    per_node = _per_node(profile)
     if rendering.single is None or rendering.node_count != 1 or not holds(plan):
         return None
     used = plan["gpus"]
