@@ -12,6 +12,7 @@ built again: its files are hard-linked from the current output (cache.py). Catal
 from __future__ import annotations
 
 import gc
+import json
 import multiprocessing
 import os
 import re
@@ -32,7 +33,7 @@ from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
 from recipes_site.render.pages import catalog_pages, compile_recipe_templates, page_neighbours, recipe_pages
-from recipes_site.render.schemas import published_schemas
+from recipes_site.render.schemas import published_schemas, recipe_schema_bytes
 from recipes_site.site_root import served_under
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.write import encode_json, link_files, recycle, staged_output, write_files
@@ -211,11 +212,22 @@ def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = N
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-@lru_cache(maxsize=1)
 def _recipe_schema() -> dict:
-    """The recipe format's JSON schema (read-only): a function of the code alone, generated once
-    per process (pydantic takes ~80 ms, which every rebuild of `serve` paid again)."""
-    return recipe_json_schema()
+    """The recipe format's JSON schema (read-only): schema/recipe.schema.json, which `recipes-site
+    schema` writes from the pydantic models and test_cli keeps byte-equal to them (generated
+    here only when the file is missing or unreadable). Why the file: pydantic takes ~25 ms to
+    generate the schema, in every build; reading the file takes well under 1 ms."""
+    return _schema_of(recipe_schema_bytes())
+
+
+@lru_cache(maxsize=2)
+def _schema_of(data: bytes | None) -> dict:
+    # per file content, so a rewritten file is read again (`serve`); two entries bound it
+    try:
+        schema = json.loads(data) if data is not None else None
+    except ValueError:
+        schema = None
+    return schema if isinstance(schema, dict) else recipe_json_schema()
 
 
 def catalog_files(catalog: Catalog, summaries: list[RecipeSummary], memo=None) -> dict[str, bytes]:

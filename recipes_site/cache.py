@@ -73,9 +73,13 @@ def _data_bytes(value) -> bytes:
 
 
 def shared_fingerprint(catalog, config, templates: Path) -> str:
-    """What every recipe's output depends on besides the recipe: code, templates, vocabulary, settings."""
+    """What every recipe's output depends on besides the recipe: code, templates, the published
+    recipe schema file (render/schemas.py), vocabulary, settings."""
+    from recipes_site.render.schemas import recipe_schema_bytes
     h = hashlib.sha256(code_fingerprint().encode())
     _tree_digest(h, templates)
+    schema = recipe_schema_bytes()
+    h.update(b"schema\0" + (schema if schema is not None else b"-") + b"\0")
     h.update(_data_bytes((catalog.taxonomy, catalog.strategies, catalog.kv_stores, catalog.platforms)))
     h.update(repr(config).encode())
     return h.hexdigest()

@@ -97,8 +97,10 @@ def test_command_rejects_unknown_choices_with_a_reason():
 
 
 def test_recipe_schema_file_is_up_to_date():
-    on_disk = json.loads((PROJECT_ROOT / "schema" / "recipe.schema.json").read_text())
-    assert on_disk == recipe_json_schema(), "schema/recipe.schema.json is stale: run `recipes-site schema`"
+    """Byte for byte (key order included): a build publishes this file as the recipe schema."""
+    on_disk = (PROJECT_ROOT / "schema" / "recipe.schema.json").read_text(encoding="utf-8")
+    assert on_disk == json.dumps(recipe_json_schema(), indent=2, ensure_ascii=False) + "\n", \
+        "schema/recipe.schema.json is stale: run `recipes-site schema`"
 
 
 def test_version_and_help_do_not_load_the_recipe_models():

@@ -10,7 +10,12 @@ a preview build, which does not know its URL, writes no `$id` rather than a made
 """
 from __future__ import annotations
 
+from recipes_site.catalog.documents import PROJECT_ROOT
+
 SCHEMA_DIR = "api/v1/schema"
+# The recipe format's schema as `recipes-site schema` writes it from the pydantic models
+# (catalog/types.py); tests/test_cli.py keeps the file byte-equal to their output.
+RECIPE_SCHEMA_FILE = PROJECT_ROOT / "schema" / "recipe.schema.json"
 STR, INT, BOOL, OBJ = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "object"}
 STR_OR_NULL = {"type": ["string", "null"]}
 STR_LIST = {"type": "array", "items": STR}
@@ -235,6 +240,15 @@ def schema_name_for_path(rel: str) -> str | None:
 
 def all_schemas(base_url: str | None = None) -> dict[str, dict]:
     return {f"{SCHEMA_DIR}/{name}.schema.json": schema_for(name, base_url) for name in DOCUMENTS}
+
+
+def recipe_schema_bytes() -> bytes | None:
+    """RECIPE_SCHEMA_FILE's bytes, None when it is missing: what a build publishes as the recipe
+    schema (build._recipe_schema) and what the cache's shared fingerprint covers."""
+    try:
+        return RECIPE_SCHEMA_FILE.read_bytes()
+    except OSError:
+        return None
 
 
 def published_schemas(base_url: str | None, recipe_schema: dict) -> dict[str, dict]:
