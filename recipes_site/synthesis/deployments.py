@@ -13,7 +13,8 @@ from .hardware import Hardware
 from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
 from .memo import remembered
-from .serve_args import KvSide, ProcessSpec, arg_lines, kv_side, serve_parts, variant_of, variant_on_hardware
+from .serve_args import (KvSide, OnHardware, ProcessSpec, arg_lines, kv_side, serve_parts, variant_of,
+                         variant_on_hardware)
 from .shell import Placeholder, quote, serve_head
 from .types import KvStore, PdPool, Process, Rendering, Router
 from recipes_site.fit import NO_CHANGE, engine_sizing, engine_tp
@@ -26,18 +27,14 @@ INSTANCE_1 = Placeholder("$VLLM_INSTANCE_1")   # the first kv-store instance
 MAX_PD_NODES = 4
 
 
-def image_for(recipe: dict, variant_key: str, hw: Hardware) -> str | None:
-    return variant_on_hardware(recipe, variant_key, hw).image
-
-
-def make_processes(spec: ProcessSpec, blocks: list[list], port: int, image) -> list[Process]:
+def make_processes(spec: ProcessSpec, blocks: list[list], port: int) -> list[Process]:
     """One process per parallel block (the ranks of a multi-node layout, or a single one): only
     the block differs between them, so args, env and docker lines around it are built once."""
     model = spec.on_hw.model
     parts = serve_parts(spec)
     # A deliberate deviation from the reference (docs/compat-deviations.json): a multi-node process
     # runs on the host network.
-    head = docker.docker_head(image, model, parts.env, spec.hw, port, host_network=spec.multi_node,
+    head = docker.docker_head(spec.on_hw.image, model, parts.env, spec.hw, port, host_network=spec.multi_node,
                               pass_env=spec.on_hw.pass_env)
     serve = serve_head(model)
     return [_process(spec, model, serve, parts.segments(block), parts.env, head) for block in blocks]
@@ -121,28 +118,28 @@ def multi_node_block(strategy_id: str, strategy: dict, recipe: dict, hw: Hardwar
 
 
 def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
-                      nodes: int, image, kv: KvSide | None = None, addr: str = HEAD_IP,
+                      nodes: int, on_hw: OnHardware, kv: KvSide | None = None, addr: str = HEAD_IP,
                       port: int = 8000, features: dict | None = None) -> tuple[Process, tuple]:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
-    spec = ProcessSpec(recipe, variant_key, variant_on_hardware(recipe, variant_key, hw), strategy_id, strategy, hw,
+    spec = ProcessSpec(recipe, variant_key, on_hw, strategy_id, strategy, hw,
                        kv=kv, features=features, multi_node=multi)
     if multi:
         blocks = [multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr) for rank in range(nodes)]
     else:
         blocks = [single_node_block(strategy_id, strategy, recipe, spec.variant, hw)]
-    procs = make_processes(spec, blocks, port, image)
+    procs = make_processes(spec, blocks, port)
     return procs[0], tuple(procs[1:])
 
 
 def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
                    nodes: int, features: dict | None = None) -> Rendering:
-    image = image_for(recipe, variant_key, hw)
-    head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, image, features=features)
+    on_hw = variant_on_hardware(recipe, variant_key, hw)
+    head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, on_hw, features=features)
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
     common = dict(hardware=hw.id, strategy=strategy_id, variant=variant_key, node_count=nodes,
-                  env=head.env, docker_image=image)
+                  env=head.env, docker_image=on_hw.image)
     if multi:
         return Rendering(deploy_type="multi_node", head=head, workers=workers, **common)
     return Rendering(deploy_type="single_node", single=head, **common)
@@ -187,7 +184,7 @@ def pool_modes(ctx: Context, recipe: dict) -> list[str]:
 
 
 def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: str, nodes: int,
-             image, features: dict | None = None) -> PdPool:
+             on_hw: OnHardware, features: dict | None = None) -> PdPool:
     strategy = mapping(ctx.strategies.get("pd_cluster"))
     role_spec = mapping(strategy.get(role))
     role_override = mapping(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get(role))
@@ -222,10 +219,10 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         half = g // 2
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
-    spec = ProcessSpec(recipe, variant_key, variant_on_hardware(recipe, variant_key, hw), "pd_cluster", strategy, hw,
+    spec = ProcessSpec(recipe, variant_key, on_hw, "pd_cluster", strategy, hw,
                        role=role, pinning_env=pinning, features=features, multi_node=nodes > 1)
     port = 8001 if role == "prefill" else 8002
-    [process] = make_processes(spec, [block], port, image)
+    [process] = make_processes(spec, [block], port)
     return PdPool(process=process, nodes=nodes, parallelism=declared, tp=tp,
                   dp_local=dp_local, dp_size=dp_size, pool_gpus=pool_gpus)
 
@@ -250,11 +247,11 @@ def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware,
     pools = pd_pool_nodes(recipe, variant_of(recipe, variant_key), hw, strategy)
     if pools == "skip":
         return None
-    image = image_for(recipe, variant_key, hw)
-    prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, image, features)
-    decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, image, features)
+    on_hw = variant_on_hardware(recipe, variant_key, hw)
+    prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, on_hw, features)
+    decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, on_hw, features)
     return Rendering(hardware=hw.id, strategy="pd_cluster", variant=variant_key, node_count=1,
-                     deploy_type="pd_cluster", env={}, docker_image=image, prefill=prefill, decode=decode,
+                     deploy_type="pd_cluster", env={}, docker_image=on_hw.image, prefill=prefill, decode=decode,
                      router=_pd_router(strategy, recipe, prefill, decode),
                      router_config=strategy.get("router"))
 
@@ -330,13 +327,13 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
         return None
     serving, nodes = picked
     # kept per recipe: the same for every rendering through this kv-store
-    kv = remembered(recipe, ("kv_vocabulary", kv_id), lambda: kv_vocabulary(mapping(ctx.strategies.get(kv_id))))
-    image = image_for(recipe, variant_key, hw)
-    head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, image, kv=kv.side,
+    kv = remembered(recipe, ("kv_vocabulary", kv_id), kv_vocabulary, mapping(ctx.strategies.get(kv_id)))
+    on_hw = variant_on_hardware(recipe, variant_key, hw)
+    head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv=kv.side,
                                       addr=kv.addr, port=kv.port, features=features)
     state = KvStore(
         serving_strategy=serving, instances=kv.instances, min_vllm_version=kv.min_vllm_version,
         head=head, workers=workers, install=kv.installs.get(docker.brand_key(hw)),
         master=kv.master, store=kv.store, router=kv.router, config=kv.config, config_note=kv.config_note)
     return Rendering(hardware=hw.id, strategy=kv_id, variant=variant_key, node_count=nodes,
-                     deploy_type="kv_store_lb", env=head.env, docker_image=image, kv=state)
+                     deploy_type="kv_store_lb", env=head.env, docker_image=on_hw.image, kv=state)

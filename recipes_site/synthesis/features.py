@@ -17,8 +17,7 @@ Selection = dict  # feature name -> mode name (modal feature) or None (flat feat
 def enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
     """Every declared feature minus the opt-in ones, but a variant's `default_modes` forces its feature on."""
     # kept per recipe: the same for every strategy offered on this hardware
-    return remembered(recipe, ("enabled_features", hw.id, variant_key),
-                      lambda: _enabled_features(recipe, hw, variant_key))
+    return remembered(recipe, ("enabled_features", hw.id, variant_key), _enabled_features, recipe, hw, variant_key)
 
 
 def _enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
@@ -60,7 +59,7 @@ def applicable_features(recipe: dict, strategy_id: str, skip_companions: bool = 
     """Features that can take part in this strategy's command at all, in declaration order."""
     # kept per recipe: the same on every hardware
     return remembered(recipe, ("applicable_features", strategy_id, skip_companions),
-                      lambda: _applicable_features(recipe, strategy_id, skip_companions))
+                      _applicable_features, recipe, strategy_id, skip_companions)
 
 
 def _applicable_features(recipe: dict, strategy_id: str, skip_companions: bool) -> list[tuple[str, dict]]:
@@ -98,8 +97,7 @@ def default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -
     """The default selection among all of the recipe's features, before a strategy narrows it.
     `variant` is the variant `variant_key` renders (serve_args.variant_of)."""
     # kept per recipe: the same for every strategy offered on this hardware
-    return remembered(recipe, ("default_modes", hw.id, variant_key),
-                      lambda: _default_modes(recipe, hw, variant_key, variant))
+    return remembered(recipe, ("default_modes", hw.id, variant_key), _default_modes, recipe, hw, variant_key, variant)
 
 
 def _default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> Selection:
@@ -135,6 +133,9 @@ def feature_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict, st
 def default_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> dict[str, list]:
     """The args of each feature `default_modes` selects, by name."""
     # kept per recipe: the same for every strategy offered on this hardware
-    return remembered(recipe, ("default_args", hw.id, variant_key), lambda: {
-        name: option_args(mapping(recipe.get("features"))[name], hw, mode)
-        for name, mode in default_modes(recipe, hw, variant_key, variant).items()})
+    return remembered(recipe, ("default_args", hw.id, variant_key), _default_args, recipe, hw, variant_key, variant)
+
+
+def _default_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> dict[str, list]:
+    return {name: option_args(mapping(recipe.get("features"))[name], hw, mode)
+            for name, mode in default_modes(recipe, hw, variant_key, variant).items()}

@@ -159,7 +159,7 @@ def substitution_reason(recipe: dict, asked: str, hw: Hardware) -> str:
 def effective_strategies(ctx: Context, recipe: dict) -> list[str]:
     """The recipe's strategies, then those `strategy_hardware` grants, then every kv-store."""
     # kept per recipe: consulted for every hardware and every kv-store or PD rendering
-    return remembered(recipe, ("effective_strategies", id(ctx)), lambda: _effective_strategies(ctx, recipe))
+    return remembered(recipe, ("effective_strategies", id(ctx)), _effective_strategies, ctx, recipe)
 
 
 def _effective_strategies(ctx: Context, recipe: dict) -> list[str]:

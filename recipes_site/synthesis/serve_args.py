@@ -124,7 +124,7 @@ class OnHardware(NamedTuple):
 def variant_on_hardware(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
     # kept per recipe: the same for every strategy rendered on this hardware
     return remembered(recipe, ("variant_on_hardware", variant_key, hw.id),
-                      lambda: _variant_on_hardware_of(recipe, variant_key, hw))
+                      _variant_on_hardware_of, recipe, variant_key, hw)
 
 
 def _variant_on_hardware_of(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
@@ -156,7 +156,7 @@ class StrategySide(NamedTuple):
 
 def _strategy_side(spec: ProcessSpec) -> StrategySide:
     # kept per recipe: the same on every hardware (spec.strategy is the context's spec of strategy_id)
-    return remembered(spec.recipe, ("strategy_side", spec.strategy_id, spec.role), lambda: _strategy_side_of(spec))
+    return remembered(spec.recipe, ("strategy_side", spec.strategy_id, spec.role), _strategy_side_of, spec)
 
 
 def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
