@@ -28,10 +28,10 @@ SNIPPETS = [
     "import os, sys as s\nfrom a.b import (c, d)\nasync def g(): await h()\n", '{"a": [1, 2.5e3, true, null], "b": "\\u00e9"}',
     "FROM x AS y\nRUN echo $HOME && ls\nENV A=1\n", "$ vllm serve x\nINFO ok\n# not a comment\n",
     "#!/bin/bash\nset -euo pipefail\nfor i in 1 2; do echo $i; done\n", "key: [a, {b: c}]\n# c\n---\n- &x y\n- *x\n",
-    "if [[ -n \"$A\" ]]; then\n  export B='q' ; fi\n", "case $x in a) ;; esac", "((", "))", "}", "${", "$(", "`",
+    "if [[ -n \"$A\" ]]; then\n  export B='q' ; fi\n", "[12:00] <nick> hi # x\n* nick waves\n-!- a has joined #c\n", "case $x in a) ;; esac", "((", "))", "}", "${", "$(", "`",
 ]
 LANGUAGES = ["bash", "python", "console", "json", "yaml", "docker", "toml", "ini", "diff", "javascript", "rust",
-             "go", "c++", "html", "xml", "sql", "ruby", "perl", "php", "powershell", "nginx", "make", "text"]
+             "go", "c++", "html", "xml", "sql", "ruby", "perl", "php", "powershell", "nginx", "make", "irc", "text"]
 FORMATTER = HtmlFormatter(nowrap=True)
 
 

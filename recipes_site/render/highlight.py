@@ -120,7 +120,8 @@ class _States(dict):
             run.clear()
 
         for rule in self.rules[state]:
-            src = _joinable(rule[0], self.flags)
+            # (a lexer compiling in verbose mode: a '#' comment in one rule would swallow the next)
+            src = None if self.flags & re.VERBOSE else _joinable(rule[0], self.flags)
             if src is None:
                 close_run()
                 steps.append((rule[0], None, rule))
