@@ -216,10 +216,6 @@ class Table:
         self.items: list = []
         self._index: dict[str, int] = {}
 
-    def index_of(self, data, key: str | None = None) -> int:
-        """The index of `data` (`key`: its `_CANONICAL` text, when the caller has it)."""
-        return self.index_of_key(_CANONICAL(data) if key is None else key, lambda: data)
-
     def index_of_key(self, key: str, make) -> int:
         """The index of the value whose `_CANONICAL` text is `key`; `make()` gives it when new."""
         index = self._index.get(key)
@@ -243,7 +239,6 @@ class SharedParts:
         features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
         self._by_strategy = any(f.get("strategies") for f in features)
         self._by_kv = any(mapping(f.get("companion")).get("command") for f in features)
-        self.hardware = hw
         self.profile = ctx.profiles.get(hw, {})
         self.gpu_name = sizing.gpu_label(self.profile, hw)
         self.precisions = {key: mapping(v).get("precision") for key, v in mapping(rec.data.get("variants")).items()}
