@@ -1,12 +1,18 @@
 """Issue 13, "faster than the reference": the API documents' plans, feature locks and extra tabs
-are memoised (plan.plan_of's figures per recipe, feature states per process and choices, locks,
-extra tabs' text) and the memos are emptied after each recipe. They must change nothing: every
-rendering's published plan, lock and extra tabs equal those computed afresh with empty memos."""
+are memoised (plan.py: a variant's model facts and one GPU's memory per hardware, figures per
+weights, memory, shape and draft, plans per footprint, feature states per process and choices,
+replica parts per command, argv and --speculative-config readings; picker: locks, extra tabs'
+text) and the memos are emptied after each recipe. They must change nothing: every rendering's
+published plan, lock and extra tabs equal those computed afresh with empty memos."""
 from __future__ import annotations
 
 import dataclasses
 
-from recipes_site import fit, plan
+import shlex
+
+import pytest
+
+from recipes_site import fit, plan, sizing
 from recipes_site.render import picker
 from recipes_site.render.api import RecipeInput, hw_doc_path, recipe_documents
 from recipes_site.synthesis import synthesize_recipe
@@ -90,3 +96,101 @@ def test_a_lock_is_kept_per_feature_set_not_per_command():
     unsplit = dataclasses.replace(unsplit, kv=dataclasses.replace(unsplit.kv, head=dataclasses.replace(
         unsplit.kv.head, lines_before=("--z",))))                   # not the command's lines: no join
     assert picker.features_locked(free, unsplit, texts[free]) is True
+
+
+def test_plans_read_only_the_memory_split_of_a_fit(catalog, ctx):
+    """plan.py reads `fit.memory_split` instead of a whole `fit_deployment`: both must say the same."""
+    checked = 0
+    for doc in catalog.recipes:
+        for variant in doc.data.get("variants") or {"default": {}}:
+            facts = fit.model_facts(doc.data, variant)
+            for hw, profile in ctx.profiles.items():
+                for shape in (fit.Shape(), fit.Shape(tp=8, kv_cache_dtype="fp8", max_num_batched_tokens=4096),
+                              fit.Shape(tp=2, dp=4, expert_parallel=True, gpu_memory_utilization=0.8)):
+                    r = fit.fit_deployment(doc.data, variant, hw, profile, shape)
+                    m = fit.memory_split(facts, sizing.per_gpu_gib(profile), shape)
+                    assert (m.budget_gib_per_gpu, m.weights_gb, m.weights_gib_per_gpu, m.overhead,
+                            m.kv_cache_gib_per_gpu, m.context_length, m.kv_bytes_per_token_per_gpu,
+                            m.prefill_chunk, m.state_bytes_per_sequence_per_gpu) == \
+                        (r.budget_gib_per_gpu, r.weights_gb, r.weights_gib_per_gpu, r.overhead,
+                         r.kv_cache_gib_per_gpu, r.context_length, r.kv_bytes_per_token_per_gpu,
+                         r.prefill_chunk, r.state_bytes_per_sequence_per_gpu), (doc.hf_id, variant, hw, shape)
+                    assert [dict(zip(("window", "layers", "kind", "bytes_per_token"), w)) for w in m.windows_per_gpu] \
+                        == r.windows_per_gpu
+                    checked += 1
+    assert checked > 1000
+
+
+def test_a_draft_model_keys_its_own_figures_only_where_hf_config_sizes_it(recipes, ctx):
+    """Figures are shared between argvs whose drafts differ only where the draft changes nothing
+    (no hf_config); with hf_config, another draft model is another plan, and a model `1` is not `true`."""
+    head = ["vllm", "serve", "m", "--tensor-parallel-size", "8", "--speculative-config"]
+    spec = '{"method": "eagle3", "model": %s, "num_speculative_tokens": 3}'
+    profile = ctx.profiles["h100"]
+    with_cfg = recipes["meta-llama/Llama-3.3-70B-Instruct"]
+    without = {**with_cfg, "model": {k: v for k, v in with_cfg["model"].items() if k != "hf_config"}}
+    for recipe in (with_cfg, without):
+        memo: dict = {}
+        plans = [plan.plan_of(recipe, "default", "h100", profile, head + [spec % model], gpus=8, nodes=1, memo=memo)
+                 for model in ('"a/b"', '"c/d"', "1", "true")]
+        plan.clear_memos()
+        fresh = [plan.plan_of(recipe, "default", "h100", profile, head + [spec % model], gpus=8, nodes=1)
+                 for model in ('"a/b"', '"c/d"', "1", "true")]
+        assert plans == fresh
+        assert [p.get("draft") for p in plans] == (["a/b", "c/d", 1, True] if recipe is with_cfg else [None] * 4)
+    assert plan._draft({"method": "eagle3", "model": 1}) != plan._draft({"method": "eagle3", "model": True})
+
+
+@pytest.mark.parametrize("line", [
+    "--max-model-len 32768", "--tensor-parallel-size  8", "", "--served-model-name a#b $HOME ~ ; | &",
+    "--speculative-config '{\"method\": \"mtp\"}'", "--chat-template \"a b\"", "--x a\\ b", "--x\ta",
+    "--x\u00a0a", "--x \u00e9"])
+def test_command_lines_split_as_shlex_splits_them(line):
+    """plan._tokens splits plain lines without shlex: the tokens must be shlex's."""
+    plan.clear_memos()
+    assert plan._tokens(line) == tuple(shlex.split(line))
+
+
+def test_shape_reads_flags_written_inline_and_skips_values():
+    argv = ["vllm", "serve", "--max-model-len", "--tensor-parallel-size=4", "-tp", "2", "--max-model-len=8k",
+            "--enforce-eager=1", "--kv-cache-dtype", "-ep", "--max-num-seqs", "0128", "--pipeline-parallel-size", "２",
+            "--max-num-batched-tokens", "²"]
+    fit.clear_memos()
+    shape = fit.shape_from_argv(argv)
+    # "--max-model-len" reads the next token as its value (a flag, no length), the next flag still
+    # counts; a switch with "=" is no switch; "-ep" is both dtype and switch; a full-width "２" is
+    # a number to Python's int, a superscript "²" is not (both as before plain ASCII digits got
+    # their own path)
+    assert (shape.tp, shape.max_model_len, shape.enforce_eager, shape.kv_cache_dtype, shape.expert_parallel,
+            shape.max_num_seqs, shape.pp, shape.max_num_batched_tokens) == (2, 8000, False, "-ep", True, 128, 2, None)
+
+
+def test_feature_states_are_kept_per_choices(catalog, ctx):
+    """The recipe memo keeps feature states per choices, told apart by identity: the same process
+    with other choices gets its own states, and an entry left under the id of choices since gone is
+    not taken for new ones."""
+    found = None
+    for doc in catalog.recipes:
+        rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
+        for tree in rec.rendered.trees:
+            for res in tree.by_hardware:
+                for r in (res.recommended,) + res.alternatives:
+                    choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
+                                              with_kv_store=r.kv is not None)
+                    profile = ctx.profiles.get(r.hardware) or {}
+                    if not found and "by" in plan.plan_json(rec.data, r, profile, choices, False):
+                        found = rec, r, profile, tuple(choices)
+    assert found
+    rec, r, profile, choices = found
+    memory = plan.memory_features(choices)
+    fewer = tuple(c for c in choices if c.name != memory[0].name)
+    _forget()
+    fresh = {c: plan.plan_json(rec.data, r, profile, c, False) for c in (choices, fewer)}
+    assert fresh[choices] != fresh[fewer]
+    memo: dict = {}
+    assert [plan.plan_json(rec.data, r, profile, c, False, memo) for c in (choices, fewer)] == \
+        [fresh[choices], fresh[fewer]]
+    proc = plan.memory_process(r)
+    lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
+    stale = {("feature states", id(fewer)): (choices, {lines: plan._memory_states(*lines, choices)})}
+    assert plan.plan_json(rec.data, r, profile, fewer, False, stale) == fresh[fewer]
