@@ -121,7 +121,7 @@ def _layered_recipe():
     """Two variants (the second serves its own checkpoint, so it gets a tree of its own) whose
     generation blocks differ, PD roles with their own blocks per hardware id, kv-store renderings
     serving through strategies also rendered alone, features with and without hardware gates."""
-    r = H.recipe(vram=60, compatible_strategies=["single_node_tp", "single_node_tep", "multi_node_tp", "pd_cluster"])
+    r = H.recipe(vram=120, compatible_strategies=["single_node_tp", "single_node_tep", "multi_node_tp", "pd_cluster"])
     r["variants"]["fp8"] = {"precision": "fp8", "vram_minimum_gb": 30, "model_id": "acme/Test-8B-FP8",
                             "hardware_overrides": {"hopper": {"extra_args": ["--fp8-hopper"],
                                                               "extra_env": {"FP8": "hopper"}}}}

@@ -46,7 +46,7 @@ def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: di
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
     sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile,
                           before + features + after) if spec.on_hw.sized else NO_CHANGE
-    args = arg_lines(before, features, after + list(sized.args) if sized.args else after)
+    args = arg_lines(before, features, after + sized.args if sized.args else after)
     return Process(
         argv=("vllm", "serve", model, *args.args), command=serve + args.text, env=env,
         docker_argv=docker_head.argv + args.args,
@@ -73,7 +73,14 @@ def tensor_parallel_size(recipe: dict, variant: dict, hw: Hardware) -> int:
     return 1 if need <= per_gpu else hw.gpus
 
 
-def single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant: dict, hw: Hardware) -> list:
+def single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant_key: str, variant: dict,
+                      hw: Hardware) -> list:
+    # kept per recipe: a kv-store rendering serves through a strategy already laid out on this hardware
+    return remembered(recipe, ("single_node_block", strategy_id, variant_key, hw.id),
+                      _single_node_block, strategy_id, strategy, recipe, variant, hw)
+
+
+def _single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant: dict, hw: Hardware) -> list:
     # engine_tp: no TP size the attention heads do not allow (recipes with model.hf_config only)
     if strategy_id == "single_node_tp":
         return [TP, str(engine_tp(recipe, tensor_parallel_size(recipe, variant, hw)))]
@@ -128,7 +135,7 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
     if multi:
         blocks = [multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr) for rank in range(nodes)]
     else:
-        blocks = [single_node_block(strategy_id, strategy, recipe, spec.variant, hw)]
+        blocks = [single_node_block(strategy_id, strategy, recipe, variant_key, spec.variant, hw)]
     procs = make_processes(spec, blocks, port)
     return procs[0], tuple(procs[1:])
 

@@ -57,43 +57,44 @@ def model_id(recipe: dict, variant: dict) -> str:
 
 class ServeParts(NamedTuple):
     """A process's arguments and env, the parallel block left out: the tokens before and after
-    where it goes, then the feature block (the part a user can toggle), then the kv-store args."""
-    before: list
-    after_parallel: list
-    features: list
-    after: list
+    where it goes, then the feature block (the part a user can toggle), then the kv-store args.
+    Token sequences are tuples here and below, as arg_lines (and its memo key) takes them."""
+    before: tuple
+    after_parallel: tuple
+    features: tuple
+    after: tuple
     env: dict
 
-    def segments(self, parallel: list) -> tuple[list, list, list]:
+    def segments(self, parallel: list) -> tuple[tuple, tuple, tuple]:
         """The argument tokens split around the feature block, for one parallel block."""
-        return self.before + parallel + self.after_parallel, self.features, self.after
+        return (*self.before, *parallel, *self.after_parallel), self.features, self.after
 
 
 def serve_parts(spec: ProcessSpec) -> ServeParts:
     on_hw, side = spec.on_hw, _strategy_side(spec)
     blocks = _hardware_blocks(spec, on_hw, side)
-    features = feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
-                            skip_companions=spec.kv is not None, selection=spec.features)
-    after = spec.kv.args if spec.kv is not None else []
+    features = tuple(feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
+                                  skip_companions=spec.kv is not None, selection=spec.features))
+    after = spec.kv.args if spec.kv is not None else ()
     return ServeParts(on_hw.args + side.args, side.override_args + blocks.args, features, after,
                       serve_env(spec, on_hw, side, blocks))
 
 
 class KvSide(NamedTuple):
     """What a kv-store brings to every process serving through it (trusted vocabulary)."""
-    args: list      # its vllm_args, after the feature block
+    args: tuple     # its vllm_args, after the feature block
     env: dict       # its env, after the strategy's
 
 
 def kv_side(kv: dict) -> KvSide:
     """The `KvSide` of a kv-store spec (kv_store/*.yaml)."""
     vllm = mapping(kv.get("vllm"))
-    return KvSide(trusted_args(str_list(vllm.get("vllm_args"))), trusted_env(mapping(vllm.get("env"))))
+    return KvSide(tuple(trusted_args(str_list(vllm.get("vllm_args")))), trusted_env(mapping(vllm.get("env"))))
 
 
 class HardwareBlocks(NamedTuple):
     """The `extra_args` and `extra_env` of hardware override blocks, in block order."""
-    args: list
+    args: tuple
     env: dict
 
 
@@ -104,7 +105,7 @@ def hardware_blocks(blocks) -> HardwareBlocks:
     for block in map(mapping, blocks):
         args += str_list(block.get("extra_args"))
         env.update(mapping(block.get("extra_env")))
-    return HardwareBlocks(args, env)
+    return HardwareBlocks(tuple(args), env)
 
 
 class OnHardware(NamedTuple):
@@ -115,7 +116,7 @@ class OnHardware(NamedTuple):
     pass_env: tuple         # host variables its docker command passes through (HF_TOKEN when gated)
     sized: bool             # whether the engine's KV-cache sizing may change its commands (fit.engine_sizing:
                             # only with model.hf_config)
-    args: list              # the recipe's base args, then the variant's, then the variant's on this hardware
+    args: tuple             # the recipe's base args, then the variant's, then the variant's on this hardware
     env: dict               # likewise: base env, variant env, variant env on this hardware
     override_blocks: tuple  # the recipe's and the variant's generation/brand override blocks
     blocks: HardwareBlocks  # what those two blocks add
@@ -139,15 +140,15 @@ def _variant_on_hardware_of(recipe: dict, variant_key: str, hw: Hardware) -> OnH
         # checkpoint gets the host's HF_TOKEN passed through
         pass_env=("HF_TOKEN",) if docker.is_gated(recipe, variant) else (),
         sized=hf_config_of(recipe) is not None,
-        args=str_list(model.get("base_args")) + str_list(variant.get("extra_args")) + str_list(on_hw.get("extra_args")),
+        args=(*str_list(model.get("base_args")), *str_list(variant.get("extra_args")), *str_list(on_hw.get("extra_args"))),
         env={**mapping(model.get("base_env")), **mapping(variant.get("extra_env")), **mapping(on_hw.get("extra_env"))},
         override_blocks=override_blocks, blocks=hardware_blocks(override_blocks))
 
 
 class StrategySide(NamedTuple):
     """What a strategy (or one PD role of it) brings to every process, whatever the hardware."""
-    args: list                # its vllm_args (trusted vocabulary)
-    override_args: list       # the recipe's strategy_overrides (or the role's): extra_args, vllm_args
+    args: tuple               # its vllm_args (trusted vocabulary)
+    override_args: tuple      # the recipe's strategy_overrides (or the role's): extra_args, vllm_args
     env: dict                 # its env (trusted vocabulary)
     override_env: dict        # the recipe's strategy_overrides env, then extra_env (or the role's env)
     hardware_overrides: dict  # the recipe's strategy_overrides hardware_overrides
@@ -165,8 +166,8 @@ def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
     own = mapping(spec.strategy.get(spec.role)) if spec.role else spec.strategy
     source = role_overrides if spec.role else overrides
     return StrategySide(
-        args=trusted_args(str_list(own.get("vllm_args"))),
-        override_args=str_list(source.get("extra_args")) + str_list(source.get("vllm_args")),
+        args=tuple(trusted_args(str_list(own.get("vllm_args")))),
+        override_args=(*str_list(source.get("extra_args")), *str_list(source.get("vllm_args"))),
         env=trusted_env(mapping(own.get("env"))),
         override_env={**mapping(overrides.get("env")),
                       **mapping(source.get("env") if spec.role else source.get("extra_env"))},
@@ -241,7 +242,7 @@ class ArgLines(NamedTuple):
                     # after `vllm serve <model>` and after the docker head
 
 
-def arg_lines(before: list, features: list, after: list) -> ArgLines:
+def arg_lines(before: tuple, features: tuple, after: tuple) -> ArgLines:
     """`ArgLines` of the argument tokens split around the feature block."""
     before, features, after = tuple(before), tuple(features), tuple(after)
     # the types are part of the key: a Placeholder prints bare where an equal recipe string is quoted
