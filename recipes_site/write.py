@@ -153,6 +153,8 @@ def write_files(folder: Path, files: dict[str, bytes], previous: Path | None = N
     base = Path(folder).resolve()
     prev = Path(previous).resolve() if previous is not None and os.path.isdir(previous) else None
     made = {} if made is None else made
+    if made.setdefault(None, base) != base:   # its paths lie under the folder it was made for
+        raise ValueError(f"write_files: a folder memo of {made[None]} used for {base}")
     for rel in sorted(files):
         parts = _parts(rel)
         parent = _make_dirs(base, parts[:-1], made)

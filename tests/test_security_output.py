@@ -214,6 +214,9 @@ def test_writer_stamps_are_the_files_stamps_and_its_folder_memo_carries_over(tmp
     assert (folder / "api/v1/a.json").read_bytes() == b"a" * 70_000
     assert (folder / "x/y/empty").read_bytes() == b""
     assert (folder / "api/v1/same.json").stat().st_ino == (previous / "api/v1/same.json").stat().st_ino
+    with pytest.raises(ValueError, match="folder memo"):   # a memo's folders belong to one folder
+        write_files(previous, {"api/v1/d.json": b"d"}, made=made)
+    assert not (previous / "api/v1/d.json").exists() and not (folder / "api/v1/d.json").exists()
 
 
 @pytest.mark.parametrize("doc", [{"a": "é — ×", "b": [1, 2.5, None, True]}, "plain", [], {"k": "\u2028😀"}])
