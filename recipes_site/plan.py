@@ -43,7 +43,6 @@ import re
 import shlex
 
 from recipes_site import fit, sizing
-from recipes_site.fit import _r
 
 GIB = fit.GIB
 FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"
@@ -220,7 +219,7 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
     tokens = longest = concurrency = None
     per_token = None if r.kv_bytes_per_token_per_gpu is None else round(r.kv_bytes_per_token_per_gpu, 3)
     kv_bytes = None if kv is None else max(0, math.floor(kv * GIB))
-    windows = [{"window": w, "bytes_per_token": b} for w, _, _, b in r.windows_per_gpu]
+    windows = [{"window": w, "bytes_per_token": b} for w, _, _, b in r.windows_per_gpu] if r.windows_per_gpu else []
     if per_token is not None and kv is not None:
         entry = {"kv_cache_bytes_per_gpu": kv_bytes, "kv_bytes_per_token_per_gpu": per_token, "dp": shape.dp,
                  "windows_per_gpu": windows, "prefill_chunk": r.prefill_chunk,
@@ -247,10 +246,10 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
         out["dp"] = shape.dp
     if shape.expert_parallel:
         out["ep"] = True
-    out["budget_gib_per_gpu"] = _r(budget, 2)
+    out["budget_gib_per_gpu"] = round(budget, 2)
     if per_gpu is not None:
-        out.update(weights_gib=_r(weights / GIB, 2), weights_gib_per_gpu=_r(per_gpu, 2))
-    out["overhead_gib_per_gpu"] = _r(r.overhead.total_gib, 2)
+        out["weights_gib"], out["weights_gib_per_gpu"] = round(weights / GIB, 2), round(per_gpu, 2)
+    out["overhead_gib_per_gpu"] = round(r.overhead.total_gib, 2)
     if kv_bytes is not None:
         out["kv_cache_bytes_per_gpu"] = kv_bytes
     if per_token is not None:
