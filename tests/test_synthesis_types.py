@@ -1,0 +1,44 @@
+"""synthesis/types.py: the written-out `__init__` of Process and Rendering (one step instead of a
+frozen dataclass's object.__setattr__ per field, issue 13) must stay what dataclass would make:
+the declared fields, in order, with their defaults; frozen, comparable, replaceable."""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import pytest
+
+from recipes_site.synthesis.types import Process, Rendering
+
+
+@pytest.mark.parametrize("cls", [Process, Rendering])
+def test_init_takes_the_declared_fields_in_order_with_their_defaults(cls):
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert [(p.name, p.default) for p in params] == [
+        (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default)
+        for f in dataclasses.fields(cls)]
+
+
+def _process(**changes):
+    fields = dict(argv=("vllm", "serve", "m"), command="vllm serve m", env={"A": "1"}, docker_argv=("docker",),
+                  docker_command="docker run m")
+    return Process(**{**fields, **changes})
+
+
+@pytest.mark.parametrize("cls", [Process, Rendering])
+def test_every_field_is_set_and_the_instance_is_frozen(cls):
+    values = {f.name: object() for f in dataclasses.fields(cls)}
+    made = cls(**values)
+    assert all(getattr(made, name) is value for name, value in values.items())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.env = {}
+
+
+def test_defaults_equality_and_replace_behave_as_a_dataclass():
+    p = _process()
+    assert (p.lines_before, p.lines_after, p.docker_head, p.notes) == ((), (), "", ())
+    assert p == _process() and p != _process(command="other")
+    assert dataclasses.replace(p, notes=("n",)) == _process(notes=("n",))
+    r = Rendering("h200", "single_node_tp", "default", 1, "single_node", {}, None, single=p)
+    assert (r.head, r.workers, r.kv, r.processes) == (None, (), None, (p,))
+    assert repr(r).startswith("Rendering(hardware='h200', strategy='single_node_tp'")
