@@ -519,7 +519,8 @@ def engine_sizing(recipe: dict, variant_key: str, hw_id: str, profile: dict, tok
     process described by `tokens`: a `--max-model-len` rounded down to a multiple of 1024, and why.
     Nothing for recipes without hf_config, or when the context (or the command's own
     --max-model-len) fits."""
-    if hf_config_of(recipe) is None or kv_cache.missing_facts(hf_config_of(recipe)):
+    cfg = hf_config_of(recipe)
+    if cfg is None or kv_cache.missing_facts(cfg):
         return NO_CHANGE
     shape = shape_from_argv(tokens)
     wanted = shape.max_model_len or context_length(recipe)
