@@ -53,10 +53,13 @@ def _pool_text(pool) -> str:
     return f"{pool.parallelism.upper()}, {pool.pool_gpus} GPUs, {where}"
 
 
+_MAIN_PATH, _MAIN_DOCKER_PATH = ["command"], ["docker_command"]     # shared by every document, never changed
+
+
 def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
     """(id, label, path of the command, path of the docker command, process) in tab order."""
     if r.single:
-        return [("main", "vllm serve", ["command"], ["docker_command"], r.single)]
+        return [("main", "vllm serve", _MAIN_PATH, _MAIN_DOCKER_PATH, r.single)]
     if r.head:
         return [("head", "Head node (rank 0)", ["head_command"], ["head_docker_command"], r.head)] + [
             (f"worker-{i}", f"Worker node (rank {i})", ["worker_commands", i - 1], ["worker_docker_commands", i - 1], w)
@@ -189,8 +192,11 @@ def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict 
                 parts.append(f"{short}={value}")
     elif plan is not None:
         parts.append(f"TP={plan['tp']}")
-        parts += [f"{short}={value}" for short, value in (("PP", plan.get("pp", 1)), ("DP", plan.get("dp", 1)))
-                  if value > 1]
+        pp, dp = plan.get("pp", 1), plan.get("dp", 1)
+        if pp > 1:
+            parts.append(f"PP={pp}")
+        if dp > 1:
+            parts.append(f"DP={dp}")
         if plan.get("ep"):
             parts.append("EP")
     if precision:
