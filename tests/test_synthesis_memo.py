@@ -118,13 +118,14 @@ def _every_rendering(out):
 
 
 def _layered_recipe():
-    """Two variants (the second serves its own checkpoint, so it gets a tree of its own) whose
-    generation blocks differ, PD roles with their own blocks per hardware id, kv-store renderings
+    """Three variants (the others serve their own checkpoints, so each gets a tree of its own) whose
+    generation blocks and fit differ (one needs two nodes where the others fit on one), PD roles with their own blocks per hardware id, kv-store renderings
     serving through strategies also rendered alone, features with and without hardware gates."""
     r = H.recipe(vram=120, compatible_strategies=["single_node_tp", "single_node_tep", "multi_node_tp", "pd_cluster"])
     r["variants"]["fp8"] = {"precision": "fp8", "vram_minimum_gb": 30, "model_id": "acme/Test-8B-FP8",
                             "hardware_overrides": {"hopper": {"extra_args": ["--fp8-hopper"],
                                                               "extra_env": {"FP8": "hopper"}}}}
+    r["variants"]["huge"] = {"precision": "bf16", "vram_minimum_gb": 1500, "model_id": "acme/Test-8B-Huge"}
     r["variants"]["default"]["hardware_overrides"] = {"hopper": {"extra_args": ["--bf16-hopper"]},
                                                       "nvidia": {"extra_env": {"BF16": "nvidia"}}}
     r["strategy_overrides"] = {
@@ -149,7 +150,7 @@ def test_every_rendering_of_a_layered_recipe_equals_one_rendered_without_the_mem
     rendered = _every_rendering(out)
     kinds = {rendering.deploy_type for _, rendering in rendered}
     assert {"single_node", "multi_node", "pd_cluster", "kv_store_lb"} <= kinds
-    assert {rendering.variant for _, rendering in rendered} == {"default", "fp8"}
+    assert {rendering.variant for _, rendering in rendered} == {"default", "fp8", "huge"}
     for hw_id, rendering in rendered:
         alone = render_strategy(ctx, r, rendering.variant, rendering.strategy, H.hw(hw_id), rendering.node_count)
         assert alone == rendering, (hw_id, rendering.key)

@@ -329,13 +329,15 @@ def _kv_router(kv: dict, instances: int, port) -> Router | None:
 
 def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hardware,
               features: dict | None = None) -> Rendering | None:
-    picked = kv_serving_strategy(ctx, recipe, variant_of(recipe, variant_key), hw)
+    on_hw = variant_on_hardware(recipe, variant_key, hw)
+    # kept per recipe: every kv-store on this hardware serves the variant through the same strategy
+    picked = remembered(recipe, ("kv_serving_strategy", variant_key, hw.id),
+                        kv_serving_strategy, ctx, recipe, on_hw.variant, hw)
     if picked is None:
         return None
     serving, nodes = picked
     # kept per recipe: the same for every rendering through this kv-store
     kv = remembered(recipe, ("kv_vocabulary", kv_id), kv_vocabulary, mapping(ctx.strategies.get(kv_id)))
-    on_hw = variant_on_hardware(recipe, variant_key, hw)
     head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv=kv.side,
                                       addr=kv.addr, port=kv.port, features=features)
     state = KvStore(
