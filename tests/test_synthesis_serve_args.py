@@ -348,3 +348,33 @@ def test_multi_node_strategy_env_then_overrides():
         ("GLOO_SOCKET_IFNAME", "$IFACE_NAME"), ("NCCL_SOCKET_IFNAME", "eth9"),
     ]
     assert r.workers[0].env == r.env
+
+
+# -- argument lines around the feature block ------------------------------------------------------
+
+def _reference_arg_lines(before, features, after):
+    """arg_lines as plainly defined: group and de-duplicate the whole list; the head (lines before
+    and after the feature block) groups `before` and `after` on their own."""
+    from recipes_site.jsish import truthy_items
+    from recipes_site.synthesis.serve_args import FEATURE_MARK, dedupe_units
+    from recipes_site.synthesis.shell import unit_line, units_of
+    before, features, after = truthy_items(before), truthy_items(features), truthy_items(after)
+    units = dedupe_units(units_of(before + features + after))
+    head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
+    split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
+    cut = split.index(None)
+    return ([t for u in units for t in u], [unit_line(u) for u in units], split[:cut], split[cut + 1:])
+
+
+def test_argument_lines_equal_their_plain_definition_whatever_the_segment_boundaries():
+    import random
+    from recipes_site.synthesis.serve_args import _arg_lines, arg_lines
+    from recipes_site.synthesis.shell import Placeholder
+    pool = ["--a", "--b", "-c", "--d=1", "x", "y z", "", Placeholder("$X"), "$X", "--a"]
+    rng = random.Random(13)
+    for _ in range(3000):
+        segments = [tuple(rng.choice(pool) for _ in range(rng.randint(0, 5))) for _ in range(3)]
+        _arg_lines.cache_clear()      # each list computed, not recalled
+        got = arg_lines(*segments)
+        assert (list(got.args), list(got.lines), list(got.lines_before), list(got.lines_after)) == \
+            _reference_arg_lines(*segments), segments
