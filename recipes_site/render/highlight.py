@@ -25,14 +25,25 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pygments.formatters.html import HtmlFormatter, escape_html
+from pygments import format as pyg_format
+from pygments.formatters.html import HtmlFormatter
 from pygments.lexer import Lexer, RegexLexer
 from pygments.lexers import get_lexer_by_name
-from pygments.token import Error, Whitespace, _TokenType
+from pygments.token import Error, Text, Whitespace, _TokenType
 from pygments.util import ClassNotFound
 
 # the formatter whose output `format_html` reproduces; only its CSS class names are used
 _FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def _escapes() -> dict[int, str]:
+    """The installed HtmlFormatter's text escaping, read off the formatter itself (a str.translate
+    table): Pygments 2.20 escapes quotes as well as & < >, 2.21 only & < >, so copying either
+    rule would drift on the other version."""
+    return {ord(ch): pyg_format([(Text, ch)], _FORMATTER)[:-1] for ch in "&<>\"'"}
+
+
+_ESCAPES = _escapes()
 # a rule's pattern that cannot be one alternative of a joined pattern as written:
 # back-references (\1, (?P=name), (?(1)...)) and verbose mode (a '#' comment would swallow the ')')
 _UNJOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?[a-zA-Z]*x")
@@ -226,7 +237,7 @@ def format_html(tokens) -> str:
                 append("</span>")
             append(span)
             open_span = span
-        text = escape_html(value)
+        text = value.translate(_ESCAPES)
         append(text.replace("\n", "</span>\n" + span) if span and "\n" in text else text)
         last = value
     if open_span:
