@@ -98,14 +98,13 @@ def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> Har
     if recommended is None:
         return None
     recommended = allowed_node_count(ctx, recipe, recommended)
-    # an alternative whose TP the model's heads refuse is left out (recipes with hf_config only)
-    heads_may_refuse = hf_config_of(recipe) is not None
     alternatives = []
     for s in offered:
         if s == pick.strategy:
             continue
         rendering = render_strategy(ctx, recipe, key, s, hw)
-        if rendering is not None and (not heads_may_refuse or tp_refusal(recipe, rendering) is None):
+        # an alternative whose TP the model's heads refuse is left out (recipes with hf_config only)
+        if rendering is not None and tp_refusal(recipe, rendering) is None:
             alternatives.append(rendering)
     return HardwareResult(hardware=hw.id, recommended=recommended, alternatives=tuple(alternatives))
 
