@@ -16,7 +16,7 @@ from .memo import synthesizing
 from recipes_site.suggest import NameIndex, did_you_mean
 from .selection import (MAX_NODES, Context, hardware_list, node_count_problem, nodes_for_strategy, recommend,
                         strategy_set, substitute_variant)
-from .serve_args import model_id
+from .serve_args import model_id, variant_of
 from .types import HardwareResult, Process, RecipeRenderings, Rendering, VariantTree
 
 __all__ = ["Context", "synthesize_recipe", "render_strategy", "is_omni", "promotable_variants",
@@ -91,7 +91,7 @@ def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> Har
     key = substitute_variant(recipe, tree_key, hw)
     if key is None:
         return None
-    variant = mapping(mapping(recipe.get("variants")).get(key) or mapping(recipe.get("variants")).get("default"))
+    variant = variant_of(recipe, key)
     offered = strategy_set(ctx, recipe, hw)
     pick = recommend(ctx, recipe, variant, hw, offered)
     recommended = render_strategy(ctx, recipe, key, pick.strategy, hw, pick.nodes)
