@@ -17,7 +17,7 @@ from .serve_args import (KvSide, OnHardware, ProcessSpec, arg_lines, kv_side, se
                          variant_on_hardware)
 from .shell import Placeholder, quote, serve_head
 from .types import KvStore, PdPool, Process, Rendering, Router
-from recipes_site.fit import NO_CHANGE, engine_sizing, engine_tp
+from recipes_site.fit import engine_sizing, engine_tp
 
 TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"
@@ -44,9 +44,8 @@ def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: di
              docker_head: docker.DockerHead) -> Process:
     before, features, after = segments
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
-    sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile,
-                          before + features + after) if spec.on_hw.sized else NO_CHANGE
-    args = arg_lines(before, features, after + sized.args if sized.args else after)
+    sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile, before + features + after)
+    args = arg_lines(before, features, after + sized.args)
     return Process(
         argv=("vllm", "serve", model, *args.args), command=serve + args.text, env=env,
         docker_argv=docker_head.argv + args.args,

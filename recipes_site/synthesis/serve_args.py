@@ -15,7 +15,6 @@ from .features import feature_args
 from .hardware import Hardware
 from .memo import remembered
 from recipes_site.jsish import mapping, str_list, truthy_items
-from recipes_site.fit import hf_config_of
 from .shell import Unit, continuation, trusted_args, trusted_env, unit_line, units_of
 
 PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
@@ -114,8 +113,6 @@ class OnHardware(NamedTuple):
     model: str              # the checkpoint it serves (model_id)
     image: str | None       # its container image there (docker.docker_image)
     pass_env: tuple         # host variables its docker command passes through (HF_TOKEN when gated)
-    sized: bool             # whether the engine's KV-cache sizing may change its commands (fit.engine_sizing:
-                            # only with model.hf_config)
     args: tuple             # the recipe's base args, then the variant's, then the variant's on this hardware
     env: dict               # likewise: base env, variant env, variant env on this hardware
     override_blocks: tuple  # the recipe's and the variant's generation/brand override blocks
@@ -139,7 +136,6 @@ def _variant_on_hardware_of(recipe: dict, variant_key: str, hw: Hardware) -> OnH
         # a deliberate deviation from the reference (docs/compat-deviations.json): a gated
         # checkpoint gets the host's HF_TOKEN passed through
         pass_env=("HF_TOKEN",) if docker.is_gated(recipe, variant) else (),
-        sized=hf_config_of(recipe) is not None,
         args=(*str_list(model.get("base_args")), *str_list(variant.get("extra_args")), *str_list(on_hw.get("extra_args"))),
         env={**mapping(model.get("base_env")), **mapping(variant.get("extra_env")), **mapping(on_hw.get("extra_env"))},
         override_blocks=override_blocks, blocks=hardware_blocks(override_blocks))
