@@ -161,7 +161,7 @@ def _worker(index: int) -> tuple[dict[str, list[int]], RecipeSummary, dict[str, 
     files, summary = recipe_files(catalog, index, known, ctx)
     stamps: dict[str, list[int]] = {}
     write_files(staging, files, previous=previous, made=made, stamps=stamps)
-    return {rel: stamps[rel] for rel in files}, summary, known.asked
+    return stamps, summary, known.asked
 
 
 # The info word of a guide's fenced code block (CommonMark: up to 3 spaces, then ``` or ~~~).
@@ -301,7 +301,7 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
             files = catalog_files(catalog, summaries, memo)
             stamps = {}
             write_files(staging, files, previous=previous, stamps=stamps)
-            site = {"key": site_key, "files": {rel: stamps[rel] for rel in files}, "links": {}, "new": True}
+            site = {"key": site_key, "files": stamps, "links": {}, "new": True}
         else:
             reused = reused + list(site["files"])
         stored[site_key] = site
