@@ -107,7 +107,7 @@ def test_hardware_document_recommends_and_lists_every_rendering(project_site):
     assert len(keys) == len(set(keys))
 
 
-def test_guide_lexers_are_imported_before_the_workers_fork(tmp_path):
+def test_guide_lexers_are_imported_before_the_workers_fork():
     """write_recipes, about to fork workers, loads the Pygments lexers the guides' fences name
     (each worker would otherwise import them again), at most _WARMED_LANGUAGES of them however
     many a catalog names; a one-process build does not."""
