@@ -410,14 +410,12 @@ def memory_split(facts: ModelFacts, vram: float, shape: Shape) -> MemorySplit:
 
 
 def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, shape: Shape, *,
-                   evaluate_len: int | None = None, concurrency: int | None = None,
-                   facts: ModelFacts | None = None) -> FitResult:
+                   evaluate_len: int | None = None, concurrency: int | None = None) -> FitResult:
     """The memory budget of one GPU of a deployment shaped `shape` on `profile`, and what its KV
     cache holds. `evaluate_len` is the request length for the concurrency figures (default: the
     command's --max-model-len, else the recipe's context); `concurrency` asks for the longest
-    length at which that many requests fit. `facts`: `model_facts(recipe, variant_key)`, when the
-    caller keeps them."""
-    f = facts if facts is not None else model_facts(recipe, variant_key)
+    length at which that many requests fit."""
+    f = model_facts(recipe, variant_key)
     cfg = f.cfg
     m = memory_split(f, sizing.per_gpu_gib(profile), shape)
     vram, budget, kv_gib = m.vram_per_gpu_gib, m.budget_gib_per_gpu, m.kv_cache_gib_per_gpu
