@@ -70,13 +70,13 @@ class ServeParts(NamedTuple):
 
 
 def serve_parts(spec: ProcessSpec) -> ServeParts:
-    on_hw, side = spec.on_hw, _strategy_side(spec)
-    blocks = _hardware_blocks(spec, on_hw, side)
+    side = _strategy_side(spec)
+    blocks = _hardware_blocks(spec, side)
     features = tuple(feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
                                   skip_companions=spec.kv is not None, selection=spec.features))
     after = spec.kv.args if spec.kv is not None else ()
-    return ServeParts(on_hw.args + side.args, side.override_args + blocks.args, features, after,
-                      serve_env(spec, on_hw, side, blocks))
+    return ServeParts(spec.on_hw.args + side.args, side.override_args + blocks.args, features, after,
+                      serve_env(spec, side, blocks))
 
 
 class KvSide(NamedTuple):
@@ -171,23 +171,23 @@ def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
         role_hardware_overrides=mapping(role_overrides.get("hardware_overrides")))
 
 
-def _hardware_blocks(spec: ProcessSpec, on_hw: OnHardware, side: StrategySide) -> HardwareBlocks:
+def _hardware_blocks(spec: ProcessSpec, side: StrategySide) -> HardwareBlocks:
     """The hardware override blocks of a process: generation/brand blocks (a strategy-level block
     replaces the recipe's and the variant's), then the strategy's block for this hardware id,
     then the role's."""
     if not side.hardware_overrides and not side.role_hardware_overrides:
-        return on_hw.blocks      # the strategy has no blocks of its own: only the variant's apply
+        return spec.on_hw.blocks      # the strategy has no blocks of its own: only the variant's apply
     hw = spec.hw
     strategy_block = hw.override_block(side.hardware_overrides)
-    blocks = [strategy_block] if strategy_block is not None else list(on_hw.override_blocks)
+    blocks = [strategy_block] if strategy_block is not None else list(spec.on_hw.override_blocks)
     blocks.append(side.hardware_overrides.get(hw.id))
     if spec.role:
         blocks.append(side.role_hardware_overrides.get(hw.id))
     return hardware_blocks(blocks)
 
 
-def serve_env(spec: ProcessSpec, on_hw: OnHardware, side: StrategySide, blocks: HardwareBlocks) -> dict:
-    env = dict(on_hw.env)
+def serve_env(spec: ProcessSpec, side: StrategySide, blocks: HardwareBlocks) -> dict:
+    env = dict(spec.on_hw.env)
     env.update(side.env)
     if spec.kv is not None:
         env.update(spec.kv.env)
