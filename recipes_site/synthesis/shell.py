@@ -186,11 +186,7 @@ def serve_head(model: str) -> str:
 
 
 def serve_command(model: str, units: list[Unit]) -> str:
-    return serve_command_of_lines(model, [unit_line(u) for u in units])
-
-
-def serve_command_of_lines(model: str, lines: list[str]) -> str:
-    return serve_head(model) + continuation(lines)
+    return serve_head(model) + continuation([unit_line(u) for u in units])
 
 
 def continuation(lines) -> str:
