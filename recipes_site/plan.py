@@ -475,10 +475,8 @@ def _choice_states(choices: tuple) -> tuple | None:
             tuple((state_key(state), _block_tokens(choices, others + state)) for state in states))
 
 
-# Memo: the feature states of one process and choices are the same on every hardware and strategy
-# that renders that command (8,333 calls, 1,857 distinct on the compat corpus); correct because
-# the result depends on nothing but these hashable arguments (choices are frozen dataclasses).
-@functools.lru_cache(maxsize=16384)
+# Kept per recipe by `_process_states` (one call per distinct process and choices: 1,857 on the
+# compat corpus), the only caller; a second memo here would never be hit.
 def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choices: tuple) -> tuple | None:
     """The feature states of a process whose memory may differ from the rendered one: (names of
     the memory features, one argv per memory key other than the rendered command's, and
@@ -532,8 +530,7 @@ def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
 
 def clear_memos() -> None:
     """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
-    for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _choice_states,
-                 _memory_states):
+    for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _choice_states):
         memo.cache_clear()
 
 
