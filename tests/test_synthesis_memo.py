@@ -86,9 +86,12 @@ def _recipe():
     return r
 
 
+def _every_rendering(out):
+    return [(res.hardware, r) for t in out.trees for res in t.by_hardware for r in (res.recommended, *res.alternatives)]
+
+
 def _commands(out):
-    return [p.command for t in out.trees for res in t.by_hardware
-            for r in (res.recommended, *res.alternatives) for p in r.processes]
+    return [p.command for _, r in _every_rendering(out) for p in r.processes]
 
 
 def test_a_recipe_edited_between_two_syntheses_is_read_again():
@@ -105,16 +108,9 @@ def test_a_recipe_edited_between_two_syntheses_is_read_again():
 def test_synthesis_equals_rendering_each_choice_without_the_memo():
     r = _recipe()
     out = synthesize_recipe(ctx, "acme/Test-8B", copy.deepcopy(r), set())
-    for tree in out.trees:
-        for res in tree.by_hardware:
-            for rendering in (res.recommended, *res.alternatives):
-                alone = render_strategy(ctx, r, rendering.variant, rendering.strategy, H.hw(res.hardware),
-                                        rendering.node_count)
-                assert alone == rendering
-
-
-def _every_rendering(out):
-    return [(res.hardware, r) for t in out.trees for res in t.by_hardware for r in (res.recommended, *res.alternatives)]
+    for hw_id, rendering in _every_rendering(out):
+        alone = render_strategy(ctx, r, rendering.variant, rendering.strategy, H.hw(hw_id), rendering.node_count)
+        assert alone == rendering
 
 
 def _layered_recipe():
