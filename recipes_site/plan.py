@@ -323,13 +323,12 @@ def holds(plan: dict) -> bool:
 memory_process = fit._fit_process
 
 
-def footprint(rendering, profile: dict, argv=None) -> tuple[int, int]:
-    """(GPUs, nodes) every process of the deployment occupies (`argv`: the main process's command
-    as shown, when it differs from the rendered one)."""
+def footprint(rendering, profile: dict) -> tuple[int, int]:
+    """(GPUs, nodes) every process of the deployment occupies, its main process as rendered."""
     shape = None
     if rendering.prefill is None or rendering.decode is None:
         proc = rendering.main_process
-        shape = fit.shape_from_argv(argv if argv is not None else (proc.argv if proc else ()))
+        shape = fit.shape_from_argv(proc.argv if proc else ())
     return _footprint(rendering, _per_node(profile), None if shape is None else shape.gpus)
 
 
