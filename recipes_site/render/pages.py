@@ -22,7 +22,6 @@ prefix already).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
@@ -49,6 +48,7 @@ from recipes_site.render.search import (ARCH_LABELS, FACET_LABELS, FACETS, PAGE_
 from recipes_site.synthesis import promotable_variants
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.selection import allowed_by_variant, meets_constraint, precision_constraint
+from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
 STATIC = ("site.css", "site.js")
@@ -62,12 +62,9 @@ PAGE_IDS = frozenset({"main", "top", "install", "serve", "picker-data", "guide",
 
 # -- JSON inside <script> ---------------------------------------------------------------------
 
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode   # write.encode_json's text
-
-
 def script_json(data) -> Markup:
     """JSON safe inside <script type="application/json">: no `<`, `>` or `&` can end the tag."""
-    return _script_safe(_JSON(data))
+    return _script_safe(json_text(data))
 
 
 def _script_safe(text: str) -> Markup:
@@ -84,7 +81,7 @@ def picker_json(data: dict, initial_json: str | None = None) -> Markup:
     encoded a second time (a dict's JSON is its items' JSON, joined: the same text)."""
     if initial_json is None:
         return script_json(data)
-    items = (f"{_JSON(k)}:{initial_json if k == 'initial' else _JSON(v)}" for k, v in data.items())
+    items = (f"{json_text(k)}:{initial_json if k == 'initial' else json_text(v)}" for k, v in data.items())
     return _script_safe("{" + ",".join(items) + "}")
 
 
@@ -679,7 +676,7 @@ class _Catalog:
 
     def data_file(self, path: str, doc) -> str:
         """Write a JSON file the page script fetches; its URL carries a content hash (caches)."""
-        data = (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        data = encode_json(doc)
         self.files[path] = data
         return url(f"/{path}?v={hashlib.sha256(data).hexdigest()[:10]}")
 
