@@ -183,14 +183,7 @@ def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict 
     gpus, nodes = (per_node, r.node_count) if plan is None else (plan["gpus"], plan.get("nodes", 1))
     where = f" on {nodes} nodes" if nodes > 1 else (f" of {per_node}" if gpus < per_node else "")
     parts = [f"{gpus}× {name}{where}"]
-    main = r.main_process if plan is None else None
-    if main is not None:
-        for flag, short in (("--tensor-parallel-size", "TP"), ("--pipeline-parallel-size", "PP"),
-                            ("--data-parallel-size", "DP")):
-            value = _flag_value(main.argv, flag)
-            if value:
-                parts.append(f"{short}={value}")
-    elif plan is not None:
+    if plan is not None:
         parts.append(f"TP={plan['tp']}")
         pp, dp = plan.get("pp", 1), plan.get("dp", 1)
         if pp > 1:
@@ -199,6 +192,12 @@ def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict 
             parts.append(f"DP={dp}")
         if plan.get("ep"):
             parts.append("EP")
+    elif (main := r.main_process) is not None:
+        for flag, short in (("--tensor-parallel-size", "TP"), ("--pipeline-parallel-size", "PP"),
+                            ("--data-parallel-size", "DP")):
+            value = _flag_value(main.argv, flag)
+            if value:
+                parts.append(f"{short}={value}")
     if precision:
         parts.append(precision.upper())
     return " · ".join(parts)
