@@ -40,6 +40,7 @@ from recipes_site.render.api import API, HF, RecipeInput, hardware_entries_of, h
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, picker_summary
 from recipes_site.render.precompiled import PrecompiledTemplates
+from recipes_site.render.templating import PageEnvironment
 from recipes_site.site_config import SiteConfig, site_config
 from recipes_site.site_root import root, site_path, url
 from recipes_site.render.search import (ARCH_LABELS, FACET_LABELS, FACETS, PAGE_SIZE, PROVIDER_CHIPS, SEARCH_DIR,
@@ -299,8 +300,8 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
 
 @lru_cache(maxsize=4)
 def _environment(templates: str) -> Environment:
-    env = Environment(loader=FileSystemLoader(templates), autoescape=True, trim_blocks=True,
-                      lstrip_blocks=True, auto_reload=True)
+    env = PageEnvironment(loader=FileSystemLoader(templates), autoescape=True, trim_blocks=True,
+                          lstrip_blocks=True, auto_reload=True)
     env.bytecode_cache = PrecompiledTemplates(env)   # templates' code compiled ahead (precompiled.py)
     env.filters["script_json"] = script_json
     env.filters["gb"] = gb
