@@ -23,12 +23,33 @@ def test_pages_given_the_encoded_api_files_equal_pages_made_without(catalog, ctx
 
 
 def test_picker_json_with_the_initial_documents_text_equals_script_json():
-    data = {"id": "a/b", "initial": {"renderings": [{"x": 1.5, "s": "</script> & \u2028 é"}], "n": None},
-            "reasons": {"fp8": {"h100": "<b>"}}, "kv": True, "labels": {}}
-    text = encode_json(data["initial"])[:-1].decode("utf-8")
-    assert pages.picker_json(data, text) == pages.script_json(data)
-    assert pages.picker_json(data) == pages.script_json(data)
-    assert "</script>" not in pages.picker_json(data, text)
+    data = {"id": "a/b", "initial": {"renderings": [{"x": 1.5, "s": "</script> & \u2028 \u2029 é"}], "n": None},
+            "reasons": {"fp8": {"h100": "<b> & ×"}}, "kv": True, "labels": {}}
+    expected = str(pages.script_json(data)).encode("utf-8")
+    initial = encode_json(data["initial"])[:-1]
+    assert pages.picker_json(data, initial) == expected
+    assert pages.picker_json(data) == expected
+    assert b"</script>" not in expected and b"\\u2028" in expected and b"\\u0026" in expected
     # the spliced text is what goes in: a different text shows (the test above can fail)
-    other = json.dumps({"renderings": []}, separators=(",", ":"))
-    assert pages.picker_json(data, other) != pages.script_json(data)
+    other = json.dumps({"renderings": []}, separators=(",", ":")).encode("utf-8")
+    assert pages.picker_json(data, other) != expected
+
+
+def test_script_safe_on_utf8_equals_script_safe_on_text():
+    for text in ["", "plain", "</script><!-- & -->", "\u2028\u2029", "é×·–\u2028<\u2029>&", "\U0001F600 <", "\u2027\u202a"]:
+        assert pages._script_safe_utf8(text.encode("utf-8")) == str(pages._script_safe(text)).encode("utf-8"), text
+
+
+def test_model_page_is_the_same_when_its_slot_text_occurs_elsewhere(catalog, ctx, monkeypatch):
+    """The page is rendered around a slot the picker data's bytes fill; a slot text the page holds
+    more than once falls back to rendering the data in the template: the same page."""
+    doc = next(d for d in catalog.recipes if d.data.get("variants"))
+    rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
+    docs, _ = recipe_documents(rec, ctx)
+    path = f"{rec.hf_id}/index.html"
+    page = pages.recipe_pages(catalog, rec, ctx, docs)[path]
+    assert page.count(b'<script type="application/json" id="picker-data">{"') == 1
+    for slot in ("<h2", "</section>"):   # in every model page, several times
+        monkeypatch.setattr(pages, "_SCRIPT_SLOT", slot)
+        monkeypatch.setattr(pages, "_SCRIPT_SLOT_UTF8", slot.encode("utf-8"))
+        assert pages.recipe_pages(catalog, rec, ctx, docs)[path] == page, slot

@@ -68,22 +68,59 @@ def script_json(data) -> Markup:
     return _script_safe(json_text(data))
 
 
+_SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
+# the same replacements on UTF-8 bytes: none of these sequences can occur inside another
+# character's encoding (UTF-8 is self-synchronising), so replacing bytes replaces characters
+_SCRIPT_ESCAPES_UTF8 = tuple((ch.encode("utf-8"), esc.encode("utf-8")) for ch, esc in _SCRIPT_ESCAPES)
+
+
 def _script_safe(text: str) -> Markup:
-    for ch, esc in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"),
-                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    for ch, esc in _SCRIPT_ESCAPES:
         text = text.replace(ch, esc)
     return Markup(text)
 
 
-def picker_json(data: dict, initial_json: str | None = None) -> Markup:
-    """`script_json(data)` of a model page's picker data. ~85% of it is the API hardware document
-    of the default hardware (`data["initial"]`), which the build has just encoded for its own file
-    with the same encoder: given that file's text (`initial_json`), it is spliced in rather than
-    encoded a second time (a dict's JSON is its items' JSON, joined: the same text)."""
+def _script_safe_utf8(data: bytes) -> bytes:
+    """`_script_safe` of the text these bytes encode, encoded."""
+    for ch, esc in _SCRIPT_ESCAPES_UTF8:
+        if ch in data:
+            data = data.replace(ch, esc)
+    return data
+
+
+def picker_json(data: dict, initial_json: bytes | None = None) -> bytes:
+    """`script_json(data)` of a model page's picker data, as UTF-8 bytes (`_with_script` puts
+    them in the encoded page). ~85% of it is the API hardware document of the default hardware
+    (`data["initial"]`), which the build has just encoded for its own file with the same
+    encoder: given that file's bytes without the newline (`initial_json`), they are spliced in
+    rather than encoded a second time (a dict's JSON is its items' JSON, joined: the same text)."""
     if initial_json is None:
-        return script_json(data)
-    items = (f"{json_text(k)}:{initial_json if k == 'initial' else json_text(v)}" for k, v in data.items())
-    return _script_safe("{" + ",".join(items) + "}")
+        return _script_safe_utf8(encode_json(data)[:-1])
+    items = (encode_json(k)[:-1] + b":" + (initial_json if k == "initial" else encode_json(v)[:-1])
+             for k, v in data.items())
+    return _script_safe_utf8(b"{" + b",".join(items) + b"}")
+
+
+# where the model page's picker data goes: no escaped string can write it (it holds '<')
+_SCRIPT_SLOT = "<picker-data-slot/>"
+_SCRIPT_SLOT_UTF8 = _SCRIPT_SLOT.encode("utf-8")
+
+
+def _with_script(pages: "_Pages", template: str, path: str, page: dict, script: bytes | None) -> bytes:
+    """The page, its `picker_json` being `script` (UTF-8 bytes of safe JSON, or None).
+
+    Why: that JSON is ~60 KB per model page (5 MB per compat build). Rendered in the template it
+    was decoded, escaped as text, copied into the page and encoded again; here the page is
+    rendered around a slot and the slot's bytes are replaced by the script's. Should the slot's
+    text occur more than once (it cannot come from an escaped string), the page is rendered with
+    the script's text in the template instead: the same bytes either way."""
+    if script is None:
+        return pages.render(template, path, picker_json=None, **page)
+    html = pages.render(template, path, picker_json=Markup(_SCRIPT_SLOT), **page)
+    if html.count(_SCRIPT_SLOT_UTF8) == 1:
+        head, _slot, tail = html.partition(_SCRIPT_SLOT_UTF8)
+        return head + script + tail
+    return pages.render(template, path, picker_json=Markup(script.decode("utf-8")), **page)
 
 
 # -- the command assembly rule (site.js implements the same) ----------------------------------
@@ -560,17 +597,16 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
                     notes=strategy_notes(ctx, list(hw_docs.values())), labels=pages.labels)
         view = initial_view(summary, pages.labels)
         initial_file = (encoded or {}).get(hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware))
-        script = picker_json(data, initial_file[:-1].decode("utf-8") if initial_file is not None else None)
+        script = picker_json(data, initial_file[:-1] if initial_file is not None else None)
     meta = mapping(rec.data.get("meta"))
     org = rec.hf_id.split("/", 1)[0]
     related, more = page_neighbours(catalog, rec.hf_id, meta)
     updated = meta.get("date_updated") or meta.get("date_added")
     linker = guide_linker(rec.hf_id, site_paths(catalog) if known_paths is None else known_paths)
-    html = pages.render(
-        "model.html", f"{rec.hf_id}/index.html", title=f"{meta.get('title') or rec.hf_id} on vLLM", og_type="article",
+    page = dict(
+        title=f"{meta.get('title') or rec.hf_id} on vLLM", og_type="article",
         description=meta.get("description") or "", rec=rec, meta=meta, model=mapping(rec.data.get("model")), org=org, provider=_provider_name(catalog, org),
         badges=_badges(rec.data, pages.task_labels), install=_install_view(rec.data), data=data, view=view,
-        picker_json=script,
         summary=summary, guide=render_guide(rec.data.get("guide"), top_level=3, reserved_ids=PAGE_IDS, link=linker),
         related=related, more=more, hf_url=HF + rec.hf_id, json_url=url("/" + model_doc_path(rec.hf_id)),
         hw_json={h: url("/" + hw_doc_path(rec.hf_id, h)) for h in hw_docs}, md_url=url(f"/{rec.hf_id}.md"),
@@ -578,6 +614,7 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
         groups=hardware_groups(summary) if summary else [], updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)), max_conc=MAX_CONCURRENCY_INPUT)
+    html = _with_script(pages, "model.html", f"{rec.hf_id}/index.html", page, script)
     return {f"{rec.hf_id}/index.html": html,
             f"{rec.hf_id}.md": recipe_markdown(pages, rec, summary, hw_docs, linker).encode("utf-8")}
 
