@@ -245,3 +245,50 @@ def test_json_schema_accepts_the_valid_recipe_and_rejects_typos(tmp_path):
     env = dict(data["model"], base_env={"PYTHONHASHSEED": 0})
     assert list(jsonschema.Draft202012Validator(recipe_json_schema()).iter_errors(
         dict(catalog.recipes[0].data, model=env))) == []
+
+
+# ---- reused field types (types.reused) -----------------------------------------------------------------
+
+REUSED_ALIASES = ("StrOrNone", "BoolOrNone", "StrListOrNone", "ArgsOrNone", "EnvOrNone", "PositiveOrNone",
+                  "NonNegativeOrNone")
+
+
+def _containers(node, found=None) -> dict:
+    """id -> every dict and list inside a core schema."""
+    found = {} if found is None else found
+    if isinstance(node, (dict, list)):
+        found[id(node)] = node
+        for value in (node.values() if isinstance(node, dict) else node):
+            _containers(value, found)
+    return found
+
+
+@pytest.mark.parametrize("alias", REUSED_ALIASES)
+def test_a_reused_type_gives_every_field_the_schema_pydantic_builds_in_its_own_containers(alias):
+    """A model typed with the alias validates and documents exactly as one typed with the plain
+    type (the same field core schemas), and no two fields share a dict or list of their schemas
+    (pydantic adds to them afterwards: a shared one would leak between fields)."""
+    from typing import get_args
+
+    from pydantic import create_model
+
+    from recipes_site.catalog import types as T
+    reused_type = getattr(T, alias)
+    plain_type = get_args(reused_type)[0]
+    fields = {"first": (reused_type, None), "second": (reused_type, None), "third": (reused_type, None)}
+    with_alias = create_model("WithAlias", __base__=T._Model, **fields)
+    plain = create_model("Plain", __base__=T._Model, **{name: (plain_type, None) for name in fields})
+    got = with_alias.__pydantic_core_schema__["schema"]["fields"]
+    assert got == plain.__pydantic_core_schema__["schema"]["fields"]
+    assert with_alias.model_json_schema()["properties"] == plain.model_json_schema()["properties"]
+    seen: dict = {}
+    for name in fields:
+        mine = _containers(got[name])
+        assert not mine.keys() & seen.keys(), f"{alias}: {name} shares a dict or list with an earlier field"
+        seen.update(mine)
+
+
+def test_reused_refuses_a_type_with_a_model_inside():
+    from recipes_site.catalog import types as T
+    with pytest.raises(TypeError):
+        T.reused(dict[str, T.Companion] | None)

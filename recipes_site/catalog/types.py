@@ -13,7 +13,7 @@ once, at the right key, with a readable "expected ..." instead of one error per 
 # (no `from __future__ import annotations`: pydantic would compile and eval every annotation string)
 
 import datetime as _dt
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import (
     AfterValidator,
@@ -104,6 +104,50 @@ def one_of(description: str, **members: Any) -> Any:
     ]
 
 
+class _SchemaOnce:
+    """Pydantic marker: build the annotated type's core schema once; every field gets a copy.
+
+    Why: pydantic builds a field's schema from its type anew for every field, and these models
+    spell a few types ~200 times (``StrictStr | None`` alone 97 times): rebuilding them was a
+    quarter of this module's import (~15 ms, paid by every command). The copy is the schema
+    pydantic would build again: the same objects (functions, patterns) in fresh dicts and lists,
+    since pydantic adds to a field's schema dicts afterwards. Bounded: one schema per alias made
+    with :func:`reused`, for the life of the process."""
+
+    __slots__ = ("schema",)
+
+    def __init__(self) -> None:
+        self.schema: dict | None = None
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> dict:
+        if self.schema is None:
+            self.schema = handler(source)
+        return _fresh_containers(self.schema)
+
+
+def _fresh_containers(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {key: _fresh_containers(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_fresh_containers(value) for value in node]
+    return node
+
+
+def reused(tp: Any) -> Any:
+    """``tp``, whose schema pydantic builds once for all the fields it annotates (_SchemaOnce).
+    Not for a type with a model inside: building a model's schema registers its definition, a
+    side effect that a copy would skip."""
+    if _mentions_model(tp):
+        raise TypeError(f"reused() takes types without models inside, got {tp!r}")
+    return Annotated[tp, _SchemaOnce()]
+
+
+def _mentions_model(tp: Any) -> bool:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return True
+    return any(_mentions_model(arg) for arg in get_args(tp))
+
+
 Args = list[StrictStr]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
@@ -164,6 +208,15 @@ HwIntMap = dict[str, GpuCount]
 IntOrHwMap = one_of("an integer or a mapping of hardware key to integer", int=GpuCount, map=HwIntMap)
 ScalarValue = one_of("a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool)
 
+# The optional types most fields spell, each built once (see reused): same validation, same JSON Schema.
+StrOrNone = reused(StrictStr | None)
+BoolOrNone = reused(StrictBool | None)
+StrListOrNone = reused(list[StrictStr] | None)
+ArgsOrNone = reused(Args | None)
+EnvOrNone = reused(EnvMap | None)
+PositiveOrNone = reused(PositiveInt | None)
+NonNegativeOrNone = reused(NonNegativeInt | None)
+
 _ARGS_HELP = "vLLM arguments, one token per list item (a flag and its value are two items)."
 _ENV_HELP = "Environment variables (NAME: value)."
 _HW_KEY_HELP = ("Keys are hardware keys: a taxonomy profile id (h200), a generation (hopper, blackwell, amd, "
@@ -181,18 +234,18 @@ class MetaPlatform(_Model):
     """A third-party platform entry in `meta.platforms`."""
 
     id: StrictStr = Field(description="Platform id from platforms.yaml.")
-    name: StrictStr | None = Field(None, description="Display name.")
-    url: StrictStr | None = Field(None, description="Guide link.")
-    blurb: StrictStr | None = Field(None, description="One-line description.")
-    install: StrictStr | None = Field(None, description="Install snippet.")
-    script: StrictStr | None = Field(None, description="Launch script.")
+    name: StrOrNone = Field(None, description="Display name.")
+    url: StrOrNone = Field(None, description="Guide link.")
+    blurb: StrOrNone = Field(None, description="One-line description.")
+    install: StrOrNone = Field(None, description="Install snippet.")
+    script: StrOrNone = Field(None, description="Launch script.")
 
 
 class Meta(_Model):
     """Catalogue metadata shown on the recipe page and in models.json."""
 
     title: StrictStr = Field(description="Display title of the recipe.")
-    slug: StrictStr | None = Field(None, description="URL-friendly short name.")
+    slug: StrOrNone = Field(None, description="URL-friendly short name.")
     provider: StrictStr = Field(description="Who publishes the model (e.g. DeepSeek).")
     description: StrictStr = Field(description="One or two sentences about the model.")
     date_added: DateStr | None = Field(None, description="Date the recipe was added (YYYY-MM-DD).")
@@ -200,11 +253,11 @@ class Meta(_Model):
     difficulty: Difficulty = Field(description="How hard the deployment is (`hard` is a legacy spelling of `advanced`).")
     tasks: list[Task] = Field(description="Tasks the model serves; `omni` recipes get no rendered command.")
     related_recipes: list[HfId] | None = Field(None, description="HF ids (`org/repo`) of related recipes.")
-    performance_headline: StrictStr | None = Field(None, description="One-line performance claim.")
+    performance_headline: StrOrNone = Field(None, description="One-line performance claim.")
     hardware: dict[str, HardwareLevel] | None = Field(
         None, description="Hardware profile id -> verified | supported | unsupported. `unsupported` hides the "
                           "profile; listing a restricted profile makes it eligible.")
-    default_hardware: StrictStr | None = Field(None, description="Preferred default hardware profile id.")
+    default_hardware: StrOrNone = Field(None, description="Preferred default hardware profile id.")
     platforms: list[one_of("a platform id or a mapping", str=StrictStr, map=MetaPlatform)] | None = Field(
         None, description="Third-party platforms (ids from platforms.yaml) offering a Deploy button.")
 
@@ -215,8 +268,8 @@ class Meta(_Model):
 class InstallEntry(_Model):
     """Override of one install method."""
 
-    command: StrictStr | None = Field(None, description="Replaces the generated install command.")
-    note: StrictStr | None = Field(None, description="Note shown with the install command.")
+    command: StrOrNone = Field(None, description="Replaces the generated install command.")
+    note: StrOrNone = Field(None, description="Note shown with the install command.")
 
 
 InstallChoice = one_of("false, null or a mapping with `command` / `note`", bool=Literal[False], map=InstallEntry)
@@ -232,8 +285,8 @@ class Install(_Model):
 class CudaImages(_Model):
     """Docker images per CUDA version."""
 
-    cu129: StrictStr | None = Field(None, description="Image for CUDA 12.9.")
-    cu130: StrictStr | None = Field(None, description="Image for CUDA 13.0 (preferred).")
+    cu129: StrOrNone = Field(None, description="Image for CUDA 12.9.")
+    cu130: StrOrNone = Field(None, description="Image for CUDA 13.0 (preferred).")
 
 
 class DockerImageMap(_Model):
@@ -241,11 +294,11 @@ class DockerImageMap(_Model):
 
     nvidia: one_of("an image name or a mapping of CUDA version to image", str=StrictStr, map=CudaImages) | None = Field(
         None, description="NVIDIA image, or {cu129, cu130} images.")
-    amd: StrictStr | None = Field(None, description="ROCm image.")
-    tpu: StrictStr | None = Field(None, description="TPU image.")
-    intel: StrictStr | None = Field(None, description="Intel (CPU/XPU) image.")
-    cu129: StrictStr | None = Field(None, description="NVIDIA image for CUDA 12.9.")
-    cu130: StrictStr | None = Field(None, description="NVIDIA image for CUDA 13.0.")
+    amd: StrOrNone = Field(None, description="ROCm image.")
+    tpu: StrOrNone = Field(None, description="TPU image.")
+    intel: StrOrNone = Field(None, description="Intel (CPU/XPU) image.")
+    cu129: StrOrNone = Field(None, description="NVIDIA image for CUDA 12.9.")
+    cu130: StrOrNone = Field(None, description="NVIDIA image for CUDA 13.0.")
 
 
 DockerImage = one_of("an image name or a mapping of brand to image", str=StrictStr, map=DockerImageMap)
@@ -254,7 +307,7 @@ DockerImage = one_of("an image name or a mapping of brand to image", str=StrictS
 class DockerSource(_Model):
     """Local model directory mounted into the container."""
 
-    mount_path: StrictStr | None = Field(None, description="Host path of the model directory.")
+    mount_path: StrOrNone = Field(None, description="Host path of the model directory.")
 
 
 class HfQuantizationConfig(BaseModel):
@@ -264,8 +317,8 @@ class HfQuantizationConfig(BaseModel):
 
     model_config = ConfigDict(extra="allow", strict=True, protected_namespaces=())
 
-    quant_method: StrictStr | None = Field(None, description="Quantization method (mxfp4, fp8, ...).")
-    modules_to_not_convert: list[StrictStr] | None = Field(
+    quant_method: StrOrNone = Field(None, description="Quantization method (mxfp4, fp8, ...).")
+    modules_to_not_convert: StrListOrNone = Field(
         None, description="Modules the checkpoint keeps unquantized (attention, router, embeddings, lm_head).")
 
 
@@ -277,74 +330,74 @@ class HfConfig(BaseModel):
 
     model_config = ConfigDict(extra="allow", strict=True, protected_namespaces=())
 
-    num_hidden_layers: PositiveInt | None = Field(None, description="Decoder layers.")
-    num_attention_heads: PositiveInt | None = Field(None, description="Query heads (a TP size must divide them).")
-    num_key_value_heads: PositiveInt | None = Field(None, description="KV heads (GQA); absent means MHA.")
-    head_dim: PositiveInt | None = Field(None, description="Dimension of one head (default hidden_size / num_attention_heads).")
-    hidden_size: PositiveInt | None = Field(None, description="Model width.")
+    num_hidden_layers: PositiveOrNone = Field(None, description="Decoder layers.")
+    num_attention_heads: PositiveOrNone = Field(None, description="Query heads (a TP size must divide them).")
+    num_key_value_heads: PositiveOrNone = Field(None, description="KV heads (GQA); absent means MHA.")
+    head_dim: PositiveOrNone = Field(None, description="Dimension of one head (default hidden_size / num_attention_heads).")
+    hidden_size: PositiveOrNone = Field(None, description="Model width.")
     max_position_embeddings: Annotated[StrictInt, Field(ge=1, le=MAX_TOKENS)] | None = Field(None, description="Longest context the model supports.")
-    vocab_size: PositiveInt | None = Field(None, description="Vocabulary size.")
-    intermediate_size: PositiveInt | None = Field(None, description="MLP width (dense layers).")
-    num_experts: NonNegativeInt | None = Field(None, description="Routed experts per MoE layer (Qwen spelling).")
-    num_local_experts: NonNegativeInt | None = Field(None, description="Routed experts per MoE layer (Mixtral / gpt-oss spelling).")
-    n_routed_experts: NonNegativeInt | None = Field(None, description="Routed experts per MoE layer (DeepSeek spelling).")
-    moe_intermediate_size: PositiveInt | None = Field(None, description="Width of one expert's MLP.")
-    kv_lora_rank: PositiveInt | None = Field(None, description="MLA: rank of the compressed KV latent.")
-    qk_rope_head_dim: PositiveInt | None = Field(None, description="MLA: dimension of the decoupled RoPE key.")
-    sliding_window: PositiveInt | None = Field(None, description="Window of `sliding_attention` layers, in tokens.")
-    attention_chunk_size: PositiveInt | None = Field(None, description="Chunk of `chunked_attention` layers, in tokens.")
-    layer_types: list[StrictStr] | None = Field(
+    vocab_size: PositiveOrNone = Field(None, description="Vocabulary size.")
+    intermediate_size: PositiveOrNone = Field(None, description="MLP width (dense layers).")
+    num_experts: NonNegativeOrNone = Field(None, description="Routed experts per MoE layer (Qwen spelling).")
+    num_local_experts: NonNegativeOrNone = Field(None, description="Routed experts per MoE layer (Mixtral / gpt-oss spelling).")
+    n_routed_experts: NonNegativeOrNone = Field(None, description="Routed experts per MoE layer (DeepSeek spelling).")
+    moe_intermediate_size: PositiveOrNone = Field(None, description="Width of one expert's MLP.")
+    kv_lora_rank: PositiveOrNone = Field(None, description="MLA: rank of the compressed KV latent.")
+    qk_rope_head_dim: PositiveOrNone = Field(None, description="MLA: dimension of the decoupled RoPE key.")
+    sliding_window: PositiveOrNone = Field(None, description="Window of `sliding_attention` layers, in tokens.")
+    attention_chunk_size: PositiveOrNone = Field(None, description="Chunk of `chunked_attention` layers, in tokens.")
+    layer_types: StrListOrNone = Field(
         None, description="Type per layer: full_attention, sliding_attention, chunked_attention; linear_attention, "
                           "mamba, mlp and moe layers hold no per-token KV cache.")
     # shapes read by the parameter count (`scaffold.parameter_count`)
-    model_type: StrictStr | None = Field(
+    model_type: StrOrNone = Field(
         None, description="config.json model_type; read for structure the shapes do not state (xlm-roberta/bert: "
                           "encoder only; nemotron_h: two-matrix MLP; llama4/llama4_text: one shared expert; gemma*: "
                           "tied embeddings by default).")
-    tie_word_embeddings: StrictBool | None = Field(None, description="The output head reuses the input embedding (counted once).")
-    num_experts_per_tok: PositiveInt | None = Field(None, description="Routed experts each token uses (active parameters).")
-    n_shared_experts: NonNegativeInt | None = Field(None, description="Shared experts per MoE layer, each moe_intermediate_size wide (DeepSeek).")
-    shared_expert_intermediate_size: NonNegativeInt | None = Field(None, description="Width of the shared expert's MLP (Qwen MoE).")
-    first_k_dense_replace: NonNegativeInt | None = Field(None, description="Leading layers with a dense MLP before the MoE ones (DeepSeek).")
-    interleave_moe_layer_step: PositiveInt | None = Field(None, description="MoE on every k-th layer, dense MLP on the others (Llama 4).")
-    intermediate_size_mlp: PositiveInt | None = Field(None, description="Width of the dense MLP layers of an interleaved MoE (Llama 4).")
-    q_lora_rank: PositiveInt | None = Field(None, description="MLA: rank of the low-rank query projection.")
-    qk_nope_head_dim: PositiveInt | None = Field(None, description="MLA: query/key head dimension without RoPE (default 128).")
-    v_head_dim: PositiveInt | None = Field(None, description="MLA: value head dimension (default qk_nope_head_dim).")
-    attn_output_gate: StrictBool | None = Field(None, description="Gated attention: q_proj also emits an output gate (Qwen3.5/3.6).")
-    linear_num_key_heads: PositiveInt | None = Field(None, description="Gated DeltaNet (linear_attention layers): key heads.")
-    linear_num_value_heads: PositiveInt | None = Field(None, description="Gated DeltaNet: value heads.")
-    linear_key_head_dim: PositiveInt | None = Field(None, description="Gated DeltaNet: key head dimension.")
-    linear_value_head_dim: PositiveInt | None = Field(None, description="Gated DeltaNet: value head dimension.")
-    linear_conv_kernel_dim: PositiveInt | None = Field(None, description="Gated DeltaNet: short convolution kernel (default 4).")
-    hybrid_override_pattern: StrictStr | None = Field(
+    tie_word_embeddings: BoolOrNone = Field(None, description="The output head reuses the input embedding (counted once).")
+    num_experts_per_tok: PositiveOrNone = Field(None, description="Routed experts each token uses (active parameters).")
+    n_shared_experts: NonNegativeOrNone = Field(None, description="Shared experts per MoE layer, each moe_intermediate_size wide (DeepSeek).")
+    shared_expert_intermediate_size: NonNegativeOrNone = Field(None, description="Width of the shared expert's MLP (Qwen MoE).")
+    first_k_dense_replace: NonNegativeOrNone = Field(None, description="Leading layers with a dense MLP before the MoE ones (DeepSeek).")
+    interleave_moe_layer_step: PositiveOrNone = Field(None, description="MoE on every k-th layer, dense MLP on the others (Llama 4).")
+    intermediate_size_mlp: PositiveOrNone = Field(None, description="Width of the dense MLP layers of an interleaved MoE (Llama 4).")
+    q_lora_rank: PositiveOrNone = Field(None, description="MLA: rank of the low-rank query projection.")
+    qk_nope_head_dim: PositiveOrNone = Field(None, description="MLA: query/key head dimension without RoPE (default 128).")
+    v_head_dim: PositiveOrNone = Field(None, description="MLA: value head dimension (default qk_nope_head_dim).")
+    attn_output_gate: BoolOrNone = Field(None, description="Gated attention: q_proj also emits an output gate (Qwen3.5/3.6).")
+    linear_num_key_heads: PositiveOrNone = Field(None, description="Gated DeltaNet (linear_attention layers): key heads.")
+    linear_num_value_heads: PositiveOrNone = Field(None, description="Gated DeltaNet: value heads.")
+    linear_key_head_dim: PositiveOrNone = Field(None, description="Gated DeltaNet: key head dimension.")
+    linear_value_head_dim: PositiveOrNone = Field(None, description="Gated DeltaNet: value head dimension.")
+    linear_conv_kernel_dim: PositiveOrNone = Field(None, description="Gated DeltaNet: short convolution kernel (default 4).")
+    hybrid_override_pattern: StrOrNone = Field(
         None, description="Nemotron-H block per layer: M Mamba-2, * attention, - MLP, E MoE (only * holds KV cache).")
-    mamba_num_heads: PositiveInt | None = Field(None, description="Mamba-2 heads (Nemotron-H).")
-    mamba_head_dim: PositiveInt | None = Field(None, description="Mamba-2 head dimension.")
-    ssm_state_size: PositiveInt | None = Field(None, description="Mamba-2 state size per group.")
-    n_groups: PositiveInt | None = Field(None, description="Mamba-2 B/C groups.")
-    conv_kernel: PositiveInt | None = Field(None, description="Mamba-2 convolution kernel (default 4).")
-    mamba_ssm_dtype: StrictStr | None = Field(
+    mamba_num_heads: PositiveOrNone = Field(None, description="Mamba-2 heads (Nemotron-H).")
+    mamba_head_dim: PositiveOrNone = Field(None, description="Mamba-2 head dimension.")
+    ssm_state_size: PositiveOrNone = Field(None, description="Mamba-2 state size per group.")
+    n_groups: PositiveOrNone = Field(None, description="Mamba-2 B/C groups.")
+    conv_kernel: PositiveOrNone = Field(None, description="Mamba-2 convolution kernel (default 4).")
+    mamba_ssm_dtype: StrOrNone = Field(
         None, description="dtype of the linear-attention/Mamba recurrent state (Qwen3.5/3.6: float32; default the "
                           "model dtype, float32 for nemotron_h).")
-    global_head_dim: PositiveInt | None = Field(None, description="Gemma 4: head dimension of the full-attention layers.")
-    num_global_key_value_heads: PositiveInt | None = Field(
+    global_head_dim: PositiveOrNone = Field(None, description="Gemma 4: head dimension of the full-attention layers.")
+    num_global_key_value_heads: PositiveOrNone = Field(
         None, description="Gemma 4: KV heads of the full-attention layers when attention_k_eq_v.")
-    attention_k_eq_v: StrictBool | None = Field(
+    attention_k_eq_v: BoolOrNone = Field(
         None, description="Gemma 4: full-attention layers reuse K as V (vLLM still caches both).")
-    num_kv_shared_layers: NonNegativeInt | None = Field(
+    num_kv_shared_layers: NonNegativeOrNone = Field(
         None, description="Gemma 3n / Gemma 4 E models: the last N layers reuse an earlier layer's KV cache.")
-    index_topk: PositiveInt | None = Field(
+    index_topk: PositiveOrNone = Field(
         None, description="Sparse MLA (DeepSeek-V3.2, GLM-5): tokens the indexer selects; its presence adds the "
                           "indexer's key cache.")
-    index_head_dim: PositiveInt | None = Field(None, description="Sparse MLA: indexer key dimension (default 128).")
-    index_n_heads: PositiveInt | None = Field(None, description="Sparse MLA: indexer query heads.")
+    index_head_dim: PositiveOrNone = Field(None, description="Sparse MLA: indexer key dimension (default 128).")
+    index_n_heads: PositiveOrNone = Field(None, description="Sparse MLA: indexer query heads.")
     quantization_config: HfQuantizationConfig | None = Field(
         None, description="The default checkpoint's quantization (config.json's own block); `quant_method: mxfp4` "
                           "sizes its weights per component.")
-    hidden_size_per_layer_input: PositiveInt | None = Field(None, description="Per-layer embedding width (Gemma 3n / Gemma 4 E models).")
-    vocab_size_per_layer_input: PositiveInt | None = Field(None, description="Per-layer embedding vocabulary (default vocab_size).")
-    type_vocab_size: NonNegativeInt | None = Field(None, description="Token-type embeddings of a BERT-style encoder (default 1).")
+    hidden_size_per_layer_input: PositiveOrNone = Field(None, description="Per-layer embedding width (Gemma 3n / Gemma 4 E models).")
+    vocab_size_per_layer_input: PositiveOrNone = Field(None, description="Per-layer embedding vocabulary (default vocab_size).")
+    type_vocab_size: NonNegativeOrNone = Field(None, description="Token-type embeddings of a BERT-style encoder (default 1).")
     extra_parameters: Annotated[StrictInt, Field(ge=0, le=JS_SAFE)] | None = Field(
         None, description="Not a config.json key: parameters of vision/audio encoders, projectors and adapters that the "
                           "language-model shapes cannot derive, as the publisher states them (`recipes-site new` counts a "
@@ -355,22 +408,22 @@ class Model(_Model):
     """The served checkpoint and the arguments every command shares."""
 
     model_id: HfId = Field(description="Hugging Face id served by default (`org/repo`); should match the file path.")
-    min_vllm_version: StrictStr | None = Field(None, description="Minimum vLLM version, as a string (\"0.18.0\").")
+    min_vllm_version: StrOrNone = Field(None, description="Minimum vLLM version, as a string (\"0.18.0\").")
     architecture: Architecture | None = Field(None, description="dense or moe.")
     parameter_count: ShortStr | None = Field(None, description="Total parameters, e.g. \"671B\".")
     active_parameters: ShortStr | None = Field(None, description="Active parameters per token (MoE), e.g. \"37B\".")
     context_length: Tokens | None = Field(None, description="Maximum context length in tokens (0 for non-LLM pipelines).")
-    base_args: Args | None = Field(None, description="Arguments of every command. " + _ARGS_HELP)
-    base_env: EnvMap | None = Field(None, description="Environment of every command. " + _ENV_HELP)
+    base_args: ArgsOrNone = Field(None, description="Arguments of every command. " + _ARGS_HELP)
+    base_env: EnvOrNone = Field(None, description="Environment of every command. " + _ENV_HELP)
     docker_image: DockerImage | None = Field(
         None, description="Docker image: a string pins NVIDIA only; a map pins per brand (nvidia/amd/tpu/intel).")
     install: Install | None = Field(None, description="Overrides of the generated install block.")
-    nightly_required: StrictBool | None = Field(None, description="Needs a vLLM nightly build.")
-    gated: StrictBool | None = Field(
+    nightly_required: BoolOrNone = Field(None, description="Needs a vLLM nightly build.")
+    gated: BoolOrNone = Field(
         None, description="model_id is a gated Hugging Face repository (licence to accept): docker commands pass "
                           "the host's HF_TOKEN through (`-e HF_TOKEN`).")
-    supports_dcp: StrictBool | None = Field(None, description="Decode context parallel is supported (UI).")
-    flashinfer_autotune: StrictBool | None = Field(None, description="FlashInfer autotune toggle (UI).")
+    supports_dcp: BoolOrNone = Field(None, description="Decode context parallel is supported (UI).")
+    flashinfer_autotune: BoolOrNone = Field(None, description="FlashInfer autotune toggle (UI).")
     docker_source: DockerSource | None = Field(None, description="Local model directory for docker runs.")
     hf_config: HfConfig | None = Field(
         None, description="Facts from the model's config.json for KV-cache sizing (same key names).")
@@ -379,10 +432,10 @@ class Model(_Model):
 class Dependency(_Model):
     """An extra install step (copied to `model.install.extras`)."""
 
-    note: StrictStr | None = Field(None, description="What the step is for.")
-    command: StrictStr | None = Field(None, description="Shell command.")
-    optional: StrictBool | None = Field(None, description="The step is optional.")
-    brand: StrictStr | None = Field(None, description="Only for this hardware brand (NVIDIA, AMD, ...).")
+    note: StrOrNone = Field(None, description="What the step is for.")
+    command: StrOrNone = Field(None, description="Shell command.")
+    optional: BoolOrNone = Field(None, description="The step is optional.")
+    brand: StrOrNone = Field(None, description="Only for this hardware brand (NVIDIA, AMD, ...).")
     install_modes: list[InstallMode] | None = Field(None, description="Only for these install methods.")
 
 
@@ -392,16 +445,16 @@ class Dependency(_Model):
 class VariantHardwareOverride(_Model):
     """Per-hardware additions to a variant."""
 
-    extra_args: Args | None = Field(None, description=_ARGS_HELP)
-    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
-    docker_image: StrictStr | None = Field(None, description="Docker image on this hardware (exact profile id only).")
+    extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
+    extra_env: EnvOrNone = Field(None, description=_ENV_HELP)
+    docker_image: StrOrNone = Field(None, description="Docker image on this hardware (exact profile id only).")
 
 
 class PrecisionHardware(_Model):
     """Hardware a precision needs (replaces the built-in nvfp4/fp4 -> NVIDIA Blackwell rule)."""
 
-    brand: StrictStr | None = Field(None, description="Taxonomy brand, exact spelling (NVIDIA, AMD, ...).")
-    generation: StrictStr | None = Field(None, description="Taxonomy generation (hopper, blackwell, ...).")
+    brand: StrOrNone = Field(None, description="Taxonomy brand, exact spelling (NVIDIA, AMD, ...).")
+    generation: StrOrNone = Field(None, description="Taxonomy generation (hopper, blackwell, ...).")
 
 
 class Variant(_Model):
@@ -409,18 +462,18 @@ class Variant(_Model):
 
     precision: Precision = Field(description="Weight precision; nvfp4/fp4 need NVIDIA Blackwell unless precision_hardware says otherwise.")
     vram_minimum_gb: VramGb = Field(description="VRAM (GB) the whole deployment needs.")
-    description: StrictStr | None = Field(None, description="What this variant is.")
+    description: StrOrNone = Field(None, description="What this variant is.")
     model_id: HfId | None = Field(None, description="Checkpoint served by this variant (`org/repo`); gets its own page.")
-    gated: StrictBool | None = Field(
+    gated: BoolOrNone = Field(
         None, description="This variant's checkpoint is gated (default: model.gated when it serves model.model_id).")
-    label: StrictStr | None = Field(None, description="Short label for the variant picker.")
-    extra_args: Args | None = Field(None, description="Arguments added for this variant. " + _ARGS_HELP)
-    extra_env: EnvMap | None = Field(None, description="Environment added for this variant. " + _ENV_HELP)
+    label: StrOrNone = Field(None, description="Short label for the variant picker.")
+    extra_args: ArgsOrNone = Field(None, description="Arguments added for this variant. " + _ARGS_HELP)
+    extra_env: EnvOrNone = Field(None, description="Environment added for this variant. " + _ENV_HELP)
     hardware_overrides: dict[str, VariantHardwareOverride] | None = Field(
         None, description="Per-hardware additions (exact profile id, generation or `nvidia`).")
     tp: IntOrHwMap | None = Field(None, description="Tensor-parallel size for single_node_tp: a number or a map. " + _HW_KEY_HELP)
-    supported_hardware: list[StrictStr] | None = Field(None, description="Only render on these hardware profile ids.")
-    min_vllm_version: StrictStr | None = Field(None, description="Minimum vLLM version for this variant.")
+    supported_hardware: StrListOrNone = Field(None, description="Only render on these hardware profile ids.")
+    min_vllm_version: StrOrNone = Field(None, description="Minimum vLLM version for this variant.")
     precision_hardware: PrecisionHardware | None = Field(None, description="Hardware constraint of the precision.")
     default_modes: dict[str, StrictStr] | None = Field(None, description="Feature -> mode selected (and forced on) for this variant.")
     docker_image: DockerImage | None = Field(None, description="Docker image for this variant.")
@@ -432,16 +485,16 @@ class Variant(_Model):
 class FeatureArgsOverride(_Model):
     """Per-hardware replacement of a feature's or mode's args."""
 
-    args: Args | None = Field(None, description="Replaces the args on this hardware. " + _ARGS_HELP)
+    args: ArgsOrNone = Field(None, description="Replaces the args on this hardware. " + _ARGS_HELP)
 
 
 class FeatureMode(_Model):
     """One mode of a modal feature."""
 
-    label: StrictStr | None = Field(None, description="Short label.")
-    description: StrictStr | None = Field(None, description="What the mode does.")
-    args: Args | None = Field(None, description=_ARGS_HELP)
-    variants: list[StrictStr] | None = Field(None, description="Variant keys this mode is available for (absent = all).")
+    label: StrOrNone = Field(None, description="Short label.")
+    description: StrOrNone = Field(None, description="What the mode does.")
+    args: ArgsOrNone = Field(None, description=_ARGS_HELP)
+    variants: StrListOrNone = Field(None, description="Variant keys this mode is available for (absent = all).")
     hardware: dict[str, HardwareLevel] | None = Field(None, description="`unsupported` hides the mode on that hardware. " + _HW_KEY_HELP)
     hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(None, description="Per-hardware args. " + _HW_KEY_HELP)
 
@@ -449,23 +502,23 @@ class FeatureMode(_Model):
 class Companion(_Model):
     """A helper process shown as an extra command tab."""
 
-    label: StrictStr | None = Field(None, description="Tab label.")
-    description: StrictStr | None = Field(None, description="What it does.")
-    command: StrictStr | None = Field(None, description="Shell command.")
+    label: StrOrNone = Field(None, description="Tab label.")
+    description: StrOrNone = Field(None, description="What it does.")
+    command: StrOrNone = Field(None, description="Shell command.")
 
 
 class Feature(_Model):
     """An optional capability: flat (`args`) or modal (`modes`)."""
 
     description: StrictStr = Field(description="What enabling the feature does.")
-    label: StrictStr | None = Field(None, description="Short label.")
-    args: Args | None = Field(None, description="Arguments added when enabled (not together with `modes`). " + _ARGS_HELP)
+    label: StrOrNone = Field(None, description="Short label.")
+    args: ArgsOrNone = Field(None, description="Arguments added when enabled (not together with `modes`). " + _ARGS_HELP)
     modes: dict[str, FeatureMode] | None = Field(None, description="Alternative argument sets; a non-empty map.")
-    default_mode: StrictStr | None = Field(None, description="Mode used unless a variant picks another.")
+    default_mode: StrOrNone = Field(None, description="Mode used unless a variant picks another.")
     hardware: dict[str, HardwareLevel] | None = Field(None, description="Hardware gate (only honoured on modes).")
     hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(
         None, description="Per-hardware replacement args (generation or `nvidia`).")
-    strategies: list[StrictStr] | None = Field(None, description="Only enable with these strategies.")
+    strategies: StrListOrNone = Field(None, description="Only enable with these strategies.")
     companion: Companion | None = Field(None, description="Helper process rendered while the feature is on.")
 
 
@@ -475,16 +528,16 @@ class Feature(_Model):
 class HardwareOverride(_Model):
     """Recipe-wide additions on a hardware generation (or `nvidia`)."""
 
-    extra_args: Args | None = Field(None, description=_ARGS_HELP)
-    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
-    install_note: StrictStr | None = Field(None, description="Install note for this hardware (UI).")
+    extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
+    extra_env: EnvOrNone = Field(None, description=_ENV_HELP)
+    install_note: StrOrNone = Field(None, description="Install note for this hardware (UI).")
 
 
 class StrategyHardwareOverride(_Model):
     """Per-hardware additions inside a strategy override."""
 
-    extra_args: Args | None = Field(None, description=_ARGS_HELP)
-    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
+    extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
+    extra_env: EnvOrNone = Field(None, description=_ENV_HELP)
 
 
 class PdRoleOverride(_Model):
@@ -494,10 +547,10 @@ class PdRoleOverride(_Model):
     tp: GpuCount | None = Field(None, description="Tensor-parallel size of the role.")
     parallel_flag: ParallelFlag | None = Field(None, description="Parallel flag of the role.")
     nodes: IntOrHwMap | None = Field(None, description="Nodes per pool (UI only). " + _HW_KEY_HELP)
-    extra_args: Args | None = Field(None, description=_ARGS_HELP)
-    vllm_args: Args | None = Field(None, description=_ARGS_HELP)
-    env: EnvMap | None = Field(None, description=_ENV_HELP)
-    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
+    extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
+    vllm_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
+    env: EnvOrNone = Field(None, description=_ENV_HELP)
+    extra_env: EnvOrNone = Field(None, description=_ENV_HELP)
     hardware_overrides: dict[str, StrategyHardwareOverride] | None = Field(
         None, description="Per-hardware additions (exact profile id).")
 
@@ -512,10 +565,10 @@ class StrategyOverride(_Model):
     """Recipe-specific settings of one strategy."""
 
     tp: IntOrHwMap | None = Field(None, description="Tensor-parallel size (single_node_tp). " + _HW_KEY_HELP)
-    extra_args: Args | None = Field(None, description=_ARGS_HELP)
-    vllm_args: Args | None = Field(None, description=_ARGS_HELP)
-    env: EnvMap | None = Field(None, description=_ENV_HELP)
-    extra_env: EnvMap | None = Field(None, description=_ENV_HELP)
+    extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
+    vllm_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
+    env: EnvOrNone = Field(None, description=_ENV_HELP)
+    extra_env: EnvOrNone = Field(None, description=_ENV_HELP)
     hardware_overrides: dict[str, StrategyHardwareOverride] | None = Field(
         None, description="Per-hardware additions (generation/`nvidia` replaces the recipe blocks; exact id adds).")
     pool_modes: list[PoolMode] | None = Field(None, description="pd_cluster: allowed pool layouts.")
@@ -525,15 +578,15 @@ class StrategyOverride(_Model):
 
 
 class HardwareNoteLink(_Model):
-    label: StrictStr | None = Field(None, description="Link text.")
-    href: StrictStr | None = Field(None, description="Link target.")
+    label: StrOrNone = Field(None, description="Link text.")
+    href: StrOrNone = Field(None, description="Link target.")
 
 
 class HardwareNote(_Model):
     """A note shown for one hardware profile (UI)."""
 
-    title: StrictStr | None = Field(None, description="Title.")
-    body: StrictStr | None = Field(None, description="Markdown body.")
+    title: StrOrNone = Field(None, description="Title.")
+    body: StrOrNone = Field(None, description="Markdown body.")
     link: HardwareNoteLink | None = Field(None, description="Optional link.")
 
 
@@ -541,35 +594,35 @@ class HardwareNote(_Model):
 
 
 class OmniTaskHardwareOverride(_Model):
-    curl: StrictStr | None = Field(None, description="Example request on this hardware.")
-    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    curl: StrOrNone = Field(None, description="Example request on this hardware.")
+    extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     vram_minimum_gb: VramGb | None = Field(None, description="VRAM needed on this hardware.")
 
 
 class OmniTask(_Model):
     """One task of an omni (vllm-omni) recipe."""
 
-    id: StrictStr | None = Field(None, description="Task id.")
-    key: StrictStr | None = Field(None, description="Task key.")
-    label: StrictStr | None = Field(None, description="Label.")
-    description: StrictStr | None = Field(None, description="Description.")
-    endpoint: StrictStr | None = Field(None, description="HTTP endpoint.")
-    curl: StrictStr | None = Field(None, description="Example request.")
-    model_id: StrictStr | None = Field(None, description="Checkpoint for this task.")
+    id: StrOrNone = Field(None, description="Task id.")
+    key: StrOrNone = Field(None, description="Task key.")
+    label: StrOrNone = Field(None, description="Label.")
+    description: StrOrNone = Field(None, description="Description.")
+    endpoint: StrOrNone = Field(None, description="HTTP endpoint.")
+    curl: StrOrNone = Field(None, description="Example request.")
+    model_id: StrOrNone = Field(None, description="Checkpoint for this task.")
     vram_minimum_gb: VramGb | None = Field(None, description="VRAM needed.")
-    extra_args: Args | None = Field(None, description=_ARGS_HELP)
+    extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     axes: dict[str, StrictStr] | None = Field(None, description="Axis id -> option id.")
     hardware_overrides: dict[str, OmniTaskHardwareOverride] | None = Field(None, description="Per hardware profile id.")
 
 
 class OmniAxisOption(_Model):
     id: StrictStr = Field(description="Option id.")
-    label: StrictStr | None = Field(None, description="Label.")
+    label: StrOrNone = Field(None, description="Label.")
 
 
 class OmniTaskAxis(_Model):
     id: StrictStr = Field(description="Axis id.")
-    label: StrictStr | None = Field(None, description="Label.")
+    label: StrOrNone = Field(None, description="Label.")
     options: list[OmniAxisOption] | None = Field(None, description="Options.")
 
 
@@ -579,10 +632,10 @@ class Omni(_Model):
     tasks: list[one_of("a task id or a task mapping", str=StrictStr, map=OmniTask)] | None = Field(None, description="Tasks.")
     port: Port | None = Field(None, description="Server port.")
     task_axes: list[OmniTaskAxis] | None = Field(None, description="Task axes.")
-    task_label: StrictStr | None = Field(None, description="Label of the task picker.")
-    task_hint: StrictStr | None = Field(None, description="Hint of the task picker.")
-    variant_label: StrictStr | None = Field(None, description="Label of the variant picker.")
-    variant_hint: StrictStr | None = Field(None, description="Hint of the variant picker.")
+    task_label: StrOrNone = Field(None, description="Label of the task picker.")
+    task_hint: StrOrNone = Field(None, description="Hint of the task picker.")
+    variant_label: StrOrNone = Field(None, description="Label of the variant picker.")
+    variant_hint: StrOrNone = Field(None, description="Hint of the variant picker.")
 
 
 # ---- recipe ---------------------------------------------------------------------------------------
@@ -603,8 +656,8 @@ class Recipe(_Model):
     model: Model = Field(description="The served checkpoint and shared arguments.")
     variants: dict[str, Variant] = Field(description="Variant key -> variant; `default` is required.")
     features: dict[str, Feature] | None = Field(None, description="Feature name -> feature (enabled unless opted in).")
-    opt_in_features: list[StrictStr] | None = Field(None, description="Features that are off unless chosen.")
-    compatible_strategies: list[StrictStr] | None = Field(
+    opt_in_features: StrListOrNone = Field(None, description="Features that are off unless chosen.")
+    compatible_strategies: StrListOrNone = Field(
         None, description="Strategy ids this recipe supports, in preference order (e.g. "
                           + ", ".join(REFERENCE_STRATEGY_IDS[:3]) + ").")
     strategy_overrides: dict[str, StrategyOverride] | None = Field(None, description="Strategy id -> recipe-specific settings.")
@@ -614,7 +667,7 @@ class Recipe(_Model):
     kv_offload_support: dict[str, HardwareLevel] | None = Field(
         None, description="taxonomy kv_offload option -> verified | unsupported.")
     omni: Omni | None = Field(None, description="vllm-omni settings.")
-    default_strategy: StrictStr | None = Field(None, description="Preferred strategy id.")
+    default_strategy: StrOrNone = Field(None, description="Preferred strategy id.")
     strategy_hardware: dict[str, dict[str, HardwareLevel]] | None = Field(
         None, description="Strategy id -> hardware key -> supported | unsupported. " + _HW_KEY_HELP)
     strategy_min_gpus: StrategyMinGpus | None = Field(
@@ -624,7 +677,7 @@ class Recipe(_Model):
     hardware_notes: dict[str, HardwareNote] | None = Field(None, description="Hardware profile id -> note (UI).")
     kv_cache_strategy_hardware: dict[str, dict[str, HardwareLevel]] | None = Field(
         None, description="kv-store strategy id -> hardware profile id -> unsupported.")
-    guide: StrictStr | None = Field(None, description="Markdown deployment guide.")
+    guide: StrOrNone = Field(None, description="Markdown deployment guide.")
 
 
 # ---- taxonomy.yaml ----------------------------------------------------------------------------------
@@ -638,48 +691,48 @@ class HardwareProfile(_Model):
         None, description="hopper, blackwell, ada, amd, tpu, cpu, xpu, npu (a list: the first is used).")
     gpu_generation: one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None = Field(
         None, description="Alias of `generation`.")
-    display_name: StrictStr | None = Field(None, description="Display name.")
-    description: StrictStr | None = Field(None, description="Description.")
+    display_name: StrOrNone = Field(None, description="Display name.")
+    description: StrOrNone = Field(None, description="Description.")
     gpu_count: GpuCount = Field(description="GPUs (or accelerators) per node.")
     vram_gb: one_of("a number", int=VramGb, float=VramGbFloat) = Field(
         description="Total VRAM of the node in GB.")
     vram_per_gpu_gb: one_of("a number", int=VramGb, float=VramGbFloat) | None = Field(
         None, description="VRAM of one GPU as the vendor states it (binary GiB, e.g. 80 for H100); "
                           "defaults to vram_gb / gpu_count. Used by sizing.")
-    multi_node: StrictBool | None = Field(None, description="Unused.")
-    scalable: StrictBool | None = Field(None, description="false: cannot join a multi-node deployment.")
-    restricted: StrictBool | None = Field(None, description="true: only for recipes listing it in meta.hardware.")
+    multi_node: BoolOrNone = Field(None, description="Unused.")
+    scalable: BoolOrNone = Field(None, description="false: cannot join a multi-node deployment.")
+    restricted: BoolOrNone = Field(None, description="true: only for recipes listing it in meta.hardware.")
 
 
 class TaskDef(_Model):
     id: StrictStr = Field(description="Task id.")
-    display_name: StrictStr | None = Field(None, description="Display name.")
-    description: StrictStr | None = Field(None, description="Description.")
+    display_name: StrOrNone = Field(None, description="Display name.")
+    description: StrOrNone = Field(None, description="Description.")
 
 
 class KvOffloadGroup(_Model):
-    display_name: StrictStr | None = None
-    label: StrictStr | None = None
+    display_name: StrOrNone = None
+    label: StrOrNone = None
     order: SafeInt | None = None
-    sub_row_label: StrictStr | None = None
-    docs_url: StrictStr | None = None
-    tooltip: StrictStr | None = None
-    description: StrictStr | None = None
+    sub_row_label: StrOrNone = None
+    docs_url: StrOrNone = None
+    tooltip: StrOrNone = None
+    description: StrOrNone = None
 
 
 class KvOffloadOption(_Model):
-    display_name: StrictStr | None = None
-    label: StrictStr | None = None
+    display_name: StrOrNone = None
+    label: StrOrNone = None
     order: SafeInt | None = None
-    group: StrictStr | None = None
-    description: StrictStr | None = None
-    args: Args | None = None
-    env: EnvMap | None = None
-    requires_opt_in: StrictBool | None = None
-    brands: list[StrictStr] | None = None
-    strategies: list[StrictStr] | None = None
-    install: StrictStr | None = None
-    docs_url: StrictStr | None = None
+    group: StrOrNone = None
+    description: StrOrNone = None
+    args: ArgsOrNone = None
+    env: EnvOrNone = None
+    requires_opt_in: BoolOrNone = None
+    brands: StrListOrNone = None
+    strategies: StrListOrNone = None
+    install: StrOrNone = None
+    docs_url: StrOrNone = None
     companion: Companion | None = None
 
 
@@ -688,7 +741,7 @@ class Taxonomy(_Model):
 
     hardware_profiles: dict[HwId, HardwareProfile] = Field(description="Profile id -> profile (ids become file names).")
     tasks: list[TaskDef] | None = None
-    strategies: list[StrictStr] | None = None
+    strategies: StrListOrNone = None
     kv_offload_groups: dict[str, KvOffloadGroup] | None = None
     kv_offload: dict[str, KvOffloadOption] | None = None
     feature_conflicts: list[list[StrictStr]] | None = Field(
@@ -701,20 +754,20 @@ class Taxonomy(_Model):
 class HardwareMatch(_Model):
     min_gpus: GpuCount0 | None = None
     max_gpus: GpuCount0 | None = None
-    multi_node: StrictBool | None = None
+    multi_node: BoolOrNone = None
     architecture: Architecture | None = None
 
 
 class StrategyRole(_Model):
-    vllm_args: Args | None = None
-    env: EnvMap | None = None
+    vllm_args: ArgsOrNone = None
+    env: EnvOrNone = None
     parallelism: PoolMode | None = None
     tp: GpuCount | None = None
     parallel_flag: ParallelFlag | None = None
 
 
 class StrategyRouter(_Model):
-    policy: StrictStr | None = None
+    policy: StrOrNone = None
 
 
 class Strategy(_Model):
@@ -722,13 +775,13 @@ class Strategy(_Model):
 
     name: StrictStr = Field(description="Strategy id (the key everything refers to).")
     deploy_type: DeployType
-    display_name: StrictStr | None = None
-    orientation: StrictStr | None = None
-    description: StrictStr | None = None
+    display_name: StrOrNone = None
+    orientation: StrOrNone = None
+    description: StrOrNone = None
     hardware_match: HardwareMatch | None = None
-    vllm_args: Args | None = None
+    vllm_args: ArgsOrNone = None
     parallel_flag: ParallelFlag | None = None
-    env: EnvMap | None = None
+    env: EnvOrNone = None
     parallelism: MultiNodeParallelism | None = None
     prefill: StrategyRole | None = None
     decode: StrategyRole | None = None
@@ -736,20 +789,20 @@ class Strategy(_Model):
 
 
 class KvRouter(_Model):
-    policy: StrictStr | None = None
-    install: StrictStr | None = None
+    policy: StrOrNone = None
+    install: StrOrNone = None
     port: Port | None = None
 
 
 class KvVllm(_Model):
-    vllm_args: Args | None = None
-    env: EnvMap | None = None
+    vllm_args: ArgsOrNone = None
+    env: EnvOrNone = None
     install: dict[str, StrictStr] | None = None
     port: Port | None = None
 
 
 class KvPdRole(_Model):
-    args: Args | None = None
+    args: ArgsOrNone = None
 
 
 class KvPd(_Model):
@@ -758,20 +811,20 @@ class KvPd(_Model):
 
 
 class MooncakeMaster(_Model):
-    command: StrictStr | None = None
-    description: StrictStr | None = None
+    command: StrOrNone = None
+    description: StrOrNone = None
 
 
 class MooncakeStoreConfig(_Model):
-    command: StrictStr | None = None
-    description: StrictStr | None = None
-    note: StrictStr | None = None
+    command: StrOrNone = None
+    description: StrOrNone = None
+    note: StrOrNone = None
     config: dict[str, ScalarValue] | None = None
 
 
 class MooncakeVllmConfig(_Model):
-    mode: StrictStr | None = None
-    note: StrictStr | None = None
+    mode: StrOrNone = None
+    note: StrOrNone = None
     template: dict[str, ScalarValue] | None = None
 
 
@@ -780,26 +833,26 @@ class KvStoreSpec(_Model):
 
     name: StrictStr
     deploy_type: KvDeployType
-    display_name: StrictStr | None = None
-    label: StrictStr | None = None
+    display_name: StrOrNone = None
+    label: StrOrNone = None
     order: SafeInt | None = None
-    description: StrictStr | None = None
+    description: StrOrNone = None
     router: KvRouter | None = None
     vllm: KvVllm | None = None
     pd: KvPd | None = None
     mooncake_master: MooncakeMaster | None = None
     mooncake_store_config: MooncakeStoreConfig | None = None
     mooncake_vllm_config: MooncakeVllmConfig | None = None
-    min_vllm_version: StrictStr | None = None
+    min_vllm_version: StrOrNone = None
     default_instances: GpuCount | None = None
 
 
 class Platform(_Model):
     id: StrictStr
-    name: StrictStr | None = None
-    url: StrictStr | None = None
-    blurb: StrictStr | None = None
-    install: StrictStr | None = None
+    name: StrOrNone = None
+    url: StrOrNone = None
+    blurb: StrOrNone = None
+    install: StrOrNone = None
 
 
 class Platforms(_Model):
