@@ -271,6 +271,15 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _LazyVersion(argparse._VersionAction):
+    """--version, the installed version looked up only when asked: importlib.metadata (~5 ms with
+    its import) would otherwise be paid by every command, for a line it rarely prints."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        self.version = f"%(prog)s {_version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -325,7 +334,7 @@ def _site_arguments(p: argparse.ArgumentParser, serve: bool = False) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipes-site", description="vLLM serving recipes: validate, build, query.")
-    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    p.add_argument("--version", action=_LazyVersion)
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     v = sub.add_parser("validate", help="check every file of a recipes root and report all problems")

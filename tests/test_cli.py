@@ -117,3 +117,18 @@ def test_version_and_help_do_not_load_the_recipe_models():
     assert r.stdout.strip().splitlines()[-1] == "[]"
     from recipes_site.catalog import load_catalog   # still importable from the package
     assert callable(load_catalog)
+
+
+def test_only_version_looks_the_installed_version_up():
+    """Every command builds the parser; importlib.metadata (the installed version) is imported
+    only when `--version` asks for it, and then prints what argparse's version action prints."""
+    import subprocess
+    import sys
+    probe = ("import sys; from recipes_site.cli import main\n"
+             "try:\n    main(['build', '--help'])\nexcept SystemExit:\n    pass\n"
+             "print('importlib.metadata' in sys.modules)\n"
+             "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+             "print('importlib.metadata' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    from recipes_site.cli import _version
+    assert r.stdout.splitlines()[-3:] == ["False", f"recipes-site {_version()}", "True"]
