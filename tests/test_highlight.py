@@ -107,3 +107,48 @@ def test_format_html_merges_runs_and_ends_every_line_as_the_html_formatter_does(
 def test_unknown_languages_have_no_lexer_and_guides_still_render():
     assert hl.lexer_class("nosuchlang") is None
     assert 'class="hl"' not in render_guide("```nosuchlang\na < b\n```\n").html
+
+
+def test_joined_patterns_keep_only_the_group_of_each_rule():
+    """Inner groups are made non-capturing in a joined pattern (`_without_groups`); the table
+    maps each rule's own group."""
+    for name in ("bash", "python"):
+        states = hl._states(hl.lexer_class(name))
+        states["root"]
+        joined = [(match, table) for steps in list(states.values()) for match, table, single in steps if single is None]
+        assert joined, name
+        for match, table in joined:
+            assert match.__self__.groups == len(table) and sorted(table) == list(range(1, len(table) + 1)), name
+
+
+GROUPED = [r"(a)(?P<n>b+)", r"[(]x(y)", r"[]()]+(z)", r"[^]()]+", r"\((a|b)\)", r"(?<=a)(b)", r"(?<!\()(c)",
+           r"(?:x)(y)*", r"(?i:(ab))", r"((a)(b))|c", r"[\]()](x)", r"\\(q)", r"(?=(a))a", r"(?!(x))[a-c(]"]
+
+
+def test_without_groups_keeps_every_match():
+    rng = random.Random(7)
+    texts = ["".join(rng.choice("abcxyzqAB()[]\\") for _ in range(rng.randint(0, 12))) for _ in range(400)]
+    for src in GROUPED:
+        plain = hl._without_groups(src)
+        before, after = re.compile(src), re.compile(plain)
+        assert after.groups == 0, (src, plain)
+        for text in texts:
+            for pos in range(len(text) + 1):
+                m, n = before.match(text, pos), after.match(text, pos)
+                assert (m and m.span()) == (n and n.span()), (src, plain, text, pos)
+
+
+def test_a_rule_whose_groups_the_scan_misses_stays_on_its_own():
+    """A comment holding '[' hides the group after it from `_without_groups`: that run of rules
+    is not joined (its group numbers would be wrong), and the output is still Pygments'."""
+    from pygments.lexer import RegexLexer
+
+    class Odd(RegexLexer):
+        tokens = {"root": [(r"(?#[)(a)", Token.Name), (r"b+", Token.Keyword), (r"\s+", Token.Text), (r".", Token.Error)]}
+
+    assert re.compile(hl._without_groups(r"(?#[)(a)")).groups == 1
+    Odd()   # (Pygments compiles a lexer's rules when it is first made)
+    steps = hl._states(Odd)["root"]
+    assert all(single is not None for _m, _t, single in steps)
+    for code in ["abba c", "a\nbb", "", "ccc"]:
+        assert hl.highlight_html(code, Odd) == highlight(code, Odd(), FORMATTER), code

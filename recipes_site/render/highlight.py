@@ -8,7 +8,8 @@ corpus (~0.1 s of ~0.45 s), spent in three places, each replaced here by an equi
   class a name resolves to (a fresh instance per fence is still made, as before);
 - `RegexLexer.get_tokens_unprocessed` tries a state's rules one `match` call at a time (~20
   Python-level calls per bash token): `_States` joins a run of a state's rules into one
-  alternation `(r0)|(r1)|...`, which the regex engine tries in the same order, so the first
+  alternation `(r0)|(r1)|...` (the rules' own groups made non-capturing: only the outer group
+  of each is read), which the regex engine tries in the same order, so the first
   rule that matches at a position is the same one, with the same match. Rules that cannot be
   joined as they are (back-references, which would need renumbering; verbose or mid-pattern
   flags; long word lists, whose second compilation costs more than it saves) stay single steps
@@ -99,7 +100,45 @@ def _joinable(rexmatch, flags: int) -> str | None:
         src = src[m.end():]
     if _ANY_FLAGS.search(src):
         return None
+    src = _without_groups(src)
     return f"(?{inline}:{src})" if inline else src
+
+
+def _without_groups(src: str) -> str:
+    """The pattern with each capturing group, numbered or named, made non-capturing: the same
+    matches (a joinable pattern has no back-reference or conditional that could name a group).
+
+    Why: in a joined pattern only the outer group of each rule is needed (`m.lastindex` says which
+    rule matched; a callback re-matches with the rule's own pattern), and the regex engine saves
+    and restores the marks of every group at each repeat inside one: Pygments' Python lexer's
+    joined root state (~100 groups) took 1.5x as long on the compat corpus with its inner groups kept."""
+    out: list[str] = []
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if c == "\\":   # an escape: its next character is never syntax
+            out.append(src[i:i + 2])
+            i += 2
+        elif c == "[":   # a character class: '(' is literal in it; a ']' first (after '^') is too
+            j = i + 1
+            if src.startswith("^", j):
+                j += 1
+            if src.startswith("]", j):
+                j += 1
+            while j < n and src[j] != "]":
+                j += 2 if src[j] == "\\" else 1
+            out.append(src[i:j + 1])
+            i = j + 1
+        elif c == "(" and not src.startswith("?", i + 1):
+            out.append("(?:")
+            i += 1
+        elif src.startswith("(?P<", i):
+            out.append("(?:")
+            i = src.index(">", i) + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 class _States(dict):
@@ -117,14 +156,17 @@ class _States(dict):
 
         def close_run():
             if len(run) > 1:
-                parts, table, group = [], {}, 1
-                for src, rule in run:
+                parts, table = [], {}
+                for group, (src, rule) in enumerate(run, 1):   # (the alternatives have no groups of their own)
                     parts.append(f"({src})")
                     table[group] = rule
-                    group += 1 + rule[0].__self__.groups
                 try:
-                    steps.append((re.compile("|".join(parts), self.flags).match, table, None))
-                except re.error:   # e.g. two rules naming a group alike: each on its own
+                    joined = re.compile("|".join(parts), self.flags)
+                except re.error:
+                    joined = None
+                if joined is not None and joined.groups == len(run):
+                    steps.append((joined.match, table, None))
+                else:   # a pattern the joining cannot take (or a group `_without_groups` missed): each rule on its own
                     steps.extend((rule[0], None, rule) for _src, rule in run)
             elif run:
                 steps.append((run[0][1][0], None, run[0][1]))
