@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import Counter
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from html import escape
@@ -191,11 +192,9 @@ def default_text(doc: dict, rendering: dict, tab: dict | None = None) -> str:
 def hw_labels(profiles: dict) -> dict[str, str]:
     """Display names, disambiguated by GPU count where two profiles share one."""
     names = [str(p.get("display_name") or h) for h, p in profiles.items()]
-    out = {}
-    for h, p in profiles.items():
-        name = str(p.get("display_name") or h)
-        out[h] = f"{name} ({p.get('gpu_count') or 1}×)" if names.count(name) > 1 else name
-    return out
+    shared = {name for name, n in Counter(names).items() if n > 1}
+    return {h: f"{name} ({p.get('gpu_count') or 1}×)" if name in shared else name
+            for (h, p), name in zip(profiles.items(), names)}
 
 
 def gb(value) -> str:
@@ -477,11 +476,17 @@ def strategy_notes(ctx, hw_docs: list[dict]) -> dict[str, str]:
     used = {r["strategy"] for doc in hw_docs for r in doc["renderings"]}
     out = {}
     for sid, spec in ctx.strategies.items():
-        desc = " ".join(str(mapping(spec).get("description") or "").split())
-        first = desc.split(". ")[0].rstrip(".")
-        if sid in used and first:
-            out[sid] = first + "."
+        if sid in used and (note := _first_sentence(str(mapping(spec).get("description") or ""))):
+            out[sid] = note
     return out
+
+
+@lru_cache(maxsize=64)
+def _first_sentence(description: str) -> str:
+    """A description's first sentence, whitespace collapsed ('' for none). Kept per process (a
+    pure function of the text): every recipe asks again for the same few strategies' notes."""
+    first = " ".join(description.split()).split(". ")[0].rstrip(".")
+    return first + "." if first else ""
 
 
 def feature_conflicts(taxonomy) -> list[list[str]]:
