@@ -102,6 +102,28 @@ def test_anchors_and_aliases_are_copied_with_positions():
     assert result.positions[("other", "args", 0)] == (2, 10)  # what it expands to
 
 
+def test_keys_anchored_aliased_or_not_scalars():
+    """A key may carry an anchor and an alias of a scalar may be a key (at the alias's position);
+    an alias of a collection, or a collection, may not; a key's text counts towards the
+    expanded-size limit like a value's."""
+    result = load("&k name: 1\nother:\n  *k : 2\n")
+    assert result.diagnostics == []
+    assert result.data == {"name": 1, "other": {"name": 2}}
+    assert result.key_positions[("other", "name")] == (3, 3)
+    assert result.positions[("other", "name")] == (3, 8)
+    refused = load("a: &m {x: 1}\nb:\n  *m : 2\n").diagnostics
+    assert [(d.line, d.col, d.key_path, d.message) for d in refused] == [
+        (3, 3, "b", "alias *m cannot be used as a mapping key")]
+    refused = load("a:\n  ? [1, 2]\n  : x\n").diagnostics
+    assert [(d.line, d.col, d.key_path, d.message) for d in refused] == [
+        (2, 5, "a", "a mapping key must be a plain value, not a list or mapping")]
+    key = "k" * 1000
+    big = load("".join(f"m{i}:\n  {key}{i}: 1\n" for i in range(1100))).diagnostics
+    assert len(big) == 1 and "expands to more than" in big[0].message
+    block = (big[0].line - 2) // 2      # reported at the inner key that crossed the limit
+    assert (big[0].line, big[0].col, big[0].key_path) == (2 * block + 2, 3, f"m{block}")
+
+
 def test_duplicate_key_is_an_error_naming_both_lines():
     diag = only_error(load("meta:\n  title: a\n  difficulty: x\n  difficulty: y\n"))
     assert (diag.line, diag.col) == (4, 3)
