@@ -13,6 +13,7 @@ from recipes_site.fit import hf_config_of, shape_from_argv
 from recipes_site.jsish import mapping
 from recipes_site.kv_cache import tp_problem
 from .memo import synthesizing
+from .recording import Recording, relabelled
 from recipes_site.suggest import NameIndex, did_you_mean
 from .selection import (MAX_NODES, Context, hardware_list, node_count_problem, nodes_for_strategy, recommend,
                         strategy_set, substitute_variant)
@@ -71,15 +72,16 @@ def render_strategy(ctx: Context, recipe: dict, variant_key: str, strategy_id: s
         return render_serving(ctx, recipe, variant_key, strategy_id, hw, nodes, features)
     rendering = render_serving(ctx, recipe, variant_key, strategy_id, hw, default_nodes(ctx, recipe, strategy_id, hw),
                                features)
-    return allowed_node_count(ctx, recipe, rendering, features)
+    return allowed_node_count(ctx, recipe, rendering, hw, features)
 
 
-def allowed_node_count(ctx: Context, recipe: dict, rendering: Rendering, features: dict | None = None) -> Rendering:
+def allowed_node_count(ctx: Context, recipe: dict, rendering: Rendering, hw: Hardware,
+                       features: dict | None = None) -> Rendering:
     """A default multi-node layout whose TP the model's heads refuse (recipes with hf_config only)
-    moves to the smallest larger node count they allow; anything else is returned as it is."""
+    moves to the smallest larger node count they allow; anything else is returned as it is.
+    `hw` is the hardware `rendering` was made for (a synthesis's Recording, synthesis/recording.py)."""
     if rendering.deploy_type != "multi_node" or tp_refusal(recipe, rendering) is None:
         return rendering
-    hw = ctx.hardware(rendering.hardware)
     for more in range(rendering.node_count + 1, MAX_NODES + 1):
         other = render_serving(ctx, recipe, rendering.variant, rendering.strategy, hw, more, features)
         if tp_refusal(recipe, other) is None:
@@ -97,7 +99,7 @@ def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> Har
     recommended = render_strategy(ctx, recipe, key, pick.strategy, hw, pick.nodes)
     if recommended is None:
         return None
-    recommended = allowed_node_count(ctx, recipe, recommended)
+    recommended = allowed_node_count(ctx, recipe, recommended, hw)
     alternatives = []
     for s in offered:
         if s == pick.strategy:
@@ -106,7 +108,23 @@ def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> Har
         # an alternative whose TP the model's heads refuse is left out (recipes with hf_config only)
         if rendering is not None and tp_refusal(recipe, rendering) is None:
             alternatives.append(rendering)
-    return HardwareResult(hardware=hw.id, recommended=recommended, alternatives=tuple(alternatives))
+    return HardwareResult(hardware=hw.label, recommended=recommended, alternatives=tuple(alternatives))
+
+
+def _on_hardware_once(ctx: Context, recipe: dict, tree_key: str, hw: Hardware, recordings: dict,
+                      made: list) -> HardwareResult | None:
+    """`_on_hardware`, taken re-labelled from a profile synthesized earlier for this tree when `hw`
+    answers everything that synthesis asked of its hardware the same way (synthesis/recording.py);
+    synthesized under a Recording otherwise. `made` holds this tree's (recording, result) pairs."""
+    recording = recordings.get(hw.id)
+    if recording is None:
+        recording = recordings[hw.id] = Recording(hw)
+    for earlier, result in made:
+        if earlier.agrees(recording):
+            return relabelled(result, hw.id)
+    result = _on_hardware(ctx, recipe, tree_key, recording)
+    made.append((recording, result))
+    return result
 
 
 def synthesize_recipe(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]) -> RecipeRenderings:
@@ -122,11 +140,13 @@ def _synthesize(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]
     trees_to_render = {"default": "default"} if "default" in variants else {}
     trees_to_render.update({k: v for k, v in promoted.items() if k != "default"})
     trees = []
+    recordings: dict[str, Recording] = {}     # per profile, for the whole recipe (as its memos are)
     for tree_key, rendered_key in trees_to_render.items():
         variant = mapping(variants.get(rendered_key))
         results = []
+        made: list = []
         for index, hw_id in enumerate(hardware_list(ctx, recipe, variant)):
-            result = _on_hardware(ctx, recipe, rendered_key, ctx.hardware(hw_id))
+            result = _on_hardware_once(ctx, recipe, rendered_key, ctx.hardware(hw_id), recordings, made)
             if result is None:
                 if index == 0:
                     break
@@ -183,7 +203,7 @@ def render_choice(ctx: Context, recipe: dict, variant_key: str = "default", hw_i
     if features is not None:
         _check_features(recipe, hw, key, rendering.feature_strategy, features, rendering.kv is not None)
     if defaulted:
-        rendering = allowed_node_count(ctx, recipe, rendering, features)
+        rendering = allowed_node_count(ctx, recipe, rendering, hw, features)
     refused = tp_refusal(recipe, rendering)
     if refused:
         raise ChoiceError(_refusal_message(ctx, recipe, key, strategy_id, hw, rendering, refused))

@@ -13,11 +13,12 @@ from .hardware import Hardware
 from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
 from .memo import remembered
+from .recording import hardware_query
 from .serve_args import (KvSide, OnHardware, ProcessSpec, arg_lines, kv_side, serve_parts, variant_of,
                          variant_on_hardware)
 from .shell import Placeholder, quote, serve_head
 from .types import KvStore, PdPool, Process, Rendering, Router
-from recipes_site.fit import engine_sizing, engine_tp
+from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, hf_config_of
 
 TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"
@@ -44,7 +45,8 @@ def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: di
              docker_head: docker.DockerHead) -> Process:
     before, features, after = segments
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
-    sized = engine_sizing(spec.recipe, spec.variant_key, spec.hw.id, spec.hw.profile, before + features + after)
+    sized = (NO_CHANGE if hf_config_of(spec.recipe) is None
+             else _engine_sizing(spec.recipe, spec.variant_key, spec.hw, before + features + after))
     args = arg_lines(before, features, after + sized.args)
     return Process(
         argv=("vllm", "serve", model, *args.args), command=serve + args.text, env=env,
@@ -56,8 +58,17 @@ def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: di
     )
 
 
+@hardware_query
+def _engine_sizing(recipe: dict, variant_key: str, hw: Hardware, tokens: tuple) -> EngineSizing:
+    """fit.engine_sizing of a process on `hw`, asked as one question (it reads the whole profile:
+    memory, display name). Only for recipes with model.hf_config: for the others it is NO_CHANGE
+    whatever the hardware, and not asking keeps a question per process out of the record."""
+    return engine_sizing(recipe, variant_key, hw.id, hw.profile, tokens)
+
+
 # -- single node ------------------------------------------------------------------------------
 
+@hardware_query
 def tensor_parallel_size(recipe: dict, variant: dict, hw: Hardware) -> int:
     """Declared TP (variant, then strategy override) clamped to the node, else auto-fit: 1 GPU or all."""
     overrides = mapping(mapping(recipe.get("strategy_overrides")).get("single_node_tp"))
@@ -75,7 +86,7 @@ def tensor_parallel_size(recipe: dict, variant: dict, hw: Hardware) -> int:
 def single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant_key: str, variant: dict,
                       hw: Hardware) -> list:
     # kept per recipe: a kv-store rendering serves through a strategy already laid out on this hardware
-    return remembered(recipe, ("single_node_block", strategy_id, variant_key, hw.id),
+    return remembered(recipe, ("single_node_block", strategy_id, variant_key, hw.label),
                       _single_node_block, strategy_id, strategy, recipe, variant, hw)
 
 
@@ -89,12 +100,13 @@ def _single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant: 
 
 # -- multi node --------------------------------------------------------------------------------
 
+@hardware_query
 def _dp_local_override(recipe: dict, strategy_id: str, hw: Hardware) -> str | None:
     overrides = mapping(mapping(recipe.get("strategy_overrides")).get(strategy_id))
     per_hw = mapping(overrides.get("hardware_overrides"))
     tokens = (str_list(overrides.get("vllm_args")) + str_list(overrides.get("extra_args"))
               + str_list(mapping(per_hw.get(hw.generation)).get("extra_args"))
-              + str_list(mapping(per_hw.get(hw.id)).get("extra_args")))
+              + str_list(mapping(hw.entry(per_hw)).get("extra_args")))
     value = None
     for i, tok in enumerate(tokens[:-1]):
         if tok == "--data-parallel-size-local":
@@ -144,7 +156,7 @@ def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: st
     on_hw = variant_on_hardware(recipe, variant_key, hw)
     head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, on_hw, features=features)
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
-    common = dict(hardware=hw.id, strategy=strategy_id, variant=variant_key, node_count=nodes,
+    common = dict(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
                   env=head.env, docker_image=on_hw.image)
     if multi:
         return Rendering(deploy_type="multi_node", head=head, workers=workers, **common)
@@ -153,6 +165,7 @@ def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: st
 
 # -- prefill / decode -----------------------------------------------------------------------------
 
+@hardware_query
 def pd_pool_nodes(recipe: dict, variant: dict, hw: Hardware, strategy: dict) -> dict | None | str:
     """Per-role node counts, None when both pools share one node, "skip" when it would need > 4 nodes."""
     need = variant.get("vram_minimum_gb") or 0
@@ -256,7 +269,7 @@ def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware,
     on_hw = variant_on_hardware(recipe, variant_key, hw)
     prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, on_hw, features)
     decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, on_hw, features)
-    return Rendering(hardware=hw.id, strategy="pd_cluster", variant=variant_key, node_count=1,
+    return Rendering(hardware=hw.label, strategy="pd_cluster", variant=variant_key, node_count=1,
                      deploy_type="pd_cluster", env={}, docker_image=on_hw.image, prefill=prefill, decode=decode,
                      router=_pd_router(strategy, recipe, prefill, decode),
                      router_config=strategy.get("router"))
@@ -264,6 +277,7 @@ def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware,
 
 # -- kv store ------------------------------------------------------------------------------------
 
+@hardware_query
 def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware) -> tuple[str, int] | None:
     effective = effective_strategies(ctx, recipe)
 
@@ -330,7 +344,7 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
               features: dict | None = None) -> Rendering | None:
     on_hw = variant_on_hardware(recipe, variant_key, hw)
     # kept per recipe: every kv-store on this hardware serves the variant through the same strategy
-    picked = remembered(recipe, ("kv_serving_strategy", variant_key, hw.id),
+    picked = remembered(recipe, ("kv_serving_strategy", variant_key, hw.label),
                         kv_serving_strategy, ctx, recipe, on_hw.variant, hw)
     if picked is None:
         return None
@@ -343,5 +357,5 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
         serving_strategy=serving, instances=kv.instances, min_vllm_version=kv.min_vllm_version,
         head=head, workers=workers, install=kv.installs.get(docker.brand_key(hw)),
         master=kv.master, store=kv.store, router=kv.router, config=kv.config, config_note=kv.config_note)
-    return Rendering(hardware=hw.id, strategy=kv_id, variant=variant_key, node_count=nodes,
+    return Rendering(hardware=hw.label, strategy=kv_id, variant=variant_key, node_count=nodes,
                      deploy_type="kv_store_lb", env=head.env, docker_image=on_hw.image, kv=state)

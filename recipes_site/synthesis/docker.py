@@ -5,6 +5,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .hardware import Hardware
+from .recording import hardware_query
 from recipes_site.jsish import js_str, mapping
 from .shell import comment_text, continued, env_word, image_word, mount_word, quote
 
@@ -34,13 +35,8 @@ GPU_FLAG_ARGV = {**{k: [t for line in v for t in line] for k, v in GPU_FLAG_LINE
 
 
 def brand_key(hw: Hardware) -> str:
-    if hw.generation == "tpu":
-        return "tpu"
-    if hw.brand == "AMD":
-        return "amd"
-    if hw.generation in ("cpu", "xpu") or hw.brand == "Intel":
-        return "intel"
-    return "nvidia"
+    """The brand whose images apply (DEFAULT_IMAGES keys): Hardware.image_brand."""
+    return hw.image_brand
 
 
 def _cuda_pick(table: dict) -> str | None:
@@ -64,9 +60,10 @@ def _pin(source, key: str):
     return None, None
 
 
+@hardware_query
 def docker_image(recipe: dict, variant: dict, hw: Hardware) -> str | None:
     key = brand_key(hw)
-    exact = mapping(mapping(variant.get("hardware_overrides")).get(hw.id)).get("docker_image")
+    exact = mapping(hw.entry(mapping(variant.get("hardware_overrides")))).get("docker_image")
     if isinstance(exact, str):
         return exact
     pin = cuda = None
@@ -85,10 +82,8 @@ def docker_image(recipe: dict, variant: dict, hw: Hardware) -> str | None:
 
 
 def _family(hw: Hardware) -> str:
-    key = brand_key(hw)
-    if key == "intel":
-        return "xpu" if hw.generation == "xpu" else "cpu"
-    return key
+    """The GPU access flags of the docker command (GPU_FLAG_LINES keys): Hardware.image_family."""
+    return hw.image_family
 
 
 def _mount_paths(model: str, env: dict) -> list:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .hardware import Hardware
 from .memo import remembered
+from .recording import hardware_query
 from recipes_site.jsish import mapping, str_list, truthy
 
 Selection = dict  # feature name -> mode name (modal feature) or None (flat feature)
@@ -17,18 +18,19 @@ Selection = dict  # feature name -> mode name (modal feature) or None (flat feat
 def enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
     """Every declared feature minus the opt-in ones, but a variant's `default_modes` forces its feature on."""
     # kept per recipe: the same for every strategy offered on this hardware
-    return remembered(recipe, ("enabled_features", hw.id, variant_key), _enabled_features, recipe, hw, variant_key)
+    return remembered(recipe, ("enabled_features", hw.label, variant_key), _enabled_features, recipe, hw, variant_key)
 
 
 def _enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
     features = mapping(recipe.get("features"))
     opt_in = set(str_list(recipe.get("opt_in_features")))
-    opt_in |= set(str_list(mapping(recipe.get("hardware_opt_in_features")).get(hw.id)))
+    opt_in |= set(str_list(hw.entry(mapping(recipe.get("hardware_opt_in_features")))))
     variant = mapping(mapping(recipe.get("variants")).get(variant_key))
     forced = set(mapping(variant.get("default_modes")))
     return [name for name in features if name not in opt_in or name in forced]
 
 
+@hardware_query
 def allowed_modes(feature: dict, hw: Hardware, variant_key: str) -> list[str]:
     allowed = []
     for name, mode in mapping(feature.get("modes")).items():
@@ -97,7 +99,7 @@ def default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -
     """The default selection among all of the recipe's features, before a strategy narrows it.
     `variant` is the variant `variant_key` renders (serve_args.variant_of)."""
     # kept per recipe: the same for every strategy offered on this hardware
-    return remembered(recipe, ("default_modes", hw.id, variant_key), _default_modes, recipe, hw, variant_key, variant)
+    return remembered(recipe, ("default_modes", hw.label, variant_key), _default_modes, recipe, hw, variant_key, variant)
 
 
 def _default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> Selection:
@@ -133,7 +135,7 @@ def feature_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict, st
 def default_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> dict[str, list]:
     """The args of each feature `default_modes` selects, by name."""
     # kept per recipe: the same for every strategy offered on this hardware
-    return remembered(recipe, ("default_args", hw.id, variant_key), _default_args, recipe, hw, variant_key, variant)
+    return remembered(recipe, ("default_args", hw.label, variant_key), _default_args, recipe, hw, variant_key, variant)
 
 
 def _default_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> dict[str, list]:

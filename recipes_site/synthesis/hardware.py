@@ -64,6 +64,41 @@ class Hardware:
     def is_nvidia(self) -> bool:
         return self.brand == "NVIDIA"
 
+    @cached_property
+    def image_brand(self) -> str:
+        """Whose container images and kv-store install commands apply (docker.DEFAULT_IMAGES keys).
+        A fact of its own, not read off the generation where it is used, so that a recording
+        (synthesis/recording.py) notes "nvidia" for both Hopper and Blackwell."""
+        if self.generation == "tpu":
+            return "tpu"
+        if self.brand == "AMD":
+            return "amd"
+        if self.generation in ("cpu", "xpu") or self.brand == "Intel":
+            return "intel"
+        return "nvidia"
+
+    @cached_property
+    def image_family(self) -> str:
+        """Which GPU access flags its docker command takes (docker.GPU_FLAG_LINES keys)."""
+        if self.image_brand == "intel":
+            return "xpu" if self.generation == "xpu" else "cpu"
+        return self.image_brand
+
+    @property
+    def label(self) -> str:
+        """The profile id as a name: the `hardware` of renderings and the key of per-recipe memos.
+        Never for a decision: a decision reads `id` or asks `entry`/`named_in`, which a
+        synthesis/recording.Recording notes down (it does not note `label`)."""
+        return self.id
+
+    def entry(self, table: dict) -> Any:
+        """`table`'s entry for this profile id: a recipe's per-id map (None when it has none)."""
+        return table.get(self.id)
+
+    def named_in(self, names) -> bool:
+        """Whether this profile id is one of `names` (a list, or a map's keys)."""
+        return self.id in names
+
     def keyed(self, table: Any) -> Any:
         """Look up a hardware-keyed map: exact id, generation, lowercase brand, `default`."""
         if not isinstance(table, dict):

@@ -12,6 +12,7 @@ from functools import cached_property
 
 from .hardware import Hardware
 from .memo import remembered
+from .recording import hardware_query
 from recipes_site.jsish import is_number, mapping, str_list, truthy
 
 BLACKWELL_ONLY = {"brand": "NVIDIA", "generation": "blackwell"}
@@ -120,11 +121,13 @@ def vram_needed(variant: dict) -> float:
     return v if is_number(v) else 0
 
 
+@hardware_query
 def fits_node(hw: Hardware, variant: dict) -> bool:
     need, have = vram_needed(variant), hw.node_vram_gb
     return need <= 0 or have <= 0 or need <= have
 
 
+@hardware_query
 def substitute_variant(recipe: dict, variant_key: str, hw: Hardware) -> str | None:
     """On a machine that cannot be clustered, swap an oversized variant for the largest one that fits."""
     variants = mapping(recipe.get("variants"))
@@ -192,9 +195,10 @@ def min_gpus(recipe: dict, strategy_id: str, hw: Hardware) -> float:
                 return x[key]
         return 0
 
-    return max(block(table), block(table.get(hw.id)))
+    return max(block(table), block(hw.entry(table)))
 
 
+@hardware_query
 def nodes_for_strategy(recipe: dict, strategy_id: str, hw: Hardware) -> int:
     return max(1, math.ceil(min_gpus(recipe, strategy_id, hw) / hw.gpus_or_8))
 
@@ -206,12 +210,13 @@ def _hardware_gate(recipe: dict, strategy_id: str, hw: Hardware) -> bool:
     return strategy_id in str_list(recipe.get("compatible_strategies"))
 
 
+@hardware_query
 def strategy_set(ctx: Context, recipe: dict, hw: Hardware) -> list[str]:
     kv_gate = mapping(recipe.get("kv_cache_strategy_hardware"))
     out = []
     for s in effective_strategies(ctx, recipe):
         if s in ctx.kv_ids:
-            if hw.scalable and hw.brand in ("NVIDIA", "AMD") and mapping(kv_gate.get(s)).get(hw.id) != "unsupported":
+            if hw.scalable and hw.brand in ("NVIDIA", "AMD") and hw.entry(mapping(kv_gate.get(s))) != "unsupported":
                 out.append(s)
             continue
         multi = ctx.deploy_type(s) in ("multi_node", "pd_cluster")
@@ -249,6 +254,7 @@ class Recommendation:
     nodes: int
 
 
+@hardware_query
 def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: list[str]) -> Recommendation:
     multi_ok = hw.scalable and any(s.startswith("multi_node_") for s in offered)
     base_nodes = 2 if (not fits_node(hw, variant) and multi_ok) else 1

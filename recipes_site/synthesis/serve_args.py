@@ -121,14 +121,14 @@ class OnHardware(NamedTuple):
 
 def variant_on_hardware(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
     # kept per recipe: the same for every strategy rendered on this hardware
-    return remembered(recipe, ("variant_on_hardware", variant_key, hw.id),
+    return remembered(recipe, ("variant_on_hardware", variant_key, hw.label),
                       _variant_on_hardware_of, recipe, variant_key, hw)
 
 
 def _variant_on_hardware_of(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
     variant = variant_of(recipe, variant_key)
     model = mapping(recipe.get("model"))
-    on_hw = mapping(mapping(variant.get("hardware_overrides")).get(hw.id))
+    on_hw = mapping(hw.entry(mapping(variant.get("hardware_overrides"))))
     override_blocks = (hw.override_block(recipe.get("hardware_overrides")),
                        hw.override_block(variant.get("hardware_overrides")))
     return OnHardware(
@@ -180,9 +180,9 @@ def _hardware_blocks(spec: ProcessSpec, side: StrategySide) -> HardwareBlocks:
     hw = spec.hw
     strategy_block = hw.override_block(side.hardware_overrides)
     blocks = [strategy_block] if strategy_block is not None else list(spec.on_hw.override_blocks)
-    blocks.append(side.hardware_overrides.get(hw.id))
+    blocks.append(hw.entry(side.hardware_overrides))
     if spec.role:
-        blocks.append(side.role_hardware_overrides.get(hw.id))
+        blocks.append(hw.entry(side.role_hardware_overrides))
     return hardware_blocks(blocks)
 
 
@@ -194,7 +194,7 @@ def serve_env(spec: ProcessSpec, side: StrategySide, blocks: HardwareBlocks) -> 
     env.update(spec.pinning_env)
     env.update(side.override_env)
     env.update(blocks.env)
-    if spec.role and spec.hw.id not in NVL_TRAYS:
+    if spec.role and not spec.hw.named_in(NVL_TRAYS):
         for key in PD_ONLY_ON_NVL:
             env.pop(key, None)
     return env

@@ -1,0 +1,172 @@
+"""Rendering a variant once for every hardware profile that would give the same commands.
+
+The same variant usually renders the same commands on H100, H200, B200 and B300 (or on the
+three AMD profiles): only the `hardware` label of the renderings differs. Working out which
+profiles agree from the profiles themselves would mean listing every fact synthesis reads of a
+profile, and keeping that list right as the rules grow. Instead, one synthesis *records* what it
+read: synthesis is handed a `Recording` in place of the `Hardware`, which notes down every fact
+read of it and every answer of a `hardware_query` function, with the arguments it was asked with.
+Another profile may take that synthesis's result, re-labelled, only when it gives the same answer
+to every recorded question (`Recording.agrees`). Synthesis is a deterministic function of those
+answers (and of the recipe and vocabulary, which are the same), so it would take the same path
+there and build the same commands: the result is right by construction, whatever the rules read.
+
+What goes unrecorded is `label` alone: the profile id as a name, for the renderings' `hardware`
+field and the keys of per-recipe memos. A decision that reads the id reads `id` (or asks
+`entry`/`named_in`), and is recorded. Questions are asked at the level their answers are shared
+at: `fits_node` rather than the raw VRAM, `brand_key` rather than the generation, so that H100
+and H200 (different VRAM) or H200 and B200 (different generations) still agree where the recipe
+does not tell them apart.
+
+Kept per `synthesize_recipe` call (synthesis/__init__.py); nothing outlives the recipe.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import fields, is_dataclass
+from typing import Any, Callable
+
+from .hardware import Hardware
+from .types import HardwareResult, Rendering
+
+
+class Recording:
+    """A `Hardware` whose reads are noted down: raw facts on first read, `hardware_query` answers
+    and method calls (`keyed`, `entry`, ...) per distinct arguments. One per profile per recipe,
+    so its record covers every memo computed for that profile while the recipe is synthesized."""
+
+    def __init__(self, hw: Hardware):
+        self.hw = hw
+        self.label = hw.id
+        # (function, id of each argument) -> (function, arguments before and after the hardware,
+        # answer); the arguments are held so that their ids stay theirs while the record lives
+        self.answers: dict = {}
+        # the same keys -> what this profile answered when another's record was checked against it
+        # (`agrees`): asked once however many records it is checked against
+        self.replies: dict = {}
+
+    def ask(self, fn: Callable, index: int, rest: tuple) -> Any:
+        """`fn` called with the plain hardware at position `index` among `rest`, noted down. Asked
+        again with the very same arguments, the noted answer is the answer (the function is pure
+        and its arguments unchanged): callers share it and must not change it."""
+        key = (fn, *map(id, rest))
+        noted = self.answers.get(key)
+        if noted is not None:
+            return noted[3]
+        before, after = rest[:index], rest[index:]
+        answer = fn(*before, self.hw, *after)
+        self.answers[key] = (fn, before, after, answer)
+        return answer
+
+    def __getattr__(self, name: str) -> Any:
+        # any other fact of the profile (id, profile, brand, gpus, ...): noted on first read, then
+        # kept as an attribute so later reads cost nothing
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(self.hw, name)
+        if callable(value):
+            return functools.partial(self.ask, _method(name), 0)
+        self.answers[(_attribute(name),)] = (_attribute(name), (), (), value)
+        setattr(self, name, value)
+        return value
+
+    # the methods synthesis calls most, without a partial made per call
+    def keyed(self, table: Any) -> Any:
+        return self.ask(Hardware.keyed, 0, (table,))
+
+    def override_block(self, overrides: Any) -> Any:
+        return self.ask(Hardware.override_block, 0, (overrides,))
+
+    def entry(self, table: dict) -> Any:
+        return self.ask(Hardware.entry, 0, (table,))
+
+    def named_in(self, names: Any) -> bool:
+        return self.ask(Hardware.named_in, 0, (names,))
+
+    def agrees(self, other: Recording) -> bool:
+        """Whether `other`'s profile answers every question noted here exactly as this profile did
+        (in the order first asked, stopping at the first difference, as a synthesis there would)."""
+        replies = other.replies
+        for key, (fn, before, after, answer) in self.answers.items():
+            reply = replies.get(key, _UNASKED)
+            if reply is _UNASKED:
+                reply = replies[key] = fn(*before, other.hw, *after)
+            if not same(reply, answer):
+                return False
+        return True
+
+
+_UNASKED = object()
+
+
+@functools.lru_cache(maxsize=None)
+def _attribute(name: str) -> Callable:
+    """Reads fact `name` of a profile (one function per name: a stable record key). Bounded by the
+    names Hardware has."""
+    def read(hw):
+        return getattr(hw, name)
+    return read
+
+
+@functools.lru_cache(maxsize=None)
+def _method(name: str) -> Callable:
+    """Calls method `name` of a profile (one function per name, as `_attribute`)."""
+    def call(hw, *args):
+        return getattr(hw, name)(*args)
+    return call
+
+
+def hardware_query(fn: Callable) -> Callable:
+    """Marks `fn`, a pure function of its arguments and its `hw` parameter, as one question about
+    the hardware: on a `Recording` its answer is noted down (and `fn` reads the plain profile);
+    on a plain `Hardware` it is simply called. Its arguments must be passed by position and must
+    not change afterwards (recipe parts, strings, numbers, tuples): `agrees` asks again with them.
+    Its answer may be handed to several callers: none may change it."""
+    index = list(inspect.signature(fn).parameters).index("hw")
+
+    @functools.wraps(fn)
+    def query(*args):
+        hw = args[index]
+        if type(hw) is Recording:
+            return hw.ask(fn, index, args[:index] + args[index + 1:])
+        return fn(*args)
+    return query
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equality that tells apart what prints differently: `True`, `1` and `1.0`, a Placeholder and
+    an equal recipe string, and dicts in another key order. Anything it does not know is the same
+    only as the very same object."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if isinstance(a, _SCALARS):
+        return a == b and (kind is not float or repr(a) == repr(b))    # 0.0 and -0.0
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(same(ka, kb) and same(va, vb)
+                                        for (ka, va), (kb, vb) in zip(a.items(), b.items()))
+    if is_dataclass(a):
+        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
+    return False
+
+
+def relabelled(result: HardwareResult | None, label: str) -> HardwareResult | None:
+    """`result` as made for the profile `label`: only the `hardware` of it and of its renderings
+    names the profile (synthesis writes `Hardware.label` nowhere else)."""
+    if result is None:
+        return None
+    return HardwareResult(hardware=label, recommended=_relabelled(result.recommended, label),
+                          alternatives=tuple(_relabelled(r, label) for r in result.alternatives))
+
+
+def _relabelled(rendering: Rendering, label: str) -> Rendering:
+    # vars() of a Rendering is its fields (types.py's written-out __init__); the processes are shared
+    return Rendering(**{**vars(rendering), "hardware": label})

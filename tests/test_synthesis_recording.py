@@ -1,0 +1,273 @@
+"""Synthesis renders a variant once for all profiles that answer its questions alike (issue 13).
+
+synthesis/recording.py: a synthesis notes every fact it reads of its hardware and every answer of
+a hardware question; another profile takes its result, re-labelled, only when it answers all of
+them the same. Here every tree of recipes that key things by profile id, generation, brand, GPU
+count, memory and NVL tray must equal a synthesis that renders each profile on its own; and
+leaving any one question out of the record must break that equality (the tests have teeth).
+"""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import recipes_site.synthesis as synthesis
+from recipes_site.synthesis import Context, synthesize_recipe
+from recipes_site.synthesis.deployments import tensor_parallel_size
+from recipes_site.synthesis.features import allowed_modes
+from recipes_site.synthesis.hardware import Hardware
+from recipes_site.synthesis.recording import Recording, same
+from recipes_site.synthesis.selection import strategy_set
+from recipes_site.synthesis.shell import Placeholder
+
+import synthesis_kit as H
+
+ctx = H.context()
+STRATEGIES = ["single_node_tp", "single_node_tep", "multi_node_tp", "multi_node_dep", "pd_cluster"]
+
+
+def _twins(**differences) -> Context:
+    """A taxonomy of two profiles, `alpha` and `beta`, equal but for `differences` (beta's), and
+    each a copy of the project's b200; with the project's strategies and kv-stores."""
+    base = copy.deepcopy(ctx.profiles["b200"])
+    return Context(profiles={"alpha": base, "beta": {**base, **differences}}, strategies=ctx.strategies,
+                   kv_ids=ctx.kv_ids)
+
+
+def _by_id_overrides():
+    r = H.recipe(vram=16, compatible_strategies=STRATEGIES)
+    r["variants"]["default"]["hardware_overrides"] = {"h100": {"extra_args": ["--h100-only"],
+                                                               "extra_env": {"ONLY": "h100"}}}
+    r["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {"b300": {"extra_args": ["--b300-tp"]}}},
+                               "pd_cluster": {"decode": {"hardware_overrides": {"mi325x": {"extra_args": ["--d"]}}}}}
+    r["hardware_opt_in_features"] = {"b200": ["plain"]}
+    r["features"] = {"plain": {"args": ["--plain"]}}
+    r["strategy_min_gpus"] = {"gb300": {"multi_node_tp": 16}}
+    r["kv_cache_strategy_hardware"] = {"kv_store_centralized_mooncake": {"mi355x": "unsupported"}}
+    return r
+
+
+def _by_generation_and_brand():
+    r = H.recipe(vram=16, compatible_strategies=STRATEGIES)
+    r["hardware_overrides"] = {"hopper": {"extra_args": ["--hopper"]}}
+    r["variants"]["default"]["hardware_overrides"] = {"nvidia": {"extra_env": {"NV": "1"}}}
+    r["strategy_hardware"] = {"single_node_tep": {"blackwell": "unsupported"}}
+    r["model"]["docker_image"] = {"nvidia": "acme/nv:1", "amd": "acme/amd:1"}
+    r["features"] = {
+        "gated": {"modes": {"fast": {"args": ["--fast"], "hardware": {"hopper": "unsupported"}},
+                            "slow": {"args": ["--slow"], "hardware_overrides": {"b300": {"args": ["--slow-b300"]}}}},
+                  "default_mode": "fast"},
+        "moved": {"args": ["--moved"], "hardware_overrides": {"blackwell": {"args": ["--moved-bw"]}}},
+    }
+    return r
+
+
+def _by_memory():
+    """700 GB: one H200, B200 or B300 node holds it, an H100 node does not (two nodes, or TP
+    sized to the GPU), nor a GB200 tray; the fp8 variant's TP is keyed per profile id."""
+    r = H.recipe(vram=700, compatible_strategies=STRATEGIES)
+    r["variants"]["fp8"] = {"precision": "fp8", "vram_minimum_gb": 100, "model_id": "acme/Test-8B-FP8",
+                            "tp": {"b300": 2, "default": 4}}
+    return r
+
+
+def _per_profile_image():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp"])
+    r["variants"]["default"]["hardware_overrides"] = {"b300": {"docker_image": "acme/img:b300"}}
+    return r
+
+
+def _pd_on_trays():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp", "pd_cluster"])
+    r["strategy_overrides"] = {"pd_cluster": {"env": {"NCCL_MNNVL_ENABLE": "1", "KEEP": True}}}
+    return r
+
+
+def _multi_node_gpus():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp", "multi_node_tp", "multi_node_dep"])
+    r["variants"]["default"]["tp"] = 2
+    return r
+
+
+def _generation_block():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp"])
+    r["hardware_overrides"] = {"hopper": {"extra_args": ["--hopper"]}}
+    return r
+
+
+def _mode_args_for_beta():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp"])
+    r["features"] = {"spec": {"modes": {"fast": {"args": ["--fast"], "hardware_overrides": {"beta": {"args": ["--b"]}}}},
+                              "default_mode": "fast"}}
+    return r
+
+
+def _strategy_gate_for_beta():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp", "single_node_tep"])
+    r["strategy_hardware"] = {"single_node_tep": {"beta": "unsupported"}}
+    return r
+
+
+def _mode_gate_for_beta():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp"])
+    r["features"] = {"spec": {"modes": {"fast": {"args": ["--fast"], "hardware": {"beta": "unsupported"}},
+                                        "slow": {"args": ["--slow"]}}, "default_mode": "fast"}}
+    return r
+
+
+def _values_that_print_differently():
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp"])
+    r["variants"]["default"]["hardware_overrides"] = {"b200": {"extra_env": {"X": True}},
+                                                      "b300": {"extra_env": {"X": 1}},
+                                                      "h200": {"extra_env": {"X": 1.0}},
+                                                      "h100": {"extra_env": {"X": "$HEAD_IP"}}}
+    return r
+
+
+CASES = {
+    "ids": (ctx, _by_id_overrides),
+    "generations and brands": (ctx, _by_generation_and_brand),
+    "memory": (ctx, _by_memory),
+    "image per id": (ctx, _per_profile_image),
+    "values that print differently": (ctx, _values_that_print_differently),
+    "NVL trays": (Context(profiles={"b300": ctx.profiles["b300"], "gb300": {**ctx.profiles["b300"]}},
+                          strategies=ctx.strategies, kv_ids=ctx.kv_ids), _pd_on_trays),
+    "GPU count": (_twins(gpu_count=4), _multi_node_gpus),
+    # profiles told apart by one question alone
+    "generation block": (_twins(generation="hopper"), _generation_block),
+    "mode args for one id": (_twins(), _mode_args_for_beta),
+    "strategy gate for one id": (_twins(), _strategy_gate_for_beta),
+    "mode gate for one id": (_twins(), _mode_gate_for_beta),
+}
+
+
+def _each_alone(monkeypatch):
+    """Synthesis as it was before recording: every profile rendered on its own, on the plain Hardware."""
+    monkeypatch.setattr(synthesis, "_on_hardware_once",
+                        lambda c, recipe, key, hw, recordings, made: synthesis._on_hardware(c, recipe, key, hw))
+
+
+def _alone(case, monkeypatch):
+    c, make = CASES[case]
+    with monkeypatch.context() as m:
+        _each_alone(m)
+        return synthesize_recipe(c, "acme/Test-8B", make(), set())
+
+
+def _shared(case):
+    c, make = CASES[case]
+    return synthesize_recipe(c, "acme/Test-8B", make(), set())
+
+
+def _texts(out) -> list:
+    return [(res.hardware, r.key, p.command, p.docker_command) for t in out.trees for res in t.by_hardware
+            for r in (res.recommended, *res.alternatives) for p in r.processes]
+
+
+def _equal(a, b) -> bool:
+    # repr tells True from 1 and 1.0; the command texts tell a Placeholder from an equal string
+    return a == b and repr(a) == repr(b) and _texts(a) == _texts(b)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_profile_gets_what_rendering_it_alone_gives(case, monkeypatch):
+    alone = _alone(case, monkeypatch)
+    assert alone.trees and all(len(t.by_hardware) > 1 for t in alone.trees)
+    assert _equal(_shared(case), alone)
+
+
+def test_the_cases_do_tell_profiles_apart():
+    """Each case renders different commands on profiles that would otherwise share them."""
+    def commands(case, hw_id):
+        out = _shared(case)
+        [res] = [res for res in out.trees[0].by_hardware if res.hardware == hw_id]
+        return [(p.command, p.env, p.docker_command) for r in (res.recommended, *res.alternatives)
+                for p in r.processes]
+
+    assert commands("ids", "h100") != commands("ids", "h200")
+    assert commands("generations and brands", "h200") != commands("generations and brands", "b200")
+    assert commands("memory", "h100") != commands("memory", "h200")
+    assert commands("image per id", "b300") != commands("image per id", "b200")   # the docker command
+    assert commands("NVL trays", "b300") != commands("NVL trays", "gb300")
+    for case in ("GPU count", "generation block", "mode args for one id", "strategy gate for one id",
+                 "mode gate for one id"):
+        assert commands(case, "alpha") != commands(case, "beta"), case
+
+
+def test_profiles_that_answer_alike_share_their_processes():
+    out = synthesize_recipe(ctx, "acme/Test-8B", H.recipe(vram=16, compatible_strategies=STRATEGIES), set())
+    by_hw = {res.hardware: res for res in out.trees[0].by_hardware}
+    assert by_hw["h100"].recommended.single is by_hw["h200"].recommended.single
+    assert by_hw["b300"].recommended.single is by_hw["h200"].recommended.single
+    assert by_hw["mi325x"].recommended.single is by_hw["mi300x"].recommended.single
+    assert by_hw["mi300x"].recommended.single is not by_hw["h200"].recommended.single   # ROCm image
+    assert [res.hardware for res in out.trees[0].by_hardware] == [
+        res.recommended.hardware for res in out.trees[0].by_hardware]
+
+
+# -- leaving a question out of the record is caught ---------------------------------------------------
+
+def _unrecorded(fn):
+    """Recording.ask that lets `fn` answer without noting it down."""
+    noting = Recording.ask
+
+    def ask(self, asked, index, rest):
+        if asked is fn:
+            return asked(*rest[:index], self.hw, *rest[index:])
+        return noting(self, asked, index, rest)
+    return ask
+
+
+MUTATIONS = {
+    # what is left out of the record -> a case that needs it
+    "profile-id entries": (lambda m: m.setattr(Recording, "ask", _unrecorded(Hardware.entry)), "ids"),
+    "generation override blocks": (lambda m: m.setattr(Recording, "ask", _unrecorded(Hardware.override_block)),
+                                   "generation block"),
+    "keyed tables": (lambda m: m.setattr(Recording, "ask", _unrecorded(Hardware.keyed)), "mode args for one id"),
+    "NVL trays": (lambda m: m.setattr(Recording, "ask", _unrecorded(Hardware.named_in)), "NVL trays"),
+    "a hardware question": (lambda m: m.setattr(Recording, "ask", _unrecorded(tensor_parallel_size.__wrapped__)),
+                            "memory"),
+    "strategy sets": (lambda m: m.setattr(Recording, "ask", _unrecorded(strategy_set.__wrapped__)),
+                      "strategy gate for one id"),
+    "feature modes": (lambda m: m.setattr(Recording, "ask", _unrecorded(allowed_modes.__wrapped__)),
+                      "mode gate for one id"),
+    "raw facts": (lambda m: m.setattr(Recording, "__getattr__",
+                                      lambda self, name: getattr(self.hw, name)), "GPU count"),
+    "strict equality": (lambda m: m.setattr("recipes_site.synthesis.recording.same", lambda a, b: a == b),
+                        "values that print differently"),
+}
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_leaving_a_question_out_of_the_record_is_caught(mutation, monkeypatch):
+    mutate, case = MUTATIONS[mutation]
+    alone = _alone(case, monkeypatch)
+    with monkeypatch.context() as m:
+        mutate(m)
+        broken = _shared(case)
+    assert not _equal(broken, alone)
+
+
+# -- the pieces --------------------------------------------------------------------------------------
+
+def test_same_tells_apart_what_prints_differently():
+    assert same(1, 1) and same("a", "a") and same([1, {"a": (1,)}], [1, {"a": (1,)}])
+    assert not same(True, 1) and not same(1, 1.0) and not same(0.0, -0.0)
+    assert not same(Placeholder("$HEAD_IP"), "$HEAD_IP") and not same("$HEAD_IP", Placeholder("$HEAD_IP"))
+    assert not same({"a": 1, "b": 2}, {"b": 2, "a": 1})
+    assert not same([1], (1,)) and not same([1, 2], [1])
+    assert not same(object(), object())
+    marker = object()
+    assert same(marker, marker)
+
+
+def test_a_recording_notes_what_is_read_and_not_the_label():
+    h200, h100 = Recording(ctx.hardware("h200")), Recording(ctx.hardware("h100"))
+    assert h200.label == "h200" and not h200.answers
+    assert h200.gpus == 8 and h200.image_family == "nvidia"
+    assert h200.agrees(h100) and h100.agrees(h200)
+    assert h200.entry({"h100": 1}) is None and h200.agrees(h100) is False      # h100 has an entry
+    assert h100.node_vram_gb == 640 and not h100.agrees(Recording(ctx.hardware("h200")))
+    b200 = Recording(ctx.hardware("b200"))
+    assert b200.id == "b200" and not b200.agrees(Recording(ctx.hardware("b300")))   # the id read as such
