@@ -31,7 +31,8 @@ SNIPPETS = [
     "if [[ -n \"$A\" ]]; then\n  export B='q' ; fi\n", "[12:00] <nick> hi # x\n* nick waves\n-!- a has joined #c\n", "case $x in a) ;; esac", "((", "))", "}", "${", "$(", "`",
 ]
 LANGUAGES = ["bash", "python", "console", "json", "yaml", "docker", "toml", "ini", "diff", "javascript", "rust",
-             "go", "c++", "html", "xml", "sql", "ruby", "perl", "php", "powershell", "nginx", "make", "irc", "text"]
+             "go", "c++", "html", "xml", "sql", "ruby", "perl", "php", "powershell", "nginx", "make", "irc", "text",
+             "csharp", "nemerle"]   # (these two pick their rules per instance: `token_variants`)
 FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -152,3 +153,10 @@ def test_a_rule_whose_groups_the_scan_misses_stays_on_its_own():
     assert all(single is not None for _m, _t, single in steps)
     for code in ["abba c", "a\nbb", "", "ccc"]:
         assert hl.highlight_html(code, Odd) == highlight(code, Odd(), FORMATTER), code
+
+
+def test_a_guide_with_a_csharp_fence_renders():
+    """C#'s lexer compiles its rules per instance (`token_variants`): it goes through Pygments."""
+    assert not hl._plain_regex_lexer(hl.lexer_class("csharp"))
+    html = render_guide("```csharp\nvar x = \"<a>\"; // c\n```\n").html
+    assert _pygments('var x = "<a>"; // c\n', "csharp") in html

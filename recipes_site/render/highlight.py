@@ -76,9 +76,12 @@ def highlight_html(code: str, cls: type) -> str:
 
 
 def _plain_regex_lexer(cls: type) -> bool:
-    """A lexer whose tokens come from RegexLexer's own loop (which `_States.tokens` reproduces)."""
+    """A lexer whose tokens come from RegexLexer's own loop (which `_States.tokens` reproduces) over
+    its class's rules: not one with `token_variants` (C#, Nemerle), whose instances pick their
+    rules by an option and whose class has none compiled (`_States` read `cls._tokens`: a guide
+    with a ```csharp fence failed the build with an AttributeError)."""
     return (issubclass(cls, RegexLexer) and cls.get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed
-            and cls.get_tokens is Lexer.get_tokens)
+            and cls.get_tokens is Lexer.get_tokens and not getattr(cls, "token_variants", False))
 
 
 @lru_cache(maxsize=64)
