@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+from functools import lru_cache
+from operator import itemgetter
 
 _WORD = re.compile(r"[a-z]+[0-9]*|[0-9]+")
 CUTOFF = 0.6          # difflib's default similarity floor
@@ -98,6 +100,54 @@ def _deletions(key: str):
     yield key
     for i in range(len(key)):
         yield key[:i] + key[i + 1:]
+
+
+def closest(word: str, choices, cutoff: float = CUTOFF) -> str | None:
+    """``difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)``'s answer, or None, with
+    fewer full comparisons.
+
+    Why: the did-you-mean of a misspelt vLLM variable compares it with the ~340 variables vLLM
+    reads, and difflib's per-choice bound (quick_ratio: a Python loop over every character) was
+    most of that. Here each choice's characters are counted once per vocabulary and its bound is
+    a loop over its distinct characters; the full ratio is then computed in decreasing order of
+    the bound, stopping when the bound falls below the best ratio found. A ratio never exceeds
+    its bound, so no choice skipped could have won, nor tied: ties go to the greater string, as
+    in difflib, whose answer is the max() of its (ratio, choice) pairs."""
+    if not 0.0 <= cutoff <= 1.0:
+        raise ValueError(f"cutoff must be in [0.0, 1.0]: {cutoff!r}")
+    counts = Counter(word)
+    size = len(word)
+    bounded = []
+    for choice, length, chars in _char_counts(tuple(choices)):
+        total = length + size
+        if total and 2.0 * min(length, size) / total < cutoff:     # difflib's real_quick_ratio
+            continue
+        common = 0
+        for char, n in chars:
+            have = counts.get(char, 0)
+            common += n if n < have else have
+        bound = 2.0 * common / total if total else 1.0            # difflib's quick_ratio
+        if bound >= cutoff:
+            bounded.append((bound, choice))
+    bounded.sort(key=itemgetter(0), reverse=True)
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    best = None
+    for bound, choice in bounded:
+        if best is not None and bound < best[0]:
+            break
+        matcher.set_seq1(choice)
+        ratio = matcher.ratio()
+        if ratio >= cutoff and (best is None or (ratio, choice) > best):
+            best = (ratio, choice)
+    return None if best is None else best[1]
+
+
+@lru_cache(maxsize=64)
+def _char_counts(choices: tuple) -> tuple:
+    """(choice, length, (character, count) pairs) per choice. Bounded: the vocabularies asked
+    about (vLLM's variables and flags, a model's keys, the guide sections) are few."""
+    return tuple((choice, len(choice), tuple(Counter(choice).items())) for choice in choices)
 
 
 def did_you_mean(suggestions: list[str]) -> str:

@@ -27,7 +27,6 @@ authors did not sign up for our house rules, so it still validates with 0 errors
 from __future__ import annotations
 
 import bisect
-import difflib
 import os
 import re
 from collections import Counter
@@ -42,6 +41,7 @@ from recipes_site.catalog.documents import PROJECT_ROOT, RecipeDoc
 from recipes_site.catalog.shell_rules import ARG_KEYS, ENV_KEYS
 from recipes_site.catalog.yaml import format_key_path
 from recipes_site.data import base_flag, vllm_flags
+from recipes_site.suggest import closest
 
 PROJECT_MARKER = ".recipes-site-project"
 
@@ -118,10 +118,9 @@ class VllmVocabulary:
 
 @lru_cache(maxsize=1024)
 def _closest(word: str, choices: tuple, cutoff: float = 0.75) -> str | None:
-    """difflib against the few hundred names (a few ms), once per distinct unknown name: the
-    same stale variable tends to recur in every variant of every recipe."""
-    match = difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)
-    return match[0] if match else None
+    """difflib's closest of the few hundred names (suggest.closest), once per distinct unknown
+    name: the same stale variable tends to recur in every variant of every recipe."""
+    return closest(word, choices, cutoff)
 
 
 @lru_cache(maxsize=1)

@@ -6,7 +6,6 @@ text.
 """
 from __future__ import annotations
 
-import difflib
 import re
 import types as _pytypes
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -20,6 +19,7 @@ from recipes_site.catalog.ids import ID_HINT
 from recipes_site.catalog.types import DATE_ERROR, ID_ERROR, TAG_PREFIX, UNION_ERROR, value_kind
 from recipes_site.catalog.yaml import format_key_path
 from recipes_site.jsish import js_str
+from recipes_site.suggest import closest
 
 _KEY = "[key]"
 
@@ -176,7 +176,8 @@ def did_you_mean(word: Any, choices, *, cutoff: float = 0.6) -> str:
     if not isinstance(word, str):
         return ""
     pool = [c for c in choices if isinstance(c, str)]
-    match = difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
+    found = closest(word, pool, cutoff)     # difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
+    match = [found] if found is not None else []
     if not match:
         lowered = {c.lower(): c for c in pool}
         if word.lower() in lowered:
