@@ -7,6 +7,7 @@ prefill/decode), so the ranks of one layout share one `ServeParts`.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import chain
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
 
@@ -249,10 +250,26 @@ def arg_lines(before: tuple, features: tuple, after: tuple) -> ArgLines:
 # on many hardware profiles), each grouped, de-duplicated and quoted once.
 @lru_cache(maxsize=4096)
 def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> ArgLines:
+    # As plainly defined (tests/test_synthesis_serve_args.py): the whole list grouped and
+    # de-duplicated; the head (lines before and after the feature block) groups `before` and `after`
+    # on their own. Each segment is grouped once: the whole list's units are the segments' units
+    # unless a flag ending one segment takes the next one's first token as its value.
     before, features, after = truthy_items(before), truthy_items(features), truthy_items(after)
-    units = dedupe_units(units_of(before + features + after))
-    head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
-    split = [unit_line(u) if u is not FEATURE_MARK else None for u in head]
+    own_before, own_after = units_of(before), units_of(after)
+    if _pairs_across(before, features or after) or _pairs_across(features, after):
+        whole = units_of(before + features + after)
+    else:
+        whole = own_before + units_of(features) + own_after
+    units = dedupe_units(whole)
+    head = dedupe_units(own_before + [FEATURE_MARK] + own_after)
+    lines = tuple(map(unit_line, units))
+    line_of = dict(zip(map(id, units), lines))          # head units are mostly these very tuples
+    split = [(line_of.get(id(u)) or unit_line(u)) if u is not FEATURE_MARK else None for u in head]
     cut = split.index(None)
-    lines = tuple(unit_line(u) for u in units)
-    return ArgLines(tuple(flatten(units)), lines, tuple(split[:cut]), tuple(split[cut + 1:]), continuation(lines))
+    return ArgLines(tuple(chain.from_iterable(units)), lines, tuple(split[:cut]), tuple(split[cut + 1:]),
+                    continuation(lines))
+
+
+def _pairs_across(tokens: list, following: list) -> bool:
+    """Whether grouping `tokens + following` pairs `tokens`' last flag with `following`'s first token."""
+    return bool(tokens and following) and tokens[-1].startswith("-") and not following[0].startswith("-")

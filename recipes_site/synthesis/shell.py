@@ -192,7 +192,11 @@ def serve_command(model: str, units: list[Unit]) -> str:
 def continuation(lines) -> str:
     """Lines appended to a command (`continued`'s first line), each after ` \\`, a newline and
     two spaces; "" for none."""
-    return "".join(f" \\\n  {line}" for line in lines)
+    lines = tuple(lines)
+    return _CONTINUED + _CONTINUED.join(lines) if lines else ""
+
+
+_CONTINUED = " \\\n  "
 
 
 _HEREDOC_SPECIAL = re.compile(r"\\|`|\$(?![A-Z_][A-Z0-9_]*)")
