@@ -410,3 +410,19 @@ def test_a_crashing_check_becomes_an_error(tmp_path, monkeypatch):
     monkeypatch.setattr(checks, "RECIPE_CHECKS", [broken])
     diags = check(tmp_path, V)
     assert [d.message for d in diags] == ["internal error in check broken: KeyError: 'boom'"]
+
+
+def test_hardware_vocabulary_is_kept_per_catalog(tmp_path):
+    """The profile ids, generations and brands are built once per catalog (catalog.index) for
+    every recipe's hardware checks: a catalog with another taxonomy gets its own."""
+    text = kit.replace(V, "  hardware:\n", "  default_hardware: h300\n  hardware:\n")
+    diags = check(tmp_path / "first", text)
+    assert one(diags, "meta.default_hardware", Level.WARNING).hint == "did you mean 'h200'?"
+    root = kit.make_root(tmp_path / "second")
+    taxonomy = root / "taxonomy.yaml"
+    taxonomy.write_text(taxonomy.read_text(encoding="utf-8").replace("  h200:\n", "  h300:\n", 1), encoding="utf-8")
+    kit.write_recipe(root, REL, text.replace("    h200: verified\n", "    h300: verified\n"))
+    catalog, diags = load_catalog(root)
+    assert [d for d in diags if d.key_path == "meta.default_hardware"] == []
+    assert "h300" in catalog.index.hardware_vocabulary.profiles
+    assert catalog.index.hardware_vocabulary is catalog.index.hardware_vocabulary

@@ -192,7 +192,7 @@ def check_strategy_references(doc: RecipeDoc, catalog: Catalog) -> list:
     # strategy_min_gpus: strategy ids (or their shape suffix) and exact profile ids
     min_gpus = data.get("strategy_min_gpus")
     if isinstance(min_gpus, dict):
-        vocab = HardwareVocabulary.from_catalog(catalog)
+        vocab = catalog.index.hardware_vocabulary
         suffixes = {s.split("_node_", 1)[1] for s in known if "_node_" in s}
         strategy_keys = set(known) | suffixes
         for key, value in min_gpus.items():
@@ -217,7 +217,7 @@ def check_strategy_references(doc: RecipeDoc, catalog: Catalog) -> list:
 
 
 def check_hardware_references(doc: RecipeDoc, catalog: Catalog) -> list:
-    vocab = HardwareVocabulary.from_catalog(catalog)
+    vocab = catalog.index.hardware_vocabulary
     report = Report.for_doc(doc)
     if not vocab.known:
         return report.items

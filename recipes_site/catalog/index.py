@@ -89,6 +89,13 @@ class CatalogIndex:
         return frozenset(paths)
 
     @cached_property
+    def hardware_vocabulary(self):
+        """The taxonomy's profile ids, generations and brands (checks.HardwareVocabulary), which
+        every recipe's hardware checks read."""
+        from recipes_site.catalog.checks import HardwareVocabulary
+        return HardwareVocabulary.from_catalog(self._catalog)
+
+    @cached_property
     def names(self):
         """The did-you-mean index over recipe ids (suggest.NameIndex)."""
         from recipes_site.suggest import NameIndex
