@@ -18,7 +18,7 @@ from recipes_site.synthesis.deployments import tensor_parallel_size
 from recipes_site.synthesis.features import allowed_modes
 from recipes_site.synthesis.hardware import Hardware
 from recipes_site.synthesis.recording import Recording, same
-from recipes_site.synthesis.selection import strategy_set
+from recipes_site.synthesis.selection import Recommendation, strategy_set
 from recipes_site.synthesis.shell import Placeholder
 
 import synthesis_kit as H
@@ -258,6 +258,9 @@ def test_same_tells_apart_what_prints_differently():
     assert not same({"a": 1, "b": 2}, {"b": 2, "a": 1})
     assert not same([1], (1,)) and not same([1, 2], [1])
     assert not same(object(), object())
+    assert same(Recommendation("multi_node_tp", 2), Recommendation("multi_node_tp", 2))
+    assert not same(Recommendation("multi_node_tp", 1), Recommendation("multi_node_tp", True))
+    assert not same(Recommendation("multi_node_tp", 2), ("multi_node_tp", 2))
     marker = object()
     assert same(marker, marker)
 

@@ -119,7 +119,7 @@ def _on_hardware_once(ctx: Context, recipe: dict, tree_key: str, hw: Hardware, r
     recording = recordings.get(hw.id)
     if recording is None:
         recording = recordings[hw.id] = Recording(hw)
-    for earlier, result in made:
+    for earlier, result in reversed(made):
         if earlier.agrees(recording):
             return relabelled(result, hw.id)
     result = _on_hardware(ctx, recipe, tree_key, recording)

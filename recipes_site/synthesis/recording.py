@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-from dataclasses import fields, is_dataclass
 from typing import Any, Callable
 
 from .hardware import Hardware
@@ -153,8 +152,9 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return len(a) == len(b) and all(same(ka, kb) and same(va, vb)
                                         for (ka, va), (kb, vb) in zip(a.items(), b.items()))
-    if is_dataclass(a):
-        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
+    declared = getattr(kind, "__dataclass_fields__", None)       # a dataclass: field by field
+    if declared is not None:
+        return all(same(getattr(a, name), getattr(b, name)) for name in declared)
     return False
 
 

@@ -75,18 +75,22 @@ def allowed_by_variant(variant: dict, hw: Hardware) -> bool:
     return not allow or hw.id in allow
 
 
-def eligible(recipe: dict, variant: dict, hw: Hardware) -> bool:
-    declared = mapping(mapping(recipe.get("meta")).get("hardware"))
-    if declared.get(hw.id) == "unsupported":
-        return False
-    if hw.restricted and hw.id not in declared:
-        return False
-    return meets_constraint(precision_constraint(variant), hw) and allowed_by_variant(variant, hw)
-
-
 def eligible_hardware(ctx: Context, recipe: dict, variant: dict) -> list[str]:
-    """Profiles the variant may run on, in taxonomy order."""
-    return [h for h in ctx.profiles if eligible(recipe, variant, ctx.hardware(h))]
+    """Profiles the variant may run on, in taxonomy order: not declared unsupported in
+    meta.hardware, a restricted profile only when listed there, and the variant's precision
+    constraint and allow-list (allowed_by_variant) met. What it reads of the recipe and the variant
+    is read once for all profiles."""
+    declared = mapping(mapping(recipe.get("meta")).get("hardware"))
+    constraint = precision_constraint(variant)
+    allow = str_list(variant.get("supported_hardware"))
+    out = []
+    for h in ctx.profiles:
+        hw = ctx.hardware(h)
+        if declared.get(h) == "unsupported" or (hw.restricted and h not in declared):
+            continue
+        if meets_constraint(constraint, hw) and (not allow or h in allow):
+            out.append(h)
+    return out
 
 
 def default_hardware(ctx: Context, recipe: dict, variant: dict, candidates: list[str] | None = None) -> str:
