@@ -42,3 +42,13 @@ def test_defaults_equality_and_replace_behave_as_a_dataclass():
     r = Rendering("h200", "single_node_tp", "default", 1, "single_node", {}, None, single=p)
     assert (r.head, r.workers, r.kv, r.processes) == (None, (), None, (p,))
     assert repr(r).startswith("Rendering(hardware='h200', strategy='single_node_tp'")
+
+
+def test_a_relabelled_rendering_is_the_same_rendering_on_another_profile():
+    p = _process()
+    r = Rendering("h200", "single_node_tp", "default", 1, "single_node", {"A": "1"}, "img", single=p)
+    moved = r.relabelled("h100")
+    assert moved == dataclasses.replace(r, hardware="h100") and moved.single is p and moved.env is r.env
+    assert r.hardware == "h200" and type(moved) is Rendering
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        moved.hardware = "b200"

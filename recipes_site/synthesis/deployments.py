@@ -156,11 +156,11 @@ def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: st
     on_hw = variant_on_hardware(recipe, variant_key, hw)
     head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, on_hw, features=features)
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
-    common = dict(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
-                  env=head.env, docker_image=on_hw.image)
     if multi:
-        return Rendering(deploy_type="multi_node", head=head, workers=workers, **common)
-    return Rendering(deploy_type="single_node", single=head, **common)
+        return Rendering(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
+                         deploy_type="multi_node", env=head.env, docker_image=on_hw.image, head=head, workers=workers)
+    return Rendering(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
+                     deploy_type="single_node", env=head.env, docker_image=on_hw.image, single=head)
 
 
 # -- prefill / decode -----------------------------------------------------------------------------

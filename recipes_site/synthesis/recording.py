@@ -27,7 +27,7 @@ import inspect
 from typing import Any, Callable
 
 from .hardware import Hardware
-from .types import HardwareResult, Rendering
+from .types import HardwareResult
 
 
 class Recording:
@@ -163,10 +163,5 @@ def relabelled(result: HardwareResult | None, label: str) -> HardwareResult | No
     names the profile (synthesis writes `Hardware.label` nowhere else)."""
     if result is None:
         return None
-    return HardwareResult(hardware=label, recommended=_relabelled(result.recommended, label),
-                          alternatives=tuple(_relabelled(r, label) for r in result.alternatives))
-
-
-def _relabelled(rendering: Rendering, label: str) -> Rendering:
-    # vars() of a Rendering is its fields (types.py's written-out __init__); the processes are shared
-    return Rendering(**{**vars(rendering), "hardware": label})
+    return HardwareResult(hardware=label, recommended=result.recommended.relabelled(label),
+                          alternatives=tuple(r.relabelled(label) for r in result.alternatives))

@@ -98,6 +98,13 @@ class Rendering:
             "workers": workers, "prefill": prefill, "decode": decode, "router": router,
             "router_config": router_config, "kv": kv})
 
+    def relabelled(self, hardware: str) -> Rendering:
+        """This rendering as made for the profile `hardware` (synthesis/recording.py: nothing else of
+        a rendering names its profile); every other field is this one's, shared."""
+        copy = object.__new__(Rendering)
+        object.__setattr__(copy, "__dict__", {**self.__dict__, "hardware": hardware})
+        return copy
+
     @property
     def key(self) -> tuple:
         return (self.variant, self.strategy, self.node_count)
