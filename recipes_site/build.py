@@ -65,18 +65,19 @@ def synthesize_catalog(catalog: Catalog) -> list[RecipeInput]:
             for doc in catalog.recipes]
 
 
-def recipe_files(catalog: Catalog, index: int, known_paths=None,
-                 ctx: Context | None = None) -> tuple[dict[str, bytes], RecipeSummary]:
+def recipe_files(catalog: Catalog, index: int, known_paths=None, ctx: Context | None = None,
+                 config=None) -> tuple[dict[str, bytes], RecipeSummary]:
     """Everything written for one recipe, encoded, plus its summary for the indexes.
 
     `known_paths` stands in for the site's page paths (the guide's link check), so that the
-    cache can record which ones the guide asked about."""
+    cache can record which ones the guide asked about; `config` is the site configuration
+    (site_config.py), read from the recipes root when not given."""
     ctx = ctx or synthesis_context(catalog)
     doc = catalog.recipes[index]
     rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
     docs, summary = recipe_documents(rec, ctx)
     files = {path: encode_json(d) for path, d in docs.items()}
-    files.update(recipe_pages(catalog, rec, ctx, docs, known_paths=known_paths, encoded=files))
+    files.update(recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths, encoded=files))
     return files, summary
 
 
@@ -148,17 +149,19 @@ def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = No
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)   # held since the fork (_held)
-    # made: the staging folder's subfolders this process created or checked (write.write_files)
-    _WORKER_STATE = (catalog, staging, previous, synthesis_context(catalog), {})
+    # made: the staging folder's subfolders this process created or checked (write.write_files);
+    # the site configuration is read once per process, not once per recipe (a stat and a resolve)
+    from recipes_site.site_config import site_config
+    _WORKER_STATE = (catalog, staging, previous, synthesis_context(catalog), {}, site_config(catalog.root))
 
 
 def _worker(index: int) -> tuple[dict[str, list[int]], RecipeSummary, dict[str, bool]]:
     """Build one recipe's files and write them straight into the staging folder (hard-linking
     those equal to the previous site's); returns their stamps, the summary and the guide's
     page-path questions with their answers (for the cache entry)."""
-    catalog, staging, previous, ctx, made = _WORKER_STATE
+    catalog, staging, previous, ctx, made, config = _WORKER_STATE
     known = RecordingPaths(catalog.index.site_paths)
-    files, summary = recipe_files(catalog, index, known, ctx)
+    files, summary = recipe_files(catalog, index, known, ctx, config)
     stamps: dict[str, list[int]] = {}
     write_files(staging, files, previous=previous, made=made, stamps=stamps)
     return stamps, summary, known.asked
