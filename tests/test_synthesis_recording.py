@@ -13,6 +13,7 @@ import copy
 import pytest
 
 import recipes_site.synthesis as synthesis
+from recipes_site.fit import EngineSizing
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.synthesis.deployments import tensor_parallel_size
 from recipes_site.synthesis.features import allowed_modes
@@ -261,6 +262,9 @@ def test_same_tells_apart_what_prints_differently():
     assert same(Recommendation("multi_node_tp", 2), Recommendation("multi_node_tp", 2))
     assert not same(Recommendation("multi_node_tp", 1), Recommendation("multi_node_tp", True))
     assert not same(Recommendation("multi_node_tp", 2), ("multi_node_tp", 2))
+    assert same(EngineSizing(("--max-model-len", "8192"), ("n",)), EngineSizing(("--max-model-len", "8192"), ("n",)))
+    assert not same(EngineSizing(("--max-model-len", "8192")), EngineSizing(("--max-model-len", "4096")))
+    assert not same(EngineSizing((1,)), EngineSizing((True,)))
     marker = object()
     assert same(marker, marker)
 

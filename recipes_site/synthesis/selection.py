@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from .hardware import Hardware
 from .memo import remembered
@@ -252,8 +253,8 @@ def recommend_strategy(recipe: dict, effective: list[str], base_nodes: int) -> s
     return effective[0] if effective else "single_node_tp"
 
 
-@dataclass(frozen=True)
-class Recommendation:
+class Recommendation(NamedTuple):
+    # a NamedTuple: made for every profile each tree is checked on (synthesis/recording.py)
     strategy: str
     nodes: int
 
