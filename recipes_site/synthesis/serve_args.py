@@ -253,21 +253,25 @@ def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> A
     # As plainly defined (tests/test_synthesis_serve_args.py): the whole list grouped and
     # de-duplicated; the head (lines before and after the feature block) groups `before` and `after`
     # on their own. Each segment is grouped once: the whole list's units are the segments' units
-    # unless a flag ending one segment takes the next one's first token as its value.
+    # unless a flag ending one segment takes the next one's first token as its value. When besides
+    # no feature flag is also a flag of `before` or `after` (nearly always), de-duplicating the
+    # whole list keeps the head's units around the features' own: the head is the work.
     before, features, after = truthy_items(before), truthy_items(features), truthy_items(after)
-    own_before, own_after = units_of(before), units_of(after)
-    if _pairs_across(before, features or after) or _pairs_across(features, after):
-        whole = units_of(before + features + after)
-    else:
-        whole = own_before + units_of(features) + own_after
-    units = dedupe_units(whole)
+    own_before, own_features, own_after = units_of(before), units_of(features), units_of(after)
     head = dedupe_units(own_before + [FEATURE_MARK] + own_after)
-    lines = tuple(map(unit_line, units))
-    line_of = dict(zip(map(id, units), lines))          # head units are mostly these very tuples
-    split = [(line_of.get(id(u)) or unit_line(u)) if u is not FEATURE_MARK else None for u in head]
-    cut = split.index(None)
-    return ArgLines(tuple(chain.from_iterable(units)), lines, tuple(split[:cut]), tuple(split[cut + 1:]),
-                    continuation(lines))
+    cut = next(i for i, u in enumerate(head) if u is FEATURE_MARK)
+    lines_before, lines_after = tuple(map(unit_line, head[:cut])), tuple(map(unit_line, head[cut + 1:]))
+    pairs_across = _pairs_across(before, features or after) or _pairs_across(features, after)
+    fixed = {u[0] for u in head}
+    if pairs_across or any(u[0] in fixed for u in own_features if u[0].startswith("-")):
+        units = dedupe_units(units_of(before + features + after) if pairs_across
+                             else own_before + own_features + own_after)
+        lines = tuple(map(unit_line, units))
+    else:
+        feature_units = dedupe_units(own_features)
+        units = head[:cut] + feature_units + head[cut + 1:]
+        lines = lines_before + tuple(map(unit_line, feature_units)) + lines_after
+    return ArgLines(tuple(chain.from_iterable(units)), lines, lines_before, lines_after, continuation(lines))
 
 
 def _pairs_across(tokens: list, following: list) -> bool:
