@@ -72,18 +72,23 @@ class Recording:
         setattr(self, name, value)
         return value
 
-    # the methods synthesis calls most, without a partial made per call
+    # the methods synthesis calls most, without a partial made per call; asked again (the usual
+    # case) the noted answer is read here, as `ask` would read it
     def keyed(self, table: Any) -> Any:
-        return self.ask(Hardware.keyed, 0, (table,))
+        noted = self.answers.get((Hardware.keyed, id(table)))
+        return noted[3] if noted is not None else self.ask(Hardware.keyed, 0, (table,))
 
     def override_block(self, overrides: Any) -> Any:
-        return self.ask(Hardware.override_block, 0, (overrides,))
+        noted = self.answers.get((Hardware.override_block, id(overrides)))
+        return noted[3] if noted is not None else self.ask(Hardware.override_block, 0, (overrides,))
 
     def entry(self, table: dict) -> Any:
-        return self.ask(Hardware.entry, 0, (table,))
+        noted = self.answers.get((Hardware.entry, id(table)))
+        return noted[3] if noted is not None else self.ask(Hardware.entry, 0, (table,))
 
     def named_in(self, names: Any) -> bool:
-        return self.ask(Hardware.named_in, 0, (names,))
+        noted = self.answers.get((Hardware.named_in, id(names)))
+        return noted[3] if noted is not None else self.ask(Hardware.named_in, 0, (names,))
 
     def agrees(self, other: Recording) -> bool:
         """Whether `other`'s profile answers every question noted here exactly as this profile did
@@ -130,7 +135,7 @@ def hardware_query(fn: Callable) -> Callable:
     def query(*args):
         hw = args[index]
         if type(hw) is Recording:
-            return hw.ask(fn, index, args[:index] + args[index + 1:])
+            return hw.ask(fn, index, args[:index] + args[index + 1:] if len(args) > index + 1 else args[:index])
         return fn(*args)
     return query
 
