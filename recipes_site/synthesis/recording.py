@@ -30,6 +30,15 @@ from .hardware import Hardware
 from .types import HardwareResult
 
 
+def _asked_method(method: Callable) -> Callable:
+    """Recording's form of a one-argument Hardware method: asked again with the same argument (the
+    usual case), the noted answer is read directly, as `Recording.ask` would read it."""
+    def asked(self, arg: Any) -> Any:
+        noted = self.answers.get((method, id(arg)))
+        return noted[3] if noted is not None else self.ask(method, 0, (arg,))
+    return asked
+
+
 class Recording:
     """A `Hardware` whose reads are noted down: raw facts on first read, `hardware_query` answers
     and method calls (`keyed`, `entry`, ...) per distinct arguments. One per profile per recipe,
@@ -72,23 +81,11 @@ class Recording:
         setattr(self, name, value)
         return value
 
-    # the methods synthesis calls most, without a partial made per call; asked again (the usual
-    # case) the noted answer is read here, as `ask` would read it
-    def keyed(self, table: Any) -> Any:
-        noted = self.answers.get((Hardware.keyed, id(table)))
-        return noted[3] if noted is not None else self.ask(Hardware.keyed, 0, (table,))
-
-    def override_block(self, overrides: Any) -> Any:
-        noted = self.answers.get((Hardware.override_block, id(overrides)))
-        return noted[3] if noted is not None else self.ask(Hardware.override_block, 0, (overrides,))
-
-    def entry(self, table: dict) -> Any:
-        noted = self.answers.get((Hardware.entry, id(table)))
-        return noted[3] if noted is not None else self.ask(Hardware.entry, 0, (table,))
-
-    def named_in(self, names: Any) -> bool:
-        noted = self.answers.get((Hardware.named_in, id(names)))
-        return noted[3] if noted is not None else self.ask(Hardware.named_in, 0, (names,))
+    # the methods synthesis calls most (_asked_method), without a partial made per call
+    keyed = _asked_method(Hardware.keyed)
+    override_block = _asked_method(Hardware.override_block)
+    entry = _asked_method(Hardware.entry)
+    named_in = _asked_method(Hardware.named_in)
 
     def agrees(self, other: Recording) -> bool:
         """Whether `other`'s profile answers every question noted here exactly as this profile did
