@@ -458,7 +458,9 @@ def _same_draft_config(a: tuple, b: tuple) -> bool:
 
 # Memo: the feature states depend on the choices alone, which recur on every process of a recipe
 # (1,857 processes, 90 distinct choices on the compat corpus); correct because choices are frozen
-# dataclasses (hashable values) and nothing else is read.
+# dataclasses (hashable values) and nothing else is read. `_process_states` keeps the answer
+# beside the choices in its per-recipe memo (by identity), so this one hashes them field by field
+# once per recipe and choices, not once per process.
 @functools.lru_cache(maxsize=4096)
 def _choice_states(choices: tuple) -> tuple | None:
     """The memory feature states of `choices`: (names of the memory features, the tokens of the
@@ -481,7 +483,11 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
     the memory features, one argv per memory key other than the rendered command's, and
     ((state key, index of its argv or -1 for the rendered command's key), ...)); None when there
     are none, too many, or the command cannot be rebuilt from its lines."""
-    found = _choice_states(choices)
+    return _lines_states(_choice_states(choices), argv, command, before, after)
+
+
+def _lines_states(found: tuple | None, argv: tuple, command: str, before: tuple, after: tuple) -> tuple | None:
+    """`_memory_states` given the `_choice_states` of its choices (`found`)."""
     if found is None:
         return None
     names, default_block, states = found
@@ -513,17 +519,18 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
 def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
     """`_memory_states` of a process, kept in `memo` (one recipe's) when given. There the choices
     are told apart by identity, not hashed field by field for every rendering: picker interns equal
-    choices, and the memo holds the choices it keys, so their id is not reused while it lives."""
+    choices, and the memo holds the choices it keys (with their `_choice_states`), so their id is
+    not reused while it lives."""
     lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
     if memo is None:
         return _memory_states(*lines, choices)
     key = ("feature states", id(choices))           # beside `_plan`'s 4-tuples
     kept = memo.get(key)
     if kept is None or kept[0] is not choices:
-        kept = memo[key] = (choices, {})
+        kept = memo[key] = (choices, {}, _choice_states(choices))
     by_process = kept[1]
     if lines not in by_process:
-        by_process[lines] = _memory_states(*lines, choices)
+        by_process[lines] = _lines_states(kept[2], *lines)
     return by_process[lines]
 
 

@@ -21,6 +21,7 @@ from recipes_site import fit, plan, sizing
 from recipes_site.site_root import site_path, url
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
+from recipes_site.synthesis.memo import synthesizing
 from recipes_site.synthesis.types import RecipeRenderings
 from recipes_site.render.rendering_json import rendering_json
 
@@ -195,7 +196,8 @@ class RecipeSummary:
 def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], RecipeSummary]:
     try:
         docs = {model_doc_path(rec.hf_id): model_doc(rec, ctx.profiles, ctx)}
-        docs.update(hardware_docs(rec, ctx))
+        with synthesizing(rec.data):
+            docs.update(hardware_docs(rec, ctx))
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
         return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec))
     finally:
