@@ -196,6 +196,10 @@ class RecipeSummary:
 def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], RecipeSummary]:
     try:
         docs = {model_doc_path(rec.hf_id): model_doc(rec, ctx.profiles, ctx)}
+        # Memo: each hardware document asks feature_choices per hardware x variant (x strategy),
+        # and those ask synthesis's per-recipe questions (default modes, applicable features)
+        # again; answered once while this block lasts (synthesis/memo.py: keyed by plain values,
+        # this recipe's only, forgotten at its end). tests/test_api_documents_fresh.py.
         with synthesizing(rec.data):
             docs.update(hardware_docs(rec, ctx))
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
