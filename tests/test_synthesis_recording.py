@@ -278,3 +278,30 @@ def test_a_recording_notes_what_is_read_and_not_the_label():
     assert h100.node_vram_gb == 640 and not h100.agrees(Recording(ctx.hardware("h200")))
     b200 = Recording(ctx.hardware("b200"))
     assert b200.id == "b200" and not b200.agrees(Recording(ctx.hardware("b300")))   # the id read as such
+
+
+def _corpus_roots():
+    from conftest import COMPAT_CORPUS
+    from pathlib import Path
+    roots = [pytest.param(Path(__file__).resolve().parent.parent, id="own models")]
+    roots.append(pytest.param(COMPAT_CORPUS, id="compat corpus",
+                              marks=pytest.mark.skipif(not COMPAT_CORPUS.is_dir(), reason="compat corpus not beside the clone")))
+    return roots
+
+
+@pytest.mark.parametrize("root", _corpus_roots())
+def test_every_recipe_of_a_corpus_equals_its_per_profile_synthesis(root, monkeypatch):
+    """Beyond the hand-made cases: every recipe of our models/ and of the compat corpus (real
+    contributors' keyed tables, overrides and gates) synthesizes to exactly what rendering each
+    profile on its own gives."""
+    from recipes_site.build import synthesis_context
+    from recipes_site.catalog import load_catalog
+    catalog, _ = load_catalog(root)
+    c = synthesis_context(catalog)
+    shared = [synthesize_recipe(c, d.hf_id, d.data, catalog.index.ids) for d in catalog.recipes]
+    with monkeypatch.context() as m:
+        _each_alone(m)
+        alone = [synthesize_recipe(c, d.hf_id, d.data, catalog.index.ids) for d in catalog.recipes]
+    assert sum(len(t.by_hardware) for out in alone for t in out.trees) > 100
+    for doc, a, b in zip(catalog.recipes, shared, alone):
+        assert _equal(a, b), doc.hf_id
