@@ -15,12 +15,11 @@ from recipes_site.build import synthesis_context
 from recipes_site.catalog import load_catalog
 from recipes_site.jsish import mapping
 from recipes_site.render import picker
-from recipes_site.render.api import RecipeInput, hw_doc_path, recipe_documents
+from recipes_site.render.api import RecipeInput
 from recipes_site.render.rendering_json import rendering_json
-from recipes_site.synthesis import synthesize_recipe
 from recipes_site.synthesis.choices import feature_choices
 
-from conftest import COMPAT_CORPUS
+from conftest import COMPAT_CORPUS, published_renderings
 
 
 def _forget() -> None:
@@ -63,18 +62,10 @@ def _fresh(rec: RecipeInput, ctx, r) -> dict:
 
 def _check_every_rendering(cat, ctx) -> int:
     checked = 0
-    for doc in cat.recipes:
-        rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, cat.index.ids))
-        docs, _ = recipe_documents(rec, ctx)
-        for tree in rec.rendered.trees:
-            for res in tree.by_hardware:
-                hw_doc = docs[hw_doc_path(rec.hf_id, res.hardware)]
-                published = {(d["variant"], d["strategy"], d["node_count"]): d for d in hw_doc["renderings"]}
-                for r in (res.recommended,) + res.alternatives:
-                    shown = _resolved(published[r.key], hw_doc)
-                    # JSON text: key order and types (true / 1 / 1.0) count, as in the built files
-                    assert json.dumps(shown) == json.dumps(_fresh(rec, ctx, r)), (rec.hf_id, r.hardware, r.key)
-                    checked += 1
+    for rec, r, shown, hw_doc in published_renderings(cat, ctx):
+        # JSON text: key order and types (true / 1 / 1.0) count, as in the built files
+        assert json.dumps(_resolved(shown, hw_doc)) == json.dumps(_fresh(rec, ctx, r)), (rec.hf_id, r.hardware, r.key)
+        checked += 1
     return checked
 
 

@@ -12,9 +12,10 @@ import shlex
 
 import pytest
 
+from conftest import published_renderings
 from recipes_site import fit, plan, sizing
 from recipes_site.render import picker
-from recipes_site.render.api import RecipeInput, hw_doc_path, recipe_documents
+from recipes_site.render.api import RecipeInput
 from recipes_site.synthesis import synthesize_recipe
 from recipes_site.synthesis.choices import FeatureChoice, feature_choices
 from recipes_site.synthesis.types import KvStore, Process, Rendering
@@ -28,27 +29,19 @@ def _forget() -> None:
 
 def test_memoised_documents_equal_a_fresh_computation(catalog, ctx):
     checked = with_states = 0
-    for doc in catalog.recipes:
-        rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
-        docs, _ = recipe_documents(rec, ctx)
-        for tree in rec.rendered.trees:
-            for res in tree.by_hardware:
-                hw_doc = docs[hw_doc_path(rec.hf_id, res.hardware)]
-                published = {(d["variant"], d["strategy"], d["node_count"]): d for d in hw_doc["renderings"]}
-                for r in (res.recommended,) + res.alternatives:
-                    shown = published[r.key]
-                    _forget()
-                    choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
-                                              with_kv_store=r.kv is not None)
-                    locked = picker.features_locked(choices, r)
-                    _forget()
-                    fresh = plan.plan_json(rec.data, r, ctx.profiles.get(r.hardware) or {}, choices, locked)
-                    where = (rec.hf_id, r.hardware, r.key)
-                    assert shown["plan"] == fresh, where
-                    assert shown["parts"]["features_locked"] == locked, where
-                    assert hw_doc["extra_sets"][shown["parts"]["extras"]] == picker._extras(r), where
-                    checked += 1
-                    with_states += "by" in fresh
+    for rec, r, shown, hw_doc in published_renderings(catalog, ctx):
+        _forget()
+        choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
+                                  with_kv_store=r.kv is not None)
+        locked = picker.features_locked(choices, r)
+        _forget()
+        fresh = plan.plan_json(rec.data, r, ctx.profiles.get(r.hardware) or {}, choices, locked)
+        where = (rec.hf_id, r.hardware, r.key)
+        assert shown["plan"] == fresh, where
+        assert shown["parts"]["features_locked"] == locked, where
+        assert hw_doc["extra_sets"][shown["parts"]["extras"]] == picker._extras(r), where
+        checked += 1
+        with_states += "by" in fresh
     assert checked > 1000 and with_states > 10, (checked, with_states)
 
 
