@@ -19,7 +19,8 @@ from recipes_site.render.api import RecipeInput
 from recipes_site.render.rendering_json import rendering_json
 from recipes_site.synthesis.choices import feature_choices
 
-from conftest import COMPAT_CORPUS, published_renderings
+from conftest import COMPAT_CORPUS
+from documents_kit import published_renderings
 
 
 def _forget() -> None:

@@ -12,7 +12,7 @@ import shlex
 
 import pytest
 
-from conftest import published_renderings
+from documents_kit import published_renderings
 from recipes_site import fit, plan, sizing
 from recipes_site.render import picker
 from recipes_site.render.api import RecipeInput
