@@ -442,9 +442,13 @@ def _line_tokens(lines: tuple) -> tuple:
 
 
 def _memory_key(argv) -> tuple:
-    """What decides a plan of one argv: its shape and its draft."""
-    spec = _speculative_json(tuple(argv))
-    return fit.shape_from_argv(argv), spec and spec[1]
+    """What decides a plan of one argv, as `_plan` keys its figures: its shape (`fit.shape_values`,
+    equal exactly when the Shapes are) and its draft (`_draft`). A --speculative-config that loads
+    no draft checkpoint (MTP, n-gram) or differs only beside the draft's method and model changes
+    nothing a plan shows, so such a feature state shares the rendered command's plan without one
+    being made for it (on the compat corpus every state did)."""
+    _, shape_values, draft, _ = _plan_inputs(tuple(argv))
+    return shape_values, draft
 
 
 def _same_draft_config(a: tuple, b: tuple) -> bool:
