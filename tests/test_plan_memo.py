@@ -187,3 +187,40 @@ def test_feature_states_are_kept_per_choices(catalog, ctx):
     lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
     stale = {("feature states", id(fewer)): (choices, {lines: plan._memory_states(*lines, choices)})}
     assert plan.plan_json(rec.data, r, profile, fewer, False, stale) == fresh[fewer]
+
+
+def _state_commands(proc, choices: tuple) -> dict:
+    """Each memory feature state's whole argv (the process's own lines around the state's feature
+    block, as the page joins them); {} when the process has no states or cannot be rebuilt."""
+    found = plan._choice_states(choices)
+    if found is None or plan._memory_states(proc.argv, proc.command, proc.lines_before, proc.lines_after,
+                                            choices) is None:
+        return {}
+    head = tuple(shlex.split(proc.command.split(SEP, 1)[0]))
+    before = tuple(t for line in proc.lines_before for t in shlex.split(line))
+    after = tuple(t for line in proc.lines_after for t in shlex.split(line))
+    return {key: head + before + block + after for key, block in found[2] if block is not None}
+
+
+def test_every_feature_state_shows_the_plan_of_its_own_command(catalog, ctx):
+    """Feature states are grouped by what a plan reads (shape and draft), so a state whose
+    --speculative-config loads no draft shares the rendered command's plan: whatever the grouping,
+    the plan published for each state (`by[key]`, else `default`) is the plan of that state's own
+    command, computed alone. Fails when the grouping drops the draft (an EAGLE state would show
+    the plan without its head) or the shape."""
+    states = drafts = 0
+    for rec, r, shown, _ in published_renderings(catalog, ctx):
+        if shown["parts"]["features_locked"]:
+            continue
+        choices = tuple(feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
+                                        with_kv_store=r.kv is not None))
+        profile = ctx.profiles.get(r.hardware) or {}
+        published = shown["plan"]
+        for key, argv in _state_commands(plan.memory_process(r), choices).items():
+            _forget()
+            own = plan.rendering_plan(rec.data, r, profile, argv)
+            assert published.get("by", {}).get(key, published["default"]) == own, (rec.hf_id, r.key, key)
+            states += 1
+            drafts += "draft" in own
+    assert states > 1000, states
+    assert drafts or "meta-llama/Llama-3.3-70B-Instruct" not in {d.hf_id for d in catalog.recipes}, drafts
