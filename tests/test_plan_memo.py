@@ -224,3 +224,23 @@ def test_every_feature_state_shows_the_plan_of_its_own_command(catalog, ctx):
             drafts += "draft" in own
     assert states > 1000, states
     assert drafts or "meta-llama/Llama-3.3-70B-Instruct" not in {d.hf_id for d in catalog.recipes}, drafts
+
+
+def test_feature_states_get_a_plan_per_shape_and_draft_only():
+    """A state gets its own plan when its command's shape or draft differs from the rendered
+    command's; a --speculative-config that loads no draft (MTP), however written, shares its plan."""
+    def feature(name, line):
+        return FeatureChoice(name=name, label=name, description="", default=False, modes=None, lines=(line,))
+    mtp = "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": %d}'"
+    eagle = "--speculative-config '{\"method\": \"eagle3\", \"model\": \"a/b\"}'"
+    choices = (feature("mtp1", mtp % 1), feature("mtp2", mtp % 2), feature("fp8", "--kv-cache-dtype fp8"),
+               feature("eagle", eagle), feature("len", "--max-model-len 4096"))
+    argv = ("vllm", "serve", "m", "--tensor-parallel-size", "2")
+    _forget()
+    names, argvs, states = plan._memory_states(argv, SEP.join(("vllm serve m", "--tensor-parallel-size 2")),
+                                               ("--tensor-parallel-size 2",), (), choices)
+    by = dict(states)
+    assert by["mtp1"] == by["mtp2"] == by["mtp1,mtp2"] == by[""] == -1
+    assert len({by["fp8"], by["eagle"], by["len"], by["fp8,len"]}) == 4 and -1 not in {by["fp8"], by["eagle"]}
+    assert by["mtp1,fp8"] == by["mtp1,mtp2,fp8"] == by["fp8"]
+    assert fit.shape_from_argv(argvs[by["fp8"]]).kv_cache_dtype == "fp8"
