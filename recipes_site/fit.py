@@ -172,6 +172,15 @@ def scheduler_defaults(vram_per_gpu_gib: float) -> tuple[int, int]:
     return (8192, 1024) if vram_per_gpu_gib >= LARGE_GPU_GIB else (2048, 256)
 
 
+# Memo: every plan of a recipe without hf_config shapes gets one of these four Overheads (a frozen
+# dataclass, costly to make, made once per distinct plan: 5,061 times on the compat corpus); the
+# arguments are the module's constants, so it holds at most four.
+@functools.lru_cache(maxsize=4)
+def _fallback_overhead(context: float, graphs: float) -> Overhead:
+    """`overhead` without the model's shapes: the fallback activation peak."""
+    return Overhead(context, FALLBACK_ACTIVATIONS_GIB, graphs)
+
+
 def overhead(cfg: dict | None, shape: Shape, vram_per_gpu_gib: float) -> Overhead:
     """Memory one GPU spends besides weights and KV cache.
 
@@ -188,7 +197,7 @@ def overhead(cfg: dict | None, shape: Shape, vram_per_gpu_gib: float) -> Overhea
     graphs = 0.0 if shape.enforce_eager else CUDA_GRAPHS_GIB
     hidden, vocab = cfg.get("hidden_size"), cfg.get("vocab_size")
     if not (isinstance(hidden, int) and isinstance(vocab, int)):
-        return Overhead(context, FALLBACK_ACTIVATIONS_GIB, graphs)
+        return _fallback_overhead(context, graphs)
     tokens_default, seqs_default = scheduler_defaults(vram_per_gpu_gib)
     tokens = shape.max_num_batched_tokens or tokens_default
     seqs = shape.max_num_seqs or seqs_default

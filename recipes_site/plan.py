@@ -72,9 +72,14 @@ def speculative_config(argv) -> dict | None:
 def _speculative_json(argv: tuple) -> tuple[str, str] | None:
     """`--speculative-config`'s text and its canonical form (sort_keys), None when absent or not a
     JSON object."""
-    tokens = list(map(str, argv))
-    if "--speculative-config" not in " ".join(tokens):     # one scan in C: most commands have none
+    try:
+        text = " ".join(argv)       # argvs are text; no list of str() copies for the usual case
+    except TypeError:               # a caller's argv with numbers: read as their str()
+        argv = tuple(map(str, argv))
+        text = " ".join(argv)
+    if "--speculative-config" not in text:      # one scan in C: most commands have none
         return None
+    tokens = argv
     for i, tok in enumerate(tokens):
         flag, eq, inline = tok.partition("=")
         if flag == "--speculative-config":
@@ -533,9 +538,10 @@ def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
     if kept is None or kept[0] is not choices:
         kept = memo[key] = (choices, {}, _choice_states(choices))
     by_process = kept[1]
-    if lines not in by_process:
-        by_process[lines] = _lines_states(kept[2], *lines)
-    return by_process[lines]
+    found = by_process.get(lines, by_process)      # (the dict itself: no answer yet; None is one)
+    if found is by_process:
+        found = by_process[lines] = _lines_states(kept[2], *lines)
+    return found
 
 
 def clear_memos() -> None:

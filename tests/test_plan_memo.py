@@ -244,3 +244,15 @@ def test_feature_states_get_a_plan_per_shape_and_draft_only():
     assert len({by["fp8"], by["eagle"], by["len"], by["fp8,len"]}) == 4 and -1 not in {by["fp8"], by["eagle"]}
     assert by["mtp1,fp8"] == by["mtp1,mtp2,fp8"] == by["fp8"]
     assert fit.shape_from_argv(argvs[by["fp8"]]).kv_cache_dtype == "fp8"
+
+
+def test_overheads_without_shapes_are_kept_per_context_and_graphs():
+    """fit._fallback_overhead shares one Overhead per (CUDA context, CUDA graphs): one GPU or several,
+    eager or not, each combination gets its own figures whatever was asked before."""
+    fit._fallback_overhead.cache_clear()
+    shapes = [fit.Shape(), fit.Shape(enforce_eager=True), fit.Shape(tp=2), fit.Shape(tp=2, enforce_eager=True)]
+    got = [fit.overhead(None, s, 80.0) for s in shapes + shapes[::-1]]
+    want = [fit.Overhead(1.0 + (0.5 if s.gpus > 1 else 0), fit.FALLBACK_ACTIVATIONS_GIB, 0.0 if s.enforce_eager else 1.0)
+            for s in shapes + shapes[::-1]]
+    assert got == want
+    assert fit._fallback_overhead.cache_info().currsize == 4
