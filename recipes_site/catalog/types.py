@@ -31,6 +31,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from recipes_site.catalog import ids as _ids
+from recipes_site.catalog.yaml import copy_containers
 
 SCHEMA_ID = "https://recipes-site.local/schema/recipe.schema.json"
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -122,15 +123,7 @@ class _SchemaOnce:
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> dict:
         if self.schema is None:
             self.schema = handler(source)
-        return _fresh_containers(self.schema)
-
-
-def _fresh_containers(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {key: _fresh_containers(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_fresh_containers(value) for value in node]
-    return node
+        return copy_containers(self.schema)
 
 
 def reused(tp: Any) -> Any:

@@ -211,11 +211,13 @@ def format_key_path(path: tuple) -> str:
     return out
 
 
-def _copy(value: Any) -> Any:
+def copy_containers(value: Any) -> Any:
+    """`value` with every dict and list copied and every other object shared: what an alias
+    expands to here, and a pydantic schema handed to another field (types.reused)."""
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: copy_containers(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [copy_containers(v) for v in value]
     return value
 
 
@@ -305,7 +307,7 @@ class _Builder:
         for i, (p, pos, is_key) in enumerate(self.marks[start:end]):
             # the alias itself sits where it is written; what it expands to, where the anchor is
             self.marks.append((path + p[cut:], (line, col) if i == 0 else pos, is_key))
-        return _copy(value)
+        return copy_containers(value)
 
     # -- main loop
     def build(self, loader) -> Any:
