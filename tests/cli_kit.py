@@ -33,3 +33,9 @@ def run(*args, cwd=PROJECT_ROOT) -> subprocess.CompletedProcess:
 def run_module(*args, cwd=PROJECT_ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "recipes_site", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True)
+
+
+def fresh_interpreter(code: str) -> list[str]:
+    """Stdout lines of `code` run by a new interpreter: what a command imports at start-up can
+    only be seen from a process that has imported nothing yet."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()

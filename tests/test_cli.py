@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from cli_kit import run, run_module
+from cli_kit import fresh_interpreter, run, run_module
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.types import recipe_json_schema
 
@@ -106,15 +106,12 @@ def test_recipe_schema_file_is_up_to_date():
 def test_version_and_help_do_not_load_the_recipe_models():
     """`--version` and `--help` answer without importing pydantic and the recipe models (the
     catalog package imports its loader on first use): 0.05 s instead of 0.2 s of start-up."""
-    import subprocess
-    import sys
     probe = ("import sys; from recipes_site.cli import main\n"
              "for argv in (['--version'], ['--help'], ['build', '--help']):\n"
              "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'jinja2', 'yaml')"
              " or m in ('recipes_site.catalog.loader', 'recipes_site.catalog.types')))")
-    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert r.stdout.strip().splitlines()[-1] == "[]"
+    assert fresh_interpreter(probe)[-1] == "[]"
     from recipes_site.catalog import load_catalog   # still importable from the package
     assert callable(load_catalog)
 
@@ -122,13 +119,10 @@ def test_version_and_help_do_not_load_the_recipe_models():
 def test_only_version_looks_the_installed_version_up():
     """Every command builds the parser; importlib.metadata (the installed version) is imported
     only when `--version` asks for it, and then prints what argparse's version action prints."""
-    import subprocess
-    import sys
     probe = ("import sys; from recipes_site.cli import main\n"
              "try:\n    main(['build', '--help'])\nexcept SystemExit:\n    pass\n"
              "print('importlib.metadata' in sys.modules)\n"
              "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
              "print('importlib.metadata' in sys.modules)")
-    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     from recipes_site.cli import _version
-    assert r.stdout.splitlines()[-3:] == ["False", f"recipes-site {_version()}", "True"]
+    assert fresh_interpreter(probe)[-3:] == ["False", f"recipes-site {_version()}", "True"]
