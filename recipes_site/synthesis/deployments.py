@@ -355,7 +355,7 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
                                       addr=kv.addr, port=kv.port, features=features)
     state = KvStore(
         serving_strategy=serving, instances=kv.instances, min_vllm_version=kv.min_vllm_version,
-        head=head, workers=workers, install=kv.installs.get(docker.brand_key(hw)),
+        head=head, workers=workers, install=kv.installs.get(hw.image_brand),
         master=kv.master, store=kv.store, router=kv.router, config=kv.config, config_note=kv.config_note)
     return Rendering(hardware=hw.label, strategy=kv_id, variant=variant_key, node_count=nodes,
                      deploy_type="kv_store_lb", env=head.env, docker_image=on_hw.image, kv=state)

@@ -34,11 +34,6 @@ GPU_FLAG_ARGV = {**{k: [t for line in v for t in line] for k, v in GPU_FLAG_LINE
                  "cpu": ["--shm-size", "16g"]}
 
 
-def brand_key(hw: Hardware) -> str:
-    """The brand whose images apply (DEFAULT_IMAGES keys): Hardware.image_brand."""
-    return hw.image_brand
-
-
 def _cuda_pick(table: dict) -> str | None:
     return table.get("cu130") or table.get("cu129")
 
@@ -62,7 +57,7 @@ def _pin(source, key: str):
 
 @hardware_query
 def docker_image(recipe: dict, variant: dict, hw: Hardware) -> str | None:
-    key = brand_key(hw)
+    key = hw.image_brand   # DEFAULT_IMAGES keys
     exact = mapping(hw.entry(mapping(variant.get("hardware_overrides")))).get("docker_image")
     if isinstance(exact, str):
         return exact
@@ -79,11 +74,6 @@ def docker_image(recipe: dict, variant: dict, hw: Hardware) -> str | None:
         return _cuda_pick(cuda)
     nightly = mapping(recipe.get("model")).get("nightly_required") is True
     return (NIGHTLY_IMAGES if nightly else DEFAULT_IMAGES).get(key)
-
-
-def _family(hw: Hardware) -> str:
-    """The GPU access flags of the docker command (GPU_FLAG_LINES keys): Hardware.image_family."""
-    return hw.image_family
 
 
 def _mount_paths(model: str, env: dict) -> list:
@@ -169,7 +159,7 @@ def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
     shell words). Every recipe string passes through shell.py."""
     items = tuple(env.items())
     # the value types are part of the key: `true`, `1` and `1.0` print differently, a Placeholder bare
-    key = (image, model, items, tuple(map(type, env.values())), _family(hw), port, host_network, pass_env)
+    key = (image, model, items, tuple(map(type, env.values())), hw.image_family, port, host_network, pass_env)
     try:
         return _memo_docker_head(*key)
     except TypeError:           # an env value no validated recipe has (a list, a map): not memoised

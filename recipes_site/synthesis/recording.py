@@ -14,7 +14,7 @@ there and build the same commands: the result is right by construction, whatever
 What goes unrecorded is `label` alone: the profile id as a name, for the renderings' `hardware`
 field and the keys of per-recipe memos. A decision that reads the id reads `id` (or asks
 `entry`/`named_in`), and is recorded. Questions are asked at the level their answers are shared
-at: `fits_node` rather than the raw VRAM, `brand_key` rather than the generation, so that H100
+at: `fits_node` rather than the raw VRAM, `image_brand` rather than the generation, so that H100
 and H200 (different VRAM) or H200 and B200 (different generations) still agree where the recipe
 does not tell them apart.
 

@@ -79,17 +79,16 @@ def allowed_by_variant(variant: dict, hw: Hardware) -> bool:
 def eligible_hardware(ctx: Context, recipe: dict, variant: dict) -> list[str]:
     """Profiles the variant may run on, in taxonomy order: not declared unsupported in
     meta.hardware, a restricted profile only when listed there, and the variant's precision
-    constraint and allow-list (allowed_by_variant) met. What it reads of the recipe and the variant
-    is read once for all profiles."""
+    constraint and allow-list (allowed_by_variant) met. The declarations and the constraint are
+    read once for all profiles."""
     declared = mapping(mapping(recipe.get("meta")).get("hardware"))
     constraint = precision_constraint(variant)
-    allow = str_list(variant.get("supported_hardware"))
     out = []
     for h in ctx.profiles:
         hw = ctx.hardware(h)
         if declared.get(h) == "unsupported" or (hw.restricted and h not in declared):
             continue
-        if meets_constraint(constraint, hw) and (not allow or h in allow):
+        if meets_constraint(constraint, hw) and allowed_by_variant(variant, hw):
             out.append(h)
     return out
 
