@@ -16,6 +16,7 @@ from documents_kit import published_renderings
 from recipes_site import fit, plan, sizing
 from recipes_site.render import picker
 from recipes_site.render.api import RecipeInput
+from recipes_site.render.rendering_json import rendering_json
 from recipes_site.synthesis import synthesize_recipe
 from recipes_site.synthesis.choices import FeatureChoice, feature_choices
 from recipes_site.synthesis.types import KvStore, Process, Rendering
@@ -256,3 +257,24 @@ def test_overheads_without_shapes_are_kept_per_context_and_graphs():
             for s in shapes + shapes[::-1]]
     assert got == want
     assert fit._fallback_overhead.cache_info().currsize == 4
+
+
+def test_an_entry_shares_with_its_relabelled_copies_only(catalog, ctx):
+    """picker.Shown is kept per `Rendering.family`: a re-labelled copy takes its family's, with its
+    own `hardware`; a rendering that differs in another field (here the environment and the
+    command) gets its own, equal to a fresh computation."""
+    doc = catalog.recipes[0]
+    rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
+    r = rec.rendered.trees[0].by_hardware[0].recommended
+    families: dict = {}
+    shared = picker.SharedParts(rec, ctx, r.hardware, families)
+    moved = r.relabelled("elsewhere")
+    assert shared.shown(moved) is shared.shown(r) and len(families) == 1
+    other = dataclasses.replace(r, env={**r.env, "X": "1"})
+    assert shared.shown(other) is not shared.shown(r) and len(families) == 2
+    for one in (r, moved, other):
+        entry = shared.entry(one, shared.shown(one), None, False, 0)
+        fresh = rendering_json(one)
+        assert list(entry)[:len(fresh)] == list(fresh) and {k: entry[k] for k in fresh} == fresh
+        assert entry["parts"]["processes"] == picker.rendering_parts(
+            one, shared, None, False, [picker._split(p) for p in one.processes], 0)["processes"]

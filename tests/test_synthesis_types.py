@@ -52,3 +52,17 @@ def test_a_relabelled_rendering_is_the_same_rendering_on_another_profile():
     assert r.hardware == "h200" and type(moved) is Rendering
     with pytest.raises(dataclasses.FrozenInstanceError):
         moved.hardware = "b200"
+
+
+def test_a_family_is_every_field_but_the_hardware_by_identity():
+    """`Rendering.family` keys picker.Shown: a re-labelled copy is of the same family, a rendering
+    that differs in any other field (even an equal but distinct object) is not."""
+    p = _process()
+    r = Rendering("h200", "single_node_tp", "default", 1, "single_node", {"A": "1"}, "img", single=p)
+    assert r.relabelled("h100").family == r.family == dataclasses.replace(r, hardware="b200").family
+    others = {"strategy": "multi_node_tp", "variant": "fp8", "node_count": 2, "deploy_type": "multi_node",
+              "env": {"A": "1"}, "docker_image": "other", "single": _process(), "head": p, "workers": (p,),
+              "prefill": object(), "decode": object(), "router": object(), "router_config": {}, "kv": object()}
+    assert set(others) == {f.name for f in dataclasses.fields(Rendering)} - {"hardware"}
+    for name, value in others.items():
+        assert dataclasses.replace(r, **{name: value}).family != r.family, name

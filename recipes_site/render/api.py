@@ -23,7 +23,6 @@ from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.memo import synthesizing
 from recipes_site.synthesis.types import RecipeRenderings
-from recipes_site.render.rendering_json import rendering_json
 
 API = "api/v1"
 HF = "https://huggingface.co/"
@@ -148,8 +147,9 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
     memo: dict = {}         # plan.plan_of's memo for this recipe (profiles are ctx's, one per hardware)
+    families: dict = {}     # picker.Shown per family of re-labelled renderings of this recipe
     for hw, doc in docs.items():
-        shared = SharedParts(rec, ctx, hw)
+        shared = SharedParts(rec, ctx, hw, families)
         doc["renderings"] = [_rendering_doc(rec, ctx, r, shared, memo) for r in renderings[hw].values()]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items
@@ -159,12 +159,11 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
 def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dict:
     """One rendering of a hardware document: the commands, the picker's parts and the plan
     (plan.py) every figure shown beside the command comes from."""
-    procs = r.processes
+    shown = shared.shown(r)        # what r shares with its re-labelled copies on other hardware
     choices, feature_set, text = shared.choices(rec, ctx, r)
-    locked, splits = shared.locked(choices, procs, text)
+    locked = shown.locked(choices, text)
     plans = plan.plan_json(rec.data, r, shared.profile or {}, choices, locked, memo)
-    doc = rendering_json(r, procs)
-    doc["parts"] = shared.parts(r, plans["default"], locked, splits, feature_set)
+    doc = shared.entry(r, shown, plans["default"], locked, feature_set)
     doc["plan"] = plans
     return doc
 

@@ -27,6 +27,7 @@ from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggl
 from recipes_site.jsish import mapping
 from recipes_site.synthesis.shell import export_lines, heredoc
 from recipes_site.synthesis.types import Process, Rendering
+from recipes_site.render.rendering_json import rendering_json
 from recipes_site.site_root import url
 
 SEP = " \\\n  "
@@ -237,10 +238,11 @@ class SharedParts:
     Choices depend on the strategy only through features' `strategies` lists, and on the kv-store
     only through companions; the cache key leaves those out when no feature of the recipe has them."""
 
-    def __init__(self, rec: RecipeInput, ctx: Context, hw: str):
+    def __init__(self, rec: RecipeInput, ctx: Context, hw: str, families: dict | None = None):
         self.feature_sets = Table()
         self.extra_sets = Table()
         self._choices: dict[tuple, tuple] = {}
+        self._families = {} if families is None else families      # `Shown` per family (see `shown`)
         features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
         self._by_strategy = any(f.get("strategies") for f in features)
         self._by_kv = any(mapping(f.get("companion")).get("command") for f in features)
@@ -265,6 +267,28 @@ class SharedParts:
         text, tabs = _extras_entry(r)
         return self.extra_sets.index_of_key(text, lambda: tabs)
 
+    def shown(self, r: Rendering) -> Shown:
+        """What `r`'s entry shares with its re-labelled copies on other hardware (`Shown`), made
+        once per family (`Rendering.family`) in the `families` dict the documents of one recipe
+        share (render/api.py: emptied with the recipe; the entry holds the rendering, so the ids of
+        its key stay its own)."""
+        key = r.family
+        found = self._families.get(key)
+        if found is None:
+            found = self._families[key] = Shown(r)
+        return found
+
+    def entry(self, r: Rendering, shown: Shown, plan: dict | None, locked: bool, feature_set: int) -> dict:
+        """The entry of a rendering of this document but its `plan` (`rendering_json` and
+        `rendering_parts`, what they take from the rendering alone from its family's `shown`)."""
+        doc = shown.json.copy()
+        doc["hardware"] = r.hardware        # first of the fields, as in rendering_json
+        doc["parts"] = {"summary": summary_line(r, self.profile, self.precisions.get(r.variant), plan, self.gpu_name),
+                        "processes": shown.processes_parts,
+                        "extras": self.extra_sets.index_of_key(shown.extras[0], lambda: shown.extras[1]),
+                        "features": feature_set, "features_locked": locked}
+        return doc
+
     def locked(self, choices: tuple, procs: tuple, text: str) -> tuple[bool, list]:
         """`features_locked` of a rendering's choices (`text`: their feature-set text) and
         processes (`Rendering.processes`), and the `_split` of each of its processes."""
@@ -274,6 +298,32 @@ class SharedParts:
     def parts(self, r: Rendering, plan: dict | None, locked: bool, splits: list, feature_set: int) -> dict:
         """`rendering_parts` of a rendering of this document."""
         return rendering_parts(r, self, plan, locked, splits, feature_set)
+
+
+class Shown:
+    """What an entry of the hardware documents takes from its rendering alone, not from the
+    profile: a rendering re-labelled for other hardware (synthesis/recording.py; ~half of the compat
+    corpus's 8,997 entries) shares it with the first of its family. Its `rendering_json` but the
+    `hardware`, its processes and their `_split`s, the `processes` and extra tabs of its parts, and
+    `features_locked` per feature set (which reads the choices, whole in their text, and the
+    processes' lines). Its dicts and lists are shared by the documents and never changed."""
+    __slots__ = ("rendering", "processes", "splits", "json", "processes_parts", "extras", "_locks")
+
+    def __init__(self, r: Rendering):
+        self.rendering = r
+        procs = self.processes = r.processes
+        splits = self.splits = [_split(p) for p in procs]
+        self.json = rendering_json(r, procs)
+        self.processes_parts = _process_parts(r, splits)
+        self.extras = _extras_entry(r)
+        self._locks: dict[str, bool] = {}
+
+    def locked(self, choices: tuple, text: str) -> bool:
+        """`features_locked` of the rendering's `choices` (`text`: their feature-set text)."""
+        found = self._locks.get(text)
+        if found is None:
+            found = self._locks[text] = _locked(choices, text, self.processes, self.splits)
+        return found
 
 
 _CHOICES: dict[tuple, tuple[tuple, str, list]] = {}
@@ -353,15 +403,20 @@ def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked
     already requires every process to `_split`), `splits` its processes' `_split`s (in
     `Rendering.processes` order, which is `_processes`' order), `feature_set` the index of its
     choices (`SharedParts.choices`)."""
+    return {"summary": summary_line(r, shared.profile, shared.precisions.get(r.variant), plan, shared.gpu_name),
+            "processes": _process_parts(r, splits), "extras": shared.extras(r),
+            "features": feature_set, "features_locked": locked}
+
+
+def _process_parts(r: Rendering, splits: list) -> list[dict]:
+    """The `processes` of a rendering's parts (`splits`: as `rendering_parts` takes them)."""
     parts = []
     shared_env = r.single or r.head or r.kv        # one environment for all processes, else each pool's
     env_text = exports(r.env) if shared_env else None
     for (pid, label, path, docker_path, p), split in zip(_processes(r), splits):
         parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
                       "exports": env_text if shared_env else exports(p.env), **(split or _NO_SPLIT)})
-    return {"summary": summary_line(r, shared.profile, shared.precisions.get(r.variant), plan, shared.gpu_name),
-            "processes": parts, "extras": shared.extras(r),
-            "features": feature_set, "features_locked": locked}
+    return parts
 
 
 # -- the page's embedded summary ----------------------------------------------------------------

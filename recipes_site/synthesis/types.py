@@ -106,6 +106,15 @@ class Rendering:
         return copy
 
     @property
+    def family(self) -> tuple:
+        """The identities of every field but `hardware`: equal for this rendering and its
+        `relabelled` copies (which share every other field), different for renderings alive at the
+        same time that differ in any other field. For memos of what does not depend on the profile
+        (render/picker.py `Shown`); such a memo must hold a rendering of the family, so that no
+        other object takes one of the ids while it lives."""
+        return tuple(map(id, self.__dict__.values()))[1:]      # `hardware` first: __init__, relabelled
+
+    @property
     def key(self) -> tuple:
         return (self.variant, self.strategy, self.node_count)
 
