@@ -12,6 +12,7 @@ import shlex
 
 import pytest
 
+import synthesis_kit
 from documents_kit import published_renderings
 from recipes_site import fit, plan, sizing
 from recipes_site.render import picker
@@ -19,6 +20,8 @@ from recipes_site.render.api import RecipeInput
 from recipes_site.render.rendering_json import rendering_json
 from recipes_site.synthesis import synthesize_recipe
 from recipes_site.synthesis.choices import FeatureChoice, feature_choices
+from recipes_site.synthesis.memo import synthesizing
+from recipes_site.synthesis.recording import Recording
 from recipes_site.synthesis.types import KvStore, Process, Rendering
 
 
@@ -266,8 +269,9 @@ def test_an_entry_shares_with_its_relabelled_copies_only(catalog, ctx):
     doc = catalog.recipes[0]
     rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
     r = rec.rendered.trees[0].by_hardware[0].recommended
-    families: dict = {}
-    shared = picker.SharedParts(rec, ctx, r.hardware, families)
+    across = picker.AcrossHardware(ctx)
+    families = across.families
+    shared = picker.SharedParts(rec, ctx, r.hardware, across)
     moved = r.relabelled("elsewhere")
     assert shared.shown(moved) is shared.shown(r) and len(families) == 1
     other = dataclasses.replace(r, env={**r.env, "X": "1"})
@@ -278,3 +282,45 @@ def test_an_entry_shares_with_its_relabelled_copies_only(catalog, ctx):
         assert list(entry)[:len(fresh)] == list(fresh) and {k: entry[k] for k in fresh} == fresh
         assert entry["parts"]["processes"] == picker.rendering_parts(
             one, shared, None, False, [picker._split(p) for p in one.processes], 0)["processes"]
+
+
+def _keyed_features() -> dict:
+    """Features whose choices depend on the profile by id, generation, brand and opt-in."""
+    r = synthesis_kit.recipe(compatible_strategies=["single_node_tp", "single_node_tep"])
+    r["variants"]["fp8"] = {"precision": "fp8", "vram_minimum_gb": 8, "default_modes": {"gated": "slow"}}
+    r["hardware_opt_in_features"] = {"b200": ["plain"], "mi300x": ["moved"]}
+    r["features"] = {
+        "plain": {"args": ["--plain"]},
+        "gated": {"modes": {"fast": {"args": ["--fast"], "hardware": {"hopper": "unsupported"}},
+                            "slow": {"args": ["--slow"], "hardware_overrides": {"b300": {"args": ["--slow-b300"]}},
+                                     "variants": ["fp8"]},
+                            "amd": {"args": ["--amd"], "hardware": {"h200": "unsupported"}}},
+                  "default_mode": "fast"},
+        "moved": {"args": ["--moved"], "hardware_overrides": {"blackwell": {"args": ["--moved-bw"]}},
+                  "strategies": ["single_node_tep"]},
+    }
+    return r
+
+
+def test_choices_are_reused_across_profiles_that_answer_alike_only(monkeypatch):
+    """picker.AcrossHardware gives on every profile the choices made for it alone; a profile takes
+    another's choices only when it answers every question noted there alike (with the record
+    ignored, some profile gets another's choices: the test has teeth)."""
+    ctx = synthesis_kit.context()
+    recipe = _keyed_features()
+    keys = [(v, s, kv) for v in ("default", "fp8") for s in ("single_node_tp", "single_node_tep") for kv in (False, True)]
+
+    def published() -> dict:
+        across = picker.AcrossHardware(ctx)
+        with synthesizing(recipe):          # as recipe_documents asks them
+            return {(hw, *key): across.choices(recipe, hw, *key)[0] for hw in ctx.profiles for key in keys}
+
+    fresh = {(hw, v, s, kv): feature_choices(recipe, ctx.hardware(hw), v, s, with_kv_store=kv)
+             for hw in ctx.profiles for v, s, kv in keys}
+    assert len(set(fresh.values())) >= 6
+    calls = []
+    monkeypatch.setattr(picker, "feature_choices", lambda *a, **k: calls.append(a[1].label) or feature_choices(*a, **k))
+    assert published() == fresh
+    assert 0 < len(calls) < len(fresh) / 2         # reused on most profiles
+    monkeypatch.setattr(Recording, "agrees", lambda self, other: True)
+    assert published() != fresh

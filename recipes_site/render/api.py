@@ -130,7 +130,7 @@ def _by_hardware_order(r: RecipeRenderings, order: list[str]):
 def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
     """One document per hardware: the recommended pick per variant tree, every rendering (with
     the `parts` the page's picker uses) and the feature sets those parts refer to."""
-    from recipes_site.render.picker import SharedParts
+    from recipes_site.render.picker import AcrossHardware, SharedParts
     profiles = ctx.profiles
     docs: dict[str, dict] = {}
     renderings: dict[str, dict] = {}
@@ -147,9 +147,9 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
     memo: dict = {}         # plan.plan_of's memo for this recipe (profiles are ctx's, one per hardware)
-    families: dict = {}     # picker.Shown per family of re-labelled renderings of this recipe
+    across = AcrossHardware(ctx)        # what the documents of this recipe share (picker.py)
     for hw, doc in docs.items():
-        shared = SharedParts(rec, ctx, hw, families)
+        shared = SharedParts(rec, ctx, hw, across)
         doc["renderings"] = [_rendering_doc(rec, ctx, r, shared, memo) for r in renderings[hw].values()]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items

@@ -24,6 +24,7 @@ from recipes_site import fit, sizing
 from recipes_site.render.api import RecipeInput, hw_doc_path
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggles_are_exact
+from recipes_site.synthesis.recording import Recording
 from recipes_site.jsish import mapping
 from recipes_site.synthesis.shell import export_lines, heredoc
 from recipes_site.synthesis.types import Process, Rendering
@@ -238,11 +239,11 @@ class SharedParts:
     Choices depend on the strategy only through features' `strategies` lists, and on the kv-store
     only through companions; the cache key leaves those out when no feature of the recipe has them."""
 
-    def __init__(self, rec: RecipeInput, ctx: Context, hw: str, families: dict | None = None):
+    def __init__(self, rec: RecipeInput, ctx: Context, hw: str, across: AcrossHardware | None = None):
         self.feature_sets = Table()
         self.extra_sets = Table()
         self._choices: dict[tuple, tuple] = {}
-        self._families = {} if families is None else families      # `Shown` per family (see `shown`)
+        self._across = AcrossHardware(ctx) if across is None else across
         features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
         self._by_strategy = any(f.get("strategies") for f in features)
         self._by_kv = any(mapping(f.get("companion")).get("command") for f in features)
@@ -257,8 +258,7 @@ class SharedParts:
         key = (r.hardware, r.variant, strategy if self._by_strategy else "", r.kv is not None and self._by_kv)
         hit = self._choices.get(key)
         if hit is None:
-            choices, text, feature_set = _interned(feature_choices(
-                rec.data, ctx.hardware(r.hardware), r.variant, strategy, with_kv_store=r.kv is not None))
+            choices, text, feature_set = self._across.choices(rec.data, r.hardware, r.variant, strategy, r.kv is not None)
             hit = self._choices[key] = (choices, self.feature_sets.index_of_key(text, lambda: feature_set), text)
         return hit
 
@@ -269,13 +269,13 @@ class SharedParts:
 
     def shown(self, r: Rendering) -> Shown:
         """What `r`'s entry shares with its re-labelled copies on other hardware (`Shown`), made
-        once per family (`Rendering.family`) in the `families` dict the documents of one recipe
-        share (render/api.py: emptied with the recipe; the entry holds the rendering, so the ids of
-        its key stay its own)."""
+        once per family (`Rendering.family`) for all the documents of one recipe (`AcrossHardware`;
+        the entry holds the rendering, so the ids of its key stay its own)."""
         key = r.family
-        found = self._families.get(key)
+        families = self._across.families
+        found = families.get(key)
         if found is None:
-            found = self._families[key] = Shown(r)
+            found = families[key] = Shown(r)
         return found
 
     def entry(self, r: Rendering, shown: Shown, plan: dict | None, locked: bool, feature_set: int) -> dict:
@@ -289,15 +289,36 @@ class SharedParts:
                         "features": feature_set, "features_locked": locked}
         return doc
 
-    def locked(self, choices: tuple, procs: tuple, text: str) -> tuple[bool, list]:
-        """`features_locked` of a rendering's choices (`text`: their feature-set text) and
-        processes (`Rendering.processes`), and the `_split` of each of its processes."""
-        splits = [_split(p) for p in procs]
-        return _locked(choices, text, procs, splits), splits
 
-    def parts(self, r: Rendering, plan: dict | None, locked: bool, splits: list, feature_set: int) -> dict:
-        """`rendering_parts` of a rendering of this document."""
-        return rendering_parts(r, self, plan, locked, splits, feature_set)
+class AcrossHardware:
+    """What the hardware documents of one recipe share (render/api.py makes one per recipe, so
+    nothing outlives it): `Shown` per family of re-labelled renderings, and feature choices per
+    variant, strategy and kv-store use, reused across the profiles that answer alike."""
+
+    def __init__(self, ctx: Context):
+        self._ctx = ctx
+        self.families: dict[tuple, Shown] = {}
+        self._recordings: dict[str, Recording] = {}
+        self._made: dict[tuple, list] = {}
+
+    def choices(self, recipe: dict, hw: str, variant: str, strategy: str, with_kv_store: bool) -> tuple[tuple, str, list]:
+        """`_interned(feature_choices(...))` on the profile `hw`. Choices are asked on every
+        hardware of a variant (1,563 times on the compat corpus, 90 distinct values), and most
+        profiles answer every question they ask of the hardware alike: as synthesis does
+        (synthesis/recording.py), each profile is asked through one Recording for the whole
+        recipe, and a profile takes the choices made on an earlier one when it answers every
+        question noted there the same way. The record of a profile covers the per-recipe memos
+        the choices read (synthesis/memo.py, keyed by its label): they were made under it."""
+        recording = self._recordings.get(hw)
+        if recording is None:
+            recording = self._recordings[hw] = Recording(self._ctx.hardware(hw))
+        made = self._made.setdefault((variant, strategy, with_kv_store), [])
+        for earlier, found in reversed(made):
+            if earlier.agrees(recording):
+                return found
+        found = _interned(feature_choices(recipe, recording, variant, strategy, with_kv_store=with_kv_store))
+        made.append((recording, found))
+        return found
 
 
 class Shown:
