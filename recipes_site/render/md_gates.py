@@ -1,0 +1,123 @@
+"""Cheaper block parsing for the guide renderer's MarkdownIt instance, with the same tokens.
+
+Why: markdown-it's block tokenizer tries its rules in order at every block start, and a paragraph
+asks the terminating rules (table, fence, blockquote, hr, list, heading) at every line it goes on
+for, twice when the setext-heading rule looked first. Almost all of those calls fail on the
+line's first character (compat corpus + models/: ~100k block rule calls, ~6k of them matching),
+yet each failing call still costs a `LOGGER.debug(...)` call, its level check and the rule's
+own set-up.
+
+`gated(rule, starts)` puts a check of that one character in front of a rule: when the line's
+first non-blank character can begin none of the rule's constructs, it answers False as the rule
+would, without calling it; otherwise it calls the rule unchanged. The sets below are read off
+the rules' own first tests (markdown-it-py 4.x, markdown_it/rules_block/*.py): every path of a
+rule that sees another first character returns False before changing any state. A line with no
+character left (the end of the source) always goes to the rule, so its own behaviour there is
+kept too. `install` swaps the gated rules in through the Ruler API (`ruler.at`, the same name
+and terminator chains) on one MarkdownIt instance; nothing of markdown-it is patched.
+
+Inline, the `text` rule takes a run of characters up to the next of the parser's "terminator"
+characters, where the other rules get their chance. The default set (parser_inline.py) serves
+every plugin's rules too (math's `$`, attributes' `{`, linkify's `:`, typographer's `-`...), so
+at each `-`, `:`, `=`, `#` ... of a guide all ten rules we have were asked in turn, all failed,
+and the character was added to the pending text on its own. `text_stops` is the set of
+characters that one of the instance's enabled inline rules can start at (or, for `]`, that a
+link label's scan stops at); the text rule, stopped only there, adds the same characters to the
+same pending text, so the same tokens come out. An enabled rule this module does not know keeps
+the default set.
+tests/test_markdown_rules.py checks the tokens against an unchanged instance.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from markdown_it import MarkdownIt
+
+# rule name -> the first characters (of its line, after the indent) that can begin it
+LINE_STARTS: dict[str, frozenset[str]] = {
+    "fence": frozenset("`~"),                   # fence.py: `marker not in markers` (("~", "`"))
+    "blockquote": frozenset(">"),               # blockquote.py: `state.src[pos] != ">"`
+    "hr": frozenset("*-_"),                     # hr.py: `marker not in ("*", "-", "_")`
+    "list": frozenset("*-+0123456789"),         # list.py: skipOrderedListMarker (a digit), skipBulletListMarker
+    "reference": frozenset("["),                # reference.py: `state.src[pos] != "["`
+    "heading": frozenset("#"),                  # heading.py: `ch != "#"`
+}
+# the table rule reads its *next* line first (table.py): the delimiter row starts with | - or :
+TABLE_DELIMITER_STARTS = frozenset("|-:")
+
+
+def gated(rule: Callable, starts: frozenset[str]) -> Callable:
+    """`rule`, answering False without being called when its line starts with a character
+    outside `starts`."""
+    def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
+        pos = state.bMarks[startLine] + state.tShift[startLine]
+        first = state.src[pos:pos + 1]
+        if first and first not in starts:
+            return False
+        return rule(state, startLine, endLine, silent)
+    return gate
+
+
+def gated_table(rule: Callable) -> Callable:
+    """The table rule, answering False without being called when the line after its first
+    (the delimiter row) starts with a character no delimiter row starts with."""
+    def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
+        if startLine + 2 <= endLine:   # (otherwise the rule's own first test answers)
+            pos = state.bMarks[startLine + 1] + state.tShift[startLine + 1]
+            first = state.src[pos:pos + 1]
+            if first and first not in TABLE_DELIMITER_STARTS:
+                return False
+        return rule(state, startLine, endLine, silent)
+    return gate
+
+
+def gated_code(rule: Callable) -> Callable:
+    """The indented-code rule, answering False without being called when the line is indented
+    less than 4 columns past the block's indent (code.py: `not state.is_code_block(startLine)`)."""
+    def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
+        if state.sCount[startLine] - state.blkIndent < 4:
+            return False
+        return rule(state, startLine, endLine, silent)
+    return gate
+
+
+# inline rule name -> the characters it can match at (markdown_it/rules_inline/*.py, each rule's
+# first test of `state.src[state.pos]`); `text` itself and "]" (link.py's parseLinkLabel looks for
+# it at the positions skipToken stops at) are handled in `text_stops`
+INLINE_STARTS: dict[str, str] = {
+    "newline": "\n", "escape": "\\", "backticks": "`", "strikethrough": "~", "emphasis": "_*",
+    "link": "[", "image": "!", "autolink": "<", "entity": "&",
+}
+
+
+def text_stops(md: MarkdownIt) -> re.Pattern | None:
+    """The text rule's terminator pattern for md's enabled inline rules; None (keep the default
+    set) if one of them is not in INLINE_STARTS."""
+    stops = {"]"}
+    for name in md.inline.ruler.get_active_rules():
+        if name == "text":
+            continue
+        if name not in INLINE_STARTS:
+            return None
+        stops.update(INLINE_STARTS[name])
+    return re.compile("[" + re.escape("".join(sorted(stops))) + "]")
+
+
+def install(md: MarkdownIt) -> None:
+    """Replace md's block rules by their gated forms (same names, same terminator chains) and
+    narrow its text rule's terminators to the characters its inline rules start at."""
+    stops = text_stops(md)
+    if stops is not None:
+        md.inline.terminator_re = stops
+    ruler = md.block.ruler
+    for r in list(ruler.__rules__):
+        if r.name in LINE_STARTS:
+            fn = gated(r.fn, LINE_STARTS[r.name])
+        elif r.name == "table":
+            fn = gated_table(r.fn)
+        elif r.name == "code":
+            fn = gated_code(r.fn)
+        else:
+            continue
+        ruler.at(r.name, fn, {"alt": list(r.alt)})

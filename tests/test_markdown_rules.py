@@ -1,0 +1,110 @@
+"""Issue 13, "faster than the reference": the guide renderer's MarkdownIt instance skips block
+rules that a line's first character rules out and stops its text rule only where one of its
+inline rules can start (render/md_gates.py). The tokens (and the references markdown-it collects)
+must be exactly those of an unchanged instance with the same options: compared on every guide
+of models/ and of the compat corpus, on hand-made edge cases and on random Markdown."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from markdown_it import MarkdownIt
+
+from recipes_site.catalog import PROJECT_ROOT, load_catalog
+from recipes_site.render import md_gates
+from recipes_site.render.markdown import _MD, _highlight, _parser, safe_link
+
+from conftest import COMPAT_CORPUS
+
+EDGE_CASES = [
+    "", "x", "\n", "a\n---\nb\n===\n", "# h\n## h2 ##\n#no\n####### seven\n", "***\n- - -\n_ _ _\n--\n",
+    "- a\n- b\n\n  c\n* d\n+ e\n1. one\n2) two\n10. ten\n1234567890. long\n-no space\n", "> q\n> > qq\nlazy\n>\n",
+    "```py\ncode\n```\n~~~\ntilde\n~~~~\n``` a`b\n", "    indented\n\n\tcode\n  - list\n      code in list\n",
+    "| a | b |\n|---|:-:|\n| 1 | 2 |\n\n|x|\n-|-\n| y |\n", "a | b\n- | -\n1 | 2\n", "para\n| not | table |\n",
+    "[ref]: /url 'title'\n[ref]\n[Ref][]\n[x][ref]\n", "[a]: <b c>\n[\n]\n", "<div>\nhtml\n</div>\n<!-- c -->\n<b>x</b> <i",
+    "a - b : c = d # e + f % g $ h @ i ^ j { k } l > m", "*em* _em_ **st** __st__ ~~del~~ ~single~ `code` ``a`b``",
+    "[link](/u \"t\") ![img](/i.png) <https://a.b> <me@x.org> &amp; &#65; &nope; \\* \\[ \\", "a  \nb\\\nc\nd",
+    "[a [b] c](/u) [a](</u v>) [a]( /u ) [x]y] [[nested]](u) ![a ![b](c)](d) [-:=](#) [a\n- b](c)",
+    "- [ ] task\n- [x] done\n", "1. a\n\n   > q\n\n   ```\n   c\n   ```\n2. b\n", "\u00a0 nbsp\n\r\nCRLF\r\n",
+    "Setext with - inside\n-\n", "p\n    lazy code-looking\n- list after para\n2. ordered after para\n1. one\n",
+]
+
+
+def _plain() -> MarkdownIt:
+    """The instance as it was before md_gates: same options and enabled rules, nothing swapped."""
+    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.validateLink = safe_link
+    return md
+
+
+def _dump(md: MarkdownIt, text: str):
+    env: dict = {}
+    tokens = md.parse(text, env)
+    return [t.as_dict() for t in tokens], env
+
+
+def _random_markdown(rng: random.Random) -> str:
+    pieces = ["#", "##", "-", "*", "+", "_", "1.", "2)", ">", "|", ":", "=", "~", "`", "```", "~~~", "[", "]",
+              "(", ")", "!", "<", ">", "&", "\\", "    ", "  ", " ", "\t", "\n", "\n\n", "a", "word", "x y",
+              "---", "===", "***", "| a |", "|---|", "[r]:", "/u", "<b>", "&amp;", "http://x.y"]
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
+
+
+def _guides(root) -> list[str]:
+    catalog, _ = load_catalog(root)
+    return [doc.data["guide"] for doc in catalog.recipes if isinstance(doc.data.get("guide"), str)]
+
+
+@pytest.fixture(scope="module")
+def guides() -> list[str]:
+    found = _guides(PROJECT_ROOT) + (_guides(COMPAT_CORPUS) if COMPAT_CORPUS.is_dir() else [])
+    assert len(found) > 20
+    return found
+
+
+def test_guides_parse_to_the_same_tokens_as_an_unchanged_instance(guides):
+    plain = _plain()
+    for text in guides + EDGE_CASES:
+        assert _dump(_MD, text) == _dump(plain, text), text[:200]
+
+
+def test_random_markdown_parses_to_the_same_tokens():
+    plain, rng = _plain(), random.Random(13)
+    for _ in range(3000):
+        text = _random_markdown(rng)
+        assert _dump(_MD, text) == _dump(plain, text), repr(text)
+
+
+def test_the_instance_runs_the_gated_rules_and_narrow_text_stops():
+    """Guard against the speed-up silently not being installed (the equality tests would pass)."""
+    active = _MD.block.ruler.get_active_rules()
+    assert "html_block" not in active and "html_inline" not in _MD.inline.ruler.get_active_rules()
+    assert "-" not in _MD.inline.terminator_re.pattern and "]" in _MD.inline.terminator_re.pattern
+    gated = {r.name for r in _MD.block.ruler.__rules__ if r.fn.__qualname__.startswith(("gated", "gate"))
+             or r.fn.__module__ == md_gates.__name__}
+    assert set(md_gates.LINE_STARTS) | {"table", "code"} <= gated
+
+
+@pytest.mark.parametrize("rule, starts", [("hr", "*_"), ("list", "*+0123456789"), ("fence", "`"),
+                                          ("heading", "")])
+def test_a_wrong_start_set_would_be_caught(rule, starts, monkeypatch):
+    """The equality tests fail when a gate's set misses a character its rule starts at."""
+    monkeypatch.setitem(md_gates.LINE_STARTS, rule, frozenset(starts))
+    broken, plain = _parser(), _plain()
+    texts = EDGE_CASES + [_random_markdown(random.Random(i)) for i in range(300)]
+    assert any(_dump(broken, t) != _dump(plain, t) for t in texts)
+
+
+@pytest.mark.parametrize("rule", ["link", "newline", "emphasis"])
+def test_a_missing_text_stop_would_be_caught(rule, monkeypatch):
+    monkeypatch.setitem(md_gates.INLINE_STARTS, rule, "")
+    broken, plain = _parser(), _plain()
+    assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
+
+
+def test_an_inline_rule_the_module_does_not_know_keeps_the_default_stops():
+    md = MarkdownIt("commonmark")   # html_inline is enabled there
+    default = md.inline.terminator_re
+    md_gates.install(md)
+    assert md_gates.text_stops(md) is None and md.inline.terminator_re is default
