@@ -126,3 +126,16 @@ def test_only_version_looks_the_installed_version_up():
              "print('importlib.metadata' in sys.modules)")
     from recipes_site.cli import _version
     assert fresh_interpreter(probe)[-3:] == ["False", f"recipes-site {_version()}", "True"]
+
+
+def test_only_the_process_own_command_skips_the_exit_collections():
+    """The command of the process itself (argv None: the console script, `python -m`) leaves what
+    it allocated out of the collector's exit passes (gc.freeze); main([...]) called by a
+    longer-lived process (these tests) leaves its collector alone. Both give the same output."""
+    probe = ("import gc, sys; from recipes_site.cli import main\n"
+             "main(['hardware', '--json']); print(gc.get_freeze_count())\n"
+             "sys.argv = ['recipes-site', 'hardware', '--json']; main(); print(gc.get_freeze_count() > 0)")
+    lines = fresh_interpreter(probe)
+    assert lines[-1] == "True" and lines[len(lines) // 2 - 1] == "0"
+    first, second = lines[:len(lines) // 2 - 1], lines[len(lines) // 2:-1]
+    assert first == second and json.loads("\n".join(first))
