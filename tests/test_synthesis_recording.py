@@ -280,6 +280,26 @@ def test_a_recording_notes_what_is_read_and_not_the_label():
     assert b200.id == "b200" and not b200.agrees(Recording(ctx.hardware("b300")))   # the id read as such
 
 
+def test_a_pair_checked_again_compares_only_what_the_record_gained():
+    """`agrees` goes on from where it stopped for a pair: answers compared before are not compared
+    again, answers noted since are, and a pair that disagreed still does."""
+    h200, h100 = Recording(ctx.hardware("h200")), Recording(ctx.hardware("h100"))
+    asked = []
+
+    def brand(hw):
+        asked.append(hw.id)
+        return hw.brand
+    assert h200.ask(brand, 0, ()) == "NVIDIA" and asked == ["h200"]
+    assert h200.agrees(h100) and asked == ["h200", "h100"]
+    h100.replies.clear()                        # were it asked again, h100 would answer again
+    assert h200.agrees(h100) and asked == ["h200", "h100"]
+    assert h200.gpus == 8 and h200.agrees(h100) and asked == ["h200", "h100"]      # gpus: 8 on both
+    assert h200.node_vram_gb != h100.hw.node_vram_gb and h200.agrees(h100) is False
+    h100.replies.clear()
+    assert h200.agrees(h100) is False and h100.agrees(h200)
+    assert h100.node_vram_gb == 640 and h100.agrees(h200) is False
+
+
 def _corpus_roots():
     from conftest import COMPAT_CORPUS
     from pathlib import Path
