@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Our whole build against the reference's JSON step, on the compat corpus, in one run (printed, never asserted).
 
-usage: python benchmarks/compat_bench.py [--corpus ROOT] [--repeat N] [--tmp DIR]
+usage: python benchmarks/compat_bench.py [--corpus ROOT] [--repeat N] [--tmp DIR] [--python EXE]
                                          [--reference-cmd CMD] [--reference-root ROOT]
 
 Issue 13 asks that our clean build of the compat corpus (validate + JSON API + HTML pages) use
@@ -105,9 +105,9 @@ def record(runs: Runs, user: float, sys_: float, wall: float) -> None:
     runs.wall.append(wall)
 
 
-def ours(runs: Runs, corpus: Path, env: dict, tmp: Path) -> None:
+def ours(runs: Runs, python: str, corpus: Path, env: dict, tmp: Path) -> None:
     out = tmp / "site"
-    record(runs, *timed_child([sys.executable, "-m", "recipes_site", "build", str(corpus), "--out", str(out)],
+    record(runs, *timed_child([python, "-m", "recipes_site", "build", str(corpus), "--out", str(out)],
                               env=env))
     runs.sizes = {"site": tree_size(out), "api/": tree_size(out / "api")}
 
@@ -136,6 +136,11 @@ def main() -> int:
     ap.add_argument("--tmp", default=None,
                     help="folder for both sides' outputs, all kept until the end of the run (default: the "
                          "system's temp folder; /dev/shm takes the disk out of the sys figures)")
+    ap.add_argument("--python", default=sys.executable,
+                    help="the interpreter that runs our build (default: this one); its environment needs our "
+                         "dependencies, e.g. a venv made with Debian's /usr/bin/python3 and `pip install -e .`: "
+                         "interpreters differ by 10-15%% (an optimised distribution build against a plain "
+                         "source build)")
     args = ap.parse_args()
     corpus = Path(args.corpus).resolve()
     ref_root = Path(args.reference_root or corpus).resolve()
@@ -155,6 +160,9 @@ def main() -> int:
     recipes = sum(1 for _ in (corpus / "models").rglob("*.yaml"))
     print(f"corpus: {corpus} ({recipes} recipes); ours at {commit}; {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.2f} at start")
+    version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0], sys.executable)"],
+                             capture_output=True, text=True).stdout.strip()
+    print(f"ours run by Python {version}")
     if ref_cmd:
         print(f"reference: {' '.join(ref_cmd)} in a copy of {ref_root}")
     print(f"outputs under {args.tmp or tempfile.gettempdir()}")
@@ -166,12 +174,12 @@ def main() -> int:
     # installs it; Python writes the .pyc files on the first run otherwise). Where
     # PYTHONDONTWRITEBYTECODE is set, every module edited since its last .pyc would be compiled
     # again in every round (~5 ms each), which no user's second build pays.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE / "recipes_site")], check=True)
+    subprocess.run([args.python, "-m", "compileall", "-q", str(HERE / "recipes_site")], check=True)
     try:
         for k in range(args.repeat):
             # alternate the order so that neither side always runs first (a cold page cache, a neighbour's burst)
-            steps = [lambda: ours(mine, corpus, env, Path(tempfile.mkdtemp(dir=scratch))),
-                     lambda: ours(mine_one, corpus, env_one, Path(tempfile.mkdtemp(dir=scratch)))]
+            steps = [lambda: ours(mine, args.python, corpus, env, Path(tempfile.mkdtemp(dir=scratch))),
+                     lambda: ours(mine_one, args.python, corpus, env_one, Path(tempfile.mkdtemp(dir=scratch)))]
             if ref_cmd:
                 steps.append(lambda: reference(theirs, ref_cmd, ref_root, Path(tempfile.mkdtemp(dir=scratch))))
             for step in (steps if k % 2 == 0 else steps[::-1]):
