@@ -6,6 +6,7 @@ of models/ and of the compat corpus, on hand-made edge cases and on random Markd
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from markdown_it import MarkdownIt
@@ -100,6 +101,21 @@ def test_a_wrong_start_set_would_be_caught(rule, starts, monkeypatch):
 def test_a_missing_text_stop_would_be_caught(rule, monkeypatch):
     monkeypatch.setitem(md_gates.INLINE_STARTS, rule, "")
     broken, plain = _parser(), _plain()
+    assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
+
+
+def test_plain_inline_runs_skip_the_inline_parser_only_when_nothing_in_them_can_start_a_rule(monkeypatch):
+    assert any(r.name == "inline" and r.fn is md_gates.plain_inline for r in _MD.core.ruler.__rules__)
+    calls = []
+    parse = _MD.inline.parse
+    monkeypatch.setattr(_MD.inline, "parse", lambda src, *a: calls.append(src) or parse(src, *a))
+    _MD.parse("# Plain heading: a-b=c\n\n- one\n- *two*\n\nline\nbreak\n", {})
+    assert calls == ["*two*", "line\nbreak"]
+
+
+def test_a_fast_path_taken_for_runs_with_markup_would_be_caught():
+    broken, plain = _parser(), _plain()
+    broken.inline.terminator_re = re.compile("(?!)")   # every run taken for plain text
     assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
 
 

@@ -25,6 +25,12 @@ characters that one of the instance's enabled inline rules can start at (or, for
 link label's scan stops at); the text rule, stopped only there, adds the same characters to the
 same pending text, so the same tokens come out. An enabled rule this module does not know keeps
 the default set.
+
+Then an inline run holding none of those characters (a heading's text, most list items and
+one-line paragraphs: half of the compat corpus's runs) can only come out as one text token: the
+text rule, tried first, takes it whole, and the post-processing rules have no delimiter to
+pair. The core rule `inline` (`plain_inline`) makes that token directly instead of setting up
+the inline parser's state and rules for it; every other run is parsed as before.
 tests/test_markdown_rules.py checks the tokens against an unchanged instance.
 """
 from __future__ import annotations
@@ -33,6 +39,8 @@ import re
 from collections.abc import Callable
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import inline as core_inline
+from markdown_it.token import Token
 
 # rule name -> the first characters (of its line, after the indent) that can begin it
 LINE_STARTS: dict[str, frozenset[str]] = {
@@ -104,12 +112,39 @@ def text_stops(md: MarkdownIt) -> re.Pattern | None:
     return re.compile("[" + re.escape("".join(sorted(stops))) + "]")
 
 
+# the post-processing rules (markdown_it/parser_inline.py `_rules2`) that leave a lone text token as it is
+_PLAIN_POST_RULES = ["balance_pairs", "strikethrough", "emphasis", "fragments_join"]
+
+
+def plain_inline(state) -> None:
+    """The core rule `inline` (rules_core/inline.py), with a run the text rule takes whole (no
+    terminator character in it) made into its one text token, as pushPending makes it."""
+    md = state.md
+    stops = md.inline.terminator_re
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            content = token.content
+            if content and stops.search(content) is None:
+                text = Token("text", "", 0)
+                text.content = content
+                token.children.append(text)
+            else:
+                md.inline.parse(content, md, state.env, token.children)
+
+
 def install(md: MarkdownIt) -> None:
-    """Replace md's block rules by their gated forms (same names, same terminator chains) and
-    narrow its text rule's terminators to the characters its inline rules start at."""
+    """Replace md's block rules by their gated forms (same names, same terminator chains), narrow
+    its text rule's terminators to the characters its inline rules start at and parse plain
+    inline runs directly (only while the text rule comes first and no other post-processing
+    rule is enabled)."""
     stops = text_stops(md)
     if stops is not None:
         md.inline.terminator_re = stops
+    if (md.inline.ruler.get_active_rules()[:1] == ["text"] and md.inline.ruler2.get_active_rules() == _PLAIN_POST_RULES
+            and any(r.name == "inline" and r.fn is core_inline for r in md.core.ruler.__rules__)):
+        md.core.ruler.at("inline", plain_inline)
     ruler = md.block.ruler
     for r in list(ruler.__rules__):
         if r.name in LINE_STARTS:
