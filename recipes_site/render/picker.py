@@ -400,8 +400,9 @@ def _split(p: Process) -> dict | None:
     return _split_lines(p.command, p.docker_command, p.lines_before, p.lines_after)
 
 
-# Memo: a process is split by `features_locked` and again by `rendering_parts`, and the same
-# command recurs on several hardware; correct because the split reads nothing but these strings.
+# Memo: the same command recurs in renderings of several hardware that are not re-labelled copies
+# of one another (`Shown` splits once per family); correct because the split reads nothing but
+# these strings.
 @functools.lru_cache(maxsize=16384)
 def _split_lines(command: str, docker_command: str, before: tuple, after: tuple) -> dict | None:
     body = command.split(SEP)
@@ -423,7 +424,9 @@ def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked
     """The picker's parts of a rendering; `locked` is `features_locked` of its choices (which
     already requires every process to `_split`), `splits` its processes' `_split`s (in
     `Rendering.processes` order, which is `_processes`' order), `feature_set` the index of its
-    choices (`SharedParts.choices`)."""
+    choices (`SharedParts.choices`). The documents build the same parts by `SharedParts.entry`,
+    from what a family of re-labelled renderings shares; this plain form is what tests hold
+    them to."""
     return {"summary": summary_line(r, shared.profile, shared.precisions.get(r.variant), plan, shared.gpu_name),
             "processes": _process_parts(r, splits), "extras": shared.extras(r),
             "features": feature_set, "features_locked": locked}
