@@ -45,6 +45,9 @@ def _escapes() -> dict[int, str]:
 
 
 _ESCAPES = _escapes()
+# the characters that escaping changes: most tokens hold none of them (a regex search for one is
+# half the cost of translating the token through the table, which is left to the tokens that do)
+_ESCAPED = re.compile("[" + re.escape("".join(chr(c) for c, text in _ESCAPES.items() if text != chr(c))) + "]")
 # a rule's pattern that cannot be one alternative of a joined pattern as written:
 # back-references (\1, (?P=name), (?(1)...)) and verbose mode (a '#' comment would swallow the ')')
 _UNJOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?[a-zA-Z]*x")
@@ -271,6 +274,7 @@ def format_html(tokens) -> str:
     out: list[str] = []
     append = out.append
     spans = _SPANS
+    escaped = _ESCAPED.search
     open_span = ""
     last = ""
     for ttype, value in tokens:
@@ -282,7 +286,7 @@ def format_html(tokens) -> str:
                 append("</span>")
             append(span)
             open_span = span
-        text = value.translate(_ESCAPES)
+        text = value.translate(_ESCAPES) if escaped(value) else value
         append(text.replace("\n", "</span>\n" + span) if span and "\n" in text else text)
         last = value
     if open_span:

@@ -443,14 +443,16 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
     declared = mapping(mapping(rec.data.get("meta")).get("hardware"))
     labels = {h: v["label"] for h, v in summary["hardware"].items()}
     out: dict[str, dict[str, str]] = {}
-    for key, tv in summary["variants"].items():
+    # each variant's hardware as a set: asked for every profile, and for every other variant's
+    offered = {key: set(tv["hardware"]) for key, tv in summary["variants"].items()}
+    for key in summary["variants"]:
         v = mapping(variants.get(key))
+        constraint = precision_constraint(v)
         reasons = {}
         for h in ctx.profiles:
-            if h in tv["hardware"]:
+            if h in offered[key]:
                 continue
             hw, label = ctx.hardware(h), labels[h]
-            constraint = precision_constraint(v)
             if declared.get(h) == "unsupported":
                 why = f"This recipe marks {label} as unsupported"
             elif hw.restricted and h not in declared:
@@ -465,7 +467,7 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
                 why = f"The weights do not fit one {label} and it cannot be clustered"
             else:
                 why = f"No serving layout of this variant fits {label}"
-            others = [o["label"] for k, o in summary["variants"].items() if k != key and h in o["hardware"]]
+            others = [o["label"] for k, o in summary["variants"].items() if k != key and h in offered[k]]
             reasons[h] = why + (f" (available with {others[0]})" if others else "")
         out[key] = reasons
     return out
