@@ -139,3 +139,16 @@ def test_only_the_process_own_command_skips_the_exit_collections():
     assert lines[-1] == "True" and lines[len(lines) // 2 - 1] == "0"
     first, second = lines[:len(lines) // 2 - 1], lines[len(lines) // 2:-1]
     assert first == second and json.loads("\n".join(first))
+
+
+def test_only_the_process_own_build_freezes_its_modules_before_building():
+    """`python -m recipes_site build` imports the build's modules with the collector paused and
+    freezes them before the build starts (the collector on again); main([...]) in a longer-lived
+    process leaves the collector as it was."""
+    probe = ("import gc, sys; import recipes_site.cli as cli\n"
+             "seen = []\n"
+             "cli._build = lambda args: seen.append((gc.get_freeze_count() > 0, gc.isenabled())) or 0\n"
+             "cli.main(['build', 'x'])\n"
+             "sys.argv = ['recipes-site', 'build', 'x']; cli.main()\n"
+             "print(seen)")
+    assert fresh_interpreter(probe)[-1] == "[(False, True), (True, True)]"
