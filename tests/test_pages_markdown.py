@@ -1,6 +1,10 @@
 """The guide renderer: CommonMark + tables, escaped raw HTML, safe links, highlighted code, ids."""
 from __future__ import annotations
 
+import random
+import re
+import unicodedata
+
 import pytest
 
 from recipes_site.render.markdown import render_guide, render_inline, safe_link, slugify
@@ -90,6 +94,21 @@ def test_slugify():
     assert slugify("Launch the Server (8× H200)!") == "launch-the-server-8-h200"
     assert slugify("Ünïcödé  ") == "unicode"
     assert slugify("???") == "section"
+
+
+def test_slugify_equals_its_plain_definition():
+    """slugify skips the Unicode normalisation for ASCII text (which it cannot change)."""
+    def plain(text):
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+        return re.sub(r"[\s_-]+", "-", re.sub(r"[^\w\s-]", "", text)).strip("-") or "section"
+    rng = random.Random(13)
+    chars = [chr(i) for i in range(0, 0x30000, 7) if not 0xD800 <= i < 0xE000] + list("AZaz09 _-\u0301\u00c5\ufb01\u2028")
+    for c in chars:
+        assert slugify(f"{c}Ab {c}") == plain(f"{c}Ab {c}"), hex(ord(c))
+    for _ in range(3000):
+        text = "".join(rng.choice(chars) for _ in range(rng.randint(0, 10)))
+        assert slugify(text) == plain(text), repr(text)
 
 
 def test_empty_and_non_string_guides_render_nothing():

@@ -26,6 +26,7 @@ SAFE_SCHEMES = {"http", "https", "mailto"}
 LINK_MEMO = 2048   # normalised link targets kept per process (`_parser`)
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_LANGUAGE = re.compile(r"[a-z0-9+#_.\-]{1,32}")   # a fence's language name we look a lexer up for
 # Fence names recipes use that Pygments spells differently (or "text"-like ones not to highlight).
 _ALIASES = {"sh": "bash", "shell": "bash", "console": "console", "zsh": "bash", "yml": "yaml", "py": "python",
             "jsonc": "json", "dockerfile": "docker"}
@@ -40,7 +41,7 @@ def safe_link(url: str) -> bool:
 
 def _highlight(code: str, lang: str, _attrs: str) -> str:
     name = _ALIASES.get(lang.lower(), lang.lower()) if lang else ""
-    if not name or not re.fullmatch(r"[a-z0-9+#_.\-]{1,32}", name):
+    if not name or not _LANGUAGE.fullmatch(name):
         return ""   # markdown-it escapes the plain text
     cls = lexer_class(name)
     if cls is None:
@@ -49,11 +50,16 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
     return f'<pre class="hl"><code class="language-{escape(name)}">{body}</code></pre>'
 
 
+_NOT_SLUG = re.compile(r"[^\w\s-]")
+_SLUG_GAPS = re.compile(r"[\s_-]+")
+
+
 def slugify(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    text = re.sub(r"[^\w\s-]", "", text)
-    return re.sub(r"[\s_-]+", "-", text).strip("-") or "section"
+    if not text.isascii():   # (ASCII text has no decomposition and no combining mark: NFKD leaves it as it is)
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in text if not unicodedata.combining(c))
+    text = _NOT_SLUG.sub("", text.lower())
+    return _SLUG_GAPS.sub("-", text).strip("-") or "section"
 
 
 @dataclass
