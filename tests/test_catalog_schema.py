@@ -250,7 +250,8 @@ def test_json_schema_accepts_the_valid_recipe_and_rejects_typos(tmp_path):
 # ---- reused field types (types.reused) -----------------------------------------------------------------
 
 REUSED_ALIASES = ("StrOrNone", "BoolOrNone", "StrListOrNone", "ArgsOrNone", "EnvOrNone", "PositiveOrNone",
-                  "NonNegativeOrNone")
+                  "NonNegativeOrNone", "IntOrHwMapOrNone", "GpuCountOrNone", "LevelMapsOrNone", "LevelMapOrNone",
+                  "SafeIntOrNone", "PortOrNone", "StrMapOrNone", "ParallelFlagOrNone")
 
 
 def _containers(node, found=None) -> dict:

@@ -209,6 +209,14 @@ ArgsOrNone = reused(Args | None)
 EnvOrNone = reused(EnvMap | None)
 PositiveOrNone = reused(PositiveInt | None)
 NonNegativeOrNone = reused(NonNegativeInt | None)
+IntOrHwMapOrNone = reused(IntOrHwMap | None)
+GpuCountOrNone = reused(GpuCount | None)
+LevelMapsOrNone = reused(dict[str, dict[str, HardwareLevel]] | None)
+LevelMapOrNone = reused(dict[str, HardwareLevel] | None)
+SafeIntOrNone = reused(SafeInt | None)
+PortOrNone = reused(Port | None)
+StrMapOrNone = reused(dict[str, StrictStr] | None)
+ParallelFlagOrNone = reused(ParallelFlag | None)
 
 _ARGS_HELP = "vLLM arguments, one token per list item (a flag and its value are two items)."
 _ENV_HELP = "Environment variables (NAME: value)."
@@ -247,7 +255,7 @@ class Meta(_Model):
     tasks: list[Task] = Field(description="Tasks the model serves; `omni` recipes get no rendered command.")
     related_recipes: list[HfId] | None = Field(None, description="HF ids (`org/repo`) of related recipes.")
     performance_headline: StrOrNone = Field(None, description="One-line performance claim.")
-    hardware: dict[str, HardwareLevel] | None = Field(
+    hardware: LevelMapOrNone = Field(
         None, description="Hardware profile id -> verified | supported | unsupported. `unsupported` hides the "
                           "profile; listing a restricted profile makes it eligible.")
     default_hardware: StrOrNone = Field(None, description="Preferred default hardware profile id.")
@@ -464,11 +472,11 @@ class Variant(_Model):
     extra_env: EnvOrNone = Field(None, description="Environment added for this variant. " + _ENV_HELP)
     hardware_overrides: dict[str, VariantHardwareOverride] | None = Field(
         None, description="Per-hardware additions (exact profile id, generation or `nvidia`).")
-    tp: IntOrHwMap | None = Field(None, description="Tensor-parallel size for single_node_tp: a number or a map. " + _HW_KEY_HELP)
+    tp: IntOrHwMapOrNone = Field(None, description="Tensor-parallel size for single_node_tp: a number or a map. " + _HW_KEY_HELP)
     supported_hardware: StrListOrNone = Field(None, description="Only render on these hardware profile ids.")
     min_vllm_version: StrOrNone = Field(None, description="Minimum vLLM version for this variant.")
     precision_hardware: PrecisionHardware | None = Field(None, description="Hardware constraint of the precision.")
-    default_modes: dict[str, StrictStr] | None = Field(None, description="Feature -> mode selected (and forced on) for this variant.")
+    default_modes: StrMapOrNone = Field(None, description="Feature -> mode selected (and forced on) for this variant.")
     docker_image: DockerImage | None = Field(None, description="Docker image for this variant.")
 
 
@@ -488,7 +496,7 @@ class FeatureMode(_Model):
     description: StrOrNone = Field(None, description="What the mode does.")
     args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     variants: StrListOrNone = Field(None, description="Variant keys this mode is available for (absent = all).")
-    hardware: dict[str, HardwareLevel] | None = Field(None, description="`unsupported` hides the mode on that hardware. " + _HW_KEY_HELP)
+    hardware: LevelMapOrNone = Field(None, description="`unsupported` hides the mode on that hardware. " + _HW_KEY_HELP)
     hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(None, description="Per-hardware args. " + _HW_KEY_HELP)
 
 
@@ -508,7 +516,7 @@ class Feature(_Model):
     args: ArgsOrNone = Field(None, description="Arguments added when enabled (not together with `modes`). " + _ARGS_HELP)
     modes: dict[str, FeatureMode] | None = Field(None, description="Alternative argument sets; a non-empty map.")
     default_mode: StrOrNone = Field(None, description="Mode used unless a variant picks another.")
-    hardware: dict[str, HardwareLevel] | None = Field(None, description="Hardware gate (only honoured on modes).")
+    hardware: LevelMapOrNone = Field(None, description="Hardware gate (only honoured on modes).")
     hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(
         None, description="Per-hardware replacement args (generation or `nvidia`).")
     strategies: StrListOrNone = Field(None, description="Only enable with these strategies.")
@@ -537,9 +545,9 @@ class PdRoleOverride(_Model):
     """Overrides of a prefill/decode role of pd_cluster."""
 
     parallelism: PoolMode | None = Field(None, description="Pool layout: tp, tep or dep.")
-    tp: GpuCount | None = Field(None, description="Tensor-parallel size of the role.")
-    parallel_flag: ParallelFlag | None = Field(None, description="Parallel flag of the role.")
-    nodes: IntOrHwMap | None = Field(None, description="Nodes per pool (UI only). " + _HW_KEY_HELP)
+    tp: GpuCountOrNone = Field(None, description="Tensor-parallel size of the role.")
+    parallel_flag: ParallelFlagOrNone = Field(None, description="Parallel flag of the role.")
+    nodes: IntOrHwMapOrNone = Field(None, description="Nodes per pool (UI only). " + _HW_KEY_HELP)
     extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     vllm_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     env: EnvOrNone = Field(None, description=_ENV_HELP)
@@ -551,13 +559,13 @@ class PdRoleOverride(_Model):
 class PdRouterOverride(_Model):
     """Overrides of the pd_cluster router."""
 
-    intra_node_data_parallel_size: GpuCount | None = Field(None, description="--intra-node-data-parallel-size.")
+    intra_node_data_parallel_size: GpuCountOrNone = Field(None, description="--intra-node-data-parallel-size.")
 
 
 class StrategyOverride(_Model):
     """Recipe-specific settings of one strategy."""
 
-    tp: IntOrHwMap | None = Field(None, description="Tensor-parallel size (single_node_tp). " + _HW_KEY_HELP)
+    tp: IntOrHwMapOrNone = Field(None, description="Tensor-parallel size (single_node_tp). " + _HW_KEY_HELP)
     extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     vllm_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     env: EnvOrNone = Field(None, description=_ENV_HELP)
@@ -604,7 +612,7 @@ class OmniTask(_Model):
     model_id: StrOrNone = Field(None, description="Checkpoint for this task.")
     vram_minimum_gb: VramGb | None = Field(None, description="VRAM needed.")
     extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
-    axes: dict[str, StrictStr] | None = Field(None, description="Axis id -> option id.")
+    axes: StrMapOrNone = Field(None, description="Axis id -> option id.")
     hardware_overrides: dict[str, OmniTaskHardwareOverride] | None = Field(None, description="Per hardware profile id.")
 
 
@@ -623,7 +631,7 @@ class Omni(_Model):
     """vllm-omni settings (UI only; omni recipes get no rendered command)."""
 
     tasks: list[one_of("a task id or a task mapping", str=StrictStr, map=OmniTask)] | None = Field(None, description="Tasks.")
-    port: Port | None = Field(None, description="Server port.")
+    port: PortOrNone = Field(None, description="Server port.")
     task_axes: list[OmniTaskAxis] | None = Field(None, description="Task axes.")
     task_label: StrOrNone = Field(None, description="Label of the task picker.")
     task_hint: StrOrNone = Field(None, description="Hint of the task picker.")
@@ -657,18 +665,18 @@ class Recipe(_Model):
     hardware_overrides: dict[str, HardwareOverride] | None = Field(
         None, description="Generation (hopper, blackwell, amd, ...) or `nvidia` -> additions.")
     dependencies: list[Dependency] | None = Field(None, description="Extra install steps.")
-    kv_offload_support: dict[str, HardwareLevel] | None = Field(
+    kv_offload_support: LevelMapOrNone = Field(
         None, description="taxonomy kv_offload option -> verified | unsupported.")
     omni: Omni | None = Field(None, description="vllm-omni settings.")
     default_strategy: StrOrNone = Field(None, description="Preferred strategy id.")
-    strategy_hardware: dict[str, dict[str, HardwareLevel]] | None = Field(
+    strategy_hardware: LevelMapsOrNone = Field(
         None, description="Strategy id -> hardware key -> supported | unsupported. " + _HW_KEY_HELP)
     strategy_min_gpus: StrategyMinGpus | None = Field(
         None, description="Minimum GPUs: a number, or strategy id / exact profile id -> number (or per-strategy map).")
     hardware_opt_in_features: dict[str, list[StrictStr]] | None = Field(
         None, description="Hardware profile id -> features that are opt-in on it.")
     hardware_notes: dict[str, HardwareNote] | None = Field(None, description="Hardware profile id -> note (UI).")
-    kv_cache_strategy_hardware: dict[str, dict[str, HardwareLevel]] | None = Field(
+    kv_cache_strategy_hardware: LevelMapsOrNone = Field(
         None, description="kv-store strategy id -> hardware profile id -> unsupported.")
     guide: StrOrNone = Field(None, description="Markdown deployment guide.")
 
@@ -706,7 +714,7 @@ class TaskDef(_Model):
 class KvOffloadGroup(_Model):
     display_name: StrOrNone = None
     label: StrOrNone = None
-    order: SafeInt | None = None
+    order: SafeIntOrNone = None
     sub_row_label: StrOrNone = None
     docs_url: StrOrNone = None
     tooltip: StrOrNone = None
@@ -716,7 +724,7 @@ class KvOffloadGroup(_Model):
 class KvOffloadOption(_Model):
     display_name: StrOrNone = None
     label: StrOrNone = None
-    order: SafeInt | None = None
+    order: SafeIntOrNone = None
     group: StrOrNone = None
     description: StrOrNone = None
     args: ArgsOrNone = None
@@ -755,8 +763,8 @@ class StrategyRole(_Model):
     vllm_args: ArgsOrNone = None
     env: EnvOrNone = None
     parallelism: PoolMode | None = None
-    tp: GpuCount | None = None
-    parallel_flag: ParallelFlag | None = None
+    tp: GpuCountOrNone = None
+    parallel_flag: ParallelFlagOrNone = None
 
 
 class StrategyRouter(_Model):
@@ -773,7 +781,7 @@ class Strategy(_Model):
     description: StrOrNone = None
     hardware_match: HardwareMatch | None = None
     vllm_args: ArgsOrNone = None
-    parallel_flag: ParallelFlag | None = None
+    parallel_flag: ParallelFlagOrNone = None
     env: EnvOrNone = None
     parallelism: MultiNodeParallelism | None = None
     prefill: StrategyRole | None = None
@@ -784,14 +792,14 @@ class Strategy(_Model):
 class KvRouter(_Model):
     policy: StrOrNone = None
     install: StrOrNone = None
-    port: Port | None = None
+    port: PortOrNone = None
 
 
 class KvVllm(_Model):
     vllm_args: ArgsOrNone = None
     env: EnvOrNone = None
-    install: dict[str, StrictStr] | None = None
-    port: Port | None = None
+    install: StrMapOrNone = None
+    port: PortOrNone = None
 
 
 class KvPdRole(_Model):
@@ -828,7 +836,7 @@ class KvStoreSpec(_Model):
     deploy_type: KvDeployType
     display_name: StrOrNone = None
     label: StrOrNone = None
-    order: SafeInt | None = None
+    order: SafeIntOrNone = None
     description: StrOrNone = None
     router: KvRouter | None = None
     vllm: KvVllm | None = None
@@ -837,7 +845,7 @@ class KvStoreSpec(_Model):
     mooncake_store_config: MooncakeStoreConfig | None = None
     mooncake_vllm_config: MooncakeVllmConfig | None = None
     min_vllm_version: StrOrNone = None
-    default_instances: GpuCount | None = None
+    default_instances: GpuCountOrNone = None
 
 
 class Platform(_Model):
