@@ -14,6 +14,8 @@ names used in the page's URL (`?task=text&size=70-200`).
 """
 from __future__ import annotations
 
+import struct
+
 from recipes_site.sizing import parse_parameter_count
 
 FACETS = ("task", "architecture", "size", "precision", "hardware", "provider")
@@ -102,11 +104,14 @@ def shard_doc(k: int, chunk: list[dict], size: int) -> dict:
 
 def bucket_of(key: str, n: int) -> int:
     """FNV-1a (32 bit) over the key's UTF-16 code units, modulo n (site.js `bucketOf` is the same
-    loop over charCodeAt), so Python and JavaScript pick the same bucket."""
+    loop over charCodeAt), so Python and JavaScript pick the same bucket. With one bucket (up to
+    ID_BUCKET ids, as the compat corpus) every hash gives 0: not computed."""
+    if n == 1:
+        return 0
     h = 0x811C9DC5
     data = key.encode("utf-16-le")
-    for i in range(0, len(data), 2):
-        h = ((h ^ (data[i] | data[i + 1] << 8)) * 0x01000193) & 0xFFFFFFFF
+    for unit in struct.unpack(f"<{len(data) // 2}H", data):    # the code units, little-endian
+        h = ((h ^ unit) * 0x01000193) & 0xFFFFFFFF
     return h % n
 
 
