@@ -53,9 +53,13 @@ _ESCAPED = re.compile("[" + re.escape("".join(chr(c) for c, text in _ESCAPES.ite
 _UNJOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?[a-zA-Z]*x")
 _LEADING_FLAGS = re.compile(r"\(\?([ims]+)\)")
 _ANY_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
-# longer patterns (Pygments `words()` lists of builtins, keywords) stay single steps: compiling
-# them a second time inside a joined pattern costs more than the calls it saves
-_MAX_JOINED = 60
+# longer patterns (Pygments `words()` lists of Python's builtins and exceptions, 500-1,000
+# characters; identifier classes of 3,500) stay single steps: compiling them a second time inside
+# a joined pattern costs more than the calls it saves. Bash's keyword and builtin lists (106 and
+# 327 characters) are joined: tried at nearly every token of the corpus's shell fences, they
+# cost more as calls of their own (compat corpus guides, compiling included: 2,245 M
+# instructions with a limit of 60, 2,219 M with 350, 2,310 M with 1,000)
+_MAX_JOINED = 350
 
 
 @lru_cache(maxsize=64)
