@@ -5,6 +5,10 @@ a hardware question; another profile takes its result, re-labelled, only when it
 them the same. Here every tree of recipes that key things by profile id, generation, brand, GPU
 count, memory and NVL tray must equal a synthesis that renders each profile on its own; and
 leaving any one question out of the record must break that equality (the tests have teeth).
+A profile that disagrees somewhere takes each strategy's rendering (a piece) from an earlier one
+that answered what that piece read alike: leaving out of a piece's questions those it asked again,
+read through a memo or as a fact read again, or not noting a taken piece's questions in the taking
+profile's record, must break it too.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.synthesis.deployments import tensor_parallel_size
 from recipes_site.synthesis.features import allowed_modes
 from recipes_site.synthesis.hardware import Hardware
-from recipes_site.synthesis.recording import Recording, same
+from recipes_site.synthesis.recording import Pieces, Recording, Trace, _attribute, same
 from recipes_site.synthesis.selection import Recommendation, strategy_set
 from recipes_site.synthesis.shell import Placeholder
 
@@ -126,6 +130,49 @@ def _values_that_print_differently():
     return r
 
 
+def _triplets() -> Context:
+    """Three equal profiles, `alpha`, `beta` and `gamma` (copies of the project's b200): recipes
+    tell them apart by id alone."""
+    base = copy.deepcopy(ctx.profiles["b200"])
+    return Context(profiles={"alpha": base, "beta": {**base}, "gamma": {**base}}, strategies=ctx.strategies,
+                   kv_ids=ctx.kv_ids)
+
+
+def _variant_args_for_beta():
+    """beta's variant args are read once per profile, in a memo (variant_on_hardware), and only
+    there: every strategy's rendering reads them through that memo."""
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp", "single_node_tep"])
+    r["variants"]["default"]["hardware_overrides"] = {"beta": {"extra_args": ["--beta"]}}
+    return r
+
+
+def _strategy_args_for_beta():
+    """single_node_tp's block for beta is asked by its own rendering, then asked again (the noted
+    answer) by the kv-stores' renderings, which serve through single_node_tp."""
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp", "single_node_tep"])
+    r["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {"beta": {"extra_args": ["--beta-tp"]}}}}
+    return r
+
+
+def _three_ways():
+    """beta and gamma share single_node_tp's args (not alpha's); gamma alone has single_node_tep's:
+    beta takes its single_node_tep rendering from alpha, gamma its single_node_tp one from beta."""
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp", "single_node_tep"])
+    r["strategy_overrides"] = {
+        "single_node_tp": {"hardware_overrides": {"beta": {"extra_args": ["--x"]}, "gamma": {"extra_args": ["--x"]}}},
+        "single_node_tep": {"hardware_overrides": {"gamma": {"extra_args": ["--y"]}}}}
+    return r
+
+
+def _node_count_for_beta():
+    """Both need two nodes at least; beta three (its own multi_node_tp minimum), which is decided
+    before any strategy is rendered: the same strategy's rendering, on another node count."""
+    r = H.recipe(vram=2000, compatible_strategies=["single_node_tp", "multi_node_tp"],
+                 default_strategy="multi_node_tp")
+    r["strategy_min_gpus"] = {"beta": {"multi_node_tp": 24}}
+    return r
+
+
 CASES = {
     "ids": (ctx, _by_id_overrides),
     "generations and brands": (ctx, _by_generation_and_brand),
@@ -140,13 +187,18 @@ CASES = {
     "mode args for one id": (_twins(), _mode_args_for_beta),
     "strategy gate for one id": (_twins(), _strategy_gate_for_beta),
     "mode gate for one id": (_twins(), _mode_gate_for_beta),
+    # profiles that disagree somewhere, sharing some strategies' renderings (Pieces)
+    "variant args for one id": (_twins(), _variant_args_for_beta),
+    "strategy args for one id": (_twins(), _strategy_args_for_beta),
+    "three ways": (_triplets(), _three_ways),
+    "node count for one id": (_twins(), _node_count_for_beta),
 }
 
 
 def _each_alone(monkeypatch):
     """Synthesis as it was before recording: every profile rendered on its own, on the plain Hardware."""
     monkeypatch.setattr(synthesis, "_on_hardware_once",
-                        lambda c, recipe, key, hw, recordings, made: synthesis._on_hardware(c, recipe, key, hw))
+                        lambda c, recipe, key, hw, recordings, made, pieces: synthesis._on_hardware(c, recipe, key, hw))
 
 
 def _alone(case, monkeypatch):
@@ -192,8 +244,10 @@ def test_the_cases_do_tell_profiles_apart():
     assert commands("image per id", "b300") != commands("image per id", "b200")   # the docker command
     assert commands("NVL trays", "b300") != commands("NVL trays", "gb300")
     for case in ("GPU count", "generation block", "mode args for one id", "strategy gate for one id",
-                 "mode gate for one id"):
+                 "mode gate for one id", "variant args for one id", "strategy args for one id", "three ways",
+                 "node count for one id"):
         assert commands(case, "alpha") != commands(case, "beta"), case
+    assert commands("three ways", "beta") != commands("three ways", "gamma")
 
 
 def test_profiles_that_answer_alike_share_their_processes():
@@ -207,6 +261,30 @@ def test_profiles_that_answer_alike_share_their_processes():
         res.recommended.hardware for res in out.trees[0].by_hardware]
 
 
+def _renderings(case) -> dict:
+    out = _shared(case)
+    return {(res.hardware, r.strategy): r for res in out.trees[0].by_hardware for r in (res.recommended, *res.alternatives)}
+
+
+def test_profiles_that_disagree_somewhere_share_the_renderings_that_read_none_of_it():
+    """A profile that disagrees on some question of the tree still takes, re-labelled, each strategy's
+    rendering that read none of the questions it disagrees on (its processes are the very objects);
+    the others it renders itself."""
+    gate = _renderings("strategy gate for one id")       # beta offers no single_node_tep
+    assert gate["beta", "single_node_tp"].single is gate["alpha", "single_node_tp"].single
+    assert ("beta", "single_node_tep") not in gate and ("alpha", "single_node_tep") in gate
+    kv = _renderings("strategy args for one id")
+    assert kv["beta", "single_node_tep"].single is kv["alpha", "single_node_tep"].single
+    assert kv["beta", "single_node_tp"].single is not kv["alpha", "single_node_tp"].single
+    stores = [s for s in ctx.kv_ids if ("alpha", s) in kv]
+    assert stores and all(kv["beta", s].kv.head is not kv["alpha", s].kv.head for s in stores)
+    three = _renderings("three ways")
+    assert three["beta", "single_node_tep"].single is three["alpha", "single_node_tep"].single
+    assert three["gamma", "single_node_tp"].single is three["beta", "single_node_tp"].single
+    assert three["gamma", "single_node_tep"].single is not three["alpha", "single_node_tep"].single
+    assert all(r.hardware == hw for (hw, _), r in three.items())
+
+
 # -- leaving a question out of the record is caught ---------------------------------------------------
 
 def _unrecorded(fn):
@@ -218,6 +296,54 @@ def _unrecorded(fn):
             return asked(*rest[:index], self.hw, *rest[index:])
         return noting(self, asked, index, rest)
     return ask
+
+
+def _keys_dropped(nested: bool):
+    """Trace.run that forgets the keys a memo's value read (`nested`: computed inside a piece, as
+    every memo entry a later piece hits is) or a piece's own keys (not nested)."""
+    running = Trace.run
+
+    def run(self, compute, args):
+        inside = self.keys is not None
+        value, keys = running(self, compute, args)
+        return value, (() if inside == nested else keys)
+    return run
+
+
+def _untraced_rereads(m):
+    """A question asked again (its answer already noted) is not traced: Recording.ask and the
+    one-argument methods read the noted answer without noting the read."""
+    asking = Recording.ask
+
+    def ask(self, fn, index, rest):
+        noted = self.answers.get((fn, *map(id, rest)))
+        return noted[3] if noted is not None else asking(self, fn, index, rest)
+    m.setattr(Recording, "ask", ask)
+    for name in ("entry", "keyed", "override_block", "named_in"):
+        method = getattr(Hardware, name)
+        m.setattr(Recording, name, lambda self, arg, _method=method: self.ask(_method, 0, (arg,)))
+
+
+def _untraced_facts(m):
+    """A fact read again (its answer already noted) is not traced."""
+    for name in ("gpus", "image_family", "image_brand"):
+        def read(self, _name=name):
+            noted = self.answers.get((_attribute(_name),))
+            return noted[3] if noted is not None else self.__getattr__(_name)
+        m.setattr(Recording, name, property(read))
+
+
+def _taken_unnoted(m):
+    """A profile taking a piece does not note the piece's questions in its own record."""
+    checking = Recording.agrees_on
+
+    def agrees_on(self, keys, other):
+        before = dict(other.answers)
+        verdict = checking(self, keys, other)
+        other.answers.clear()
+        other.answers.update(before)
+        return verdict
+    m.setattr(Recording, "agrees_on", agrees_on)
 
 
 MUTATIONS = {
@@ -237,6 +363,16 @@ MUTATIONS = {
                                       lambda self, name: getattr(self.hw, name)), "GPU count"),
     "strict equality": (lambda m: m.setattr("recipes_site.synthesis.recording.same", lambda a, b: a == b),
                         "values that print differently"),
+    # what a piece (one strategy's rendering) leaves out of the questions it is checked against
+    "a piece's own questions": (lambda m: m.setattr(Trace, "run", _keys_dropped(nested=False)), "ids"),
+    "questions inside a memo hit": (lambda m: m.setattr(Trace, "run", _keys_dropped(nested=True)),
+                                    "variant args for one id"),
+    "questions asked again": (_untraced_rereads, "strategy args for one id"),
+    "facts read again": (_untraced_facts, "GPU count"),
+    "a taken piece's questions": (_taken_unnoted, "three ways"),
+    "the node count in a piece's key": (
+        lambda m: m.setattr(Pieces, "get", lambda self, key, hw, compute, args, _get=Pieces.get:
+                            _get(self, key[:3], hw, compute, args)), "node count for one id"),
 }
 
 

@@ -13,7 +13,7 @@ from recipes_site.fit import hf_config_of, shape_from_argv
 from recipes_site.jsish import mapping
 from recipes_site.kv_cache import tp_problem
 from .memo import synthesizing
-from .recording import Recording, relabelled
+from .recording import Pieces, Recording, Trace, relabelled
 from recipes_site.suggest import NameIndex, did_you_mean
 from .selection import (MAX_NODES, Context, hardware_list, node_count_problem, nodes_for_strategy, recommend,
                         strategy_set, substitute_variant)
@@ -89,40 +89,62 @@ def allowed_node_count(ctx: Context, recipe: dict, rendering: Rendering, hw: Har
     return rendering
 
 
-def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware) -> HardwareResult | None:
+def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware,
+                 pieces: Pieces | None = None) -> HardwareResult | None:
+    """The renderings of variant tree `tree_key` on `hw`. With `pieces` (`hw` is then a Recording),
+    each strategy's rendering may be taken, re-labelled, from an earlier profile that answered
+    what that rendering read alike (synthesis/recording.py)."""
     key = substitute_variant(recipe, tree_key, hw)
     if key is None:
         return None
     variant = variant_of(recipe, key)
     offered = strategy_set(ctx, recipe, hw)
     pick = recommend(ctx, recipe, variant, hw, offered)
-    recommended = render_strategy(ctx, recipe, key, pick.strategy, hw, pick.nodes)
+    # the type of the node count too: 1 and True are equal keys but would print differently
+    recommended = _piece(pieces, ("recommended", key, pick.strategy, pick.nodes, type(pick.nodes)), hw,
+                         _recommended, (ctx, recipe, key, pick.strategy, hw, pick.nodes))
     if recommended is None:
         return None
-    recommended = allowed_node_count(ctx, recipe, recommended, hw)
     alternatives = []
     for s in offered:
         if s == pick.strategy:
             continue
-        rendering = render_strategy(ctx, recipe, key, s, hw)
+        rendering = _piece(pieces, ("alternative", key, s), hw, render_strategy, (ctx, recipe, key, s, hw))
         # an alternative whose TP the model's heads refuse is left out (recipes with hf_config only)
         if rendering is not None and tp_refusal(recipe, rendering) is None:
             alternatives.append(rendering)
     return HardwareResult(hardware=hw.label, recommended=recommended, alternatives=tuple(alternatives))
 
 
+def _recommended(ctx: Context, recipe: dict, key: str, strategy_id: str, hw: Hardware, nodes: int) -> Rendering | None:
+    """The recommended strategy's rendering on its recommended node count (moved to a larger one
+    when the model's heads refuse its TP)."""
+    rendering = render_strategy(ctx, recipe, key, strategy_id, hw, nodes)
+    return None if rendering is None else allowed_node_count(ctx, recipe, rendering, hw)
+
+
+def _piece(pieces: Pieces | None, key: tuple, hw: Hardware, render, args: tuple) -> Rendering | None:
+    """`render(*args)`, a rendering for `hw`: made here, or (with `pieces`) taken re-labelled from an
+    earlier profile's piece under the same `key` (its arguments but the hardware)."""
+    if pieces is None:
+        return render(*args)
+    rendering, taken = pieces.get(key, hw, render, args)
+    return rendering.relabelled(hw.label) if taken and rendering is not None else rendering
+
+
 def _on_hardware_once(ctx: Context, recipe: dict, tree_key: str, hw: Hardware, recordings: dict,
-                      made: list) -> HardwareResult | None:
+                      made: list, pieces: Pieces) -> HardwareResult | None:
     """`_on_hardware`, taken re-labelled from a profile synthesized earlier for this tree when `hw`
     answers everything that synthesis asked of its hardware the same way (synthesis/recording.py);
-    synthesized under a Recording otherwise. `made` holds this tree's (recording, result) pairs."""
+    synthesized under a Recording otherwise, sharing the recipe's `pieces`. `made` holds this tree's
+    (recording, result) pairs."""
     recording = recordings.get(hw.id)
     if recording is None:
-        recording = recordings[hw.id] = Recording(hw)
+        recording = recordings[hw.id] = Recording(hw, pieces.trace)
     for earlier, result in reversed(made):
         if earlier.agrees(recording):
             return relabelled(result, hw.id)
-    result = _on_hardware(ctx, recipe, tree_key, recording)
+    result = _on_hardware(ctx, recipe, tree_key, recording, pieces)
     made.append((recording, result))
     return result
 
@@ -130,11 +152,12 @@ def _on_hardware_once(ctx: Context, recipe: dict, tree_key: str, hw: Hardware, r
 def synthesize_recipe(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]) -> RecipeRenderings:
     if is_omni(recipe):
         return RecipeRenderings(hf_id=hf_id, trees=())
-    with synthesizing(recipe):
-        return _synthesize(ctx, hf_id, recipe, standalone_ids)
+    trace = Trace()
+    with synthesizing(recipe, trace):
+        return _synthesize(ctx, hf_id, recipe, standalone_ids, Pieces(trace))
 
 
-def _synthesize(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]) -> RecipeRenderings:
+def _synthesize(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str], pieces: Pieces) -> RecipeRenderings:
     variants = mapping(recipe.get("variants"))
     promoted, skipped = promotable_variants(recipe, standalone_ids)
     trees_to_render = {"default": "default"} if "default" in variants else {}
@@ -146,7 +169,7 @@ def _synthesize(ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]
         results = []
         made: list = []
         for index, hw_id in enumerate(hardware_list(ctx, recipe, variant)):
-            result = _on_hardware_once(ctx, recipe, rendered_key, ctx.hardware(hw_id), recordings, made)
+            result = _on_hardware_once(ctx, recipe, rendered_key, ctx.hardware(hw_id), recordings, made, pieces)
             if result is None:
                 if index == 0:
                     break

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-_active: ContextVar[tuple[dict, dict] | None] = ContextVar("synthesis_memo", default=None)
+if TYPE_CHECKING:
+    from .recording import Trace
+
+_active: ContextVar[tuple[dict, dict, Trace | None] | None] = ContextVar("synthesis_memo", default=None)
 
 
 @contextmanager
-def synthesizing(recipe: dict) -> Iterator[None]:
-    """Keep answers about `recipe` (this very dict) until the block ends."""
-    token = _active.set((recipe, {}))
+def synthesizing(recipe: dict, trace: Trace | None = None) -> Iterator[None]:
+    """Keep answers about `recipe` (this very dict) until the block ends. With the recipe's `trace`
+    (synthesis/recording.py), each answer keeps the hardware questions its computation read, and a
+    piece of synthesis that reads the kept answer is traced as having read them too."""
+    token = _active.set((recipe, {}, trace))
     try:
         yield
     finally:
@@ -33,11 +38,18 @@ def remembered(recipe: dict, key: tuple, compute: Callable[..., Any], *args: Any
     active = _active.get()
     if active is None or active[0] is not recipe:
         return compute(*args)
-    kept = active[1]
-    value = kept.get(key, _MISSING)
-    if value is _MISSING:
-        value = kept[key] = compute(*args)
-    return value
+    _, kept, trace = active
+    if trace is None:
+        value = kept.get(key, _MISSING)
+        if value is _MISSING:
+            value = kept[key] = compute(*args)
+        return value
+    entry = kept.get(key)                       # (value, the record keys computing it read)
+    if entry is None:
+        entry = kept[key] = trace.run(compute, args)
+    elif entry[1] and trace.keys is not None:
+        trace.keys += entry[1]
+    return entry[0]
 
 
 _MISSING = object()

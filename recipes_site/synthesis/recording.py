@@ -18,6 +18,9 @@ at: `fits_node` rather than the raw VRAM, `image_brand` rather than the generati
 and H200 (different VRAM) or H200 and B200 (different generations) still agree where the recipe
 does not tell them apart.
 
+A profile that disagrees somewhere may still agree on what one strategy's rendering read: `Pieces`
+shares renderings at that finer grain, checked against the keys each one read (`Trace`).
+
 Kept per `synthesize_recipe` call (synthesis/__init__.py); nothing outlives the recipe.
 """
 from __future__ import annotations
@@ -31,13 +34,50 @@ from .hardware import Hardware
 from .types import HardwareResult
 
 
+@functools.lru_cache(maxsize=None)
+def _attribute(name: str) -> Callable:
+    """Reads fact `name` of a profile (one function per name: a stable record key). Bounded by the
+    names Hardware has."""
+    def read(hw):
+        return getattr(hw, name)
+    return read
+
+
+@functools.lru_cache(maxsize=None)
+def _method(name: str) -> Callable:
+    """Calls method `name` of a profile (one function per name, as `_attribute`)."""
+    def call(hw, *args):
+        return getattr(hw, name)(*args)
+    return call
+
+
 def _asked_method(method: Callable) -> Callable:
     """Recording's form of a one-argument Hardware method: asked again with the same argument (the
-    usual case), the noted answer is read directly, as `Recording.ask` would read it."""
+    usual case), the noted answer is read directly (and traced), as `Recording.ask` would read it."""
     def asked(self, arg: Any) -> Any:
-        noted = self.answers.get((method, id(arg)))
-        return noted[3] if noted is not None else self.ask(method, 0, (arg,))
+        key = (method, id(arg))
+        noted = self.answers.get(key)
+        if noted is None:
+            return self.ask(method, 0, (arg,))
+        if self.trace is not None and self.trace.keys is not None:
+            self.trace.keys.append(key)
+        return noted[3]
     return asked
+
+
+def _noted_fact(name: str) -> property:
+    """Recording's form of the fact `name`: its noted answer (traced as `__getattr__` traces it),
+    or, the first time, `__getattr__`'s."""
+    key = (_attribute(name),)
+
+    def read(self) -> Any:
+        noted = self.answers.get(key)
+        if noted is None:
+            return self.__getattr__(name)
+        if self.trace is not None and self.trace.keys is not None:
+            self.trace.keys.append(key)
+        return noted[3]
+    return property(read)
 
 
 class Recording:
@@ -45,9 +85,13 @@ class Recording:
     and method calls (`keyed`, `entry`, ...) per distinct arguments. One per profile per recipe,
     so its record covers every memo computed for that profile while the recipe is synthesized."""
 
-    def __init__(self, hw: Hardware):
+    def __init__(self, hw: Hardware, trace: Trace | None = None):
         self.hw = hw
         self.label = hw.id
+        # the recipe's Trace when synthesis reuses pieces of a tree (`Pieces`): every answer read,
+        # first time or again, is then traced, and facts are not kept as attributes (a later read
+        # must be traced too)
+        self.trace = trace
         # (function, id of each argument) -> (function, arguments before and after the hardware,
         # answer); the arguments are held so that their ids stay theirs while the record lives
         self.answers: dict = {}
@@ -57,12 +101,18 @@ class Recording:
         # another Recording -> how many of this record's answers (in order) it was found to agree
         # with, or -1 once it disagreed with one (`agrees`)
         self._agreed: dict = {}
+        # another Recording -> {key of this record: whether it answers that question alike}
+        # (`agrees_on`: the pieces of a profile share most of their questions; each is compared once
+        # per pair of profiles)
+        self._verdicts: dict = {}
 
     def ask(self, fn: Callable, index: int, rest: tuple) -> Any:
         """`fn` called with the plain hardware at position `index` among `rest`, noted down. Asked
         again with the very same arguments, the noted answer is the answer (the function is pure
         and its arguments unchanged): callers share it and must not change it."""
         key = (fn, *map(id, rest))
+        if self.trace is not None and self.trace.keys is not None:
+            self.trace.keys.append(key)
         noted = self.answers.get(key)
         if noted is not None:
             return noted[3]
@@ -74,16 +124,25 @@ class Recording:
         return answer
 
     def __getattr__(self, name: str) -> Any:
-        # any other fact of the profile (id, profile, brand, gpus, ...): noted on first read, then
-        # kept as an attribute so later reads cost nothing
+        # any other fact of the profile (id, profile, brand, generation, ...): noted, and traced,
+        # on every read (not kept as an attribute: a later read, in another piece, must be traced too)
         if name.startswith("__"):
             raise AttributeError(name)
         value = getattr(self.hw, name)
         if callable(value):
             return functools.partial(self.ask, _method(name), 0)
-        self.answers[(_attribute(name),)] = (_attribute(name), (), (), value)
-        setattr(self, name, value)
+        key = (_attribute(name),)
+        if key not in self.answers:
+            self.answers[key] = (key[0], (), (), value)
+        if self.trace is not None and self.trace.keys is not None:
+            self.trace.keys.append(key)
         return value
+
+    # the facts synthesis reads most (~11k reads of the compat corpus), read from the record directly
+    # once noted (_noted_fact), without the failed attribute look-up that leads to __getattr__
+    gpus = _noted_fact("gpus")
+    image_family = _noted_fact("image_family")
+    image_brand = _noted_fact("image_brand")
 
     # the methods synthesis calls most (_asked_method), without a partial made per call
     keyed = _asked_method(Hardware.keyed)
@@ -118,25 +177,93 @@ class Recording:
         self._agreed[other] = len(answers)
         return True
 
+    def agrees_on(self, keys: tuple, other: Recording) -> bool:
+        """Whether `other`'s profile answers the questions `keys` (keys of this record, as a `Trace`
+        gives them) exactly as this profile did, in that order, stopping at the first difference.
+        When it does, they are noted in `other`'s record with its own replies (and traced there), as
+        if its synthesis had asked them: a piece taken from here is then part of what `other`'s
+        record covers, and a third profile agreeing with that record agrees with the piece too."""
+        answers, replies = self.answers, other.replies
+        verdicts = self._verdicts.get(other)
+        if verdicts is None:
+            verdicts = self._verdicts[other] = {}
+        for key in keys:
+            verdict = verdicts.get(key)
+            if verdict is None:
+                fn, before, after, answer = answers[key]
+                reply = replies.get(key, _UNASKED)
+                if reply is _UNASKED:
+                    reply = replies[key] = fn(*before, other.hw, *after)
+                verdict = verdicts[key] = reply is answer or same(reply, answer)
+            if not verdict:
+                return False
+        own = other.answers
+        for key in keys:
+            if key not in own:
+                fn, before, after, _ = answers[key]
+                own[key] = (fn, before, after, replies[key])
+        if other.trace is not None and other.trace.keys is not None:
+            other.trace.keys += keys
+        return True
+
+
+class Trace:
+    """The record keys (`Recording.answers`) a piece of a recipe's synthesis read, one per recipe,
+    shared by its Recordings and its memo (synthesis/memo.py).
+
+    A tree's result is shared whole between profiles that agree on the whole record; a piece of it
+    (one strategy's rendering) only needs agreement on the questions that piece read. Those include
+    answers read again from the record (`ask` returns a noted answer without asking) and answers
+    hidden in a memo hit (the memo's value was computed while an earlier piece ran): so every read
+    of a Recording is traced while `keys` is a list, and a memo entry keeps the keys its value read
+    (`run`) and adds them to the reader's on every hit."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self):
+        self.keys: list | None = None      # None: outside any piece (nothing traced)
+
+    def run(self, compute: Callable, args: tuple) -> tuple[Any, tuple]:
+        """`compute(*args)` and the keys it read (each once, in first-read order); the enclosing
+        piece, if any, has read them too."""
+        outer = self.keys
+        self.keys = inner = []
+        try:
+            value = compute(*args)
+        finally:
+            self.keys = outer
+        if outer is not None:
+            outer += inner
+        return value, tuple(dict.fromkeys(inner))
+
+
+class Pieces:
+    """Results of pieces of a recipe's synthesis (one per call site and arguments: which strategy
+    of which variant, on how many nodes), each with the Recording it was made on and the keys it
+    read. A profile takes an earlier profile's piece when it answers those keys alike
+    (`Recording.agrees_on`); the piece is a function of its arguments, the recipe and those answers
+    alone. Kept per `synthesize_recipe` call: bounded by the recipe's pieces and profiles."""
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+        self.made: dict = {}          # piece key -> [(recording, keys, value), ...]
+
+    def get(self, key: tuple, hw: Recording, compute: Callable, args: tuple) -> tuple[Any, bool]:
+        """(value, True) for a piece `hw` takes from an earlier profile (to be re-labelled by the
+        caller), else (`compute(*args)` made on `hw`, False)."""
+        made = self.made.get(key)
+        if made is None:
+            made = self.made[key] = []
+        else:
+            for earlier, keys, value in reversed(made):
+                if earlier.agrees_on(keys, hw):
+                    return value, True
+        value, keys = self.trace.run(compute, args)
+        made.append((hw, keys, value))
+        return value, False
+
 
 _UNASKED = object()
-
-
-@functools.lru_cache(maxsize=None)
-def _attribute(name: str) -> Callable:
-    """Reads fact `name` of a profile (one function per name: a stable record key). Bounded by the
-    names Hardware has."""
-    def read(hw):
-        return getattr(hw, name)
-    return read
-
-
-@functools.lru_cache(maxsize=None)
-def _method(name: str) -> Callable:
-    """Calls method `name` of a profile (one function per name, as `_attribute`)."""
-    def call(hw, *args):
-        return getattr(hw, name)(*args)
-    return call
 
 
 def hardware_query(fn: Callable) -> Callable:
