@@ -1,6 +1,7 @@
 """Issue 13, "faster than the reference": the templates' jinja code is compiled ahead of time
-(render/precompiled.py, stored in recipes_site/data/compiled_templates.json). The store must be
-current, be used, and never stand in for a template it was not compiled from."""
+(render/precompiled.py: one module per template in recipes_site/data/templates_code/, indexed by
+recipes_site/data/compiled_templates.json). The store must be current, be used, and never stand in
+for a template it was not compiled from."""
 from __future__ import annotations
 
 import shutil
@@ -10,7 +11,8 @@ from jinja2.bccache import Bucket
 from recipes_site.render import precompiled
 from recipes_site.render.pages import TEMPLATES, _environment
 
-REGENERATE = "stale: run `python -m recipes_site.render.precompiled` and commit recipes_site/data/compiled_templates.json"
+REGENERATE = ("stale: run `python -m recipes_site.render.precompiled` and commit recipes_site/data/compiled_templates.json "
+              "and recipes_site/data/templates_code/")
 
 
 def _made_here(env) -> bool:
@@ -24,7 +26,9 @@ def test_the_store_holds_the_current_code_of_every_template():
     names = precompiled.template_names(env)
     assert "model.html" in names and "base.html" in names
     if _made_here(env):
-        assert precompiled.STORE.read_text(encoding="utf-8") == precompiled.store_text(env), REGENERATE
+        wanted = precompiled.store_files(env)
+        assert {p: p.read_text(encoding="utf-8") for p in wanted if p.exists()} == wanted, REGENERATE
+        assert set(precompiled.MODULES.glob("*.py")) == {p for p in wanted if p.parent == precompiled.MODULES}, REGENERATE
     else:   # another jinja2: the code may differ, but the store must still follow the templates
         stored = precompiled._stored()["templates"]
         assert {n: e["sha1"] for n, e in stored.items()} == \
@@ -51,8 +55,31 @@ def test_the_environment_loads_the_compiled_code_named_after_the_template():
         assert bucket.code is None   # compiled from its file, as without a store
         return
     assert bucket.code is not None
-    assert bucket.code.co_filename == str(TEMPLATES / "model.html")
+    # the very code jinja would compile from the file, every nested function named after the template
+    # (dont_inherit: this module's `from __future__` must not reach it; jinja's compile() has none)
+    assert bucket.code == compile(env.compile(source, "model.html", str(TEMPLATES / "model.html"), raw=True),
+                                  str(TEMPLATES / "model.html"), "exec", dont_inherit=True)
+    assert {c.co_filename for c in _codes(bucket.code)} == {str(TEMPLATES / "model.html")}
+    assert len(list(_codes(bucket.code))) > 5
     assert env.get_template("model.html").filename == str(TEMPLATES / "model.html")
+
+
+def _codes(code):
+    yield code
+    for const in code.co_consts:
+        if hasattr(const, "co_filename"):
+            yield from _codes(const)
+
+
+def test_a_missing_module_leaves_the_template_to_its_file(monkeypatch, tmp_path):
+    """A partial install (the index without its modules) or a hostile module name: no code from
+    the store, so jinja compiles the template from its file as without a store."""
+    env = _environment(str(TEMPLATES))
+    source = (TEMPLATES / "model.html").read_text(encoding="utf-8")
+    monkeypatch.setattr(precompiled, "MODULES", tmp_path)
+    assert _bucket(env, "model.html", source).code is None
+    for name in ("../base", "os.path", ""):
+        assert precompiled._module_code(name) is None
 
 
 def test_a_module_never_stands_in_for_another_source_or_unknown_template():

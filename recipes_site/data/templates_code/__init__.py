@@ -1,0 +1,1 @@
+"""The templates' jinja code (render/precompiled.py). Generated: do not edit."""
