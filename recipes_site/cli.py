@@ -408,7 +408,7 @@ def parser() -> argparse.ArgumentParser:
                                                                      "the model's context")
     f.add_argument("--concurrency", type=_positive_int, help="concurrent requests: the longest length they fit at")
     f.add_argument("--kv-cache-dtype", choices=["auto", "fp8"], help="KV cache dtype (default: the command's)")
-    f.add_argument("--gpu-memory-utilization", type=_fraction, help="fraction of GPU memory for vLLM (default: the command's, else 0.9)")
+    f.add_argument("--gpu-memory-utilization", type=_fraction, help="fraction of GPU memory for vLLM (default: the command's, else vLLM's 0.92)")
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.set_defaults(func=cmd_fit)
 

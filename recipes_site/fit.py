@@ -2,7 +2,7 @@
 
 The budget of one GPU (all in GiB):
 
-    budget   = VRAM x gpu_memory_utilization          (0.9 unless the command or --gpu-memory-utilization says otherwise)
+    budget   = VRAM x gpu_memory_utilization          (0.92, vLLM's default, unless the command or --gpu-memory-utilization says otherwise)
     kv cache = budget - weights per GPU - overhead
 
 * weights: the variant's weight figure (`vram_minimum_gb`, else ceil(params x bytes x 1.2)) with
@@ -35,7 +35,11 @@ from recipes_site import kv_cache, sizing
 from recipes_site.scaffold import parameter_count
 
 GIB = 2**30
-GPU_MEMORY_UTILIZATION = 0.9
+# `vllm serve`'s default --gpu-memory-utilization: vLLM 0.33.0 vllm/config/cache.py:215
+# (`gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)`), taken over by
+# vllm/engine/arg_utils.py:614 (EngineArgs.gpu_memory_utilization = CacheConfig.gpu_memory_utilization).
+# Releases before it used 0.9; the recipes' images (vllm/vllm-openai:latest) run the current one.
+GPU_MEMORY_UTILIZATION = 0.92
 SAFE_LEN_STEP = 1024
 LARGE_GPU_GIB = 70          # vLLM's larger scheduler defaults apply from this much memory per GPU
 

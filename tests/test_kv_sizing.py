@@ -57,11 +57,11 @@ def _entry(doc, variant, hw, strategy, nodes=1):
 def test_llama_on_h100_as_published(docs):
     doc = docs[LLAMA]
     e = _entry(doc, "default", "h100", "single_node_tp")
-    assert (e["tp"], e["dp"], e["kv_cache_dtype"], e["gpu_memory_utilization"]) == (8, 1, "auto", 0.9)
-    assert (e["vram_gib_per_gpu"], e["budget_gib_per_gpu"]) == (80.0, 72.0)
+    assert (e["tp"], e["dp"], e["kv_cache_dtype"], e["gpu_memory_utilization"]) == (8, 1, "auto", 0.92)
+    assert (e["vram_gib_per_gpu"], e["budget_gib_per_gpu"]) == (80.0, 73.6)     # x vLLM's default 0.92
     assert e["weights_gib_per_gpu"] == pytest.approx(140e9 / 2**30 / 8, abs=1e-3)      # 168 GB / 1.2 over TP 8
     assert e["overhead_gib_per_gpu"] == pytest.approx(4.643, abs=1e-3)
-    assert e["kv_cache_gib_per_gpu"] == pytest.approx(72 - e["weights_gib_per_gpu"] - e["overhead_gib_per_gpu"], abs=2e-3)
+    assert e["kv_cache_gib_per_gpu"] == pytest.approx(73.6 - e["weights_gib_per_gpu"] - e["overhead_gib_per_gpu"], abs=2e-3)
     assert e["kv_bytes_per_token"] == 327_680 and e["kv_bytes_per_token_per_gpu"] == 40_960
     assert e["kv_bytes_per_sequence_window"] == 0 and e["windows_per_gpu"] == []
     assert e["max_tokens"] == e["kv_cache_bytes_per_gpu"] // 40_960
