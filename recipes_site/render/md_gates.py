@@ -139,12 +139,14 @@ def install(md: MarkdownIt) -> None:
     its text rule's terminators to the characters its inline rules start at and parse plain
     inline runs directly (only while the text rule comes first and no other post-processing
     rule is enabled)."""
-    stops = text_stops(md)
+    # markdown-it-py 4.x's text rule reads its terminators from `md.inline.terminator_re`; 3.x
+    # (which pyproject still admits) has a fixed set: there only the block gates apply
+    stops = text_stops(md) if hasattr(md.inline, "terminator_re") else None
     if stops is not None:
         md.inline.terminator_re = stops
-    if (md.inline.ruler.get_active_rules()[:1] == ["text"] and md.inline.ruler2.get_active_rules() == _PLAIN_POST_RULES
-            and any(r.name == "inline" and r.fn is core_inline for r in md.core.ruler.__rules__)):
-        md.core.ruler.at("inline", plain_inline)
+        if (md.inline.ruler.get_active_rules()[:1] == ["text"] and md.inline.ruler2.get_active_rules() == _PLAIN_POST_RULES
+                and any(r.name == "inline" and r.fn is core_inline for r in md.core.ruler.__rules__)):
+            md.core.ruler.at("inline", plain_inline)
     ruler = md.block.ruler
     for r in list(ruler.__rules__):
         if r.name in LINE_STARTS:
