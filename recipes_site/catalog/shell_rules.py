@@ -36,6 +36,9 @@ OCI_REFERENCE = re.compile(rf"(?P<name>{_NAME})(?::{_TAG})?(?:@{_DIGEST})?")
 NAME_TOTAL_MAX = 255    # reference.go: NameTotalLengthMax
 
 FLAG_HELP = "a flag is --name or --name=value, the name made of letters, digits, '.', '_' and '-'"
+# vLLM 0.33.0 vllm/config/cache.py:215, `gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)`:
+# `vllm serve` refuses to start with any other value (read with float(), as argparse does)
+FRACTION_FLAGS = frozenset({"--gpu-memory-utilization"})
 
 
 def _control(value: str) -> str | None:
@@ -65,6 +68,31 @@ def arg_problem(token: str) -> tuple[str, str, str] | None:
         return ("error", f"argument {token!r} holds the control character {bad}",
                 "a command-line argument is one line of printable text")
     return None
+
+
+def flag_value_problems(tokens: list):
+    """(index, level, message, hint) for each value in an argument list that vLLM refuses at
+    start-up: a command that cannot run. `--flag=value` and `--flag value` both count, underscores
+    too. A value that is not a number is refused as well: the commands quote every value, so a
+    `$VAR` reaches vLLM as those characters, and argparse's float() refuses them."""
+    from recipes_site.data import base_flag
+    for i, tok in enumerate(tokens):
+        if not isinstance(tok, str) or base_flag(tok) not in FRACTION_FLAGS:
+            continue
+        if "=" in tok:
+            at, value = i, tok.split("=", 1)[1]
+        elif i + 1 < len(tokens) and isinstance(tokens[i + 1], str) and base_flag(tokens[i + 1]) is None:
+            at, value = i + 1, tokens[i + 1]
+        else:
+            continue   # no value: vLLM says "expected one argument"; the flag checks see the rest
+        try:
+            fraction = 0 < float(value) <= 1   # (NaN is neither)
+        except ValueError:
+            fraction = False
+        if not fraction:
+            yield (at, "error", f"vLLM refuses --gpu-memory-utilization {value}: it takes the fraction of each "
+                                "GPU's memory vLLM may use, a number above 0 and at most 1",
+                   "e.g. 0.9 for 90%, or leave the flag out for vLLM's default (0.92)")
 
 
 def image_problem(image: str) -> tuple[str, str, str] | None:
@@ -114,6 +142,8 @@ def shell_word_problems(data: Any, path: tuple = ()):
                 found = arg_problem(tok) if isinstance(tok, str) else None
                 if found:
                     yield (where + (i,), *found, False)
+            for i, *found in flag_value_problems(value):
+                yield (where + (i,), *found, False)
         elif key == "docker_image":
             for at, image in _images(value, where):
                 found = image_problem(image)
