@@ -59,12 +59,17 @@ def gated(rule: Callable, starts: frozenset[str]) -> Callable:
     """`rule`, answering False without being called when its line starts with a character
     outside `starts`."""
     def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
-        pos = state.bMarks[startLine] + state.tShift[startLine]
-        first = state.src[pos:pos + 1]
+        first = _first_character(state, startLine)
         if first and first not in starts:
             return False
         return rule(state, startLine, endLine, silent)
     return gate
+
+
+def _first_character(state, line: int) -> str:
+    """The line's first character after its indent ("" at the end of the source)."""
+    pos = state.bMarks[line] + state.tShift[line]
+    return state.src[pos:pos + 1]
 
 
 def gated_table(rule: Callable) -> Callable:
@@ -72,8 +77,7 @@ def gated_table(rule: Callable) -> Callable:
     (the delimiter row) starts with a character no delimiter row starts with."""
     def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
         if startLine + 2 <= endLine:   # (otherwise the rule's own first test answers)
-            pos = state.bMarks[startLine + 1] + state.tShift[startLine + 1]
-            first = state.src[pos:pos + 1]
+            first = _first_character(state, startLine + 1)
             if first and first not in TABLE_DELIMITER_STARTS:
                 return False
         return rule(state, startLine, endLine, silent)
