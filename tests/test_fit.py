@@ -41,6 +41,21 @@ def test_shape_defaults_and_auto_length():
     assert (shape.tp, shape.gpu_memory_utilization, shape.kv_cache_dtype, shape.max_model_len) == (1, 0.92, "auto", None)   # vLLM 0.33 default
 
 
+def test_underscore_spellings_are_read_as_vllm_reads_them():
+    """vLLM's FlexibleArgumentParser turns underscores in an option's name into dashes, so a recipe's
+    `--max_model_len=4096` sizes the engine as `--max-model-len=4096` would; values keep theirs."""
+    dashed = fit.shape_from_argv(["vllm", "serve", "m", "--tensor-parallel-size", "4", "--max-model-len=4096",
+                                  "--kv-cache-dtype", "fp8_e4m3", "--gpu-memory-utilization", "0.8",
+                                  "--enable-expert-parallel", "--max-num-seqs", "64"])
+    underscored = fit.shape_from_argv(["vllm", "serve", "m", "--tensor_parallel_size", "4", "--max_model_len=4096",
+                                       "--kv_cache_dtype", "fp8_e4m3", "--gpu_memory_utilization", "0.8",
+                                       "--enable_expert_parallel", "--max_num_seqs", "64"])
+    assert underscored == dashed
+    assert (dashed.tp, dashed.max_model_len, dashed.kv_cache_dtype, dashed.expert_parallel) == (4, 4096, "fp8_e4m3", True)
+    # the last occurrence wins, whichever spelling it has
+    assert fit.shape_from_argv(["--tensor-parallel-size", "8", "--tensor_parallel_size", "2"]).tp == 2
+
+
 # -- the overhead model ------------------------------------------------------------------------------------
 
 def test_overhead_of_llama_tp8_on_h100_by_hand(recipes):
