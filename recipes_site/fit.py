@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from recipes_site import kv_cache, sizing
+from recipes_site.data import vllm_spelling
 from recipes_site.scaffold import parameter_count
 
 GIB = 2**30
@@ -116,7 +117,9 @@ def shape_from_argv(argv) -> Shape:
 @functools.lru_cache(maxsize=65536)
 def _shape(argv: tuple) -> Shape:
     found: dict = {}
-    tokens = [_dashed(t) if "_" in t and t.startswith("--") else t for t in map(str, argv)]
+    # read as vLLM reads them (data.vllm_spelling: --max_model_len is --max-model-len); the test
+    # for "_" spares the call for the tokens it would return unchanged (nearly all)
+    tokens = [vllm_spelling(t) if "_" in t else t for t in map(str, argv)]
     for i, tok in enumerate(tokens):
         if tok in _NAMES:           # (a name has no "=": what tok.partition("=") would say)
             flag, eq, inline = tok, "", ""
@@ -147,16 +150,6 @@ def _shape(argv: tuple) -> Shape:
         else:
             found[name] = value
     return Shape(**found)
-
-
-def _dashed(token: str) -> str:
-    """`--max_model_len=4096` as vLLM reads it, `--max-model-len=4096`: its FlexibleArgumentParser
-    turns the underscores of an option's name, up to its first ".", into dashes (vLLM 0.33.0
-    vllm/utils/argparse_utils.py:378-391; data.base_flag mirrors it); the value after "=" keeps
-    its own (fp8_e4m3)."""
-    name, eq, value = token.partition("=")
-    head, dot, tail = name.partition(".")
-    return head.replace("_", "-") + dot + tail + eq + value
 
 
 def clear_memos() -> None:

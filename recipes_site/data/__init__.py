@@ -40,7 +40,16 @@ def base_flag(token: str) -> str | None:
         return None
     if token.startswith("-O") and not token.startswith("--"):
         return "--optimization-level"
-    name = token.split("=", 1)[0].split(".", 1)[0].rstrip("+")
-    if name.startswith("--"):
-        name = "--" + name[2:].replace("_", "-")
-    return name
+    return vllm_spelling(token).split("=", 1)[0].split(".", 1)[0].rstrip("+")
+
+
+def vllm_spelling(token: str) -> str:
+    """`token` as vLLM's FlexibleArgumentParser rewrites it before parsing: the underscores of an
+    option's name, up to its first `.`, become dashes (`--max_model_len=4096` is
+    `--max-model-len=4096`; vLLM 0.33.0 vllm/utils/argparse_utils.py:378-391); the value after `=`
+    keeps its own (`fp8_e4m3`). Any other token comes back as it is."""
+    if not token.startswith("--") or "_" not in token:
+        return token
+    name, eq, value = token.partition("=")
+    head, dot, tail = name.partition(".")
+    return head.replace("_", "-") + dot + tail + eq + value
