@@ -262,10 +262,14 @@ class SharedParts:
             hit = self._choices[key] = (choices, self.feature_sets.index_of_key(text, lambda: feature_set), text)
         return hit
 
-    def extras(self, r: Rendering) -> int:
-        """The index of a rendering's extra tabs (`_extras`) in `extra_sets`."""
-        text, tabs = _extras_entry(r)
-        return self.extra_sets.index_of_key(text, lambda: tabs)
+    def parts(self, r: Rendering, plan: dict | None, processes: list, extras: tuple, feature_set: int,
+              locked: bool) -> dict:
+        """The picker's parts of `r` in this document (`processes`: its `_process_parts`, `extras`:
+        its `_extras_entry`, whose tabs get their index in `extra_sets`)."""
+        text, tabs = extras
+        return {"summary": summary_line(r, self.profile, self.precisions.get(r.variant), plan, self.gpu_name),
+                "processes": processes, "extras": self.extra_sets.index_of_key(text, lambda: tabs),
+                "features": feature_set, "features_locked": locked}
 
     def shown(self, r: Rendering) -> Shown:
         """What `r`'s entry shares with its re-labelled copies on other hardware (`Shown`), made
@@ -283,10 +287,7 @@ class SharedParts:
         `rendering_parts`, what they take from the rendering alone from its family's `shown`)."""
         doc = shown.json.copy()
         doc["hardware"] = r.hardware        # first of the fields, as in rendering_json
-        doc["parts"] = {"summary": summary_line(r, self.profile, self.precisions.get(r.variant), plan, self.gpu_name),
-                        "processes": shown.processes_parts,
-                        "extras": self.extra_sets.index_of_key(shown.extras[0], lambda: shown.extras[1]),
-                        "features": feature_set, "features_locked": locked}
+        doc["parts"] = self.parts(r, plan, shown.processes_parts, shown.extras, feature_set, locked)
         return doc
 
 
@@ -427,9 +428,7 @@ def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked
     choices (`SharedParts.choices`). The documents build the same parts by `SharedParts.entry`,
     from what a family of re-labelled renderings shares; this plain form is what tests hold
     them to."""
-    return {"summary": summary_line(r, shared.profile, shared.precisions.get(r.variant), plan, shared.gpu_name),
-            "processes": _process_parts(r, splits), "extras": shared.extras(r),
-            "features": feature_set, "features_locked": locked}
+    return shared.parts(r, plan, _process_parts(r, splits), _extras_entry(r), feature_set, locked)
 
 
 def _process_parts(r: Rendering, splits: list) -> list[dict]:
