@@ -165,13 +165,9 @@ class Recording:
             return False
         if done == len(answers):
             return True
-        replies = other.replies
         items = answers.items()
-        for key, (fn, before, after, answer) in (itertools.islice(items, done, None) if done else items):
-            reply = replies.get(key, _UNASKED)
-            if reply is _UNASKED:
-                reply = replies[key] = fn(*before, other.hw, *after)
-            if reply is not answer and not same(reply, answer):      # most are the very same object
+        for key, noted in (itertools.islice(items, done, None) if done else items):
+            if not _answered_alike(key, noted, other):
                 self._agreed[other] = -1
                 return False
         self._agreed[other] = len(answers)
@@ -183,21 +179,17 @@ class Recording:
         When it does, they are noted in `other`'s record with its own replies (and traced there), as
         if its synthesis had asked them: a piece taken from here is then part of what `other`'s
         record covers, and a third profile agreeing with that record agrees with the piece too."""
-        answers, replies = self.answers, other.replies
+        answers = self.answers
         verdicts = self._verdicts.get(other)
         if verdicts is None:
             verdicts = self._verdicts[other] = {}
         for key in keys:
             verdict = verdicts.get(key)
             if verdict is None:
-                fn, before, after, answer = answers[key]
-                reply = replies.get(key, _UNASKED)
-                if reply is _UNASKED:
-                    reply = replies[key] = fn(*before, other.hw, *after)
-                verdict = verdicts[key] = reply is answer or same(reply, answer)
+                verdict = verdicts[key] = _answered_alike(key, answers[key], other)
             if not verdict:
                 return False
-        own = other.answers
+        own, replies = other.answers, other.replies
         for key in keys:
             if key not in own:
                 fn, before, after, _ = answers[key]
@@ -205,6 +197,17 @@ class Recording:
         if other.trace is not None and other.trace.keys is not None:
             other.trace.keys += keys
         return True
+
+
+def _answered_alike(key: tuple, noted: tuple, other: Recording) -> bool:
+    """Whether `other`'s profile answers the question `key`, noted (`Recording.answers`) as
+    `noted`, exactly as it was answered there; its reply is asked once (`other.replies`)."""
+    fn, before, after, answer = noted
+    replies = other.replies
+    reply = replies.get(key, _UNASKED)
+    if reply is _UNASKED:
+        reply = replies[key] = fn(*before, other.hw, *after)
+    return reply is answer or same(reply, answer)      # most are the very same object
 
 
 class Trace:
