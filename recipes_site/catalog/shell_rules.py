@@ -15,6 +15,7 @@ from typing import Any
 
 from recipes_site.catalog.diagnostics import CONTROL_CHARS
 from recipes_site.catalog.documents import RecipeDoc
+from recipes_site.data import base_flag
 from recipes_site.synthesis.shell import FLAG_NAME, LEGACY_FLAG, LEGACY_IMAGE
 
 ARG_KEYS = frozenset({"base_args", "extra_args", "vllm_args", "args"})
@@ -75,7 +76,6 @@ def flag_value_problems(tokens: list):
     start-up: a command that cannot run. `--flag=value` and `--flag value` both count, underscores
     too. A value that is not a number is refused as well: the commands quote every value, so a
     `$VAR` reaches vLLM as those characters, and argparse's float() refuses them."""
-    from recipes_site.data import base_flag
     for i, tok in enumerate(tokens):
         if not isinstance(tok, str) or base_flag(tok) not in FRACTION_FLAGS:
             continue
