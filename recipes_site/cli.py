@@ -40,11 +40,20 @@ def cmd_schema(args) -> int:
 
 
 def cmd_build(args) -> int:
+    _own_allocator(args)
     with _importing(args.own_process):
         from recipes_site.build import build   # noqa: F401  (the build's modules, imported here)
         from recipes_site.site_config import overridden
     with overridden(base_url=args.base_url, repo_url=args.repo_url):
         return _build(args)
+
+
+def _own_allocator(args) -> None:
+    """C's allocator tuned for building (posix.keep_freed_memory), when the process is this
+    command's own: a process-wide setting that a longer-lived caller (tests) keeps as it was."""
+    if args.own_process:
+        from recipes_site.posix import keep_freed_memory
+        keep_freed_memory()
 
 
 @contextmanager
@@ -96,6 +105,7 @@ def _build(args) -> int:
 
 def cmd_serve(args) -> int:
     from recipes_site.serve import serve
+    _own_allocator(args)   # every rebuild allocates like a build
     from recipes_site.site_config import overridden
     # a preview server's pages point at the server itself unless --base-url says otherwise
     with overridden(base_url=args.base_url or f"http://{args.host}:{args.port}", repo_url=args.repo_url):
