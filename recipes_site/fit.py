@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import NamedTuple
 
 from recipes_site import kv_cache, sizing
@@ -74,6 +74,20 @@ class Shape:
         return self.tp * self.pp * self.dp
 
 
+# Every field of a Shape with its default, in field order (`_new_shape`).
+_SHAPE_DEFAULTS = {f.name: f.default for f in fields(Shape)}
+
+
+def _new_shape(found: dict) -> Shape:
+    """`Shape(**found)` in one step: `found` holds field names only (`_shape`'s), over the defaults in
+    field order, as the generated __init__ would set them. That __init__ of a frozen dataclass calls
+    object.__setattr__ once per field: a quarter of the cost of a parse (4,333 per compat build);
+    the instance stays a Shape in every other respect (equality, hash, repr, replace)."""
+    shape = object.__new__(Shape)
+    object.__setattr__(shape, "__dict__", {**_SHAPE_DEFAULTS, **found})
+    return shape
+
+
 def shape_values(shape: Shape) -> tuple:
     """A shape's fields in order: equal exactly when the shapes are, and hashed in C (a Shape's
     generated __hash__ and __eq__ run Python code), for memo keys."""
@@ -117,9 +131,15 @@ def shape_from_argv(argv) -> Shape:
 @functools.lru_cache(maxsize=65536)
 def _shape(argv: tuple) -> Shape:
     found: dict = {}
-    # read as vLLM reads them (data.vllm_spelling: --max_model_len is --max-model-len); the test
-    # for "_" spares the call for the tokens it would return unchanged (nearly all)
-    tokens = [vllm_spelling(t) if "_" in t else t for t in map(str, argv)]
+    try:
+        text = " ".join(argv)       # argvs are text: no list of str() copies for the usual case
+    except TypeError:               # a caller's argv with numbers: read as their str()
+        argv = tuple(map(str, argv))
+        text = " ".join(argv)
+    # read as vLLM reads them (data.vllm_spelling: --max_model_len is --max-model-len); the tests
+    # for "_" spare the call for the tokens it would return unchanged (nearly all), and the whole
+    # list for an argv without one
+    tokens = [vllm_spelling(t) if "_" in t else t for t in argv] if "_" in text else argv
     for i, tok in enumerate(tokens):
         if tok in _NAMES:           # (a name has no "=": what tok.partition("=") would say)
             flag, eq, inline = tok, "", ""
@@ -148,8 +168,8 @@ def _shape(argv: tuple) -> Shape:
             except ValueError:
                 pass
         else:
-            found[name] = value
-    return Shape(**found)
+            found[name] = str(value)        # text as before, should the token be a str subclass
+    return _new_shape(found)
 
 
 def clear_memos() -> None:

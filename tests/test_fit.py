@@ -56,6 +56,35 @@ def test_underscore_spellings_are_read_as_vllm_reads_them():
     assert fit.shape_from_argv(["--tensor-parallel-size", "8", "--tensor_parallel_size", "2"]).tp == 2
 
 
+def test_a_parsed_shape_is_the_dataclass_made_from_its_flags():
+    """`_shape` builds its Shape in one step (`_new_shape`, issue 13): it must be what `Shape(**found)`
+    makes, field by field and in field order (shape_values keys the plan memos), for any subset
+    of fields; str subclasses in the argv (synthesis's Placeholder) leave plain text in the shape."""
+    import dataclasses
+    import itertools
+
+    values = {"tp": 4, "pp": 2, "dp": 8, "dcp": 2, "expert_parallel": True, "kv_cache_dtype": "fp8",
+              "gpu_memory_utilization": 0.8, "max_model_len": 4096, "max_num_batched_tokens": 512,
+              "max_num_seqs": 64, "enforce_eager": True}
+    assert list(values) == [f.name for f in dataclasses.fields(fit.Shape)]
+    for n in (0, 1, 2, 11):
+        for names in itertools.combinations(reversed(list(values)), n):    # any order of `found`
+            found = {name: values[name] for name in names}
+            made, expected = fit._new_shape(found), fit.Shape(**found)
+            assert type(made) is fit.Shape and made == expected and hash(made) == hash(expected)
+            assert list(made.__dict__.items()) == list(expected.__dict__.items())
+            assert fit.shape_values(made) == tuple(getattr(expected, f) for f in values)
+            assert dataclasses.replace(made, tp=3) == dataclasses.replace(expected, tp=3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fit._new_shape({}).tp = 2
+
+    class Text(str):
+        pass
+    shape = fit.shape_from_argv(("vllm", "serve", Text("m"), Text("--kv-cache-dtype"), Text("fp8"), "-tp", Text("2")))
+    assert (shape.kv_cache_dtype, shape.tp) == ("fp8", 2) and type(shape.kv_cache_dtype) is str
+    assert fit.shape_from_argv(("--max-model-len", 4096, "-tp", 2)) == fit.Shape(tp=2, max_model_len=4096)
+
+
 # -- the overhead model ------------------------------------------------------------------------------------
 
 def test_overhead_of_llama_tp8_on_h100_by_hand(recipes):
