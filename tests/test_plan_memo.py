@@ -141,11 +141,34 @@ def test_a_draft_model_keys_its_own_figures_only_where_hf_config_sizes_it(recipe
 @pytest.mark.parametrize("line", [
     "--max-model-len 32768", "--tensor-parallel-size  8", "", "--served-model-name a#b $HOME ~ ; | &",
     "--speculative-config '{\"method\": \"mtp\"}'", "--chat-template \"a b\"", "--x a\\ b", "--x\ta",
-    "--x\u00a0a", "--x \u00e9"])
+    "--x\u00a0a", "--x \u00e9", "--speculative-config '{\"model\": \"a/b\", \"num_speculative_tokens\": 4}'",
+    "a '' b", "'a b'c 'd'' e'", "--x 'a\\' b", "--x 'a\"b' \"c\"", "--x 'a\tb'", "--x '\u00e9'"])
 def test_command_lines_split_as_shlex_splits_them(line):
-    """plan._tokens splits plain lines without shlex: the tokens must be shlex's."""
+    """plan._tokens splits plain lines and single-quoted runs without shlex: the tokens must be shlex's."""
     plan.clear_memos()
     assert plan._tokens(line) == tuple(shlex.split(line))
+
+
+def test_generated_quoted_lines_split_as_shlex_splits_them():
+    """Lines of plain text, '...' runs (holding quotes, backslashes, tabs, spaces) and stray quotes:
+    plan._tokens gives shlex.split's tokens, or raises as it does for an unclosed quote."""
+    import random
+    rng = random.Random(3)
+    inner, outer = ["a", " ", '"', "\\", "{", "}", ":", "-", "$", "\u00e9", "\t"], ["a", " ", "-", "=", "#", "'", "\\", '"']
+    fast = 0
+    for _ in range(5000):
+        line = "".join(("'" + "".join(rng.choices(inner, k=rng.randint(0, 5))) + "'") if rng.random() < 0.4
+                       else "".join(rng.choices(outer, k=rng.randint(0, 3))) for _ in range(rng.randint(0, 5)))
+        plan.clear_memos()
+        fast += bool(plan._SINGLE_QUOTED.fullmatch(line)) and not plan._PLAIN.fullmatch(line)
+        try:
+            expected = tuple(shlex.split(line))
+        except ValueError:
+            with pytest.raises(ValueError):
+                plan._tokens(line)
+        else:
+            assert plan._tokens(line) == expected, line
+    assert fast > 500       # the single-quoted path was taken
 
 
 def test_shape_reads_flags_written_inline_and_skips_values():
