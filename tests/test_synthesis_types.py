@@ -1,6 +1,7 @@
 """synthesis/types.py: the written-out `__init__` of Process and Rendering (one step instead of a
 frozen dataclass's object.__setattr__ per field, issue 13) must stay what dataclass would make:
-the declared fields, in order, with their defaults; frozen, comparable, replaceable."""
+the declared fields, in order, with their defaults; frozen, comparable, replaceable. Their makers
+`process` and `rendering` (no class call) must make exactly what the class call makes."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +9,9 @@ import inspect
 
 import pytest
 
-from recipes_site.synthesis.types import Process, Rendering
+from recipes_site.synthesis.types import Process, Rendering, process, rendering
+
+MAKERS = [(Process, process), (Rendering, rendering)]
 
 
 @pytest.mark.parametrize("cls", [Process, Rendering])
@@ -17,6 +20,24 @@ def test_init_takes_the_declared_fields_in_order_with_their_defaults(cls):
     assert [(p.name, p.default) for p in params] == [
         (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default)
         for f in dataclasses.fields(cls)]
+
+
+@pytest.mark.parametrize("cls, maker", MAKERS)
+def test_a_maker_takes_its_class_arguments(cls, maker):
+    assert inspect.signature(maker).parameters == dict(list(inspect.signature(cls.__init__).parameters.items())[1:])
+
+
+@pytest.mark.parametrize("cls, maker", MAKERS)
+@pytest.mark.parametrize("by_keyword", [True, False])
+def test_a_maker_makes_what_the_class_makes(cls, maker, by_keyword):
+    values = {f.name: object() for f in dataclasses.fields(cls)}
+    made = maker(**values) if by_keyword else maker(*values.values())
+    assert type(made) is cls and made == cls(**values) and list(vars(made)) == list(values)
+    assert all(getattr(made, name) is value for name, value in values.items())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.env = {}
+    required = {f.name: values[f.name] for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING}
+    assert maker(**required) == cls(**required)      # defaults as the class's
 
 
 def _process(**changes):

@@ -17,7 +17,7 @@ from .recording import hardware_query
 from .serve_args import (KvSide, OnHardware, ProcessSpec, arg_lines, kv_side, serve_parts, variant_of,
                          variant_on_hardware)
 from .shell import Placeholder, quote, serve_head
-from .types import KvStore, PdPool, Process, Rendering, Router
+from .types import KvStore, PdPool, Process, Rendering, Router, process, rendering
 from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, hf_config_of
 
 TP = "--tensor-parallel-size"
@@ -48,7 +48,7 @@ def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: di
     sized = (NO_CHANGE if hf_config_of(spec.recipe) is None
              else _engine_sizing(spec.recipe, spec.variant_key, spec.hw, before + features + after))
     args = arg_lines(before, features, after + sized.args)
-    return Process(
+    return process(
         argv=("vllm", "serve", model, *args.args), command=serve + args.text, env=env,
         docker_argv=docker_head.argv + args.args,
         docker_command=docker_head.text + args.text,   # == docker.docker_text(model, docker_head.lines + args.lines)
@@ -157,9 +157,9 @@ def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: st
     head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, on_hw, features=features)
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
     if multi:
-        return Rendering(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
+        return rendering(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
                          deploy_type="multi_node", env=head.env, docker_image=on_hw.image, head=head, workers=workers)
-    return Rendering(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
+    return rendering(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
                      deploy_type="single_node", env=head.env, docker_image=on_hw.image, single=head)
 
 
@@ -269,7 +269,7 @@ def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware,
     on_hw = variant_on_hardware(recipe, variant_key, hw)
     prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, on_hw, features)
     decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, on_hw, features)
-    return Rendering(hardware=hw.label, strategy="pd_cluster", variant=variant_key, node_count=1,
+    return rendering(hardware=hw.label, strategy="pd_cluster", variant=variant_key, node_count=1,
                      deploy_type="pd_cluster", env={}, docker_image=on_hw.image, prefill=prefill, decode=decode,
                      router=_pd_router(strategy, recipe, prefill, decode),
                      router_config=strategy.get("router"))
@@ -357,5 +357,5 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
         serving_strategy=serving, instances=kv.instances, min_vllm_version=kv.min_vllm_version,
         head=head, workers=workers, install=kv.installs.get(hw.image_brand),
         master=kv.master, store=kv.store, router=kv.router, config=kv.config, config_note=kv.config_note)
-    return Rendering(hardware=hw.label, strategy=kv_id, variant=variant_key, node_count=nodes,
+    return rendering(hardware=hw.label, strategy=kv_id, variant=variant_key, node_count=nodes,
                      deploy_type="kv_store_lb", env=head.env, docker_image=on_hw.image, kv=state)
