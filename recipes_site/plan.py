@@ -43,6 +43,7 @@ import re
 import shlex
 
 from recipes_site import fit, sizing
+from recipes_site.data import vllm_spelling
 
 GIB = fit.GIB
 FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"
@@ -452,7 +453,32 @@ def _block_tokens(choices, state) -> tuple | None:
 
 def _line_tokens(lines: tuple) -> tuple:
     """The argv tokens of command lines (raises ValueError for a line that is not shell-quoted text)."""
-    return tuple(t for line in lines for t in _tokens(line))
+    return tuple(itertools.chain.from_iterable(map(_tokens, lines)))
+
+
+def _reads(tokens: tuple) -> tuple:
+    """The tokens of a run of argv tokens that `_plan_inputs` reads: the first, every token it acts on
+    (a flag or switch of fit's shape as vLLM spells it, a token with '=', --speculative-config)
+    and the token after each (a flag's value).
+
+    An argv made of runs, and the same runs' reads joined in the same order, have the same
+    `_plan_inputs` (`_lines_states` keys feature states on the reads of their lines): both parsers
+    act only at such tokens, in order, each reading the token and the one after it; after a token
+    inside a run comes the kept next token, after a run's last the first token of the next
+    non-empty run, kept as well. Nothing read is left out or put next to another token."""
+    keep = {0} if tokens else set()
+    for i, tok in enumerate(tokens):
+        if "=" in tok or tok == "--speculative-config" or vllm_spelling(tok) in fit._NAMES:
+            keep.update((i, i + 1))
+    return tuple(tokens[i] for i in sorted(keep) if i < len(tokens))
+
+
+# Memo: a process's lines recur in every process of a recipe that writes them (as `_tokens`);
+# correct because the result depends on the line alone.
+@functools.lru_cache(maxsize=65536)
+def _line_reads(line: str) -> tuple:
+    """`_reads` of one command line (raises ValueError for a line that is not shell-quoted text)."""
+    return _reads(_tokens(line))
 
 
 def _memory_key(argv) -> tuple:
@@ -482,16 +508,18 @@ def _same_draft_config(a: tuple, b: tuple) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _choice_states(choices: tuple) -> tuple | None:
     """The memory feature states of `choices`: (names of the memory features, the tokens of the
-    defaults' feature block, ((state key, tokens of its feature block), ...)), a block None when it
-    cannot be tokenised; None when there are no states or too many."""
+    defaults' feature block, ((state key, tokens of its feature block), ...), the `_reads` of each
+    of those blocks in the same order), a block (and its reads) None when it cannot be tokenised;
+    None when there are no states or too many."""
     features = memory_features(choices)
     states = _states(features) if features else []
     if not features or len(states) > MAX_FEATURE_STATES:
         return None
     defaults = _default_state(choices)
     others = [s for s in defaults if s[0] not in features]
-    return (tuple(c.name for c in features), _block_tokens(choices, defaults),
-            tuple((state_key(state), _block_tokens(choices, others + state)) for state in states))
+    blocks = tuple((state_key(state), _block_tokens(choices, others + state)) for state in states)
+    return (tuple(c.name for c in features), _block_tokens(choices, defaults), blocks,
+            tuple(None if block is None else _reads(block) for _, block in blocks))
 
 
 # Kept per recipe by `_process_states` (one call per distinct process and choices: 1,857 on the
@@ -508,9 +536,12 @@ def _lines_states(found: tuple | None, argv: tuple, command: str, before: tuple,
     """`_memory_states` given the `_choice_states` of its choices (`found`)."""
     if found is None:
         return None
-    names, default_block, states = found
-    try:    # the process's own lines, each side of the feature block
-        head = _tokens(command.split(" \\\n  ", 1)[0])
+    names, default_block, states, block_reads = found
+    try:    # the process's own lines, each side of the feature block, and what a plan reads of them
+        head_line = command.split(" \\\n  ", 1)[0]
+        head = _tokens(head_line)
+        reads_before = _line_reads(head_line) + tuple(itertools.chain.from_iterable(map(_line_reads, before)))
+        reads_after = tuple(itertools.chain.from_iterable(map(_line_reads, after)))
         before, after = _line_tokens(before), _line_tokens(after)
     except ValueError:
         return None
@@ -523,13 +554,14 @@ def _lines_states(found: tuple | None, argv: tuple, command: str, before: tuple,
         return None
     index = {_memory_key(argv): -1}
     argvs, out = [], []
-    for key_name, block in states:
+    for (key_name, block), reads in zip(states, block_reads):
         if block is not None:
-            state_argv = head + before + block + after
-            key = _memory_key(state_argv)
+            # the key of the state's own argv, head + before + block + after, from the reads of its
+            # runs (`_reads`): a short argv, often one an earlier process of the recipe had
+            key = _memory_key(reads_before + reads + reads_after)
             if key not in index:
                 index[key] = len(argvs)
-                argvs.append(state_argv)
+                argvs.append(head + before + block + after)
             out.append((key_name, index[key]))
     return names, tuple(argvs), tuple(out)
 
@@ -555,7 +587,7 @@ def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
 
 def clear_memos() -> None:
     """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
-    for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _choice_states):
+    for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _line_reads, _choice_states):
         memo.cache_clear()
 
 

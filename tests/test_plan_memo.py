@@ -273,6 +273,34 @@ def test_feature_states_get_a_plan_per_shape_and_draft_only():
     assert fit.shape_from_argv(argvs[by["fp8"]]).kv_cache_dtype == "fp8"
 
 
+def test_the_reads_of_runs_plan_as_the_runs_themselves():
+    """plan._reads keeps of a run of tokens what _plan_inputs reads (feature states are keyed on
+    the reads of their lines): on generated argvs cut into runs anywhere (empty runs, a flag and
+    its value in different runs, repeated and underscore-spelled flags, inline values, drafts),
+    the runs' reads joined give the argv's shape, draft and GPUs. Fails when a run's first token,
+    a flag's value, an '=' token or --speculative-config is left out of the reads."""
+    import random
+    rng = random.Random(13)
+    eagle = '{"method": "eagle3", "model": "a/b"}'
+    words = ["vllm", "serve", "m", "-tp", "--tensor-parallel-size", "--tensor_parallel_size", "-pp", "-dp",
+             "--max-model-len", "--max_model_len", "--kv-cache-dtype", "--gpu-memory-utilization", "--enforce-eager",
+             "--enable-expert-parallel", "-ep", "--max-num-seqs", "--trust-remote-code", "--speculative-config",
+             "2", "4", "0", "32k", "auto", "0.8", "fp8", eagle, '{"method": "eagle", "model": "c/d"}',
+             "--max-model-len=8192", "-tp=8", "--speculative-config=" + eagle, "--x=1", "a=b", "--served-model-name"]
+    differ = 0
+    for _ in range(4000):
+        argv = tuple(rng.choice(words) for _ in range(rng.randint(0, 12)))
+        cuts = sorted(rng.randint(0, len(argv)) for _ in range(rng.randint(0, 4)))
+        runs = [argv[a:b] for a, b in zip([0] + cuts, cuts + [len(argv)])]
+        reads = tuple(t for run in runs for t in plan._reads(run))
+        plan.clear_memos()
+        fit.clear_memos()
+        whole, short = plan._plan_inputs(argv), plan._plan_inputs(reads)
+        assert (whole[1:], whole[0]) == (short[1:], short[0]), (runs, reads)
+        differ += len(reads) < len(argv)
+    assert differ > 1000
+
+
 def test_overheads_without_shapes_are_kept_per_context_and_graphs():
     """fit._fallback_overhead shares one Overhead per (CUDA context, CUDA graphs): one GPU or several,
     eager or not, each combination gets its own figures whatever was asked before."""
