@@ -150,3 +150,75 @@ def test_every_rendering_of_a_layered_recipe_equals_one_rendered_without_the_mem
     for hw_id, rendering in rendered:
         alone = render_strategy(ctx, r, rendering.variant, rendering.strategy, H.hw(hw_id), rendering.node_count)
         assert alone == rendering, (hw_id, rendering.key)
+
+
+# -- kv-stores alike share their serving processes (deployments._kv_processes) -----------------------
+
+def _kv_context(first: dict | None = None, **changes) -> "H.Context":
+    """The project's context with its first kv-store's vLLM section updated by `first`, and a copy
+    of that kv-store (`kv_copy`) whose vLLM section is updated by `changes` (and its instance count
+    by `default_instances`)."""
+    base = H.context()
+    name = base.kv_ids[0]
+    spec = copy.deepcopy(base.strategies[name])
+    spec["vllm"].update(first or {})
+    other = copy.deepcopy(spec)
+    other["name"] = "kv_copy"
+    if "default_instances" in changes:
+        other["default_instances"] = changes.pop("default_instances")
+    other["vllm"].update(changes)
+    return H.Context(profiles=base.profiles, strategies={**base.strategies, name: spec, "kv_copy": other},
+                     kv_ids=(name, "kv_copy"))
+
+
+def _kv_pairs(kv_ctx, vram=16):
+    """(profile, the first kv-store's rendering, its copy's) wherever both are rendered, and the recipe."""
+    r = H.recipe(vram=vram, compatible_strategies=["single_node_tp", "multi_node_tp"])
+    out = synthesize_recipe(kv_ctx, "acme/Test-8B", r, set())
+    by = {}
+    for hw_id, rendering in _every_rendering(out):
+        by.setdefault((hw_id, rendering.variant), {})[rendering.strategy] = rendering
+    first = kv_ctx.kv_ids[0]
+    pairs = [(hw_id, found[first], found["kv_copy"]) for (hw_id, _), found in by.items()
+             if first in found and "kv_copy" in found]
+    assert pairs
+    return r, pairs
+
+
+def _each_as_alone(kv_ctx, r, pairs):
+    for hw_id, *renderings in pairs:
+        for rendering in renderings:
+            alone = render_strategy(kv_ctx, r, rendering.variant, rendering.strategy, kv_ctx.hardware(hw_id))
+            assert alone == rendering, (hw_id, rendering.strategy)
+
+
+def test_kv_stores_with_the_same_vllm_side_share_their_processes():
+    kv_ctx = _kv_context()
+    r, pairs = _kv_pairs(kv_ctx)
+    assert all(o.kv.head is f.kv.head and o.kv.workers is f.kv.workers for _, f, o in pairs)
+    _each_as_alone(kv_ctx, r, pairs)
+
+
+def test_single_node_kv_processes_are_shared_whatever_the_head_address():
+    """The head address ($VLLM_INSTANCE_1 with several instances, else $HEAD_IP) is only in multi-node blocks."""
+    kv_ctx = _kv_context(default_instances=1)
+    assert kv_ctx.strategies[kv_ctx.kv_ids[0]]["default_instances"] > 1
+    r, pairs = _kv_pairs(kv_ctx)
+    assert all(f.node_count == 1 and o.kv.head is f.kv.head for _, f, o in pairs)
+    _each_as_alone(kv_ctx, r, pairs)
+    r, pairs = _kv_pairs(kv_ctx, vram=1000)         # on two nodes, the head addresses differ
+    multi = [(hw_id, f, o) for hw_id, f, o in pairs if f.node_count > 1]
+    assert multi and all(f.kv.head.argv != o.kv.head.argv for _, f, o in multi)
+    _each_as_alone(kv_ctx, r, pairs)
+
+
+def test_kv_stores_whose_vllm_side_differs_even_in_a_type_do_not_share():
+    env = dict(H.context().strategies[H.context().kv_ids[0]]["vllm"].get("env") or {})
+    args = list(H.context().strategies[H.context().kv_ids[0]]["vllm"].get("vllm_args") or [])
+    first = {"env": {**env, "X": 1}, "port": 8000, "vllm_args": args}
+    for change in ({"env": {**env, "X": True}}, {"env": {**env, "X": 1.0}}, {"env": {**env, "X": "1"}},
+                   {"env": {"X": 1, **env}}, {"port": 8000.0}, {"port": 8001}, {"vllm_args": [*args, "--extra"]}):
+        kv_ctx = _kv_context(first, **change)
+        r, pairs = _kv_pairs(kv_ctx)
+        assert all(f.kv.head is not o.kv.head for _, f, o in pairs), change
+        _each_as_alone(kv_ctx, r, pairs)

@@ -305,6 +305,7 @@ class KvVocabulary(NamedTuple):
     port: int
     addr: Placeholder              # the head address of an instance's ranks
     side: KvSide                   # its args and env
+    serving: tuple | None          # its side and port by value (None when unhashable): `_kv_processes`
     router: Router | None          # in front of several instances
     installs: dict                 # its vLLM-side install command per brand key
     min_vllm_version: str | None
@@ -320,12 +321,25 @@ def kv_vocabulary(kv: dict) -> KvVocabulary:
     port = vllm.get("port") or 8000
     vllm_config = mapping(kv.get("mooncake_vllm_config"))
     store = kv.get("mooncake_store_config")
+    side = kv_side(kv)
     return KvVocabulary(
-        instances=instances, port=port, addr=INSTANCE_1 if instances > 1 else HEAD_IP, side=kv_side(kv),
+        instances=instances, port=port, addr=INSTANCE_1 if instances > 1 else HEAD_IP, side=side,
+        serving=_serving_key(side, port),
         router=_kv_router(kv, instances, port), installs=mapping(vllm.get("install")),
         min_vllm_version=kv.get("min_vllm_version"), master=kv.get("mooncake_master"),
         store=store if isinstance(store, dict) else None,
         config=vllm_config.get("template"), config_note=vllm_config.get("note"))
+
+
+def _serving_key(side: KvSide, port) -> tuple | None:
+    """`side` and `port` as a memo key (`_kv_processes`), by value. Types are part of it: `0`,
+    `False` and `0.0` print differently, a Placeholder bare."""
+    key = (side.args, tuple(side.env.items()), port, tuple(map(type, (*side.args, *side.env.values(), port))))
+    try:
+        hash(key)
+    except TypeError:       # a list or map in the vocabulary's env: not kept
+        return None
+    return key
 
 
 def _kv_router(kv: dict, instances: int, port) -> Router | None:
@@ -351,11 +365,25 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
     serving, nodes = picked
     # kept per recipe: the same for every rendering through this kv-store
     kv = remembered(recipe, ("kv_vocabulary", kv_id), kv_vocabulary, mapping(ctx.strategies.get(kv_id)))
-    head, workers = serving_processes(ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv=kv.side,
-                                      addr=kv.addr, port=kv.port, features=features)
+    head, workers = _kv_processes(ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv, features)
     state = KvStore(
         serving_strategy=serving, instances=kv.instances, min_vllm_version=kv.min_vllm_version,
         head=head, workers=workers, install=kv.installs.get(hw.image_brand),
         master=kv.master, store=kv.store, router=kv.router, config=kv.config, config_note=kv.config_note)
     return rendering(hardware=hw.label, strategy=kv_id, variant=variant_key, node_count=nodes,
                      deploy_type="kv_store_lb", env=head.env, docker_image=on_hw.image, kv=state)
+
+
+def _kv_processes(ctx: Context, recipe: dict, variant_key: str, serving: str, hw: Hardware, nodes: int,
+                  on_hw: OnHardware, kv: KvVocabulary, features: dict | None) -> tuple[Process, tuple]:
+    """The serving processes of one instance of a kv-store deployment (`serving_processes`)."""
+    if features is not None or kv.serving is None:
+        return serving_processes(ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv=kv.side,
+                                 addr=kv.addr, port=kv.port, features=features)
+    # kept per recipe: kv-stores whose vLLM side is alike (the compat corpus's two Mooncake
+    # topologies) serve through the same processes on this hardware (~450 of its ~950 kv renderings).
+    # The head address is read by multi-node blocks alone (`serving_processes`); `on_hw` is
+    # variant_on_hardware(recipe, variant_key, hw)
+    addr = kv.addr if nodes > 1 else None
+    return remembered(recipe, ("kv_processes", variant_key, hw.label, serving, nodes, kv.serving, addr),
+                      serving_processes, ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv.side, kv.addr, kv.port)
