@@ -13,6 +13,7 @@ profile's record, must break it too.
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -324,12 +325,23 @@ def _untraced_rereads(m):
         m.setattr(Recording, name, lambda self, arg, _method=method: self.ask(_method, 0, (arg,)))
 
 
+# the facts a Recording notes (recording._recorded_reads: every fact of Hardware but `label`)
+FACTS = [name for name, value in vars(Recording).items() if isinstance(value, property)]
+
+
+def _unrecorded_facts(m):
+    """Facts are read from the profile without being noted."""
+    assert {"id", "gpus", "generation", "brand", "node_vram_gb", "profile"} <= set(FACTS)
+    for name in FACTS:
+        m.setattr(Recording, name, property(lambda self, _name=name: getattr(self.hw, _name)))
+
+
 def _untraced_facts(m):
     """A fact read again (its answer already noted) is not traced."""
-    for name in ("gpus", "image_family", "image_brand"):
-        def read(self, _name=name):
+    for name in FACTS:
+        def read(self, _name=name, _first=vars(Recording)[name].fget):
             noted = self.answers.get((_attribute(_name),))
-            return noted[3] if noted is not None else self.__getattr__(_name)
+            return noted[3] if noted is not None else _first(self)
         m.setattr(Recording, name, property(read))
 
 
@@ -359,8 +371,7 @@ MUTATIONS = {
                       "strategy gate for one id"),
     "feature modes": (lambda m: m.setattr(Recording, "ask", _unrecorded(allowed_modes.__wrapped__)),
                       "mode gate for one id"),
-    "raw facts": (lambda m: m.setattr(Recording, "__getattr__",
-                                      lambda self, name: getattr(self.hw, name)), "GPU count"),
+    "raw facts": (_unrecorded_facts, "GPU count"),
     "strict equality": (lambda m: m.setattr("recipes_site.synthesis.recording.same", lambda a, b: a == b),
                         "values that print differently"),
     # what a piece (one strategy's rendering) leaves out of the questions it is checked against
@@ -414,6 +425,23 @@ def test_a_recording_notes_what_is_read_and_not_the_label():
     assert h100.node_vram_gb == 640 and not h100.agrees(Recording(ctx.hardware("h200")))
     b200 = Recording(ctx.hardware("b200"))
     assert b200.id == "b200" and not b200.agrees(Recording(ctx.hardware("b300")))   # the id read as such
+
+
+def test_a_recording_notes_every_fact_and_method_of_a_profile_but_its_label():
+    """Recording has no `__getattr__` fallback (recording._recorded_reads): each fact and method of
+    Hardware has its recorded form on the class, so none can be read unnoted."""
+    names = {f.name for f in dataclasses.fields(Hardware)} | {n for n in vars(Hardware) if not n.startswith("_")}
+    assert names - {"label"} <= set(vars(Recording)) and "label" not in vars(Recording)
+    h200, plain = Recording(ctx.hardware("h200")), ctx.hardware("h200")
+    for name in sorted(set(FACTS)):
+        assert same(getattr(h200, name), getattr(plain, name)) and (_attribute(name),) in h200.answers, name
+    table = {"h200": 1, "hopper": 2, "nvidia": 3}
+    for method in ("entry", "keyed", "override_block", "named_in"):
+        assert same(getattr(h200, method)(table), getattr(plain, method)(table))
+        assert (getattr(Hardware, method), id(table)) in h200.answers
+    assert h200.label == "h200" and not any(key[0] is _attribute("label") for key in h200.answers)
+    with pytest.raises(AttributeError):
+        h200.no_such_fact
 
 
 def test_a_pair_checked_again_compares_only_what_the_record_gained():

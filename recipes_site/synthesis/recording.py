@@ -25,6 +25,7 @@ Kept per `synthesize_recipe` call (synthesis/__init__.py); nothing outlives the 
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import itertools
@@ -43,14 +44,6 @@ def _attribute(name: str) -> Callable:
     return read
 
 
-@functools.lru_cache(maxsize=None)
-def _method(name: str) -> Callable:
-    """Calls method `name` of a profile (one function per name, as `_attribute`)."""
-    def call(hw, *args):
-        return getattr(hw, name)(*args)
-    return call
-
-
 def _asked_method(method: Callable) -> Callable:
     """Recording's form of a one-argument Hardware method: asked again with the same argument (the
     usual case), the noted answer is read directly (and traced), as `Recording.ask` would read it."""
@@ -66,20 +59,44 @@ def _asked_method(method: Callable) -> Callable:
 
 
 def _noted_fact(name: str) -> property:
-    """Recording's form of the fact `name`: its noted answer (traced as `__getattr__` traces it),
-    or, the first time, `__getattr__`'s."""
-    key = (_attribute(name),)
+    """Recording's form of the fact `name` (id, profile, brand, generation, gpus, ...): noted the
+    first time it is read, and traced on every read (not kept as an attribute: a later read, in
+    another piece, must be traced too)."""
+    read_fact = _attribute(name)
+    key = (read_fact,)
 
     def read(self) -> Any:
         noted = self.answers.get(key)
         if noted is None:
-            return self.__getattr__(name)
+            noted = self.answers[key] = (read_fact, (), (), read_fact(self.hw))
         if self.trace is not None and self.trace.keys is not None:
             self.trace.keys.append(key)
         return noted[3]
     return property(read)
 
 
+def _recorded_reads(cls: type) -> type:
+    """Gives `cls` (Recording) the recorded form of every public fact and one-argument method of
+    Hardware but `label` (`_noted_fact`, `_asked_method`). Written out on the class rather than
+    answered by a `__getattr__` fallback: CPython looks a class with `__getattr__` up twice more on
+    every attribute read of its instances and keeps no attribute caches for it (`label`, `answers`,
+    `trace`, ...: ~4% of synthesis's instructions on the compat corpus)."""
+    names = [f.name for f in dataclasses.fields(Hardware)]
+    names += [name for name in vars(Hardware) if not name.startswith("_") and name not in names]
+    for name in names:
+        if name == "label":     # the profile id as a name, not recorded: an attribute of each Recording
+            continue
+        found = inspect.getattr_static(Hardware, name, None)
+        if inspect.isfunction(found):
+            if len(inspect.signature(found).parameters) != 2:
+                raise TypeError(f"Hardware.{name}: a Recording records methods of one argument (self, arg)")
+            setattr(cls, name, _asked_method(found))
+        else:
+            setattr(cls, name, _noted_fact(name))
+    return cls
+
+
+@_recorded_reads
 class Recording:
     """A `Hardware` whose reads are noted down: raw facts on first read, `hardware_query` answers
     and method calls (`keyed`, `entry`, ...) per distinct arguments. One per profile per recipe,
@@ -122,33 +139,6 @@ class Recording:
             answer = fn(*before, self.hw, *after)
         self.answers[key] = (fn, before, after, answer)
         return answer
-
-    def __getattr__(self, name: str) -> Any:
-        # any other fact of the profile (id, profile, brand, generation, ...): noted, and traced,
-        # on every read (not kept as an attribute: a later read, in another piece, must be traced too)
-        if name.startswith("__"):
-            raise AttributeError(name)
-        value = getattr(self.hw, name)
-        if callable(value):
-            return functools.partial(self.ask, _method(name), 0)
-        key = (_attribute(name),)
-        if key not in self.answers:
-            self.answers[key] = (key[0], (), (), value)
-        if self.trace is not None and self.trace.keys is not None:
-            self.trace.keys.append(key)
-        return value
-
-    # the facts synthesis reads most (~11k reads of the compat corpus), read from the record directly
-    # once noted (_noted_fact), without the failed attribute look-up that leads to __getattr__
-    gpus = _noted_fact("gpus")
-    image_family = _noted_fact("image_family")
-    image_brand = _noted_fact("image_brand")
-
-    # the methods synthesis calls most (_asked_method), without a partial made per call
-    keyed = _asked_method(Hardware.keyed)
-    override_block = _asked_method(Hardware.override_block)
-    entry = _asked_method(Hardware.entry)
-    named_in = _asked_method(Hardware.named_in)
 
     def agrees(self, other: Recording) -> bool:
         """Whether `other`'s profile answers every question noted here exactly as this profile did
