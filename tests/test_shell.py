@@ -32,6 +32,19 @@ def test_quote_value_with_trailing_newline(value):
     assert quote(value) == "'" + value + "'"
 
 
+def test_units_of_tells_a_flag_by_its_leading_dash_alone():
+    """units_of reads `tok[:1] == "-"` for speed: the same as tok.startswith("-") for every string
+    (empty ones and Placeholders included)."""
+    tokens = ["", "-", "--", "a-", " -x", "-1", Placeholder("$HEAD_IP"), "--a", "", "x", "\u2013x"]
+    for first in tokens:
+        for second in tokens:
+            pair = [first, second]
+            flags = [t for t in pair if t.startswith("-")]
+            units = units_of(pair)
+            assert [u[0] for u in units if u[0].startswith("-")] == flags
+            assert sum(map(len, units)) == 2 and [t for u in units for t in u] == pair
+
+
 def test_units_of():
     tokens = ["--a", "1", "--b", "--c", "x", "pos", "--d", "--e", "-1", "--f"]
     assert units_of(tokens) == [("--a", "1"), ("--b",), ("--c", "x"), ("pos",), ("--d",), ("--e",), ("-1",), ("--f",)]

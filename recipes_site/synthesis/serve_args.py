@@ -211,7 +211,7 @@ def dedupe_units(units: list[Unit]) -> list[Unit]:
     kept: list[Unit] = []
     for unit in reversed(units):
         flag = unit[0]
-        if flag.startswith("-"):
+        if flag[:1] == "-":     # a flag (as shell.units_of tells one)
             if flag in seen:
                 continue
             seen.add(flag)
@@ -263,7 +263,7 @@ def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> A
     lines_before, lines_after = tuple(map(unit_line, head[:cut])), tuple(map(unit_line, head[cut + 1:]))
     pairs_across = _pairs_across(before, features or after) or _pairs_across(features, after)
     fixed = {u[0] for u in head}
-    if pairs_across or any(u[0] in fixed for u in own_features if u[0].startswith("-")):
+    if pairs_across or any(u[0] in fixed for u in own_features if u[0][:1] == "-"):
         units = dedupe_units(units_of(before + features + after) if pairs_across
                              else own_before + own_features + own_after)
         lines = tuple(map(unit_line, units))

@@ -145,7 +145,7 @@ def units_of(tokens: list[str]) -> list[Unit]:
     units: list[Unit] = []
     flag = None          # a flag still waiting for its value
     for tok in tokens:
-        if tok.startswith("-"):
+        if tok[:1] == "-":      # tok.startswith("-"), without a method call per token (the hot loop)
             if flag is not None:
                 units.append((flag,))
             flag = tok
