@@ -160,3 +160,35 @@ def test_a_guide_with_a_csharp_fence_renders():
     assert not hl._plain_regex_lexer(hl.lexer_class("csharp"))
     html = render_guide("```csharp\nvar x = \"<a>\"; // c\n```\n").html
     assert _pygments('var x = "<a>"; // c\n', "csharp") in html
+
+
+def test_each_joined_rule_is_its_pattern_then_an_empty_group():
+    """A rule's alternative starts with the rule's own pattern (so the regex engine can skip it on
+    its first literal or character class) and ends with the empty group `m.lastindex` reads."""
+    states = hl._states(hl.lexer_class("bash"))
+    for steps in [states["root"], states["data"]]:
+        for match, table, single in steps:
+            if single is None:
+                alternatives = match.__self__.pattern.split(")()|(?:")
+                assert len(alternatives) == len(table)
+                assert match.__self__.pattern.startswith("(?:") and match.__self__.pattern.endswith(")()")
+
+
+def test_the_rule_that_matches_first_is_taken_when_rules_overlap_or_match_nothing():
+    """Overlapping rules, alternations inside a rule, rules matching the empty string and state
+    changes: the joined path picks the rule Pygments' own loop picks (the first that matches)."""
+    from pygments.lexer import RegexLexer
+
+    class Overlap(RegexLexer):
+        tokens = {
+            "root": [(r"ab|a", Token.Name), (r"a+", Token.Keyword), (r"(?=x)", Token.Text, "x"), (r"b|c", Token.String),
+                     (r"\s+", Token.Text), (r"(?i)d|e", Token.Number)],
+            "x": [(r"xx|x", Token.Operator), (r"y?", Token.Comment, "#pop")],
+        }
+
+    Overlap()
+    assert any(single is None and len(table) > 2 for _m, table, single in hl._states(Overlap)["root"])
+    rng = random.Random(5)
+    for _ in range(300):
+        code = "".join(rng.choice("abcdDexy \n") for _ in range(rng.randint(0, 20)))
+        assert hl.highlight_html(code, Overlap) == highlight(code, Overlap(), FORMATTER), code
