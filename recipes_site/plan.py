@@ -610,7 +610,10 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     if found is None:
         return out
     names, argvs, states = found
-    plans = [_rendering_plan(rendering, profile, on, proc, argv, memo) for argv in argvs]
+    # (a loop, not a comprehension: one would make cells of the five names it reads on every call)
+    plans = []
+    for argv in argvs:
+        plans.append(_rendering_plan(rendering, profile, on, proc, argv, memo))
     by = {}
     for name, i in states:
         p = default if i < 0 else plans[i]
