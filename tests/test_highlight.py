@@ -111,15 +111,46 @@ def test_unknown_languages_have_no_lexer_and_guides_still_render():
 
 
 def test_joined_patterns_keep_only_the_group_of_each_rule():
-    """Inner groups are made non-capturing in a joined pattern (`_without_groups`); the table
-    maps each rule's own group."""
+    """Inner groups are made non-capturing in a joined pattern (`_without_groups`), but for a
+    rule with numbered back-references, which keeps its own (renumbered: `_shifted_refs`); the
+    table maps the group that ends each rule."""
     for name in ("bash", "python"):
         states = hl._states(hl.lexer_class(name))
         states["root"]
         joined = [(match, table) for steps in list(states.values()) for match, table, single in steps if single is None]
         assert joined, name
         for match, table in joined:
-            assert match.__self__.groups == len(table) and sorted(table) == list(range(1, len(table) + 1)), name
+            kept = sum(rule[0].__self__.groups for rule in table.values() if hl._BACK_REFERENCE.search(rule[0].__self__.pattern))
+            assert match.__self__.groups == len(table) + kept and max(table) == match.__self__.groups, name
+
+
+def test_the_shell_here_document_rule_is_joined_with_its_neighbours():
+    """Bash's here-document rule (`<<-?\\s*(\\'?)\\\\?(\\w+)[\\w\\W]+?\\2`) refers back to its own group:
+    renumbered, it joins the root state's other rules, which become one step."""
+    root = hl._states(hl.lexer_class("bash"))["root"]
+    assert len(root) == 1 and root[0][2] is None
+    heredoc = "cat <<EOF\nhi $x\nEOF\necho <<-'END'\n\tq\nEND\n<<A\nA\n"
+    assert hl.highlight_html(heredoc, hl.lexer_class("bash")) == _pygments(heredoc, "bash")
+
+
+REFERRING = [r"(a|b)\1", r"(')(\w+)\2\1", r"([ab])[\1x]\1", r"(x)\\1", r"(q)(?:\1)+", r"(?:(a)|b)c\1?"]
+
+
+def test_shifted_refs_keep_every_match_after_other_groups():
+    rng = random.Random(11)
+    texts = ["".join(rng.choice("abx'q\\1") for _ in range(rng.randint(0, 10))) for _ in range(400)]
+    for src in REFERRING:
+        own = re.compile(src)
+        for offset in (0, 3, 40):
+            shifted = re.compile("()" * offset + "(?:" + hl._shifted_refs(src, offset) + ")")
+            assert shifted.groups == offset + own.groups, (src, offset)
+            for text in texts:
+                for pos in range(len(text) + 1):
+                    m, n = own.match(text, pos), shifted.match(text, pos)
+                    assert (m and m.span()) == (n and n.span()), (src, offset, text, pos)
+    # a reference followed by a digit, or renumbered past group 99 (where \100 is an octal escape), is not shifted
+    assert hl._shifted_refs(r"(a)\10", 0) is None and hl._shifted_refs(r"(a)\1", 99) is None
+    assert hl._shifted_refs(r"(a)\1", 98) == r"(a)(?:\99)"
 
 
 GROUPED = [r"(a)(?P<n>b+)", r"[(]x(y)", r"[]()]+(z)", r"[^]()]+", r"\((a|b)\)", r"(?<=a)(b)", r"(?<!\()(c)",
@@ -175,13 +206,15 @@ def test_each_joined_rule_is_its_pattern_then_an_empty_group():
 
 
 def test_the_rule_that_matches_first_is_taken_when_rules_overlap_or_match_nothing():
-    """Overlapping rules, alternations inside a rule, rules matching the empty string and state
-    changes: the joined path picks the rule Pygments' own loop picks (the first that matches)."""
+    """Overlapping rules, alternations inside a rule, rules matching the empty string, a rule
+    referring back to its group, and state changes: the joined path picks the rule Pygments' own
+    loop picks (the first that matches)."""
     from pygments.lexer import RegexLexer
 
     class Overlap(RegexLexer):
         tokens = {
-            "root": [(r"ab|a", Token.Name), (r"a+", Token.Keyword), (r"(?=x)", Token.Text, "x"), (r"b|c", Token.String),
+            "root": [(r"ab|a", Token.Name), (r"a+", Token.Keyword), (r"(?=x)", Token.Text, "x"), (r"([bc])(d?)\1", Token.Literal),
+                     (r"b|c", Token.String),
                      (r"\s+", Token.Text), (r"(?i)d|e", Token.Number)],
             "x": [(r"xx|x", Token.Operator), (r"y?", Token.Comment, "#pop")],
         }

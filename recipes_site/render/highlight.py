@@ -10,10 +10,10 @@ corpus (~0.1 s of ~0.45 s), spent in three places, each replaced here by an equi
   Python-level calls per bash token): `_States` joins a run of a state's rules into one
   alternation `(?:r0)()|(?:r1)()|...` (the rules' own groups made non-capturing: only the empty
   group ending each is read), which the regex engine tries in the same order, so the first
-  rule that matches at a position is the same one, with the same match. Rules that cannot be
-  joined as they are (back-references, which would need renumbering; verbose or mid-pattern
-  flags; long word lists, whose second compilation costs more than it saves) stay single steps
-  between the runs, so the order of all rules is kept;
+  rule that matches at a position is the same one, with the same match (a rule referring back
+  to its own groups keeps them, renumbered). Rules that cannot be joined as they are (named
+  back-references; verbose or mid-pattern flags; long word lists, whose second compilation
+  costs more than it saves) stay single steps between the runs, so the order of all rules is kept;
 - `HtmlFormatter._format_lines` assembles each line from generated pieces: `format_html`
   writes the same spans in one pass over the tokens.
 
@@ -49,8 +49,10 @@ _ESCAPES = _escapes()
 # half the cost of translating the token through the table, which is left to the tokens that do)
 _ESCAPED = re.compile("[" + re.escape("".join(chr(c) for c, text in _ESCAPES.items() if text != chr(c))) + "]")
 # a rule's pattern that cannot be one alternative of a joined pattern as written:
-# back-references (\1, (?P=name), (?(1)...)) and verbose mode (a '#' comment would swallow the ')')
-_UNJOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?[a-zA-Z]*x")
+# back-references by name or condition ((?P=name), (?(1)...)) and verbose mode (a '#' comment
+# would swallow the ')'); numbered back-references (\1) are renumbered (`_shifted_refs`)
+_UNJOINABLE = re.compile(r"\(\?P=|\(\?\(|\(\?[a-zA-Z]*x")
+_BACK_REFERENCE = re.compile(r"\\[1-9]")
 _LEADING_FLAGS = re.compile(r"\(\?([ims]+)\)")
 _ANY_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 # longer patterns (Pygments `words()` lists of Python's builtins and exceptions, 500-1,000
@@ -97,9 +99,11 @@ def _states(cls: type) -> _States:
     return _States(cls)
 
 
-def _joinable(rexmatch, flags: int) -> str | None:
-    """The source of a rule's pattern as one alternative of a joined pattern, or None. Leading
-    global flags (`(?s)...`) become a scoped group (`(?s:...)`): the same pattern."""
+def _joinable(rexmatch, flags: int) -> tuple[str, int] | None:
+    """The source of a rule's pattern as one alternative of a joined pattern and the number of
+    groups it keeps, or None. Leading global flags (`(?s)...`) become a scoped group
+    (`(?s:...)`): the same pattern. A pattern with numbered back-references keeps its groups
+    (they are renumbered where the run is joined); any other has its groups made non-capturing."""
     pattern = rexmatch.__self__
     src = pattern.pattern
     if len(src) > _MAX_JOINED or _UNJOINABLE.search(src) or pattern.flags != re.compile(src, flags).flags:
@@ -110,8 +114,14 @@ def _joinable(rexmatch, flags: int) -> str | None:
         src = src[m.end():]
     if _ANY_FLAGS.search(src):
         return None
-    src = _without_groups(src)
-    return f"(?{inline}:{src})" if inline else src
+    if _BACK_REFERENCE.search(src):
+        # (a name would clash with another rule's; a comment could hide a reference from the scan)
+        if "(?P<" in src or "(?#" in src or _shifted_refs(src, 0) is None:
+            return None
+        kept = pattern.groups
+    else:
+        src, kept = _without_groups(src), 0
+    return (f"(?{inline}:{src})" if inline else src), kept
 
 
 def _without_groups(src: str) -> str:
@@ -151,6 +161,40 @@ def _without_groups(src: str) -> str:
     return "".join(out)
 
 
+def _shifted_refs(src: str, offset: int) -> str | None:
+    """The pattern with each numbered back-reference `\\N` (outside character classes, where
+    `\\1` is an octal escape) made `(?:\\{N + offset})`: the same group once `offset` groups come
+    before the pattern's own. None for a reference followed by a digit (`\\12`: a group or an
+    octal escape, by sre_parse's rules) or one that would pass group 99 (`\\100` is octal)."""
+    out: list[str] = []
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if c == "\\":
+            digit, after = src[i + 1:i + 2], src[i + 2:i + 3]
+            if not digit or digit not in "123456789":
+                out.append(src[i:i + 2])
+            elif (after and after in "0123456789") or int(digit) + offset > 99:
+                return None
+            else:
+                out.append(f"(?:\\{int(digit) + offset})")
+            i += 2
+        elif c == "[":   # a character class, scanned as `_without_groups` does
+            j = i + 1
+            if src.startswith("^", j):
+                j += 1
+            if src.startswith("]", j):
+                j += 1
+            while j < n and src[j] != "]":
+                j += 2 if src[j] == "\\" else 1
+            out.append(src[i:j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 class _States(dict):
     """A lexer class's states as steps (match function, {group number: rule}, None) for a joined
     run of rules (the group that matched last, `m.lastindex`: the empty group closing the rule's
@@ -167,35 +211,38 @@ class _States(dict):
 
         def close_run():
             if len(run) > 1:
-                parts, table = [], {}
-                for group, (src, rule) in enumerate(run, 1):   # (the alternatives have no groups of their own)
+                parts, table, groups = [], {}, 0
+                for src, kept, rule in run:
+                    if kept:   # its groups keep their order, after the groups of the rules before it
+                        src = _shifted_refs(src, groups) or "("   # (None: a reference past group 99 fails the join)
                     # the rule's group is an empty one after its pattern, not one around it: the
                     # regex engine skips an alternative whose first item is a literal or a
                     # character class that the text's next character fails (sre_lib.h, BRANCH)
                     # without entering it, which a group in front prevents; most rules start so.
                     # Compat corpus guides: highlighting ~670 -> ~560 M instructions
                     parts.append(f"(?:{src})()")
-                    table[group] = rule
+                    groups += kept + 1
+                    table[groups] = rule   # (closed last when the rule matches: m.lastindex)
                 try:
                     joined = re.compile("|".join(parts), self.flags)
                 except re.error:
                     joined = None
-                if joined is not None and joined.groups == len(run):
+                if joined is not None and joined.groups == groups:
                     steps.append((joined.match, table, None))
                 else:   # a pattern the joining cannot take (or a group `_without_groups` missed): each rule on its own
-                    steps.extend((rule[0], None, rule) for _src, rule in run)
+                    steps.extend((rule[0], None, rule) for _src, _kept, rule in run)
             elif run:
-                steps.append((run[0][1][0], None, run[0][1]))
+                steps.append((run[0][2][0], None, run[0][2]))
             run.clear()
 
         for rule in self.rules[state]:
             # (a lexer compiling in verbose mode: a '#' comment in one rule would swallow the next)
-            src = None if self.flags & re.VERBOSE else _joinable(rule[0], self.flags)
-            if src is None:
+            joinable = None if self.flags & re.VERBOSE else _joinable(rule[0], self.flags)
+            if joinable is None:
                 close_run()
                 steps.append((rule[0], None, rule))
             else:
-                run.append((src, rule))
+                run.append((*joinable, rule))
         close_run()
         self[state] = steps
         return steps
