@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from recipes_site.synthesis.shell import Placeholder, continued, quote, serve_command, unit_line, units_of
+from recipes_site.synthesis.shell import Placeholder, continued, quote, serve_command, unit_line, unit_lines, units_of
 
 
 @pytest.mark.parametrize("value, quoted", [
@@ -43,6 +43,13 @@ def test_units_of_tells_a_flag_by_its_leading_dash_alone():
             units = units_of(pair)
             assert [u[0] for u in units if u[0].startswith("-")] == flags
             assert sum(map(len, units)) == 2 and [t for u in units for t in u] == pair
+
+
+def test_unit_lines_are_each_units_line():
+    units = [("--a", "1"), ("--a", Placeholder("$HEAD_IP")), ("--a", "$HEAD_IP"), ("pos",), ("--x=$Y",),
+             (Placeholder("$HEAD_IP"),), ("$HEAD_IP",), ("--b", "two words")]
+    assert unit_lines(units) == tuple(unit_line(u) for u in units) and unit_lines([]) == ()
+    assert unit_lines(units)[1:3] == ("--a $HEAD_IP", "--a '$HEAD_IP'")
 
 
 def test_units_of():

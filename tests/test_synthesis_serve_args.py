@@ -352,12 +352,29 @@ def test_multi_node_strategy_env_then_overrides():
 
 # -- argument lines around the feature block ------------------------------------------------------
 
+def _reference_dedupe(units):
+    """dedupe_units as plainly defined: the last unit of each flag, at its place; every positional."""
+    last = {u[0]: i for i, u in enumerate(units) if u[0].startswith("-")}
+    return [u for i, u in enumerate(units) if not u[0].startswith("-") or last[u[0]] == i]
+
+
+def test_dedupe_units_equals_its_plain_definition():
+    import random
+    from recipes_site.synthesis.serve_args import FEATURE_MARK, dedupe_units
+    pool = [("--a", "1"), ("--a", "2"), ("--a",), ("-b",), ("x",), ("x",), ("--c", "x"), FEATURE_MARK]
+    rng = random.Random(7)
+    for _ in range(3000):
+        units = [rng.choice(pool) for _ in range(rng.randint(0, 7))]
+        assert dedupe_units(units) == _reference_dedupe(units), units
+
+
 def _reference_arg_lines(before, features, after):
     """arg_lines as plainly defined: group and de-duplicate the whole list; the head (lines before
     and after the feature block) groups `before` and `after` on their own."""
     from recipes_site.jsish import truthy_items
-    from recipes_site.synthesis.serve_args import FEATURE_MARK, dedupe_units
+    from recipes_site.synthesis.serve_args import FEATURE_MARK
     from recipes_site.synthesis.shell import unit_line, units_of
+    dedupe_units = _reference_dedupe
     before, features, after = truthy_items(before), truthy_items(features), truthy_items(after)
     units = dedupe_units(units_of(before + features + after))
     head = dedupe_units(units_of(before) + [FEATURE_MARK] + units_of(after))
@@ -370,9 +387,11 @@ def test_argument_lines_equal_their_plain_definition_whatever_the_segment_bounda
     import random
     from recipes_site.synthesis.serve_args import _arg_lines, arg_lines
     from recipes_site.synthesis.shell import Placeholder
-    pool = ["--a", "--b", "-c", "--d=1", "x", "y z", "", Placeholder("$X"), "$X", "--a"]
+    strings = ["--a", "--b", "-c", "--d=1", "x", "y z", "", Placeholder("$X"), "$X", "--a", "x"]
     rng = random.Random(13)
-    for _ in range(3000):
+    for n in range(3000):
+        # falsy tokens besides "" (dropped before grouping) in half the lists
+        pool = strings + [None, False, 0, 0.0, ""] if n % 2 else strings
         segments = [tuple(rng.choice(pool) for _ in range(rng.randint(0, 5))) for _ in range(3)]
         _arg_lines.cache_clear()      # each list computed, not recalled
         got = arg_lines(*segments)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import chain
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
 
@@ -16,7 +17,7 @@ from .features import feature_args
 from .hardware import Hardware
 from .memo import remembered
 from recipes_site.jsish import mapping, str_list, truthy_items
-from .shell import Unit, continuation, trusted_args, trusted_env, unit_line, units_of
+from .shell import Placeholder, Unit, continuation, trusted_args, trusted_env, unit_lines, units_of
 
 PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
                   "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
@@ -207,6 +208,8 @@ def dedupe(tokens: list) -> list[Unit]:
 
 
 def dedupe_units(units: list[Unit]) -> list[Unit]:
+    if len(set(map(_first, units))) == len(units):
+        return list(units)     # no token starts two units, so no flag repeats: nothing to drop (~90%)
     seen: set = set()
     kept: list[Unit] = []
     for unit in reversed(units):
@@ -218,6 +221,9 @@ def dedupe_units(units: list[Unit]) -> list[Unit]:
         kept.append(unit)
     kept.reverse()
     return kept
+
+
+_first = itemgetter(0)
 
 
 def flatten(units: list[Unit]) -> list[str]:
@@ -256,22 +262,32 @@ def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> A
     # unless a flag ending one segment takes the next one's first token as its value. When besides
     # no feature flag is also a flag of `before` or `after` (nearly always), de-duplicating the
     # whole list keeps the head's units around the features' own: the head is the work.
-    before, features, after = truthy_items(before), truthy_items(features), truthy_items(after)
+    strings = _STRINGS.issuperset(_types)
+    before, features, after = _kept(before, strings), _kept(features, strings), _kept(after, strings)
     own_before, own_features, own_after = units_of(before), units_of(features), units_of(after)
     head = dedupe_units(own_before + [FEATURE_MARK] + own_after)
-    cut = next(i for i, u in enumerate(head) if u is FEATURE_MARK)
-    lines_before, lines_after = tuple(map(unit_line, head[:cut])), tuple(map(unit_line, head[cut + 1:]))
+    cut = [u is FEATURE_MARK for u in head].index(True)    # by identity: a recipe may spell the mark
+    lines_before, lines_after = unit_lines(head[:cut]), unit_lines(head[cut + 1:])
     pairs_across = _pairs_across(before, features or after) or _pairs_across(features, after)
     fixed = {u[0] for u in head}
     if pairs_across or any(u[0] in fixed for u in own_features if u[0][:1] == "-"):
         units = dedupe_units(units_of(before + features + after) if pairs_across
                              else own_before + own_features + own_after)
-        lines = tuple(map(unit_line, units))
+        lines = unit_lines(units)
     else:
         feature_units = dedupe_units(own_features)
         units = head[:cut] + feature_units + head[cut + 1:]
-        lines = lines_before + tuple(map(unit_line, feature_units)) + lines_after
+        lines = lines_before + unit_lines(feature_units) + lines_after
     return ArgLines(tuple(chain.from_iterable(units)), lines, lines_before, lines_after, continuation(lines))
+
+
+_STRINGS = frozenset((str, Placeholder))
+
+
+def _kept(tokens: tuple, strings: bool) -> list:
+    """`truthy_items(tokens)`; when `strings` (every token is a string), only "" is dropped, and
+    a list without one (nearly all) is kept whole without a test per token."""
+    return list(tokens) if strings and "" not in tokens else truthy_items(tokens)
 
 
 def _pairs_across(tokens: list, following: list) -> bool:

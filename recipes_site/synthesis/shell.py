@@ -176,6 +176,11 @@ def _unit_line(unit: Unit) -> str:
 _plain_unit_line = lru_cache(maxsize=4096)(_unit_line)
 
 
+def unit_lines(units) -> tuple:
+    """`unit_line` of each unit, as a tuple (its test inline: no call of unit_line per unit)."""
+    return tuple([_plain_unit_line(u) if type(u[-1]) is str else _unit_line(u) for u in units])
+
+
 def continued(lines: list[str], indent: str = "  ") -> str:
     """First line as is, the rest indented, joined with ` \\` continuations."""
     return (" \\\n" + indent).join(lines)
