@@ -587,7 +587,8 @@ def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
 
 def clear_memos() -> None:
     """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
-    for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _line_reads, _choice_states):
+    for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _line_reads, _choice_states,
+                 _replicas):
         memo.cache_clear()
 
 
@@ -671,10 +672,19 @@ def _replica_parts(proc, used: int, count: int, first_port: int) -> dict:
     head = docker[:len(docker) - n_args]
     head = [line.replace(f"-p {port}:{port}", "-p {port}:{port}") for line in head]
     head.insert(1, "-e CUDA_VISIBLE_DEVICES={gpus}")
-    replicas = [{"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": first_port + i}
-                for i in range(count)]
-    return {"replicas": replicas, "serve_prefix": "export CUDA_VISIBLE_DEVICES={gpus}\n",
+    return {"replicas": _replicas(used, count, first_port), "serve_prefix": "export CUDA_VISIBLE_DEVICES={gpus}\n",
             "docker_head": " \\\n  ".join(head), "suffix": " \\\n  --port {port}"}
+
+
+# Memo: the replicas depend on the GPUs of one, their count and the first port alone, a few
+# combinations per recipe whatever its commands (445 lists built on the compat corpus, most of them
+# equal); typed, so an equal key of another type (1.0 for 1) is worked out afresh, as without it.
+# Shared like the parts that hold them (never changed); emptied with the recipe's memos.
+@functools.lru_cache(maxsize=256, typed=True)
+def _replicas(used: int, count: int, first_port: int) -> list:
+    """Replica i of `count`, each on `used` GPUs: its GPUs (CUDA_VISIBLE_DEVICES) and port."""
+    return [{"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": first_port + i}
+            for i in range(count)]
 
 
 def replica_command(command: str, parts: dict, replica: dict) -> str:

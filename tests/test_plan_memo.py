@@ -301,6 +301,19 @@ def test_the_reads_of_runs_plan_as_the_runs_themselves():
     assert differ > 1000
 
 
+def test_replica_lists_are_kept_per_gpus_count_and_first_port():
+    """plan._replicas is memoised on all it reads: asked in any order, each list is the one worked
+    out afresh (fails when the key leaves out the GPUs per replica, the count or the first port)."""
+    def fresh(used, count, port):
+        return [{"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": port + i}
+                for i in range(count)]
+    plan.clear_memos()
+    asked = [(1, 8, 8000), (2, 8, 8000), (2, 4, 8000), (2, 4, 9000), (1, 8, 8000), (4, 2, 8000), (2, 4, 8000)]
+    assert [plan._replicas(*a) for a in asked] == [fresh(*a) for a in asked]
+    with pytest.raises(TypeError):      # as range() refuses it, whatever an equal int key holds
+        plan._replicas(1.0, 8, 8000)
+
+
 def test_overheads_without_shapes_are_kept_per_context_and_graphs():
     """fit._fallback_overhead shares one Overhead per (CUDA context, CUDA graphs): one GPU or several,
     eager or not, each combination gets its own figures whatever was asked before."""
