@@ -222,3 +222,21 @@ def test_kv_stores_whose_vllm_side_differs_even_in_a_type_do_not_share():
         r, pairs = _kv_pairs(kv_ctx)
         assert all(f.kv.head is not o.kv.head for _, f, o in pairs), change
         _each_as_alone(kv_ctx, r, pairs)
+
+
+def test_pd_pools_read_the_recipes_pool_modes_once_per_synthesis_as_each_rendered_alone():
+    """deployments.pool_modes is kept per recipe (both roles, every profile): PD renderings still
+    equal those rendered alone, and a recipe edited between syntheses is read again."""
+    r = H.recipe(vram=120, compatible_strategies=["single_node_tp", "single_node_tep", "single_node_dep", "pd_cluster"])
+    r["strategy_overrides"] = {"pd_cluster": {"pool_modes": ["dep"], "prefill": {"parallelism": "tp"}}}
+    parallelisms = []
+    for narrowed in (["dep"], ["tep", "tp"], ["tep"]):
+        r["strategy_overrides"]["pd_cluster"]["pool_modes"] = narrowed
+        out = synthesize_recipe(ctx, "acme/Test-8B", r, set())
+        pd = [(hw_id, x) for hw_id, x in _every_rendering(out) if x.deploy_type == "pd_cluster"]
+        assert pd
+        for hw_id, rendering in pd:
+            assert render_strategy(ctx, r, rendering.variant, "pd_cluster", H.hw(hw_id)) == rendering
+        parallelisms.append({("--enable-expert-parallel" in x.prefill.process.argv,
+                              "--data-parallel-size" in x.prefill.process.argv) for _, x in pd})
+    assert parallelisms == [{(True, True)}, {(False, False)}, {(True, False)}]    # dep, tp as declared, tep

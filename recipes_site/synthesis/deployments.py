@@ -187,6 +187,14 @@ def pd_pool_nodes(recipe: dict, variant: dict, hw: Hardware, strategy: dict) -> 
 
 
 def pool_modes(ctx: Context, recipe: dict) -> list[str]:
+    """The pool layouts a PD role may take: those of the recipe's strategies, narrowed by its
+    pd_cluster `pool_modes`."""
+    # kept per recipe: the same for both roles on every hardware (as effective_strategies, keyed by
+    # the context)
+    return remembered(recipe, ("pool_modes", id(ctx)), _pool_modes, ctx, recipe)
+
+
+def _pool_modes(ctx: Context, recipe: dict) -> list[str]:
     found = set()
     for s in effective_strategies(ctx, recipe):
         if s.endswith("tep"):
