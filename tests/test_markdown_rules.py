@@ -28,6 +28,7 @@ EDGE_CASES = [
     "[a [b] c](/u) [a](</u v>) [a]( /u ) [x]y] [[nested]](u) ![a ![b](c)](d) [-:=](#) [a\n- b](c)",
     "- [ ] task\n- [x] done\n", "1. a\n\n   > q\n\n   ```\n   c\n   ```\n2. b\n", "\u00a0 nbsp\n\r\nCRLF\r\n",
     "Setext with - inside\n-\n", "p\n    lazy code-looking\n- list after para\n2. ordered after para\n1. one\n",
+    "nul\0 in text\n\n`\0`\n", "cr\ronly\r\rpara\r- item\r", "mixed\r\n\n\0\r",
 ]
 
 
@@ -111,6 +112,21 @@ def test_plain_inline_runs_skip_the_inline_parser_only_when_nothing_in_them_can_
     monkeypatch.setattr(_MD.inline, "parse", lambda src, *a: calls.append(src) or parse(src, *a))
     _MD.parse("# Plain heading: a-b=c\n\n- one\n- *two*\n\nline\nbreak\n", {})
     assert calls == ["*two*", "line\nbreak"]
+
+
+def test_only_sources_with_a_carriage_return_or_nul_are_normalized(monkeypatch):
+    assert any(r.name == "normalize" and r.fn is md_gates.plain_normalize for r in _MD.core.ruler.__rules__)
+    seen = []
+    monkeypatch.setattr(md_gates, "core_normalize", lambda state: seen.append(state.src))
+    for text in ["plain\n\ntext\n", "a\r\nb", "a\0b", "\u2028 x\x0b\x0c\n"]:
+        _MD.parse(text, {})
+    assert seen == ["a\r\nb", "a\0b"]
+
+
+def test_a_normalize_skipped_for_carriage_returns_would_be_caught(monkeypatch):
+    monkeypatch.setattr(md_gates, "core_normalize", lambda state: None)
+    plain = _plain()
+    assert any(_dump(_MD, t) != _dump(plain, t) for t in EDGE_CASES)
 
 
 def test_a_fast_path_taken_for_runs_with_markup_would_be_caught():
