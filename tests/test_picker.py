@@ -98,3 +98,57 @@ def test_summary_embeds_the_default_hardware_document(project):
     assert summary["initial"] is initial
     assert "sizing" not in summary      # every figure beside a command comes from its rendering's plan
     assert summary["api_url"] == "/api/v1/models/meta-llama/Llama-3.3-70B-Instruct/hw/{hw}.json"
+
+
+def _split_by_lists(command: str, docker_command: str, before: tuple, after: tuple) -> dict | None:
+    """picker._split_lines' plain definition: split both commands, compare the lists."""
+    body = command.split(SEP)
+    at = len(before)
+    if body[1:] != list(before) + body[1 + at:len(body) - len(after)] + list(after):
+        return None
+    docker = docker_command.split(SEP)
+    docker_at = len(docker) - (len(body) - 1)
+    if docker[docker_at:] != body[1:]:
+        return None
+    return {"at": at, "n": len(body) - 1 - at - len(after), "docker_at": docker_at}
+
+
+def test_split_equals_splitting_both_commands_into_lists():
+    """_split_lines compares the docker command's end as text, not as lists; pieces of SEP (whose
+    first and last space overlap) make the boundary cases: a head ending in ' \\\\\\n ', a docker
+    command equal to the argument lines, fewer docker pieces than lines."""
+    import random
+    from recipes_site.render import picker
+    rng = random.Random(13)
+    atoms = ["a", "--x 1", " ", "\\", "\n", "  ", SEP, SEP[:4], SEP[1:], ""]
+    word = lambda: "".join(rng.choice(atoms) for _ in range(rng.randrange(0, 4)))
+    cases = 0
+    for _ in range(20000):
+        lines = [word() for _ in range(rng.randrange(0, 5))]
+        command = SEP.join([word()] + lines)
+        head = [word() for _ in range(rng.randrange(0, 3))]
+        docker = SEP.join(head + lines) if rng.random() < 0.8 else SEP.join(head + [word()])
+        at = rng.randrange(0, len(lines) + 1)
+        before = tuple(lines[:at]) if rng.random() < 0.9 else tuple(word() for _ in range(at))
+        after = tuple(lines[at + rng.randrange(0, len(lines) - at + 1):])
+        expected = _split_by_lists(command, docker, before, after)
+        assert picker._split_lines.__wrapped__(command, docker, before, after) == expected, (command, docker, before, after)
+        cases += expected is not None
+    assert cases > 5000
+    # the overlap case itself: the docker head ends in SEP's first four characters
+    for docker in ("run \\\n " + SEP + "--a", "run \\\n  \\\n " + SEP + "--a", SEP[:4] + SEP + "--a", "--a"):
+        assert picker._split_lines.__wrapped__("vllm" + SEP + "--a", docker, (), ()) == \
+            _split_by_lists("vllm" + SEP + "--a", docker, (), ())
+
+
+def test_a_deployment_without_pools_or_kv_store_has_no_extra_tabs():
+    from recipes_site.render import picker
+    for r in (_plain_rendering(),):
+        assert picker._extras_entry(r) == (picker._CANONICAL(picker._extras(r)), picker._extras(r))
+
+
+def _plain_rendering():
+    from recipes_site.synthesis.types import Process, Rendering
+    p = Process(argv=("vllm", "serve", "m"), command="vllm serve m", env={}, docker_argv=(), docker_command="d m")
+    return Rendering(hardware="h200", strategy="single_node_tp", variant="default", node_count=1,
+                     deploy_type="single_node", env={}, docker_image="img", single=p)

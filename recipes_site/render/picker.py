@@ -128,6 +128,7 @@ def _dumped(value) -> str:
 
 
 _EXTRAS: dict[tuple, tuple[str, list]] = {}
+_NO_EXTRAS = ("[]", [])       # `_extras_entry` of a deployment without pools or kv-store: no tab
 
 
 def _extras_entry(r: Rendering) -> tuple[str, list]:
@@ -136,6 +137,9 @@ def _extras_entry(r: Rendering) -> tuple[str, list]:
     # Memo: every rendering's extra tabs are looked up in its document's table by their canonical
     # text, and a kv-store rendering's hold two heredocs (~2 KB) to encode; a few distinct inputs
     # recur across the catalog. Correct because `_extras_key` holds everything `_extras` reads.
+    if not (r.prefill or r.kv):
+        return _NO_EXTRAS           # `_extras` is [] (its text "[]"): no key to build and look up
+
     def compute():
         tabs = _extras(r)
         return _CANONICAL(tabs), tabs
@@ -406,15 +410,34 @@ def _split(p: Process) -> dict | None:
 # these strings.
 @functools.lru_cache(maxsize=16384)
 def _split_lines(command: str, docker_command: str, before: tuple, after: tuple) -> dict | None:
+    # What splitting both commands into lists and comparing them gives (tests/test_picker.py
+    # holds it to that plain form), with slices, a count and an end compare instead of lists.
     body = command.split(SEP)
+    lines = len(body) - 1                   # the argument lines, after the command's first line
     at = len(before)
-    if body[1:] != list(before) + body[1 + at:len(body) - len(after)] + list(after):
+    n = lines - at - len(after)             # the feature block's lines
+    if n < 0 or (before and tuple(body[1:1 + at]) != before) or (after and tuple(body[1 + at + n:]) != after):
         return None
-    docker = docker_command.split(SEP)
-    docker_at = len(docker) - (len(body) - 1)
-    if docker[docker_at:] != body[1:]:
+    docker_at = docker_command.count(SEP) + 1 - lines
+    if lines and not _ends_in_lines(docker_command, command[len(body[0]):], docker_at):
         return None
-    return {"at": at, "n": len(body) - 1 - at - len(after), "docker_at": docker_at}
+    return {"at": at, "n": n, "docker_at": docker_at}
+
+
+def _ends_in_lines(docker_command: str, lines: str, docker_at: int) -> bool:
+    """Whether the last pieces of `docker_command.split(SEP)`, from `docker_at` on (its count of
+    pieces less the argument lines'), are the argument lines of the command (`lines`: the command
+    from its first SEP on), without splitting the docker command into lists to compare them."""
+    if docker_at <= 0:
+        return docker_at == 0 and SEP + docker_command == lines
+    if not docker_command.endswith(lines):
+        return False
+    # The docker command is then `head + lines`; it splits as `head` and then as the command does,
+    # unless a SEP straddles the boundary. SEP's only overlap with itself is its first and last
+    # space, so that needs `head` to end in SEP's first four characters: split for that rare case.
+    if not docker_command.endswith(SEP[:4], 0, len(docker_command) - len(lines)):
+        return True
+    return docker_command.split(SEP)[docker_at:] == lines[len(SEP):].split(SEP)
 
 
 _NO_SPLIT = {"at": 0, "n": 0, "docker_at": 0}
