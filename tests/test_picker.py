@@ -152,3 +152,9 @@ def _plain_rendering():
     p = Process(argv=("vllm", "serve", "m"), command="vllm serve m", env={}, docker_argv=(), docker_command="d m")
     return Rendering(hardware="h200", strategy="single_node_tp", variant="default", node_count=1,
                      deploy_type="single_node", env={}, docker_image="img", single=p)
+
+
+def test_exports_of_an_empty_environment_equal_export_lines():
+    from recipes_site.render import picker
+    from recipes_site.synthesis.shell import export_lines
+    assert picker.exports({}) == export_lines({}) == ""

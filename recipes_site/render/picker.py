@@ -39,6 +39,8 @@ def exports(env: dict) -> str:
     # Memo: a handful of environments recur across every rendering of a recipe (12,536 calls on
     # the compat corpus). The key holds each value's type, as `_unit_line` does, because a
     # Placeholder prints bare where an equal string is quoted (and 1, 1.0 and True are equal).
+    if not env:
+        return ""           # no lines (a quarter of the compat corpus's families): no key to build
     try:
         return _export_lines(tuple(env.items()), tuple(map(type, env.values())))
     except TypeError:               # an unhashable value (not from a validated recipe): no memo
