@@ -2,7 +2,8 @@
 rules that a line's first character rules out and stops its text rule only where one of its
 inline rules can start (render/md_gates.py). The tokens (and the references markdown-it collects)
 must be exactly those of an unchanged instance with the same options: compared on every guide
-of models/ and of the compat corpus, on hand-made edge cases and on random Markdown."""
+of models/ and of the compat corpus, on hand-made edge cases and on random Markdown. Its HTML
+writer (render/md_renderer.py) must write what markdown-it's RendererHTML writes, on the same texts."""
 from __future__ import annotations
 
 import random
@@ -12,8 +13,10 @@ import pytest
 from markdown_it import MarkdownIt
 
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
+from markdown_it.renderer import RendererHTML
+
 from recipes_site.render import md_gates
-from recipes_site.render.markdown import _MD, _highlight, _parser, safe_link
+from recipes_site.render.markdown import _MD, _highlight, _parser, render_guide, safe_link
 
 from conftest import COMPAT_CORPUS
 
@@ -140,3 +143,56 @@ def test_an_inline_rule_the_module_does_not_know_keeps_the_default_stops():
     default = md.inline.terminator_re
     md_gates.install(md)
     assert md_gates.text_stops(md) is None and md.inline.terminator_re is default
+
+
+RENDER_CASES = [
+    "- a\n  > quote in a tight list\n- b\n  ```\n  code\n  ```\n- c\n  # heading\n- d\n  ***\n",
+    '1. a\n\n   b\n2. c\n\n- [x](/u "t&\\"q") ![a "q" & <b>](/i.png "t")\n', "a  \nhard\\\nbreak\n\n***\n\n- \n-\n",
+    "| l | c | r |\n|:--|:-:|--:|\n| `a` | *b* | [c](https://x.y/?a=1&b=\"2\") |\n", "Text with & < > \" ' and &amp; &lt;\n",
+    "## Title with `code` & <tags>\n\n### Title with `code` & <tags>\n\n[anchor](#title-with-code-tags)\n",
+]
+
+
+def _reference_renderer() -> RendererHTML:
+    """markdown-it's own HTML renderer with the guide instance's extra rules (tables, links)."""
+    ref = RendererHTML()
+    for name in ("table_open", "table_close", "link_open"):
+        ref.rules[name] = _MD.renderer.rules[name].__func__.__get__(ref)
+    return ref
+
+
+def _both(text: str, monkeypatch, md=None) -> tuple[str, str]:
+    """The guide's HTML as written by `md` (the guide instance by default) and by markdown-it's renderer."""
+    from recipes_site.render import markdown
+
+    def render() -> str:
+        return render_guide(text, top_level=3, reserved_ids=frozenset({"main"}), link=lambda h: h).html
+    with monkeypatch.context() as m:
+        m.setattr(markdown, "_MD", md or _MD)
+        ours = render()
+        m.setattr(markdown._MD, "renderer", _reference_renderer())
+        return ours, render()
+
+
+def test_guides_render_to_the_html_markdown_its_own_renderer_writes(guides, monkeypatch):
+    from recipes_site.render.md_renderer import GuideRenderer
+    assert type(_MD.renderer) is GuideRenderer
+    rng = random.Random(17)
+    for text in guides + EDGE_CASES + RENDER_CASES + [_random_markdown(rng) for _ in range(1500)]:
+        ours, theirs = _both(text, monkeypatch)
+        assert ours == theirs, text[:200]
+
+
+@pytest.mark.parametrize("case", ["no newline after a hidden paragraph", "no attributes", "nothing escaped"])
+def test_a_renderer_departing_from_markdown_its_would_be_caught(case, monkeypatch):
+    from recipes_site.render import md_renderer
+    cls = md_renderer.GuideRenderer
+    if case == "no newline after a hidden paragraph":
+        token = cls.renderToken
+        monkeypatch.setattr(cls, "renderToken", lambda self, tokens, idx, *a: token(self, tokens, idx, *a).lstrip("\n"))
+    elif case == "no attributes":
+        monkeypatch.setattr(cls, "renderAttrs", staticmethod(lambda token: ""))
+    else:
+        monkeypatch.setattr(md_renderer, "_escaped", lambda text: text)
+    broken = _parser()   # (a renderer's rules are bound when it is made)
+    assert any(ours != theirs for ours, theirs in (_both(t, monkeypatch, broken) for t in RENDER_CASES))

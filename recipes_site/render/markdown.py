@@ -21,6 +21,7 @@ from markdown_it.token import Token
 
 from recipes_site.render import md_gates
 from recipes_site.render.highlight import highlight_html, lexer_class
+from recipes_site.render.md_renderer import GuideRenderer
 
 SAFE_SCHEMES = {"http", "https", "mailto"}
 LINK_MEMO = 2048   # normalised link targets kept per process (`_parser`)
@@ -69,7 +70,8 @@ class Guide:
 
 
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "linkify": False, "typographer": False})
+    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "linkify": False, "typographer": False},
+                    renderer_cls=GuideRenderer)   # RendererHTML's output, leaner per token (md_renderer.py)
     md.enable(["table", "strikethrough"])
     # raw HTML is escaped (html=False): its two rules answer False at every line and every '<'
     md.disable(["html_block", "html_inline"])
