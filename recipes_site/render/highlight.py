@@ -139,16 +139,10 @@ def _without_groups(src: str) -> str:
         if c == "\\":   # an escape: its next character is never syntax
             out.append(src[i:i + 2])
             i += 2
-        elif c == "[":   # a character class: '(' is literal in it; a ']' first (after '^') is too
-            j = i + 1
-            if src.startswith("^", j):
-                j += 1
-            if src.startswith("]", j):
-                j += 1
-            while j < n and src[j] != "]":
-                j += 2 if src[j] == "\\" else 1
-            out.append(src[i:j + 1])
-            i = j + 1
+        elif c == "[":   # a character class: '(' is literal in it
+            j = _class_end(src, i)
+            out.append(src[i:j])
+            i = j
         elif c == "(" and not src.startswith("?", i + 1):
             out.append("(?:")
             i += 1
@@ -159,6 +153,20 @@ def _without_groups(src: str) -> str:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def _class_end(src: str, i: int) -> int:
+    """The index just past the character class that starts at `src[i]` ('['): a ']' right after
+    the '[' (or after '[^') is a literal, as is any escaped character; the end of `src` if the
+    class is unclosed."""
+    j = i + 1
+    if src.startswith("^", j):
+        j += 1
+    if src.startswith("]", j):
+        j += 1
+    while j < len(src) and src[j] != "]":
+        j += 2 if src[j] == "\\" else 1
+    return j + 1
 
 
 def _shifted_refs(src: str, offset: int) -> str | None:
@@ -179,16 +187,10 @@ def _shifted_refs(src: str, offset: int) -> str | None:
             else:
                 out.append(f"(?:\\{int(digit) + offset})")
             i += 2
-        elif c == "[":   # a character class, scanned as `_without_groups` does
-            j = i + 1
-            if src.startswith("^", j):
-                j += 1
-            if src.startswith("]", j):
-                j += 1
-            while j < n and src[j] != "]":
-                j += 2 if src[j] == "\\" else 1
-            out.append(src[i:j + 1])
-            i = j + 1
+        elif c == "[":   # a character class: `\\1` in it is an octal escape
+            j = _class_end(src, i)
+            out.append(src[i:j])
+            i = j
         else:
             out.append(c)
             i += 1
