@@ -12,7 +12,7 @@ from .features import (allowed_modes, applicable_features, default_selection, is
 from .hardware import Hardware
 from recipes_site.jsish import mapping
 from .serve_args import dedupe, variant_of
-from .shell import unit_line
+from .shell import unit_lines
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ def feature_choices(recipe: dict, hw: Hardware, variant_key: str, strategy_id: s
     defaults = default_selection(recipe, hw, variant_key, variant, strategy_id, with_kv_store)
     out = []
     for name, feature in applicable_features(recipe, strategy_id, with_kv_store):
-        lines = lambda args: tuple(unit_line(u) for u in dedupe(args))
+        lines = lambda args: unit_lines(dedupe(args))
         if is_modal(feature):
             allowed = allowed_modes(feature, hw, variant_key)
             if not allowed:

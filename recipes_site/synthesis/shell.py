@@ -191,7 +191,7 @@ def serve_head(model: str) -> str:
 
 
 def serve_command(model: str, units: list[Unit]) -> str:
-    return serve_head(model) + continuation([unit_line(u) for u in units])
+    return serve_head(model) + continuation(unit_lines(units))
 
 
 def continuation(lines) -> str:
