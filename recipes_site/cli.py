@@ -104,8 +104,8 @@ def _build(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from recipes_site.serve import serve
     _own_allocator(args)   # every rebuild allocates like a build
+    from recipes_site.serve import serve
     from recipes_site.site_config import overridden
     # a preview server's pages point at the server itself unless --base-url says otherwise
     with overridden(base_url=args.base_url or f"http://{args.host}:{args.port}", repo_url=args.repo_url):

@@ -24,7 +24,8 @@ PR_SET_PDEATHSIG = 1
 # glibc malloc/malloc.h: `#define M_TRIM_THRESHOLD -1`, `#define M_MMAP_THRESHOLD -3` (mallopt(3)).
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
-# glibc caps M_MMAP_THRESHOLD at HEAP_MAX_SIZE / 2 (malloc/arena.c), 32 MiB on 64-bit systems.
+# 32 MiB: the upper limit mallopt(3) documents for M_MMAP_THRESHOLD on 64-bit systems
+# (DEFAULT_MMAP_THRESHOLD_MAX, 4*1024*1024*sizeof(long)), the dynamic threshold's own ceiling.
 HEAP_REUSE_BYTES = 32 << 20
 HEAP_TRIM_BYTES = 64 << 20
 
