@@ -113,6 +113,20 @@ def per_gpu_gib(profile: dict) -> float:
 
 
 def fit(weights_gb: float, hw_id: str, profile: dict) -> Fit | None:
+    found = _fit_figures(weights_gb, profile)
+    if found is None:
+        return None
+    gpus, gib, min_gpus, tp, replicas, nodes = found
+    return Fit(
+        hardware=hw_id, weights_gb=weights_gb, gpu_count=gpus, vram_per_gpu_gib=gib,
+        fits_one_gpu=min_gpus == 1, fits_one_node=min_gpus <= gpus, min_gpus=min_gpus,
+        tensor_parallel=tp, replicas_per_node=replicas, nodes_needed=nodes,
+    )
+
+
+def _fit_figures(weights_gb: float, profile: dict) -> tuple | None:
+    """What `fit` works out: (GPUs per node, GiB per GPU, GPUs the weights need, the TP size holding
+    them within one node or None, replicas per node, nodes for one copy); None where it has no fit."""
     gpus = int(profile.get("gpu_count") or 1)
     gib = per_gpu_gib(profile)
     if not weights_gb or gib <= 0:
@@ -123,13 +137,7 @@ def fit(weights_gb: float, hw_id: str, profile: dict) -> Fit | None:
     while tp < min_gpus:
         tp *= 2
     in_node = tp <= gpus
-    return Fit(
-        hardware=hw_id, weights_gb=weights_gb, gpu_count=gpus, vram_per_gpu_gib=gib,
-        fits_one_gpu=min_gpus == 1, fits_one_node=min_gpus <= gpus, min_gpus=min_gpus,
-        tensor_parallel=tp if in_node else None,
-        replicas_per_node=gpus // tp if in_node else 0,
-        nodes_needed=math.ceil(min_gpus / gpus),
-    )
+    return gpus, gib, min_gpus, tp if in_node else None, gpus // tp if in_node else 0, math.ceil(min_gpus / gpus)
 
 
 # -- mixed-precision checkpoints, sized per component ------------------------------------------------
@@ -207,7 +215,6 @@ def variant_sizing(recipe: dict, variant: dict, profiles: dict) -> dict:
             "hardware": placements(basis, profiles) if basis else {}}
 
 
-_FIT_FACTS = ("gpu_count", "vram_per_gpu_gb", "vram_gb")      # all that `fit` reads of a profile
 _PLACEMENTS: dict[tuple, dict] = {}
 
 
@@ -219,8 +226,7 @@ def placements(weights_gb: float, profiles: dict) -> dict:
     # id and the facts `fit` reads, each with its type (a `True` GPU count is not 1 to `fit`).
     # Process-wide, emptied past 1,024 entries.
     try:
-        key = (weights_gb, type(weights_gb), tuple(
-            (hw_id, *[(profile.get(k), type(profile.get(k))) for k in _FIT_FACTS]) for hw_id, profile in profiles.items()))
+        key = (weights_gb, type(weights_gb), _facts_key(profiles))
         hit = _PLACEMENTS.get(key)
     except (TypeError, AttributeError):     # an unhashable fact, or not a profile: no memo
         return _placements(weights_gb, profiles)
@@ -231,10 +237,24 @@ def placements(weights_gb: float, profiles: dict) -> dict:
     return hit
 
 
+def _facts_key(profiles: dict) -> tuple:
+    """Per profile, its id and all that `fit` reads of it (GPU count, GiB per GPU, node memory),
+    each with its type; the memo key of `placements`."""
+    out = []
+    for hw_id, profile in profiles.items():
+        gpus, per_gpu, node = profile.get("gpu_count"), profile.get("vram_per_gpu_gb"), profile.get("vram_gb")
+        out.append((hw_id, gpus, type(gpus), per_gpu, type(per_gpu), node, type(node)))
+    return tuple(out)
+
+
 def _placements(weights_gb: float, profiles: dict) -> dict:
+    """`fit(...).placement()` per profile, from `fit`'s figures without making a `Fit` each (a frozen
+    dataclass: its __init__ sets ten fields through object.__setattr__)."""
     per_hw = {}
     for hw_id, profile in profiles.items():
-        f = fit(weights_gb, hw_id, profile)
-        if f is not None:
-            per_hw[hw_id] = f.placement()
+        found = _fit_figures(weights_gb, profile)
+        if found is not None:
+            gpus, _, min_gpus, tp, replicas, nodes = found
+            per_hw[hw_id] = {"fits_one_gpu": min_gpus == 1, "fits_one_node": min_gpus <= gpus, "min_gpus": min_gpus,
+                             "tensor_parallel": tp, "replicas_per_node": replicas, "nodes_needed": nodes}
     return per_hw
