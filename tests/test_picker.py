@@ -158,3 +158,33 @@ def test_exports_of_an_empty_environment_equal_export_lines():
     from recipes_site.render import picker
     from recipes_site.synthesis.shell import export_lines
     assert picker.exports({}) == export_lines({}) == ""
+
+
+def test_exact_equals_toggles_are_exact_on_generated_choices_and_processes():
+    # picker._exact splits toggles_are_exact into the choices' half (kept per feature set) and a
+    # test of the fixed lines' first words; it must answer as toggles_are_exact itself
+    import random
+    from recipes_site.render import picker
+    from recipes_site.synthesis.choices import FeatureChoice, ModeChoice, toggles_are_exact
+    from recipes_site.synthesis.types import process
+    rng = random.Random(7)
+    words = ["--a", "--a 1", "--b x", "-c", "", "pos", "pos --a", "--d=3", "--a=1", " --b", "--e '{\"x\": 1}'", "-"]
+    lines = lambda k: tuple(rng.choice(words) for _ in range(rng.randint(0, k)))
+    seen = {True: 0, False: 0}
+    for i in range(4000):
+        choices = []
+        for n in range(rng.randint(0, 3)):
+            if rng.random() < 0.4:
+                modes = tuple(ModeChoice(f"m{j}", "M", "", lines(2)) for j in range(rng.randint(1, 3)))
+                choices.append(FeatureChoice(f"f{n}", "F", "", False, modes, None))
+            else:
+                choices.append(FeatureChoice(f"f{n}", "F", "", True, None, lines(2)))
+        choices = tuple(choices)
+        procs = tuple(process((), "vllm serve m", {}, (), "", lines(3), lines(3)) for _ in range(rng.randint(1, 2)))
+        picker.clear_memos()
+        text = f"set {i}"       # any text names the choices while the memo lasts
+        expected = toggles_are_exact(choices, procs)
+        assert picker._exact(choices, text, procs) is expected, (choices, procs)
+        assert picker._exact(choices, text, procs) is expected      # kept half, other call
+        seen[expected] += 1
+    assert min(seen.values()) > 500

@@ -389,7 +389,34 @@ def _locked(choices: tuple, text: str, procs: tuple, splits: list) -> bool:
     # them (8,997 renderings on the compat corpus); the key holds all that `toggles_are_exact`
     # reads (the choices, whole in their feature-set text; the processes' fixed lines).
     key = (text, tuple([(p.lines_before, p.lines_after) for p in procs]))
-    return not _kept(_EXACT, key, lambda: toggles_are_exact(choices, procs), 16384)
+    return not _kept(_EXACT, key, lambda: _exact(choices, text, procs), 16384)
+
+
+def _exact(choices: tuple, text: str, procs: tuple) -> bool:
+    """`toggles_are_exact(choices, procs)`, its choices' half worked out once per feature set
+    (`_toggle_flags`): then the toggles' flags must start no fixed line of the processes. (A fixed
+    line's first word that is no flag cannot equal a toggle's flag, which starts with "-".)"""
+    flags = _toggle_flags(choices, text)
+    return flags is not None and flags.isdisjoint(
+        [line.partition(" ")[0] for p in procs for line in p.lines_before + p.lines_after])
+
+
+_TOGGLES: dict[str, frozenset | None] = {}
+
+
+def _toggle_flags(choices: tuple, text: str) -> frozenset | None:
+    """The flags the toggled lines of `choices` set; None when `toggles_are_exact(choices, ())` is
+    false (a line that is no flag, or a flag in two features: then no process makes the join
+    exact). With it true, `toggles_are_exact(choices, procs)` is the flags' absence from the
+    processes' fixed lines, so `_exact` tells that alone for each process."""
+    # Memo: one feature set recurs with many processes (1,397 `_exact` calls and 71 feature sets
+    # on the compat corpus); keyed by its text, which holds every line; emptied with the recipe.
+    found = _TOGGLES.get(text, _TOGGLES)        # (the dict itself: no answer yet; None is one)
+    if found is _TOGGLES:
+        found = _TOGGLES[text] = None if not toggles_are_exact(choices, ()) else frozenset(
+            line.partition(" ")[0] for c in choices for group in ([m.lines for m in c.modes] if c.modes else [c.lines])
+            for line in group if line)
+    return found
 
 
 def clear_memos() -> None:
@@ -397,6 +424,7 @@ def clear_memos() -> None:
     recipe); those of environments, heredocs and extra tabs recur across recipes and stay."""
     _split_lines.cache_clear()
     _EXACT.clear()
+    _TOGGLES.clear()
     _CHOICES.clear()
     _DUMPED.clear()
 
