@@ -464,6 +464,30 @@ def test_a_pair_checked_again_compares_only_what_the_record_gained():
     assert h100.node_vram_gb == 640 and h100.agrees(h200) is False
 
 
+def test_a_trace_gives_each_key_once_in_first_read_order_to_every_enclosing_piece():
+    """Trace.run gathers the keys a computation read (reads, re-reads, a nested piece's or memo's
+    keys) once each, in first-read order, and hands them to the enclosing piece as well."""
+    h200 = Recording(ctx.hardware("h200"), Trace())
+    trace = h200.trace
+    facts = [(_attribute(name),) for name in ("gpus", "brand", "generation", "id")]
+
+    def nested():
+        return h200.brand, h200.gpus, h200.brand, h200.generation
+
+    def outer():
+        first = h200.gpus
+        value, keys = trace.run(nested, ())
+        assert list(keys) == [facts[1], facts[0], facts[2]]
+        assert list(trace.keys) == [facts[0], facts[1], facts[2]]    # in the order this piece read them
+        return first, value, h200.id, h200.generation
+    (gpus, _, hw_id, _), keys = trace.run(outer, ())
+    assert (gpus, hw_id) == (8, "h200") and trace.keys is None
+    assert list(keys) == facts
+    memo_keys = {facts[3]: None, facts[0]: None}
+    _, keys = trace.run(lambda: trace.keys.update(memo_keys) or h200.brand, ())     # a memo hit, then a read
+    assert list(keys) == [facts[3], facts[0], facts[1]] and list(memo_keys) == [facts[3], facts[0]]
+
+
 def _corpus_roots():
     from conftest import COMPAT_CORPUS
     from pathlib import Path

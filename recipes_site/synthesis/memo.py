@@ -48,7 +48,7 @@ def remembered(recipe: dict, key: tuple, compute: Callable[..., Any], *args: Any
     if entry is None:
         entry = kept[key] = trace.run(compute, args)
     elif entry[1] and trace.keys is not None:
-        trace.keys += entry[1]
+        trace.keys.update(entry[1])
     return entry[0]
 
 

@@ -53,7 +53,7 @@ def _asked_method(method: Callable) -> Callable:
         if noted is None:
             return self.ask(method, 0, (arg,))
         if self.trace is not None and self.trace.keys is not None:
-            self.trace.keys.append(key)
+            self.trace.keys[key] = None
         return noted[3]
     return asked
 
@@ -70,7 +70,7 @@ def _noted_fact(name: str) -> property:
         if noted is None:
             noted = self.answers[key] = (read_fact, (), (), read_fact(self.hw))
         if self.trace is not None and self.trace.keys is not None:
-            self.trace.keys.append(key)
+            self.trace.keys[key] = None
         return noted[3]
     return property(read)
 
@@ -129,7 +129,7 @@ class Recording:
         and its arguments unchanged): callers share it and must not change it."""
         key = (fn, *map(id, rest))
         if self.trace is not None and self.trace.keys is not None:
-            self.trace.keys.append(key)
+            self.trace.keys[key] = None
         noted = self.answers.get(key)
         if noted is not None:
             return noted[3]
@@ -163,7 +163,7 @@ class Recording:
         self._agreed[other] = len(answers)
         return True
 
-    def agrees_on(self, keys: tuple, other: Recording) -> bool:
+    def agrees_on(self, keys: dict, other: Recording) -> bool:
         """Whether `other`'s profile answers the questions `keys` (keys of this record, as a `Trace`
         gives them) exactly as this profile did, in that order, stopping at the first difference.
         When it does, they are noted in `other`'s record with its own replies (and traced there), as
@@ -185,7 +185,7 @@ class Recording:
                 fn, before, after, _ = answers[key]
                 own[key] = (fn, before, after, replies[key])
         if other.trace is not None and other.trace.keys is not None:
-            other.trace.keys += keys
+            other.trace.keys.update(keys)
         return True
 
 
@@ -208,26 +208,29 @@ class Trace:
     (one strategy's rendering) only needs agreement on the questions that piece read. Those include
     answers read again from the record (`ask` returns a noted answer without asking) and answers
     hidden in a memo hit (the memo's value was computed while an earlier piece ran): so every read
-    of a Recording is traced while `keys` is a list, and a memo entry keeps the keys its value read
+    of a Recording is traced while `keys` is a dict, and a memo entry keeps the keys its value read
     (`run`) and adds them to the reader's on every hit."""
 
     __slots__ = ("keys",)
 
     def __init__(self):
-        self.keys: list | None = None      # None: outside any piece (nothing traced)
+        self.keys: dict | None = None      # key -> None, in first-read order; None: outside any piece
 
-    def run(self, compute: Callable, args: tuple) -> tuple[Any, tuple]:
-        """`compute(*args)` and the keys it read (each once, in first-read order); the enclosing
-        piece, if any, has read them too."""
+    def run(self, compute: Callable, args: tuple) -> tuple[Any, dict]:
+        """`compute(*args)` and the keys it read (each once, in first-read order: a dict's keys);
+        the enclosing piece, if any, has read them too. Kept as a dict while they are gathered, not
+        as a list made unique at the end: a key is hashed once, where it is read, and handed up to
+        the enclosing pieces (and, on every memo hit, to the reader: `memo.remembered`) by
+        dict.update, which reuses the stored hashes (tuple hashes are not cached; ~4 levels deep)."""
         outer = self.keys
-        self.keys = inner = []
+        self.keys = inner = {}
         try:
             value = compute(*args)
         finally:
             self.keys = outer
         if outer is not None:
-            outer += inner
-        return value, tuple(dict.fromkeys(inner))
+            outer.update(inner)
+        return value, inner
 
 
 class Pieces:
