@@ -144,3 +144,71 @@ def test_link_targets_are_normalised_as_markdown_it_does_and_kept_per_url():
     guide = "[a](<https://bücher.example/x y>) [b](https://bücher.example/x%20y) [a](<https://bücher.example/x y>)\n"
     html = render_guide(guide).html
     assert html == render_guide(guide).html and html.count('href="https://xn--bcher-kva.example/x%20y"') == 3
+
+
+def _plain_render_guide(text, top_level=3, reserved_ids=frozenset(), link=None):
+    """render_guide as first written: every block token visited for headings, every inline run
+    relinked. render_guide visits only headings and runs that can hold a link."""
+    from recipes_site.render.markdown import _MD, Guide, _relink
+    if not text or not isinstance(text, str):
+        return Guide("")
+    env: dict = {}
+    tokens = _MD.parse(text, env)
+    headings = [t for t in tokens if t.type == "heading_open"]
+    shift = top_level - min((int(t.tag[1]) for t in headings), default=top_level)
+    used, last_n, toc = set(reserved_ids), {}, []
+    for i, tok in enumerate(tokens):
+        if tok.type not in ("heading_open", "heading_close"):
+            continue
+        level = min(6, max(1, int(tok.tag[1]) + shift))
+        tok.tag = f"h{level}"
+        if tok.type == "heading_close":
+            continue
+        inline = tokens[i + 1]
+        title = "".join(c.content for c in (inline.children or []) if c.type in ("text", "code_inline")) or inline.content
+        base = slugify(title)
+        n = last_n.get(base, 1)
+        slug = base if n == 1 else f"{base}-{n}"
+        while slug in used:
+            n += 1
+            slug = f"{base}-{n}"
+        last_n[base] = n
+        used.add(slug)
+        tok.attrSet("id", slug)
+        if level == top_level:
+            toc.append((level, slug, title))
+
+    def checked(href):
+        if href.startswith("#"):
+            return href if href[1:] in used or href == "#" else None
+        return link(href) if link is not None else href
+    for tok in tokens:
+        if tok.type == "inline" and tok.children:
+            tok.children = _relink(tok.children, checked)
+    return Guide(_MD.renderer.render(tokens, _MD.options, env), toc)
+
+
+@pytest.fixture(scope="module")
+def guide_texts() -> list[str]:
+    """Every guide of models/ (and the compat corpus, where present) and random Markdown made of
+    headings, anchors, site links, autolinks, images and references."""
+    from conftest import COMPAT_CORPUS
+
+    from recipes_site.catalog import PROJECT_ROOT, load_catalog
+    texts = []
+    for root in [PROJECT_ROOT] + ([COMPAT_CORPUS] if COMPAT_CORPUS.is_dir() else []):
+        catalog, _ = load_catalog(root)
+        texts += [doc.data["guide"] for doc in catalog.recipes if isinstance(doc.data.get("guide"), str)]
+    rng = random.Random(29)
+    pieces = ["# ", "## ", "### ", "#### ", "\n", "\n\n", "Title", "a b", "`code`", "[a](#title)", "[b](#a-b)", "[c](#)",
+              "[d](/org/x/)", "[e](../y)", "<https://x.org/a>", "<me@x.org>", "![i](p.png)", "[r]", "\n\n[r]: /u\n",
+              "Setext\n---\n", "Other\n===\n", "- ", "> ", "| h |\n|---|\n| [f](#other) |\n", "[", "]", "(", ")", "<", "&lt;"]
+    return texts + ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 40))) for _ in range(500)]
+
+
+@pytest.mark.parametrize("link", [None, lambda h: None, lambda h: "/x/" + h.lstrip("./")])
+def test_guides_render_as_when_every_token_was_visited(link, guide_texts):
+    for text in guide_texts:
+        for top, reserved in ((3, frozenset({"main", "title"})), (2, frozenset())):
+            ours, plain = render_guide(text, top, reserved, link), _plain_render_guide(text, top, reserved, link)
+            assert (ours.html, ours.toc) == (plain.html, plain.toc), text[:200]
