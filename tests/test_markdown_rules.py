@@ -32,6 +32,14 @@ EDGE_CASES = [
     "- [ ] task\n- [x] done\n", "1. a\n\n   > q\n\n   ```\n   c\n   ```\n2. b\n", "\u00a0 nbsp\n\r\nCRLF\r\n",
     "Setext with - inside\n-\n", "p\n    lazy code-looking\n- list after para\n2. ordered after para\n1. one\n",
     "nul\0 in text\n\n`\0`\n", "cr\ronly\r\rpara\r- item\r", "mixed\r\n\n\0\r",
+    # setext headings (md_gates.gated_lheading): underlines after several lines, indented, in containers, lookalikes
+    "Foo\nbar\n===\n", "Foo\n  ---\n", "Foo\n    ---\n", "a\n= b\n", "a\n--- x\n", "a\n\n===\n", "a\n- b\n===\n",
+    "> a\n> ---\n", "> a\n---\n", "- a\n  b\n  ===\n- c\n  ---\n", "1. a\n   b\n=\n", "a\n# h\n===\n",
+    "| t |\n|---|\n===\n", "a\n```\n===\n```\n", "a\nb\nc\n\t===\n",
+    # tables (md_gates.gated_table): delimiter rows starting and going on with each character the rule accepts
+    "a|b\n:-|-:\n", "a|b\n|-\n", "a\n-|\n", "a|b\n-- | --\n", "a|b\n|\t-|\n", "a|b\n-:\n", "a|b\n: |\n",
+    "a|b\n-\t|\n", "a|b\n|-|x\n", "a|b\n||\n", "> a|b\n> -|-\n", "- a|b\n  -|-\n", "a|b\n   -|-\n", "a|b\n    -|-\n",
+    "| a | b |\n| - | - |\n", "a|b\n| :-: | -\n", "a|b\n:\t-|-\n",
 ]
 
 
@@ -88,7 +96,7 @@ def test_the_instance_runs_the_gated_rules_and_narrow_text_stops():
     assert "-" not in _MD.inline.terminator_re.pattern and "]" in _MD.inline.terminator_re.pattern
     gated = {r.name for r in _MD.block.ruler.__rules__ if r.fn.__qualname__.startswith(("gated", "gate"))
              or r.fn.__module__ == md_gates.__name__}
-    assert set(md_gates.LINE_STARTS) | {"table", "code"} <= gated
+    assert set(md_gates.LINE_STARTS) | {"table", "code", "lheading"} <= gated
 
 
 @pytest.mark.parametrize("rule, starts", [("hr", "*_"), ("list", "*+0123456789"), ("fence", "`"),
@@ -99,6 +107,44 @@ def test_a_wrong_start_set_would_be_caught(rule, starts, monkeypatch):
     broken, plain = _parser(), _plain()
     texts = EDGE_CASES + [_random_markdown(random.Random(i)) for i in range(300)]
     assert any(_dump(broken, t) != _dump(plain, t) for t in texts)
+
+
+def test_each_block_chain_is_one_first_character_function_rebuilt_with_the_rules():
+    """The block parser and the terminator-asking rules get one function per chain
+    (md_gates.first_character_chain); enabling or disabling a rule later is still honoured."""
+    assert type(_MD.block.ruler) is md_gates.FirstCharacterRuler
+    for chain in ("", "paragraph", "blockquote", "list", "reference"):
+        assert len(_MD.block.ruler.getRules(chain)) == 1
+    texts = EDGE_CASES + [_random_markdown(random.Random(i)) for i in range(200)]
+    for names in (["table"], ["table", "hr", "heading"], ["lheading", "fence", "list"]):
+        ours, plain = _parser(), _plain()
+        ours.disable(names)
+        plain.disable(names)
+        assert all(_dump(ours, t) == _dump(plain, t) for t in texts), names
+
+
+@pytest.mark.parametrize("underline", ["-", "=", ""])
+def test_a_setext_gate_missing_an_underline_character_would_be_caught(underline, monkeypatch):
+    monkeypatch.setattr(md_gates, "SETEXT_UNDERLINE", frozenset(underline))
+    broken, plain = _parser(), _plain()
+    assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
+
+
+@pytest.mark.parametrize("row", [r"\|[|\-: \t]*", r"(?:[|:][|\-: \t]|-[|\-:])[|\-:]*", r"[|\-:][|\-:][|\-: \t]*"])
+def test_a_table_gate_refusing_a_row_the_rule_accepts_would_be_caught(row, monkeypatch):
+    monkeypatch.setattr(md_gates, "TABLE_DELIMITER_ROW", re.compile(row))
+    broken, plain = _parser(), _plain()
+    assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
+
+
+def test_the_setext_rule_runs_only_for_paragraphs_with_an_underline_character():
+    """The gate is what answers for a paragraph without one (not the rule, called anyway)."""
+    from markdown_it.rules_block import lheading
+    seen = []
+    md = _parser()
+    md.block.ruler.at("lheading", md_gates.gated_lheading(lambda state, start, *a: seen.append(start) or lheading(state, start, *a)))
+    md.parse("plain\nparagraph\n\nheading\n---\n\nlist after\n- x\n\n    code\n", {})
+    assert seen == [3, 6]
 
 
 @pytest.mark.parametrize("rule", ["link", "newline", "emphasis"])
