@@ -293,3 +293,67 @@ def test_reused_refuses_a_type_with_a_model_inside():
     from recipes_site.catalog import types as T
     with pytest.raises(TypeError):
         T.reused(dict[str, T.Companion] | None)
+
+
+# ---- deferred model building (types._CONFIG defer_build) ------------------------------------------------
+
+_DEFERRED_PROBE = r'''
+import json
+from pathlib import Path
+from pydantic import BaseModel
+from recipes_site.catalog import load_catalog
+from recipes_site.catalog import types as T
+
+def inlined(node, definitions):
+    """The core schema with every definition reference replaced by the definition itself."""
+    if isinstance(node, dict):
+        if node.get("type") == "definitions":
+            definitions = {**definitions, **{d["ref"]: d for d in node["definitions"]}}
+            return inlined(node["schema"], definitions)
+        if node.get("type") == "definition-ref":
+            extra = {k: v for k, v in node.items() if k not in ("type", "schema_ref")}
+            target = inlined(definitions[node["schema_ref"]], definitions)
+            return {"ref-with": inlined(extra, definitions), "schema": target} if extra else target
+        return {k: inlined(v, definitions) for k, v in node.items()}
+    if isinstance(node, list):
+        return [inlined(v, definitions) for v in node]
+    return node
+
+models = [v for v in vars(T).values() if isinstance(v, type) and issubclass(v, BaseModel) and v.__module__ == T.__name__]
+roots = (T.Recipe, T.Taxonomy, T.Strategy, T.KvStoreSpec, T.Platforms)
+load_catalog(Path(%r))
+print(json.dumps(sorted(m.__name__ for m in models if m.__pydantic_complete__)))
+deferred = [inlined(r.__pydantic_core_schema__, {}) for r in roots]
+for m in models:                      # what the module built before: every model on its own, in order,
+    m.model_rebuild(force=True)       # each root reusing its nested models' schemas
+eager = [inlined(r.__pydantic_core_schema__, {}) for r in roots]
+print(all(d == e for d, e in zip(deferred, eager)), [r.__name__ for r, d, e in zip(roots, deferred, eager) if d != e])
+'''
+
+
+def test_nested_models_are_built_inside_their_root_with_the_schema_an_eager_build_gives(tmp_path):
+    """A catalog load builds validators for the five root models only; each root's core schema
+    (definition references inlined) is the one it gets when every model is built on its own first,
+    as pydantic does without defer_build (the nested models' schemas reused): same validation,
+    same errors. Fails when a model is built eagerly again or deferring changes a schema."""
+    from cli_kit import fresh_interpreter
+    root = kit.make_root(tmp_path)
+    kit.write_recipe(root, REL, kit.VALID_RECIPE)
+    built, same = fresh_interpreter(_DEFERRED_PROBE % str(root))
+    assert json.loads(built) == ["KvStoreSpec", "Platforms", "Recipe", "Strategy", "Taxonomy"]
+    assert same == "True []"
+
+
+def test_a_nested_model_validates_on_its_own_as_it_does_inside_a_recipe():
+    """A deferred model that is asked directly builds its validator then, with the errors it gives
+    at its place in a recipe."""
+    from pydantic import ValidationError
+
+    from recipes_site.catalog import types as T
+    with pytest.raises(ValidationError) as alone:
+        T.InstallEntry.model_validate({"command": 5, "notes": "x"})
+    with pytest.raises(ValidationError) as inside:
+        T.Install.model_validate({"pip": {"command": 5, "notes": "x"}})
+    strip = lambda errs, n: [(e["type"], e["loc"][n:], e["msg"]) for e in errs]   # noqa: E731
+    assert strip(alone.value.errors(), 0) == strip(inside.value.errors(), 2)
+    assert T.InstallEntry.model_validate({"command": "pip install x"}).command == "pip install x"

@@ -224,8 +224,16 @@ _HW_KEY_HELP = ("Keys are hardware keys: a taxonomy profile id (h200), a generat
                 "...), a lowercase brand (nvidia) or `default`, depending on the lookup.")
 
 
+# defer_build: a model's validator is built when it first validates, not when the class is
+# defined. Only the root models (Recipe, Taxonomy, Strategy, KvStoreSpec, Platforms) ever validate
+# on their own, and pydantic generates a nested model's schema inside its root's either way, so the
+# ~45 nested models never build a validator, serializer and cleaned schema of their own (built
+# eagerly, each root then reused them). Same schemas, same errors (test_catalog_schema).
+_CONFIG = dict(strict=True, protected_namespaces=(), defer_build=True)
+
+
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, protected_namespaces=())
+    model_config = ConfigDict(extra="forbid", **_CONFIG)
 
 
 # ---- recipe: meta ---------------------------------------------------------------------------------
@@ -316,7 +324,7 @@ class HfQuantizationConfig(BaseModel):
     config.json states it. Weight sizing reads `quant_method` to size a mixed-precision checkpoint
     per component (`mxfp4`: routed experts in MXFP4, everything else in BF16, as vLLM loads gpt-oss)."""
 
-    model_config = ConfigDict(extra="allow", strict=True, protected_namespaces=())
+    model_config = ConfigDict(extra="allow", **_CONFIG)
 
     quant_method: StrOrNone = Field(None, description="Quantization method (mxfp4, fp8, ...).")
     modules_to_not_convert: StrListOrNone = Field(
@@ -329,7 +337,7 @@ class HfConfig(BaseModel):
     KV-cache sizing (`recipes-site fit`, the engine's safe `--max-model-len`) reads them; other
     config keys are accepted but reported as warnings by `validate`."""
 
-    model_config = ConfigDict(extra="allow", strict=True, protected_namespaces=())
+    model_config = ConfigDict(extra="allow", **_CONFIG)
 
     num_hidden_layers: PositiveOrNone = Field(None, description="Decoder layers.")
     num_attention_heads: PositiveOrNone = Field(None, description="Query heads (a TP size must divide them).")
