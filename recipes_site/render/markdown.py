@@ -19,7 +19,7 @@ from urllib.parse import unquote
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from recipes_site.render import md_gates
+from recipes_site.render import md_gates, md_state
 from recipes_site.render.highlight import highlight_html, lexer_class
 from recipes_site.render.md_renderer import GuideRenderer
 
@@ -76,6 +76,7 @@ def _parser() -> MarkdownIt:
     # raw HTML is escaped (html=False): its two rules answer False at every line and every '<'
     md.disable(["html_block", "html_inline"])
     md_gates.install(md)   # the same tokens, fewer rule calls: block rules gated on a line's first character, text stops narrowed
+    md_state.install(md)   # the same block state and tokens, made with less work (line marks, token objects)
     md.validateLink = safe_link
     # markdown-it normalises every link target (mdurl parse, punycode of the host, percent-encoding:
     # ~10 µs) each time it occurs, and guides repeat theirs (the compat corpus: 537 links, 329
