@@ -12,10 +12,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from concurrent.futures.process import BrokenProcessPool
-
-from recipes_site.outdir import OutputRefused
-from recipes_site.write import UnsafePath
 
 
 class Terminated(BaseException):
@@ -33,6 +29,22 @@ def describe_os_error(exc: OSError) -> str:
     return f"{text}: {' -> '.join(str(n) for n in names)}" if names else text
 
 
+def _loaded(*names: str) -> tuple:
+    """The exception classes among `names` ("module:Class") whose module is loaded, for an except
+    clause: an exception of a module the command never imported cannot have been raised.
+
+    Why: every command ends here, and importing the build's modules just to name their exceptions
+    cost `validate`, `command`, `--version` ... the process-pool stack (multiprocessing, logging,
+    subprocess, socket) and the writer (orjson, ctypes, hashlib): ~60-110 M instructions."""
+    found = []
+    for name in names:
+        module, _, cls = name.partition(":")
+        exc_class = getattr(sys.modules.get(module), cls, None)
+        if exc_class is not None:
+            found.append(exc_class)
+    return tuple(found)
+
+
 def run_cleanly(func, args) -> int:
     """func(args), with SIGTERM handled and OS failures, refusals and signals reported in one line."""
     previous = None
@@ -42,13 +54,13 @@ def run_cleanly(func, args) -> int:
         return func(args)
     except BrokenPipeError:   # the caller decides what a vanished reader means
         raise
-    except (OutputRefused, UnsafePath) as exc:
+    except _loaded("recipes_site.outdir:OutputRefused", "recipes_site.write:UnsafePath") as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"error: {describe_os_error(exc)}", file=sys.stderr)
         return 1
-    except BrokenProcessPool:
+    except _loaded("concurrent.futures.process:BrokenProcessPool"):
         print("error: a build worker process died (killed, or out of memory)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

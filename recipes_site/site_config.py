@@ -40,7 +40,9 @@ _BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,100}$")
 
 class SiteSettings(BaseModel):
     """The keys of recipes-site.yaml (strict: unknown keys are errors with a did-you-mean)."""
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # defer_build: the validator is built when a recipes-site.yaml is first validated, not by
+    # every command importing this module (a root without the file never needs it)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     site_name: StrictStr | None = None
     base_url: StrictStr | None = None
