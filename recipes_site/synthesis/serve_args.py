@@ -15,7 +15,7 @@ from typing import Mapping, NamedTuple
 from . import docker
 from .features import feature_args
 from .hardware import Hardware
-from .memo import remembered
+from .memo import remembered, remembered_on
 from recipes_site.jsish import mapping, str_list, truthy_items
 from .shell import Placeholder, Unit, continuation, trusted_args, trusted_env, unit_lines, units_of
 
@@ -122,9 +122,10 @@ class OnHardware(NamedTuple):
 
 
 def variant_on_hardware(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
-    # kept per recipe: the same for every strategy rendered on this hardware
-    return remembered(recipe, ("variant_on_hardware", variant_key, hw.label),
-                      _variant_on_hardware_of, recipe, variant_key, hw)
+    # kept per recipe: the same for every strategy rendered on this hardware, and taken by another
+    # profile that answers its questions alike (memo.remembered_on)
+    return remembered_on(recipe, ("variant_on_hardware", variant_key), hw,
+                         _variant_on_hardware_of, recipe, variant_key, hw)
 
 
 def _variant_on_hardware_of(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
