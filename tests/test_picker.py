@@ -188,3 +188,42 @@ def test_exact_equals_toggles_are_exact_on_generated_choices_and_processes():
         assert picker._exact(choices, text, procs) is expected      # kept half, other call
         seen[expected] += 1
     assert min(seen.values()) > 500
+
+
+def _summary_by_hand(profile: dict, precision, plan: dict, name: str) -> str:
+    """summary_line of a plan as it was written before its memo (plain form, for the test below)."""
+    per_node = profile.get("gpu_count") or 1
+    gpus, nodes = plan["gpus"], plan.get("nodes", 1)
+    where = f" on {nodes} nodes" if nodes > 1 else (f" of {per_node}" if gpus < per_node else "")
+    parts = [f"{gpus}× {name}{where}", f"TP={plan['tp']}"]
+    pp, dp = plan.get("pp", 1), plan.get("dp", 1)
+    if pp > 1:
+        parts.append(f"PP={pp}")
+    if dp > 1:
+        parts.append(f"DP={dp}")
+    if plan.get("ep"):
+        parts.append("EP")
+    if precision:
+        parts.append(precision.upper())
+    return " · ".join(parts)
+
+
+def test_summary_line_of_a_plan_equals_its_plain_form_whatever_the_types():
+    # summary_line keeps plan headers in a typed memo: equal values of other types (2 and 2.0,
+    # True and 1) print differently and must not share an entry
+    import random
+    from recipes_site.render import picker
+    rng = random.Random(3)
+    numbers = [1, 2, 4, 8, 2.0, 8.0, True, 16]
+    r = _plain_rendering()
+    for _ in range(5000):
+        plan = {"gpus": rng.choice(numbers), "tp": rng.choice(numbers)}
+        for key in ("nodes", "pp", "dp"):
+            if rng.random() < 0.5:
+                plan[key] = rng.choice(numbers)
+        if rng.random() < 0.3:
+            plan["ep"] = rng.choice([True, 1, False])
+        profile = {"gpu_count": rng.choice([None, 1, 8, 8.0, 4])}
+        precision = rng.choice([None, "", "fp8", "bf16"])
+        name = rng.choice(["H100", "MI300X"])
+        assert picker.summary_line(r, profile, precision, plan, name) == _summary_by_hand(profile, precision, plan, name)

@@ -188,24 +188,43 @@ def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict 
     if name is None:
         name = sizing.gpu_label(profile, r.hardware)
     per_node = profile.get("gpu_count") or 1
-    gpus, nodes = (per_node, r.node_count) if plan is None else (plan["gpus"], plan.get("nodes", 1))
-    where = f" on {nodes} nodes" if nodes > 1 else (f" of {per_node}" if gpus < per_node else "")
-    parts = [f"{gpus}× {name}{where}"]
     if plan is not None:
-        parts.append(f"TP={plan['tp']}")
-        pp, dp = plan.get("pp", 1), plan.get("dp", 1)
-        if pp > 1:
-            parts.append(f"PP={pp}")
-        if dp > 1:
-            parts.append(f"DP={dp}")
-        if plan.get("ep"):
-            parts.append("EP")
-    elif (main := r.main_process) is not None:
+        return _plan_summary(name, per_node, plan["gpus"], plan.get("nodes", 1), plan["tp"], plan.get("pp", 1),
+                             plan.get("dp", 1), plan.get("ep"), precision)
+    parts = [_gpus_text(name, per_node, per_node, r.node_count)]
+    if (main := r.main_process) is not None:
         for flag, short in (("--tensor-parallel-size", "TP"), ("--pipeline-parallel-size", "PP"),
                             ("--data-parallel-size", "DP")):
             value = _flag_value(main.argv, flag)
             if value:
                 parts.append(f"{short}={value}")
+    return _joined(parts, precision)
+
+
+# Memo: every card header of the hardware documents has a plan (8,997 on the compat corpus), and
+# their layouts recur across renderings, recipes and hardware (897 distinct headers). The key is
+# every value the header reads; typed, as 2 and 2.0 (or True and 1) are equal keys that print
+# differently. Process-wide, bounded by maxsize.
+@functools.lru_cache(maxsize=4096, typed=True)
+def _plan_summary(name: str, per_node, gpus, nodes, tp, pp, dp, ep, precision) -> str:
+    """`summary_line` of a plan: its GPUs and nodes, its layout (TP, PP and DP above 1, EP)."""
+    parts = [_gpus_text(name, per_node, gpus, nodes), f"TP={tp}"]
+    if pp > 1:
+        parts.append(f"PP={pp}")
+    if dp > 1:
+        parts.append(f"DP={dp}")
+    if ep:
+        parts.append("EP")
+    return _joined(parts, precision)
+
+
+def _gpus_text(name: str, per_node, gpus, nodes) -> str:
+    """The header's first part: the GPUs, and the nodes or the share of one node they occupy."""
+    where = f" on {nodes} nodes" if nodes > 1 else (f" of {per_node}" if gpus < per_node else "")
+    return f"{gpus}× {name}{where}"
+
+
+def _joined(parts: list, precision: str | None) -> str:
     if precision:
         parts.append(precision.upper())
     return " · ".join(parts)
