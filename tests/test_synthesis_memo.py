@@ -14,7 +14,7 @@ from recipes_site.synthesis.docker import docker_head
 from recipes_site.synthesis.memo import remembered, remembered_on, synthesizing
 from recipes_site.synthesis.recording import Recording, Trace, _attribute
 from recipes_site.synthesis.serve_args import arg_lines
-from recipes_site.synthesis.shell import Placeholder, quote, unit_line
+from recipes_site.synthesis.shell import Placeholder, image_word, quote, unit_line
 
 import synthesis_kit as H
 
@@ -30,6 +30,14 @@ def test_a_recipe_string_that_looks_like_a_placeholder_is_quoted_whatever_was_pr
         assert lines[id(ours)] == "--master-addr $HEAD_IP"
         assert lines[id(theirs)] == "--master-addr '$HEAD_IP'"
         assert quote(theirs) == "'$HEAD_IP'" and quote(ours) == "$HEAD_IP"
+
+
+def test_an_image_word_keeps_a_placeholder_apart_from_an_equal_recipe_string():
+    image_word.cache_clear()
+    for first, second in ((Placeholder("$IMAGE"), "$IMAGE"), ("$IMAGE", Placeholder("$IMAGE"))):
+        words = {type(t): image_word(t) for t in (first, second)}
+        assert words == {Placeholder: "$IMAGE", str: "'$IMAGE'"}
+    assert image_word(None) == "undefined" and image_word("docker pull a/b:1") == "docker pull a/b:1"
 
 
 def test_argument_lines_keep_a_placeholder_apart_from_an_equal_recipe_string():
