@@ -121,7 +121,8 @@ def test_remembered_on_without_a_trace_keeps_one_entry_per_profile():
     compute = lambda hw: calls.append(hw.label) or hw.brand
     with synthesizing(recipe):
         for hw_id in ("h200", "h100", "h200"):
-            assert remembered_on(recipe, ("k",), Recording(ctx.hardware(hw_id)), compute, ctx.hardware(hw_id)) == "NVIDIA"
+            hw = ctx.hardware(hw_id)
+            assert remembered_on(recipe, ("k",), Recording(hw), compute, hw) == "NVIDIA"
     with synthesizing(recipe, Trace()):
         for hw_id in ("h200", "h100", "h200"):
             assert remembered_on(recipe, ("k",), ctx.hardware(hw_id), compute, ctx.hardware(hw_id)) == "NVIDIA"

@@ -424,3 +424,45 @@ def test_variant_sharing_the_default_checkpoint_is_still_rendered():
     out = synthesize_recipe(ctx, "acme/Base", r, set())
     rendered = {res.recommended.variant for tree in out.trees for res in tree.by_hardware}
     assert "alt" in rendered
+
+
+def test_eligible_hardware_and_recommend_equal_their_plain_definitions():
+    """eligible_hardware reads the variant's allow-list once and skips an empty constraint, and
+    recommend looks at the offer only for a variant that does not fit on one node: the same
+    profiles and recommendations as the plain rules, for every profile."""
+    from recipes_site.synthesis.selection import (Recommendation, allowed_by_variant, effective_strategies,
+                                                  eligible_hardware, fits_node, meets_constraint,
+                                                  nodes_for_strategy, precision_constraint, recommend_strategy)
+    from recipes_site.jsish import mapping
+
+    def plain_eligible(recipe, variant):
+        declared = mapping(mapping(recipe.get("meta")).get("hardware"))
+        return [h for h in ctx.profiles
+                if not (declared.get(h) == "unsupported" or (H.hw(h).restricted and h not in declared))
+                and meets_constraint(precision_constraint(variant), H.hw(h)) and allowed_by_variant(variant, H.hw(h))]
+
+    def plain_recommend(recipe, variant, hw, offered):
+        multi_ok = hw.scalable and any(s.startswith("multi_node_") for s in offered)
+        base_nodes = 2 if (not fits_node(hw, variant) and multi_ok) else 1
+        choice = recommend_strategy(recipe, effective_strategies(ctx, recipe), base_nodes)
+        if choice not in offered:
+            fallback = [s for s in offered if s not in ctx.kv_ids and s != "pd_cluster"] or \
+                       [s for s in offered if s not in ctx.kv_ids]
+            if fallback:
+                choice = fallback[0]
+        floor = 2 if ctx.deploy_type(choice) == "multi_node" else 1
+        return Recommendation(choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw))))
+
+    offers = (["single_node_tp"], ["single_node_tp", "multi_node_tp"], ["multi_node_dep", "pd_cluster"], [])
+    for vram in (0, 40, 700, 3000):
+        for variant in ({"vram_minimum_gb": vram}, {"vram_minimum_gb": vram, "precision": "nvfp4"},
+                        {"vram_minimum_gb": vram, "supported_hardware": ["h200", "mi300x", "xeon6"]},
+                        {"vram_minimum_gb": vram, "precision_hardware": {"brand": "AMD"}}):
+            r = H.recipe(vram=vram, compatible_strategies=["single_node_tp", "multi_node_tp"])
+            r["meta"]["hardware"] = {"b200": "unsupported", "gb300": "supported"}
+            r["variants"]["default"] = variant
+            assert eligible_hardware(ctx, r, variant) == plain_eligible(r, variant)
+            for hw_id in ctx.profiles:
+                for offered in offers:
+                    assert recommend(ctx, r, variant, H.hw(hw_id), offered) == \
+                        plain_recommend(r, variant, H.hw(hw_id), offered), (vram, variant, hw_id, offered)

@@ -83,12 +83,13 @@ def eligible_hardware(ctx: Context, recipe: dict, variant: dict) -> list[str]:
     read once for all profiles."""
     declared = mapping(mapping(recipe.get("meta")).get("hardware"))
     constraint = precision_constraint(variant)
+    allow = str_list(variant.get("supported_hardware"))        # allowed_by_variant's list, read once
     out = []
     for h in ctx.profiles:
         hw = ctx.hardware(h)
         if declared.get(h) == "unsupported" or (hw.restricted and h not in declared):
             continue
-        if meets_constraint(constraint, hw) and allowed_by_variant(variant, hw):
+        if (not constraint or meets_constraint(constraint, hw)) and (not allow or h in allow):
             out.append(h)
     return out
 
@@ -260,8 +261,10 @@ class Recommendation(NamedTuple):
 
 @hardware_query
 def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: list[str]) -> Recommendation:
-    multi_ok = hw.scalable and any(s.startswith("multi_node_") for s in offered)
-    base_nodes = 2 if (not fits_node(hw, variant) and multi_ok) else 1
+    # two nodes when the variant does not fit on one and a multi-node strategy is offered (the
+    # offer is looked at only then: nearly every variant fits)
+    base_nodes = 2 if (not fits_node(hw, variant) and hw.scalable
+                       and any(s.startswith("multi_node_") for s in offered)) else 1
     choice = recommend_strategy(recipe, effective_strategies(ctx, recipe), base_nodes)
     if choice not in offered:
         fallback = [s for s in offered if s not in ctx.kv_ids and s != "pd_cluster"] or \
