@@ -39,3 +39,38 @@ def test_strategy_notes_equal_their_plain_definition():
         assert pages.strategy_notes(ctx, docs) == _notes_plainly(strategies, used)
     assert pages.strategy_notes(ctx, docs)["s0"] == "One replica."
     assert pages._first_sentence.cache_info().hits > 0
+
+
+# the model page's hardware pills as the template wrote them before `hardware_buttons`
+_PILLS_BY_LOOKUP = """{% set hwlist, profiles, reasons, chosen = summary.variants[view.variant].hardware, summary.hardware, data.reasons[view.variant], view.hardware %}
+{% for brand, ids in groups %}
+<div class="hw-brand"><span class="brand-name">{{ brand }}</span>
+{% for h in ids %}{% set p = profiles[h] %}
+<button type="button" class="opt" role="radio" data-value="{{ h }}" {% if h == chosen %}aria-checked="true" tabindex="0"{% else %}aria-checked="false" tabindex="-1"{% endif %}{% if h not in hwlist %} aria-disabled="true" title="{{ reasons[h] }}"{% endif %}><b>{{ p.label }}</b><small>{{ p.gpu_count }}×{{ p.vram_per_gpu_gb|gb }}G</small>{% if p.verified %}<i class="ok"><span class="sr-only">verified</span></i>{% endif %}</button>
+{% endfor %}
+</div>
+{% endfor %}
+"""
+
+
+def test_hardware_pills_are_written_as_by_the_template_lookups():
+    """hardware_buttons gives the template each pill's fields; the pills are the same bytes."""
+    source = (pages.TEMPLATES / "model.html").read_text(encoding="utf-8")
+    start = source.index("{% for brand, buttons in hw_buttons %}")
+    end = source.index("{% endfor %}\n</div>\n{% endfor %}\n", start) + len("{% endfor %}\n</div>\n{% endfor %}\n")
+    env = pages._environment(str(pages.TEMPLATES))
+    ours, theirs = env.from_string(source[start:end]), env.from_string(_PILLS_BY_LOOKUP)
+    hardware = {"h100": {"label": "H100 <SXM> & \"8\"", "brand": "NVIDIA", "gpu_count": 8, "vram_per_gpu_gb": 80.0, "verified": True},
+                "mi300": {"label": "MI300X", "brand": "AMD", "gpu_count": None, "vram_per_gpu_gb": 191.5, "verified": False},
+                "tpu": {"label": "TPU v6e", "brand": None, "gpu_count": 4, "vram_per_gpu_gb": 31.25, "verified": False},
+                "b200": {"label": "B200", "brand": "NVIDIA", "gpu_count": 1, "vram_per_gpu_gb": 178.4, "verified": True}}
+    summary = {"hardware": hardware, "variants": {"fp8": {"hardware": ["h100", "b200"]}, "bf16": {"hardware": []}}}
+    reasons = {"fp8": {"mi300": "FP8 weights need <NVIDIA> hardware", "tpu": "No layout fits"},
+               "bf16": {h: f"why {h} & more" for h in hardware}}
+    for variant in ("fp8", "bf16"):
+        for chosen in ("h100", "mi300", "nowhere"):
+            view, data = {"variant": variant, "hardware": chosen}, {"reasons": reasons}
+            page = dict(summary=summary, view=view, data=data, groups=pages.hardware_groups(summary),
+                        hw_buttons=pages.hardware_buttons(summary, reasons[variant], view))
+            assert ours.render(**page) == theirs.render(**page)
+            assert 'title="FP8 weights need &lt;NVIDIA&gt; hardware"' in theirs.render(**page) or variant == "bf16"

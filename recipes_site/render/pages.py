@@ -549,6 +549,18 @@ def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
+def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list[tuple[str, list[tuple]]]:
+    """The model page's hardware pills by brand, each (id, label, "<GPUs>×<GB>G", verified,
+    checked, offered for the view's variant, why not if not): the page shows ~26 per recipe, and
+    the template read each of these fields through jinja's attribute and item lookups."""
+    offered = set(summary["variants"][view["variant"]]["hardware"])
+    profiles, chosen = summary["hardware"], view["hardware"]
+    return [(brand, [(h, profiles[h]["label"], f"{profiles[h]['gpu_count']}×{gb(profiles[h]['vram_per_gpu_gb'])}G",
+                      profiles[h]["verified"], h == chosen, h in offered, None if h in offered else reasons[h])
+                     for h in ids])
+            for brand, ids in hardware_groups(summary)]
+
+
 def _badges(data: dict, task_labels: dict) -> list[tuple[str, str]]:
     model, meta = mapping(data.get("model")), mapping(data.get("meta"))
     out = []
@@ -619,7 +631,7 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         hw_json={h: url("/" + hw_doc_path(rec.hf_id, h)) for h in hw_docs}, md_url=url(f"/{rec.hf_id}.md"),
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
-        groups=hardware_groups(summary) if summary else [], updated=updated,
+        hw_buttons=hardware_buttons(summary, data["reasons"][view["variant"]], view) if summary else [], updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)), max_conc=MAX_CONCURRENCY_INPUT)
     html = _with_script(pages, "model.html", f"{rec.hf_id}/index.html", page, script)
     return {f"{rec.hf_id}/index.html": html,

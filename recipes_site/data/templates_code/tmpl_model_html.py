@@ -36,12 +36,8 @@ def block_main(context, missing=missing, environment=environment):
     l_0_picker_json = resolve('picker_json')
     l_0_hw_labels = resolve('hw_labels')
     l_0_view = resolve('view')
+    l_0_hw_buttons = resolve('hw_buttons')
     l_0_summary = resolve('summary')
-    l_0_hwlist = resolve('hwlist')
-    l_0_profiles = resolve('profiles')
-    l_0_reasons = resolve('reasons')
-    l_0_chosen = resolve('chosen')
-    l_0_groups = resolve('groups')
     l_0_tv = resolve('tv')
     l_0_sv = resolve('sv')
     l_0_st = resolve('st')
@@ -56,34 +52,28 @@ def block_main(context, missing=missing, environment=environment):
     l_0_issue_url = resolve('issue_url')
     l_0_hw_json = resolve('hw_json')
     try:
-        t_1 = environment.filters['gb']
+        t_1 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'gb' found.")
+            raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_2 = environment.filters['join']
+        t_2 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_3 = environment.filters['length']
+        t_3 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_4 = environment.filters['safe']
+        t_4 = environment.tests['none']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
-    try:
-        t_5 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_5(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     yield '<nav class="crumbs" aria-label="Breadcrumb"><a href="'
@@ -154,12 +144,12 @@ def block_main(context, missing=missing, environment=environment):
             pass
             yield ' · extra dependencies'
         yield '</span></summary>\n<div class="tabs" role="tablist" aria-label="Install method">\n'
-        def t_6(fiter):
+        def t_5(fiter):
             for (l_1_key, l_1_label) in fiter:
                 if environment.getitem((undefined(name='install') if l_0_install is missing else l_0_install), l_1_key):
                     yield (l_1_key, l_1_label)
         l_1_loop = missing
-        for (l_1_key, l_1_label), l_1_loop in LoopContext(t_6([('pip', 'pip / uv'), ('docker', 'Docker')]), undefined):
+        for (l_1_key, l_1_label), l_1_loop in LoopContext(t_5([('pip', 'pip / uv'), ('docker', 'Docker')]), undefined):
             _loop_vars = {}
             pass
             yield '<button type="button" role="tab" id="inst-'
@@ -177,12 +167,12 @@ def block_main(context, missing=missing, environment=environment):
             yield '</button>\n'
         l_1_loop = l_1_key = l_1_label = missing
         yield '</div>\n'
-        def t_7(fiter):
+        def t_6(fiter):
             for l_1_key in fiter:
                 if environment.getitem((undefined(name='install') if l_0_install is missing else l_0_install), l_1_key):
                     yield l_1_key
         l_1_loop = missing
-        for l_1_key, l_1_loop in LoopContext(t_7(['pip', 'docker']), undefined):
+        for l_1_key, l_1_loop in LoopContext(t_6(['pip', 'docker']), undefined):
             _loop_vars = {}
             pass
             yield '<div role="tabpanel" id="inst-'
@@ -229,7 +219,7 @@ def block_main(context, missing=missing, environment=environment):
                 if environment.getattr(l_1_e, 'modes'):
                     pass
                     yield '<span class="tag">'
-                    yield escape(t_2(context.eval_ctx, environment.getattr(l_1_e, 'modes'), ', '))
+                    yield escape(t_1(context.eval_ctx, environment.getattr(l_1_e, 'modes'), ', '))
                     yield '</span> '
                 yield escape(environment.getattr(l_1_e, 'note'))
                 yield '</p><pre tabindex="0">'
@@ -252,48 +242,41 @@ def block_main(context, missing=missing, environment=environment):
         yield '. Turn on JavaScript to choose other hardware, variants and strategies, or read every rendering from the <a href="'
         yield escape((undefined(name='json_url') if l_0_json_url is missing else l_0_json_url))
         yield '">JSON API</a>.</p></noscript>\n<div class="axis"><span class="axis-label" id="ax-hardware">Hardware</span>\n<div role="radiogroup" aria-labelledby="ax-hardware" data-axis="hardware" class="opts hw-opts">\n'
-        (l_0_hwlist, l_0_profiles, l_0_reasons, l_0_chosen) = (environment.getattr(environment.getitem(environment.getattr((undefined(name='summary') if l_0_summary is missing else l_0_summary), 'variants'), environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'variant')), 'hardware'), environment.getattr((undefined(name='summary') if l_0_summary is missing else l_0_summary), 'hardware'), environment.getitem(environment.getattr((undefined(name='data') if l_0_data is missing else l_0_data), 'reasons'), environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'variant')), environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'hardware'))
-        _block_vars.update({'chosen': l_0_chosen, 'hwlist': l_0_hwlist, 'profiles': l_0_profiles, 'reasons': l_0_reasons})
-        for (l_1_brand, l_1_ids) in (undefined(name='groups') if l_0_groups is missing else l_0_groups):
+        for (l_1_brand, l_1_buttons) in (undefined(name='hw_buttons') if l_0_hw_buttons is missing else l_0_hw_buttons):
             _loop_vars = {}
             pass
             yield '<div class="hw-brand"><span class="brand-name">'
             yield escape(l_1_brand)
             yield '</span>\n'
-            for l_2_h in l_1_ids:
-                l_2_p = missing
+            for (l_2_h, l_2_label, l_2_specs, l_2_verified, l_2_checked, l_2_offered, l_2_reason) in l_1_buttons:
                 _loop_vars = {}
                 pass
-                l_2_p = environment.getitem((undefined(name='profiles') if l_0_profiles is missing else l_0_profiles), l_2_h)
-                _loop_vars['p'] = l_2_p
                 yield '<button type="button" class="opt" role="radio" data-value="'
                 yield escape(l_2_h)
                 yield '" '
-                if (l_2_h == (undefined(name='chosen') if l_0_chosen is missing else l_0_chosen)):
+                if l_2_checked:
                     pass
                     yield 'aria-checked="true" tabindex="0"'
                 else:
                     pass
                     yield 'aria-checked="false" tabindex="-1"'
-                if (l_2_h not in (undefined(name='hwlist') if l_0_hwlist is missing else l_0_hwlist)):
+                if (not l_2_offered):
                     pass
                     yield ' aria-disabled="true" title="'
-                    yield escape(environment.getitem((undefined(name='reasons') if l_0_reasons is missing else l_0_reasons), l_2_h))
+                    yield escape(l_2_reason)
                     yield '"'
                 yield '><b>'
-                yield escape(environment.getattr((undefined(name='p') if l_2_p is missing else l_2_p), 'label'))
+                yield escape(l_2_label)
                 yield '</b><small>'
-                yield escape(environment.getattr((undefined(name='p') if l_2_p is missing else l_2_p), 'gpu_count'))
-                yield '×'
-                yield escape(t_1(environment.getattr((undefined(name='p') if l_2_p is missing else l_2_p), 'vram_per_gpu_gb')))
-                yield 'G</small>'
-                if environment.getattr((undefined(name='p') if l_2_p is missing else l_2_p), 'verified'):
+                yield escape(l_2_specs)
+                yield '</small>'
+                if l_2_verified:
                     pass
                     yield '<i class="ok"><span class="sr-only">verified</span></i>'
                 yield '</button>\n'
-            l_2_h = l_2_p = missing
+            l_2_h = l_2_label = l_2_specs = l_2_verified = l_2_checked = l_2_offered = l_2_reason = missing
             yield '</div>\n'
-        l_1_brand = l_1_ids = missing
+        l_1_brand = l_1_buttons = missing
         yield '</div>\n<p class="hint" data-hw-hint><i class="ok"></i> verified by the recipe\'s authors · dimmed: not offered for this variant (hover or focus one for the reason)</p></div>\n<div class="axis"><span class="axis-label" id="ax-variant">Variant</span>\n<div role="radiogroup" aria-labelledby="ax-variant" data-axis="variant" class="opts">\n'
         for (l_1_key, l_1_v) in context.call(environment.getattr(environment.getattr((undefined(name='summary') if l_0_summary is missing else l_0_summary), 'variants'), 'items'), _block_vars=_block_vars):
             l_1_on = missing
@@ -385,7 +368,7 @@ def block_main(context, missing=missing, environment=environment):
             yield '</small></button>\n'
         l_1_n = l_1_name = l_1_small = l_1_on = missing
         yield '</div></div>\n<div class="axis"><span class="axis-label">Features</span>\n<div class="feats" data-features>\n'
-        t_8 = 1
+        t_7 = 1
         for l_1_f in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'features'):
             l_1_on = missing
             _loop_vars = {}
@@ -432,9 +415,9 @@ def block_main(context, missing=missing, environment=environment):
                 l_2_m = missing
                 yield '</select>'
             yield '</div>\n'
-            t_8 = 0
+            t_7 = 0
         l_1_f = l_1_on = missing
-        if t_8:
+        if t_7:
             pass
             yield '<p class="hint">No optional features for this choice.</p>\n'
         yield '</div>\n<p class="hint" data-locked'
@@ -450,11 +433,11 @@ def block_main(context, missing=missing, environment=environment):
         yield '>Verified on '
         yield escape(environment.getattr(environment.getitem(environment.getattr((undefined(name='summary') if l_0_summary is missing else l_0_summary), 'hardware'), environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'hardware')), 'label'))
         yield '</span>\n<span class="forms" role="group" aria-label="Command form"><button type="button" data-form="serve" aria-pressed="true">vllm serve</button><button type="button" data-form="docker" aria-pressed="false">docker run</button></span></div>\n<div class="tabs ptabs" role="tablist" aria-label="Processes to start" data-process-tabs'
-        if (t_3(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tabs')) < 2):
+        if (t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tabs')) < 2):
             pass
             yield ' hidden'
         yield '>\n'
-        if (t_3(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tabs')) > 1):
+        if (t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tabs')) > 1):
             pass
             for l_1_t in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tabs'):
                 l_1_on = missing
@@ -484,7 +467,7 @@ def block_main(context, missing=missing, environment=environment):
             yield 'This command cannot start here: '
             yield escape(environment.getattr(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'sizing'), 'why'))
         yield '</p>\n<div role="tabpanel" id="command-panel"'
-        if (t_3(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tabs')) > 1):
+        if (t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tabs')) > 1):
             pass
             yield ' aria-labelledby="tab-'
             yield escape(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tab'))
@@ -558,7 +541,7 @@ def block_main(context, missing=missing, environment=environment):
                 yield '</dd></div>'
             l_1_k = l_1_v = missing
             yield '</dl>\n<p data-kv-verdict'
-            if ((undefined(name='kv') if l_0_kv is missing else l_0_kv) and (not t_5(environment.getattr((undefined(name='kv') if l_0_kv is missing else l_0_kv), 'ok')))):
+            if ((undefined(name='kv') if l_0_kv is missing else l_0_kv) and (not t_4(environment.getattr((undefined(name='kv') if l_0_kv is missing else l_0_kv), 'ok')))):
                 pass
                 yield ' class="'
                 yield escape(('fits' if environment.getattr((undefined(name='kv') if l_0_kv is missing else l_0_kv), 'ok') else 'over'))
@@ -569,7 +552,7 @@ def block_main(context, missing=missing, environment=environment):
         else:
             pass
             yield '<p class="hint" data-kv-missing>Weights only: the KV cache needs memory on top, more for long contexts and large batches. Sizing it needs these facts from the model\'s <code>config.json</code> in <code>model.hf_config</code>: '
-            yield escape(t_2(context.eval_ctx, (undefined(name='kv_missing') if l_0_kv_missing is missing else l_0_kv_missing), '; '))
+            yield escape(t_1(context.eval_ctx, (undefined(name='kv_missing') if l_0_kv_missing is missing else l_0_kv_missing), '; '))
             yield '.</p>\n'
         yield '<div class="plan" data-plan>\n<h4>Throughput plan</h4>\n<p data-plan-sum>'
         yield escape((environment.getattr(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'plan'), 'summary') if environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'plan') else ''))
@@ -604,7 +587,7 @@ def block_main(context, missing=missing, environment=environment):
     if environment.getattr((undefined(name='guide') if l_0_guide is missing else l_0_guide), 'html'):
         pass
         yield '<section id="guide" class="panel" aria-labelledby="guide-h">\n<h2 id="guide-h">Guide</h2>\n'
-        if (t_3(environment.getattr((undefined(name='guide') if l_0_guide is missing else l_0_guide), 'toc')) > 2):
+        if (t_2(environment.getattr((undefined(name='guide') if l_0_guide is missing else l_0_guide), 'toc')) > 2):
             pass
             yield '<nav class="toc" aria-label="Guide contents"><ol>'
             for (l_1_level, l_1_id, l_1_text) in environment.getattr((undefined(name='guide') if l_0_guide is missing else l_0_guide), 'toc'):
@@ -618,7 +601,7 @@ def block_main(context, missing=missing, environment=environment):
             l_1_level = l_1_id = l_1_text = missing
             yield '</ol></nav>'
         yield '<div class="prose">'
-        yield escape(t_4(environment.getattr((undefined(name='guide') if l_0_guide is missing else l_0_guide), 'html')))
+        yield escape(t_3(environment.getattr((undefined(name='guide') if l_0_guide is missing else l_0_guide), 'html')))
         yield '</div>\n</section>\n'
     yield '<section id="about" class="panel about" aria-label="About this recipe">\n'
     if (undefined(name='related') if l_0_related is missing else l_0_related):
@@ -690,5 +673,5 @@ def block_main(context, missing=missing, environment=environment):
     yield '</p>\n</section>\n'
 
 blocks = {'main': block_main}
-debug_info = '1=12&2=17&3=90&5=100&6=102&7=116&8=121&9=127&11=137&12=140&13=144&15=157&16=166&19=180&20=189&21=197&22=203&25=210&28=213&29=217&32=240&36=246&39=249&40=251&43=255&44=257&45=261&46=263&47=270&55=298&56=305&59=315&60=317&61=320&64=338&65=345&68=359&69=362&72=369&73=376&78=389&79=396&80=409&85=441&88=445&90=453&91=457&92=466&95=478&96=487&101=498&102=500&103=510&104=514&107=519&108=523&110=527&111=541&112=551&113=561&117=572&121=575&122=578&127=597&129=604&132=607&133=621&137=624&138=639&139=657'
+debug_info = '1=12&2=17&3=80&5=90&6=92&7=106&8=111&9=117&11=127&12=130&13=134&15=147&16=156&19=170&20=179&21=187&22=193&25=200&28=203&29=207&32=230&36=236&39=239&40=241&43=245&44=249&45=251&46=255&54=281&55=288&58=298&59=300&60=303&63=321&64=328&67=342&68=345&71=352&72=359&77=372&78=379&79=392&84=424&87=428&89=436&90=440&91=449&94=461&95=470&100=481&101=483&102=493&103=497&106=502&107=506&109=510&110=524&111=534&112=544&116=555&120=558&121=561&126=580&128=587&131=590&132=604&136=607&137=622&138=640'
 # Generated by `python -m recipes_site.render.precompiled` from templates/model.html: do not edit.
