@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import gc
 import json
-import multiprocessing
 import os
 import re
 import signal
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -196,6 +194,10 @@ def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = N
     (file stamps, summary, guide link answers) per recipe, in order."""
     indexes = list(range(len(catalog.recipes)) if indexes is None else indexes)
     n = min(jobs(), len(indexes))
+    if n > 1:   # the process-pool stack (multiprocessing, socket, logging, subprocess: ~70 M
+        # instructions to import) only for a build that forks
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
     forked = n > 1 and "fork" in multiprocessing.get_all_start_methods()
     catalog.index.site_paths   # built once here (and the page templates compiled), inherited by the forked workers
     compile_recipe_templates()

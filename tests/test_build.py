@@ -155,3 +155,20 @@ def test_the_published_recipe_schema_is_the_models_schema(monkeypatch, tmp_path)
             monkeypatch.setattr(schemas, "RECIPE_SCHEMA_FILE", tmp_path / "schema.json")
         assert encode_json(build_module._recipe_schema()) == generated
         assert fingerprint() != before
+
+
+def test_a_one_process_build_does_not_import_the_process_pool(tmp_path):
+    """RECIPES_SITE_JOBS=1 (and `serve` rebuilding one recipe) builds in-process: the pool stack
+    (concurrent.futures.process, multiprocessing: socket, logging, subprocess) is imported only by
+    a build that forks workers."""
+    import os
+    import subprocess
+    import sys
+    probe = ("import sys; from pathlib import Path; from recipes_site.build import build\n"
+             "assert build(Path(sys.argv[1]), Path(sys.argv[2])).ok\n"
+             "print(sorted(m for m in ('concurrent.futures.process', 'multiprocessing') if m in sys.modules))")
+    root = _copy_project(tmp_path)
+    for jobs, pool in (("1", "[]"), ("2", "['concurrent.futures.process', 'multiprocessing']")):
+        r = subprocess.run([sys.executable, "-c", probe, str(root), str(tmp_path / f"site{jobs}")], capture_output=True,
+                           text=True, check=True, env={**os.environ, "RECIPES_SITE_JOBS": jobs})
+        assert r.stdout.splitlines()[-1] == pool
