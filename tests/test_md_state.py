@@ -71,3 +71,17 @@ def test_a_wrong_mark_would_be_caught(change, texts, monkeypatch):
     else:
         monkeypatch.setattr(md_state, "_offset", lambda indent: sum(8 - n % 8 if c == "\t" else 1 for n, c in enumerate(indent)))
     assert any(vars(md_state.GuideStateBlock(t, _MD, {}, [])) != vars(StateBlock(t, _MD, {}, [])) for t in texts)
+
+
+def test_a_markdown_it_whose_token_has_other_fields_keeps_its_own_state(monkeypatch):
+    """new_token sets the fields of markdown-it-py 3.x/4.x's Token: under a release whose Token has
+    a field more (or fewer), install leaves the block parser as markdown-it made it."""
+    from markdown_it import MarkdownIt
+    assert tuple(f.name for f in dataclasses.fields(Token)) == md_state.TOKEN_FIELDS
+    md = MarkdownIt()
+    md_state.install(md)
+    assert "parse" in vars(md.block)
+    monkeypatch.setattr(md_state, "TOKEN_FIELDS", md_state.TOKEN_FIELDS + ("source",))
+    md = MarkdownIt()
+    md_state.install(md)
+    assert "parse" not in vars(md.block)

@@ -19,6 +19,7 @@ unchanged instance, and tests/test_md_state.py the marks and tokens themselves.
 """
 from __future__ import annotations
 
+import dataclasses
 from itertools import accumulate
 from typing import Literal
 
@@ -27,6 +28,11 @@ from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
 _new = object.__new__
+
+# Token's fields as markdown-it-py 3.x and 4.x declare them (markdown_it/token.py), the ones
+# new_token sets: a release with any other field set keeps its own StateBlock (`install`)
+TOKEN_FIELDS = ("type", "tag", "nesting", "attrs", "map", "level", "children", "content", "markup",
+                "info", "meta", "block", "hidden")
 
 
 def new_token(ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
@@ -102,7 +108,11 @@ class GuideStateBlock(StateBlock):
 
 
 def install(md: MarkdownIt) -> None:
-    """md's block parser parses through a GuideStateBlock (ParserBlock.parse otherwise)."""
+    """md's block parser parses through a GuideStateBlock (ParserBlock.parse otherwise), when
+    markdown-it's Token has the fields new_token knows (TOKEN_FIELDS); under a markdown-it-py
+    whose Token differs, its own StateBlock makes the tokens."""
+    if tuple(f.name for f in dataclasses.fields(Token)) != TOKEN_FIELDS:
+        return
     block = md.block
 
     def parse(src: str, md: MarkdownIt, env, outTokens: list[Token]) -> list[Token] | None:
