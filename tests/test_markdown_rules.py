@@ -69,6 +69,12 @@ def _guides(root) -> list[str]:
     return [doc.data["guide"] for doc in catalog.recipes if isinstance(doc.data.get("guide"), str)]
 
 
+# markdown-it-py 4.x only: its text rule reads its stops from `md.inline.terminator_re`, which
+# md_gates narrows; under 3.x (which pyproject admits) only the block gates are installed
+_NEEDS_4X = pytest.mark.skipif(not hasattr(MarkdownIt().inline, "terminator_re"),
+                               reason="markdown-it-py 3.x: no inline terminator_re to narrow")
+
+
 @pytest.fixture(scope="module")
 def guides() -> list[str]:
     found = _guides(PROJECT_ROOT) + (_guides(COMPAT_CORPUS) if COMPAT_CORPUS.is_dir() else [])
@@ -89,6 +95,7 @@ def test_random_markdown_parses_to_the_same_tokens():
         assert _dump(_MD, text) == _dump(plain, text), repr(text)
 
 
+@_NEEDS_4X
 def test_the_instance_runs_the_gated_rules_and_narrow_text_stops():
     """Guard against the speed-up silently not being installed (the equality tests would pass)."""
     active = _MD.block.ruler.get_active_rules()
@@ -147,6 +154,7 @@ def test_the_setext_rule_runs_only_for_paragraphs_with_an_underline_character():
     assert seen == [3, 6]
 
 
+@_NEEDS_4X
 @pytest.mark.parametrize("rule", ["link", "newline", "emphasis"])
 def test_a_missing_text_stop_would_be_caught(rule, monkeypatch):
     monkeypatch.setitem(md_gates.INLINE_STARTS, rule, "")
@@ -154,6 +162,7 @@ def test_a_missing_text_stop_would_be_caught(rule, monkeypatch):
     assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
 
 
+@_NEEDS_4X
 def test_plain_inline_runs_skip_the_inline_parser_only_when_nothing_in_them_can_start_a_rule(monkeypatch):
     assert any(r.name == "inline" and r.fn is md_gates.plain_inline for r in _MD.core.ruler.__rules__)
     calls = []
@@ -178,12 +187,14 @@ def test_a_normalize_skipped_for_carriage_returns_would_be_caught(monkeypatch):
     assert any(_dump(_MD, t) != _dump(plain, t) for t in EDGE_CASES)
 
 
+@_NEEDS_4X
 def test_a_fast_path_taken_for_runs_with_markup_would_be_caught():
     broken, plain = _parser(), _plain()
     broken.inline.terminator_re = re.compile("(?!)")   # every run taken for plain text
     assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
 
 
+@_NEEDS_4X
 def test_an_inline_rule_the_module_does_not_know_keeps_the_default_stops():
     md = MarkdownIt("commonmark")   # html_inline is enabled there
     default = md.inline.terminator_re
