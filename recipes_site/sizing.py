@@ -116,17 +116,13 @@ def fit(weights_gb: float, hw_id: str, profile: dict) -> Fit | None:
     found = _fit_figures(weights_gb, profile)
     if found is None:
         return None
-    gpus, gib, min_gpus, tp, replicas, nodes = found
-    return Fit(
-        hardware=hw_id, weights_gb=weights_gb, gpu_count=gpus, vram_per_gpu_gib=gib,
-        fits_one_gpu=min_gpus == 1, fits_one_node=min_gpus <= gpus, min_gpus=min_gpus,
-        tensor_parallel=tp, replicas_per_node=replicas, nodes_needed=nodes,
-    )
+    gpus, gib, placement = found
+    return Fit(hardware=hw_id, weights_gb=weights_gb, gpu_count=gpus, vram_per_gpu_gib=gib, **placement)
 
 
-def _fit_figures(weights_gb: float, profile: dict) -> tuple | None:
-    """What `fit` works out: (GPUs per node, GiB per GPU, GPUs the weights need, the TP size holding
-    them within one node or None, replicas per node, nodes for one copy); None where it has no fit."""
+def _fit_figures(weights_gb: float, profile: dict) -> tuple[int, float, dict] | None:
+    """What `fit` works out: (GPUs per node, GiB per GPU, the placement: `Fit.placement()`'s dict,
+    which `_placements` takes without making a Fit); None where it has no fit."""
     gpus = int(profile.get("gpu_count") or 1)
     gib = per_gpu_gib(profile)
     if not weights_gb or gib <= 0:
@@ -137,7 +133,9 @@ def _fit_figures(weights_gb: float, profile: dict) -> tuple | None:
     while tp < min_gpus:
         tp *= 2
     in_node = tp <= gpus
-    return gpus, gib, min_gpus, tp if in_node else None, gpus // tp if in_node else 0, math.ceil(min_gpus / gpus)
+    return gpus, gib, {"fits_one_gpu": min_gpus == 1, "fits_one_node": min_gpus <= gpus, "min_gpus": min_gpus,
+                       "tensor_parallel": tp if in_node else None, "replicas_per_node": gpus // tp if in_node else 0,
+                       "nodes_needed": math.ceil(min_gpus / gpus)}
 
 
 # -- mixed-precision checkpoints, sized per component ------------------------------------------------
@@ -254,7 +252,5 @@ def _placements(weights_gb: float, profiles: dict) -> dict:
     for hw_id, profile in profiles.items():
         found = _fit_figures(weights_gb, profile)
         if found is not None:
-            gpus, _, min_gpus, tp, replicas, nodes = found
-            per_hw[hw_id] = {"fits_one_gpu": min_gpus == 1, "fits_one_node": min_gpus <= gpus, "min_gpus": min_gpus,
-                             "tensor_parallel": tp, "replicas_per_node": replicas, "nodes_needed": nodes}
+            per_hw[hw_id] = found[2]
     return per_hw
