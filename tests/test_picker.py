@@ -161,12 +161,30 @@ def test_exports_of_an_empty_environment_equal_export_lines():
 
 
 def test_exact_equals_toggles_are_exact_on_generated_choices_and_processes():
-    # picker._exact splits toggles_are_exact into the choices' half (kept per feature set) and a
-    # test of the fixed lines' first words; it must answer as toggles_are_exact itself
+    # picker._exact keeps toggles_are_exact's choices' half (choices.toggle_flags) per feature set
+    # and tests the fixed lines' first words (choices.fixed_lines_free_of); it must answer as
+    # toggles_are_exact itself, and that as its first, one-pass form (`plain`) did
     import random
     from recipes_site.render import picker
     from recipes_site.synthesis.choices import FeatureChoice, ModeChoice, toggles_are_exact
     from recipes_site.synthesis.types import process
+    def plain(choices, processes):
+        flag = lambda line: line.split(" ", 1)[0] if line.split(" ", 1)[0].startswith("-") else None
+        fixed = {flag(l) for p in processes for l in p.lines_before + p.lines_after} - {None}
+        seen: set = set()
+        for choice in choices:
+            flags = set()
+            for group in ([m.lines for m in choice.modes] if choice.modes else [choice.lines]):
+                for line in group:
+                    if line and not line.startswith("-"):
+                        return False
+                    flags.add(flag(line))
+            flags.discard(None)
+            if flags & fixed or flags & seen:
+                return False
+            seen |= flags
+        return True
+
     rng = random.Random(7)
     words = ["--a", "--a 1", "--b x", "-c", "", "pos", "pos --a", "--d=3", "--a=1", " --b", "--e '{\"x\": 1}'", "-"]
     lines = lambda k: tuple(rng.choice(words) for _ in range(rng.randint(0, k)))
@@ -184,6 +202,7 @@ def test_exact_equals_toggles_are_exact_on_generated_choices_and_processes():
         picker.clear_memos()
         text = f"set {i}"       # any text names the choices while the memo lasts
         expected = toggles_are_exact(choices, procs)
+        assert expected is plain(choices, procs), (choices, procs)
         assert picker._exact(choices, text, procs) is expected, (choices, procs)
         assert picker._exact(choices, text, procs) is expected      # kept half, other call
         seen[expected] += 1

@@ -23,7 +23,7 @@ import json
 from recipes_site import fit, sizing
 from recipes_site.render.api import RecipeInput, hw_doc_path
 from recipes_site.synthesis import Context
-from recipes_site.synthesis.choices import FeatureChoice, feature_choices, toggles_are_exact
+from recipes_site.synthesis.choices import FeatureChoice, feature_choices, fixed_lines_free_of, toggle_flags
 from recipes_site.synthesis.recording import Recording
 from recipes_site.jsish import mapping
 from recipes_site.synthesis.shell import export_lines, heredoc
@@ -412,29 +412,22 @@ def _locked(choices: tuple, text: str, procs: tuple, splits: list) -> bool:
 
 
 def _exact(choices: tuple, text: str, procs: tuple) -> bool:
-    """`toggles_are_exact(choices, procs)`, its choices' half worked out once per feature set
-    (`_toggle_flags`): then the toggles' flags must start no fixed line of the processes. (A fixed
-    line's first word that is no flag cannot equal a toggle's flag, which starts with "-".)"""
+    """`toggles_are_exact(choices, procs)`, its choices' half (`toggle_flags`) worked out once per
+    feature set (`_toggle_flags`), its processes' half (`fixed_lines_free_of`) per call."""
     flags = _toggle_flags(choices, text)
-    return flags is not None and flags.isdisjoint(
-        [line.partition(" ")[0] for p in procs for line in p.lines_before + p.lines_after])
+    return flags is not None and fixed_lines_free_of(procs, flags)
 
 
 _TOGGLES: dict[str, frozenset | None] = {}
 
 
 def _toggle_flags(choices: tuple, text: str) -> frozenset | None:
-    """The flags the toggled lines of `choices` set; None when `toggles_are_exact(choices, ())` is
-    false (a line that is no flag, or a flag in two features: then no process makes the join
-    exact). With it true, `toggles_are_exact(choices, procs)` is the flags' absence from the
-    processes' fixed lines, so `_exact` tells that alone for each process."""
+    """`toggle_flags(choices)`, kept by the feature set's text."""
     # Memo: one feature set recurs with many processes (1,397 `_exact` calls and 71 feature sets
     # on the compat corpus); keyed by its text, which holds every line; emptied with the recipe.
     found = _TOGGLES.get(text, _TOGGLES)        # (the dict itself: no answer yet; None is one)
     if found is _TOGGLES:
-        found = _TOGGLES[text] = None if not toggles_are_exact(choices, ()) else frozenset(
-            line.partition(" ")[0] for c in choices for group in ([m.lines for m in c.modes] if c.modes else [c.lines])
-            for line in group if line)
+        found = _TOGGLES[text] = toggle_flags(choices)
     return found
 
 

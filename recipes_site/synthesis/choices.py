@@ -67,18 +67,32 @@ def _flag(line: str) -> str | None:
 def toggles_are_exact(choices: tuple, processes: list) -> bool:
     """True when joining toggled lines between `lines_before` and `lines_after` is what
     synthesis renders for every selection: no toggleable flag appears in the fixed lines or in
-    two different features."""
-    fixed = {_flag(l) for p in processes for l in p.lines_before + p.lines_after} - {None}
+    two different features. In two halves, so that the picker (render/picker.py) works out the
+    choices' half once per feature set: `toggle_flags`, then `fixed_lines_free_of`."""
+    flags = toggle_flags(choices)
+    return flags is not None and fixed_lines_free_of(processes, flags)
+
+
+def toggle_flags(choices: tuple) -> frozenset | None:
+    """The flags the toggled lines of `choices` set; None when no fixed lines can make joining
+    them exact: a line that is no flag, or a flag in two different features."""
     seen: set = set()
     for choice in choices:
         flags = set()
         for group in ([m.lines for m in choice.modes] if choice.modes else [choice.lines]):
             for line in group:
                 if line and not line.startswith("-"):
-                    return False   # a stray positional would change how neighbours pair up
+                    return None   # a stray positional would change how neighbours pair up
                 flags.add(_flag(line))
         flags.discard(None)
-        if flags & fixed or flags & seen:
-            return False
+        if flags & seen:
+            return None
         seen |= flags
-    return True
+    return frozenset(seen)
+
+
+def fixed_lines_free_of(processes, flags: frozenset) -> bool:
+    """Whether no fixed line (`lines_before`, `lines_after`) of `processes` starts with one of
+    `flags` (toggle flags, each starting with '-': a line's first word that is no flag cannot
+    equal one, so the first words are compared as they are)."""
+    return flags.isdisjoint([line.partition(" ")[0] for p in processes for line in p.lines_before + p.lines_after])
