@@ -420,15 +420,19 @@ def _tokens(line: str) -> tuple:
     return tuple(shlex.split(line))
 
 
-# printable ASCII without ' " and \ (the only characters shlex.split treats specially, besides whitespace)
-_PLAIN = re.compile(r"[ !#-&(-\[\]-~]*")
+# printable ASCII but the space, ' " and \ (the only characters shlex.split treats specially, besides
+# whitespace), as the inside of a character class; one pattern for the three below
+_UNQUOTED = r"!#-&(-\[\]-~"
+_QUOTED_RUN = r"'[ -&(-~]*'"   # a single-quoted run of printable ASCII but "'"
+# those characters and spaces: a line shlex.split splits at its spaces
+_PLAIN = re.compile(f"[ {_UNQUOTED}]*")
 # _PLAIN's characters and whole '...' runs of printable ASCII but "'": in a single-quoted run shlex.split
 # (POSIX mode) takes every character as it is, so a token is a run of both between spaces with its
 # quotes removed (the one path of shlex's own that ~100 lines of the compat corpus took, ~1/30 of
 # plan_json's cost); anything else (double quotes, backslashes outside '...', other whitespace, an
 # unclosed quote) still goes to shlex
-_SINGLE_QUOTED = re.compile(r"(?:[ !#-&(-\[\]-~]|'[ -&(-~]*')*")
-_WORD = re.compile(r"(?:[!#-&(-\[\]-~]|'[ -&(-~]*')+")
+_SINGLE_QUOTED = re.compile(f"(?:[ {_UNQUOTED}]|{_QUOTED_RUN})*")
+_WORD = re.compile(f"(?:[{_UNQUOTED}]|{_QUOTED_RUN})+")
 
 
 def _feature_lines(choices, state) -> tuple:
