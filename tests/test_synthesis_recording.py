@@ -404,6 +404,10 @@ def test_same_tells_apart_what_prints_differently():
     assert not same(True, 1) and not same(1, 1.0) and not same(0.0, -0.0)
     assert not same(Placeholder("$HEAD_IP"), "$HEAD_IP") and not same("$HEAD_IP", Placeholder("$HEAD_IP"))
     assert not same({"a": 1, "b": 2}, {"b": 2, "a": 1})
+    # keys and values pairwise: a key or a value that prints differently, anywhere in the dict
+    assert same({"a": 1, "b": [2]}, {"a": 1, "b": [2]})
+    assert not same({1: "x", "b": 2}, {True: "x", "b": 2}) and not same({"a": 1, "b": 2}, {"a": 1, "b": 2.0})
+    assert not same({"a": 1, "b": 2}, {"a": 1, "c": 2}) and not same({"a": 1}, {"a": 1, "b": 2})
     assert not same([1], (1,)) and not same([1, 2], [1])
     assert not same(object(), object())
     assert same(Recommendation("multi_node_tp", 2), Recommendation("multi_node_tp", 2))
@@ -412,6 +416,7 @@ def test_same_tells_apart_what_prints_differently():
     assert same(EngineSizing(("--max-model-len", "8192"), ("n",)), EngineSizing(("--max-model-len", "8192"), ("n",)))
     assert not same(EngineSizing(("--max-model-len", "8192")), EngineSizing(("--max-model-len", "4096")))
     assert not same(EngineSizing((1,)), EngineSizing((True,)))
+    assert not same(EngineSizing(("a",), ("n",)), EngineSizing(("a",), ("m",)))     # the last field too
     marker = object()
     assert same(marker, marker)
 

@@ -38,7 +38,12 @@ def make_processes(spec: ProcessSpec, blocks: list[list], port: int) -> list[Pro
     head = docker.docker_head(spec.on_hw.image, model, parts.env, spec.hw, port, host_network=spec.multi_node,
                               pass_env=spec.on_hw.pass_env)
     serve = serve_head(model)
-    return [_process(spec, model, serve, parts.segments(block), parts.env, head) for block in blocks]
+    # a loop, not a comprehension: one reading five of these locals made each a closure cell,
+    # created on every call
+    processes = []
+    for block in blocks:
+        processes.append(_process(spec, model, serve, parts.segments(block), parts.env, head))
+    return processes
 
 
 def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: dict,
@@ -144,7 +149,9 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
     spec = ProcessSpec(recipe, variant_key, on_hw, strategy_id, strategy, hw,
                        kv=kv, features=features, multi_node=multi)
     if multi:
-        blocks = [multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr) for rank in range(nodes)]
+        blocks = []         # a loop, not a comprehension (its locals would be closure cells: make_processes)
+        for rank in range(nodes):
+            blocks.append(multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr))
     else:
         blocks = [single_node_block(strategy_id, strategy, recipe, variant_key, spec.variant, hw)]
     procs = make_processes(spec, blocks, port)
@@ -288,16 +295,11 @@ def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware,
 @hardware_query
 def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware) -> tuple[str, int] | None:
     effective = effective_strategies(ctx, recipe)
-
-    def shaped(s: str, nodes: int) -> bool:
-        kind = ctx.deploy_type(s) if s in ctx.strategies else None
-        return kind == ("multi_node" if nodes > 1 else "single_node")
-
     nodes = 1 if fits_node(hw, variant) else 2
     while True:
         choice = recommend_strategy(recipe, effective, nodes)
-        if not (shaped(choice, nodes) and choice not in ctx.kv_ids):
-            choice = next((s for s in effective if s not in ctx.kv_ids and shaped(s, nodes)), None)
+        if not (_shaped(ctx, choice, nodes) and choice not in ctx.kv_ids):
+            choice = _first_shaped(ctx, effective, nodes)
         if choice is not None:
             if nodes > 1:
                 nodes = max(nodes, nodes_for_strategy(recipe, choice, hw))
@@ -305,6 +307,21 @@ def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware)
         if nodes == 1:
             return None
         nodes = 1
+
+
+def _shaped(ctx: Context, s: str, nodes: int) -> bool:
+    """Whether strategy `s` is a serving strategy of the shape `nodes` needs (single or multi-node)."""
+    kind = ctx.deploy_type(s) if s in ctx.strategies else None
+    return kind == ("multi_node" if nodes > 1 else "single_node")
+
+
+def _first_shaped(ctx: Context, effective: list[str], nodes: int) -> str | None:
+    """The first of `effective` that is no kv-store and is `_shaped` for `nodes`. Functions of their
+    own: nested in kv_serving_strategy they made `ctx` and `nodes` closure cells on every call."""
+    for s in effective:
+        if s not in ctx.kv_ids and _shaped(ctx, s, nodes):
+            return s
+    return None
 
 
 class KvVocabulary(NamedTuple):

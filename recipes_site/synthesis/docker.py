@@ -43,14 +43,14 @@ def _pin(source, key: str):
     if isinstance(source, str):
         return (source if key == "nvidia" else None), None
     if isinstance(source, dict):
-        if any(k in source for k in BRAND_KEYS):
+        if not source.keys().isdisjoint(BRAND_KEYS):    # any brand key (no generator: its closure cell)
             value = source.get(key)
             if isinstance(value, str):
                 return value, None
             if key == "nvidia" and isinstance(value, dict):
                 return None, value
             return None, None
-        if key == "nvidia" and any(k in source for k in CUDA_KEYS):
+        if key == "nvidia" and not source.keys().isdisjoint(CUDA_KEYS):
             return None, source
     return None, None
 

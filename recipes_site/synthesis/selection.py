@@ -142,7 +142,13 @@ def substitute_variant(recipe: dict, variant_key: str, hw: Hardware) -> str | No
     fitting = fitting_variants(recipe, hw)
     if not fitting:
         return None
-    return sorted(fitting, key=lambda k: -vram_needed(mapping(variants[k])))[0]
+    return _largest(fitting, variants)
+
+
+def _largest(keys: list[str], variants: dict) -> str:
+    """The first of `keys` whose variant needs the most VRAM (a function of its own: the sort key's
+    closure made `variants` a cell of substitute_variant, created on every call)."""
+    return sorted(keys, key=lambda k: -vram_needed(mapping(variants[k])))[0]
 
 
 def fitting_variants(recipe: dict, hw: Hardware) -> list[str]:
@@ -188,19 +194,21 @@ def min_gpus(recipe: dict, strategy_id: str, hw: Hardware) -> float:
     if is_number(table):
         return table
     table = mapping(table)
+    return max(_min_gpus_block(table, strategy_id), _min_gpus_block(hw.entry(table), strategy_id))
 
-    def block(x):
-        if x is None:
-            return 0
-        if is_number(x):
-            return x
-        x = mapping(x)
-        for key in (strategy_id, "multi_node_" + strategy_id, "single_node_" + strategy_id):
-            if x.get(key) is not None:
-                return x[key]
+
+def _min_gpus_block(x, strategy_id: str) -> float:
+    """One level of a `strategy_min_gpus` table (the recipe's, or its entry for a profile id). At
+    module level: a function nested in min_gpus made its argument a closure cell on every call."""
+    if x is None:
         return 0
-
-    return max(block(table), block(hw.entry(table)))
+    if is_number(x):
+        return x
+    x = mapping(x)
+    for key in (strategy_id, "multi_node_" + strategy_id, "single_node_" + strategy_id):
+        if x.get(key) is not None:
+            return x[key]
+    return 0
 
 
 @hardware_query
@@ -267,12 +275,18 @@ def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: 
                        and any(s.startswith("multi_node_") for s in offered)) else 1
     choice = recommend_strategy(recipe, effective_strategies(ctx, recipe), base_nodes)
     if choice not in offered:
-        fallback = [s for s in offered if s not in ctx.kv_ids and s != "pd_cluster"] or \
-                   [s for s in offered if s not in ctx.kv_ids]
+        fallback = _fallback(offered, ctx.kv_ids)
         if fallback:
             choice = fallback[0]
     floor = 2 if ctx.deploy_type(choice) == "multi_node" else 1
     return Recommendation(choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw))))
+
+
+def _fallback(offered: list[str], kv_ids: tuple) -> list[str]:
+    """The offered strategies that are neither kv-stores nor pd_cluster, else those that are not
+    kv-stores. A function of its own: comprehensions reading `ctx` inside recommend made it a
+    closure cell, created on every call."""
+    return [s for s in offered if s not in kv_ids and s != "pd_cluster"] or [s for s in offered if s not in kv_ids]
 
 
 def node_count_problem(ctx: Context, recipe: dict, strategy_id: str, hw: Hardware, nodes: int | None,

@@ -271,7 +271,8 @@ def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> A
     lines_before, lines_after = unit_lines(head[:cut]), unit_lines(head[cut + 1:])
     pairs_across = _pairs_across(before, features or after) or _pairs_across(features, after)
     fixed = {u[0] for u in head}
-    if pairs_across or any(u[0] in fixed for u in own_features if u[0][:1] == "-"):
+    # isdisjoint rather than any(... in fixed ...): a generator reading `fixed` made it a closure cell
+    if pairs_across or not fixed.isdisjoint(u[0] for u in own_features if u[0][:1] == "-"):
         units = dedupe_units(units_of(before + features + after) if pairs_across
                              else own_before + own_features + own_after)
         lines = unit_lines(units)
