@@ -1,7 +1,8 @@
 """synthesis/types.py: the written-out `__init__` of Process and Rendering (one step instead of a
 frozen dataclass's object.__setattr__ per field, issue 13) must stay what dataclass would make:
 the declared fields, in order, with their defaults; frozen, comparable, replaceable. Their makers
-`process` and `rendering` (no class call) must make exactly what the class call makes."""
+`process` and `rendering` (no class call) must make exactly what the class call makes; likewise
+KvStore, PdPool and HardwareResult with `kv_store`, `pd_pool` and `hardware_result`."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,12 +10,14 @@ import inspect
 
 import pytest
 
-from recipes_site.synthesis.types import Process, Rendering, process, rendering
+from recipes_site.synthesis.types import (HardwareResult, KvStore, PdPool, Process, Rendering, hardware_result, kv_store,
+                                          pd_pool, process, rendering)
 
-MAKERS = [(Process, process), (Rendering, rendering)]
+MAKERS = [(Process, process), (Rendering, rendering), (KvStore, kv_store), (PdPool, pd_pool),
+          (HardwareResult, hardware_result)]
 
 
-@pytest.mark.parametrize("cls", [Process, Rendering])
+@pytest.mark.parametrize("cls", [cls for cls, _ in MAKERS])
 def test_init_takes_the_declared_fields_in_order_with_their_defaults(cls):
     params = list(inspect.signature(cls.__init__).parameters.values())[1:]
     assert [(p.name, p.default) for p in params] == [
@@ -46,7 +49,7 @@ def _process(**changes):
     return Process(**{**fields, **changes})
 
 
-@pytest.mark.parametrize("cls", [Process, Rendering])
+@pytest.mark.parametrize("cls", [cls for cls, _ in MAKERS])
 def test_every_field_is_set_and_the_instance_is_frozen(cls):
     values = {f.name: object() for f in dataclasses.fields(cls)}
     made = cls(**values)

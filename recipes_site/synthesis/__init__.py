@@ -18,7 +18,7 @@ from recipes_site.suggest import NameIndex, did_you_mean
 from .selection import (MAX_NODES, Context, hardware_list, node_count_problem, nodes_for_strategy, recommend,
                         strategy_set, substitute_variant)
 from .serve_args import model_id, variant_of
-from .types import HardwareResult, Process, RecipeRenderings, Rendering, VariantTree
+from .types import HardwareResult, Process, RecipeRenderings, Rendering, VariantTree, hardware_result
 
 __all__ = ["Context", "synthesize_recipe", "render_strategy", "is_omni", "promotable_variants",
            "Rendering", "Process", "RecipeRenderings", "VariantTree", "HardwareResult"]
@@ -113,7 +113,7 @@ def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware,
         # an alternative whose TP the model's heads refuse is left out (recipes with hf_config only)
         if rendering is not None and tp_refusal(recipe, rendering) is None:
             alternatives.append(rendering)
-    return HardwareResult(hardware=hw.label, recommended=recommended, alternatives=tuple(alternatives))
+    return hardware_result(hardware=hw.label, recommended=recommended, alternatives=tuple(alternatives))
 
 
 def _recommended(ctx: Context, recipe: dict, key: str, strategy_id: str, hw: Hardware, nodes: int) -> Rendering | None:

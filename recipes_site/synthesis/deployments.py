@@ -17,7 +17,7 @@ from .recording import hardware_query
 from .serve_args import (KvSide, OnHardware, ProcessSpec, arg_lines, kv_side, serve_parts, variant_of,
                          variant_on_hardware)
 from .shell import Placeholder, quote, serve_head
-from .types import KvStore, PdPool, Process, Rendering, Router, process, rendering
+from .types import PdPool, Process, Rendering, Router, kv_store, pd_pool, process, rendering
 from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, hf_config_of
 
 TP = "--tensor-parallel-size"
@@ -257,7 +257,7 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
                        role=role, pinning_env=pinning, features=features, multi_node=nodes > 1)
     port = 8001 if role == "prefill" else 8002
     [process] = make_processes(spec, [block], port)
-    return PdPool(process=process, nodes=nodes, parallelism=declared, tp=tp,
+    return pd_pool(process=process, nodes=nodes, parallelism=declared, tp=tp,
                   dp_local=dp_local, dp_size=dp_size, pool_gpus=pool_gpus)
 
 
@@ -391,7 +391,7 @@ def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hard
     # kept per recipe: the same for every rendering through this kv-store
     kv = remembered(recipe, ("kv_vocabulary", kv_id), kv_vocabulary, mapping(ctx.strategies.get(kv_id)))
     head, workers = _kv_processes(ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv, features)
-    state = KvStore(
+    state = kv_store(
         serving_strategy=serving, instances=kv.instances, min_vllm_version=kv.min_vllm_version,
         head=head, workers=workers, install=kv.installs.get(hw.image_brand),
         master=kv.master, store=kv.store, router=kv.router, config=kv.config, config_note=kv.config_note)

@@ -32,7 +32,7 @@ import itertools
 from typing import Any, Callable
 
 from .hardware import Hardware
-from .types import HardwareResult
+from .types import HardwareResult, hardware_result
 
 
 @functools.lru_cache(maxsize=None)
@@ -317,5 +317,5 @@ def relabelled(result: HardwareResult | None, label: str) -> HardwareResult | No
     names the profile (synthesis writes `Hardware.label` nowhere else)."""
     if result is None:
         return None
-    return HardwareResult(hardware=label, recommended=result.recommended.relabelled(label),
-                          alternatives=tuple(r.relabelled(label) for r in result.alternatives))
+    return hardware_result(hardware=label, recommended=result.recommended.relabelled(label),
+                           alternatives=tuple([r.relabelled(label) for r in result.alternatives]))

@@ -3,13 +3,14 @@
 These objects are the single source of truth for commands. The JSON API and the HTML pages are
 views of them; nothing downstream decides or edits a flag.
 
-`Process` and `Rendering` (made ~12k and ~9k times per compat build) have a written-out
-`__init__` that writes every field into the instance's dict: a frozen dataclass's own calls
-object.__setattr__ once per field, which made their construction ~8% of synthesis. Synthesis makes
-them through `process` and `rendering`, which take the same arguments: calling a class with
-keywords packs them into a dict that is unpacked again for `__init__` (CPython 3.11), ~12k
-instructions per Process against ~7k. They stay frozen dataclasses (equality, repr,
-dataclasses.replace); tests/test_synthesis_types.py holds each `__init__` and its maker to the
+`Process` and `Rendering` (made ~12k and ~9k times per compat build), `KvStore`, `PdPool` and
+`HardwareResult` have a written-out `__init__` that writes every field into the instance's dict:
+a frozen dataclass's own calls object.__setattr__ once per field, which made their construction
+~8% of synthesis. Synthesis makes them through `process`, `rendering`, `kv_store`, `pd_pool` and
+`hardware_result`, which take the same arguments: calling a class with keywords packs them into
+a dict that is unpacked again for `__init__` (CPython 3.11), ~12k instructions per Process
+against ~7k. They stay frozen dataclasses (equality, repr, dataclasses.replace);
+tests/test_synthesis_types.py holds each `__init__` and its maker to the
 declared fields and defaults.
 """
 from __future__ import annotations
@@ -54,7 +55,7 @@ _new = object.__new__
 _init_process = Process.__init__
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PdPool:
     """One side (prefill or decode) of a disaggregated deployment."""
     process: Process
@@ -65,6 +66,21 @@ class PdPool:
     dp_size: int
     pool_gpus: int
 
+    def __init__(self, process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus):
+        fields = self.__dict__      # as Process's
+        fields["process"], fields["nodes"], fields["parallelism"] = process, nodes, parallelism
+        fields["tp"], fields["dp_local"], fields["dp_size"], fields["pool_gpus"] = tp, dp_local, dp_size, pool_gpus
+
+
+def pd_pool(process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus) -> PdPool:
+    """`PdPool(...)` without the class call (as `process`)."""
+    made = _new(PdPool)
+    _init_pd_pool(made, process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus)
+    return made
+
+
+_init_pd_pool = PdPool.__init__
+
 
 @dataclass(frozen=True)
 class Router:
@@ -73,7 +89,7 @@ class Router:
     port: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class KvStore:
     """A Mooncake kv-store deployment: N identical serving instances plus its helper processes."""
     serving_strategy: str
@@ -87,6 +103,26 @@ class KvStore:
     router: Router | None
     config: dict | None
     config_note: str | None
+
+    def __init__(self, serving_strategy, instances, min_vllm_version, head, workers, install, master, store, router,
+                 config, config_note):
+        fields = self.__dict__      # as Process's (~1k per compat build, eleven fields each)
+        fields["serving_strategy"], fields["instances"] = serving_strategy, instances
+        fields["min_vllm_version"], fields["head"], fields["workers"] = min_vllm_version, head, workers
+        fields["install"], fields["master"], fields["store"] = install, master, store
+        fields["router"], fields["config"], fields["config_note"] = router, config, config_note
+
+
+def kv_store(serving_strategy, instances, min_vllm_version, head, workers, install, master, store, router, config,
+             config_note) -> KvStore:
+    """`KvStore(...)` without the class call (as `process`)."""
+    made = _new(KvStore)
+    _init_kv_store(made, serving_strategy, instances, min_vllm_version, head, workers, install, master, store, router,
+                   config, config_note)
+    return made
+
+
+_init_kv_store = KvStore.__init__
 
 
 @dataclass(frozen=True, init=False)
@@ -180,12 +216,26 @@ def rendering(hardware, strategy, variant, node_count, deploy_type, env, docker_
 _init_rendering = Rendering.__init__
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class HardwareResult:
     """Everything rendered for one variant tree on one hardware profile."""
     hardware: str
     recommended: Rendering
     alternatives: tuple       # Rendering, in strategy-set order
+
+    def __init__(self, hardware, recommended, alternatives):
+        fields = self.__dict__      # as Process's (one per tree and profile)
+        fields["hardware"], fields["recommended"], fields["alternatives"] = hardware, recommended, alternatives
+
+
+def hardware_result(hardware, recommended, alternatives) -> HardwareResult:
+    """`HardwareResult(...)` without the class call (as `process`)."""
+    made = _new(HardwareResult)
+    _init_hardware_result(made, hardware, recommended, alternatives)
+    return made
+
+
+_init_hardware_result = HardwareResult.__init__
 
 
 @dataclass(frozen=True)
