@@ -7,6 +7,7 @@ published plan, lock and extra tabs equal those computed afresh with empty memos
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import shlex
 
@@ -312,6 +313,24 @@ def test_replica_lists_are_kept_per_gpus_count_and_first_port():
     assert [plan._replicas(*a) for a in asked] == [fresh(*a) for a in asked]
     with pytest.raises(TypeError):      # as range() refuses it, whatever an equal int key holds
         plan._replicas(1.0, 8, 8000)
+
+
+def test_rounded_figures_equal_round_whatever_was_asked_before():
+    """plan._round2 keeps round(x, 2) of positive floats only: asked in any order, each answer is
+    round()'s, in value, sign and type (fails when 0.0 and -0.0 share an entry, or an int or a float
+    subclass takes an equal float's)."""
+    class Half(float):
+        pass
+    values = [0.0, -0.0, 2.0, 2, True, Half(2.0), 1.005, 80.0 * 0.92, 2.675, -2.675, 1e300, float("inf"),
+              float("-inf"), 0.125, 7, 3.14159]
+    for order in (values, values[::-1], values[1::2] + values[::2]):
+        plan._ROUNDED.clear()
+        for x in order * 2:
+            got, want = plan._round2(x), round(x, 2)
+            assert (got, type(got), math.copysign(1, got)) == (want, type(want), math.copysign(1, want)), x
+    plan._ROUNDED.clear()
+    nan = plan._round2(float("nan"))
+    assert nan != nan
 
 
 def test_overheads_without_shapes_are_kept_per_context_and_graphs():
