@@ -14,7 +14,7 @@ from recipes_site.jsish import is_number, mapping, str_list
 from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
 from .memo import remembered
 from .recording import hardware_query
-from .serve_args import (KvSide, OnHardware, ProcessSpec, arg_lines, kv_side, serve_parts, variant_of,
+from .serve_args import (KvSide, OnHardware, ProcessSpec, arg_lines, kv_side, process_spec, serve_parts, variant_of,
                          variant_on_hardware)
 from .shell import Placeholder, quote, serve_head
 from .types import PdPool, Process, Rendering, Router, kv_store, pd_pool, process, rendering
@@ -146,8 +146,8 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
-    spec = ProcessSpec(recipe, variant_key, on_hw, strategy_id, strategy, hw,
-                       kv=kv, features=features, multi_node=multi)
+    spec = process_spec(recipe, variant_key, on_hw, strategy_id, strategy, hw,
+                        kv=kv, features=features, multi_node=multi)
     if multi:
         blocks = []         # a loop, not a comprehension (its locals would be closure cells: make_processes)
         for rank in range(nodes):
@@ -253,8 +253,8 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         half = g // 2
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
-    spec = ProcessSpec(recipe, variant_key, on_hw, "pd_cluster", strategy, hw,
-                       role=role, pinning_env=pinning, features=features, multi_node=nodes > 1)
+    spec = process_spec(recipe, variant_key, on_hw, "pd_cluster", strategy, hw,
+                        role=role, pinning_env=pinning, features=features, multi_node=nodes > 1)
     port = 8001 if role == "prefill" else 8002
     [process] = make_processes(spec, [block], port)
     return pd_pool(process=process, nodes=nodes, parallelism=declared, tp=tp,

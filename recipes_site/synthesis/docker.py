@@ -76,10 +76,11 @@ def docker_image(recipe: dict, variant: dict, hw: Hardware) -> str | None:
     return (NIGHTLY_IMAGES if nightly else DEFAULT_IMAGES).get(key)
 
 
-def _mount_paths(model: str, env: dict) -> list:
-    """Host paths bind-mounted read-only: a local model directory, then every `*_CONFIG_PATH`."""
+def _mount_paths(model: str, env_items: tuple) -> list:
+    """Host paths bind-mounted read-only: a local model directory, then every `*_CONFIG_PATH`
+    (`env_items`: the env's items, in order)."""
     paths = [model] if model.startswith("/") else []
-    return paths + [v for k, v in env.items() if k.endswith("_CONFIG_PATH")]
+    return paths + [v for k, v in env_items if k.endswith("_CONFIG_PATH")]
 
 
 def is_gated(recipe: dict, variant: dict) -> bool:
@@ -100,13 +101,13 @@ def _network(family: str, port: int, host_network: bool) -> list[str]:
     return ["-p", f"{port}:{port}"]
 
 
-def _argv_head(image, model: str, env: dict, flags: list, family: str, port: int, host_network: bool,
+def _argv_head(image, model: str, mounts: list, flags: list, family: str, port: int, host_network: bool,
                pass_env: tuple) -> list:
     """`docker run` argv up to and including the image."""
     out = ["docker", "run"] + GPU_FLAG_ARGV[family]
     out += ["--privileged", "--ipc=host", *_network(family, port, host_network),
             "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
-    for path in _mount_paths(model, env):
+    for path in mounts:
         out += ["-v", f"{js_str(path)}:{js_str(path)}:ro"]
     for _, word in flags:
         out += ["-e", word]
@@ -115,13 +116,13 @@ def _argv_head(image, model: str, env: dict, flags: list, family: str, port: int
     return out + [image]
 
 
-def _lines_head(image, model: str, env: dict, flags: list, family: str, port: int, host_network: bool,
+def _lines_head(image, model: str, mounts: list, flags: list, family: str, port: int, host_network: bool,
                 pass_env: tuple) -> list[str]:
     """The lines of the `docker run` text up to and including `<image> <model>`."""
     lines = list(_GPU_FLAG_TEXT[family])
     lines += [" ".join(["--privileged --ipc=host", *_network(family, port, host_network)]),
               "-v ~/.cache/huggingface:/root/.cache/huggingface"]
-    lines += [f"-v {mount_word(path)}" for path in _mount_paths(model, env)]
+    lines += [f"-v {mount_word(path)}" for path in mounts]
     lines += [line for line, _ in flags]
     lines += [f"-e {quote(name)}" for name in pass_env]
     lines.append(f"{image_word(image)} {quote(model)}")
@@ -168,9 +169,9 @@ def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
 
 def _docker_head(image, model: str, items: tuple, types: tuple, family: str, port: int,
                  host_network: bool, pass_env: tuple) -> DockerHead:
-    env, flags = dict(items), _env_flags(items, types)
-    lines = tuple(_lines_head(image, model, env, flags, family, port, host_network, pass_env))
-    argv = tuple(_argv_head(image, model, env, flags, family, port, host_network, pass_env) + [model])
+    mounts, flags = _mount_paths(model, items), _env_flags(items, types)     # each worked out once for both forms
+    lines = tuple(_lines_head(image, model, mounts, flags, family, port, host_network, pass_env))
+    argv = tuple(_argv_head(image, model, mounts, flags, family, port, host_network, pass_env) + [model])
     return DockerHead(argv, lines, docker_text(model, lines))
 
 

@@ -267,6 +267,9 @@ class Recommendation(NamedTuple):
     nodes: int
 
 
+_made = tuple.__new__
+
+
 @hardware_query
 def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: list[str]) -> Recommendation:
     # two nodes when the variant does not fit on one and a multi-node strategy is offered (the
@@ -279,7 +282,8 @@ def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: 
         if fallback:
             choice = fallback[0]
     floor = 2 if ctx.deploy_type(choice) == "multi_node" else 1
-    return Recommendation(choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw))))
+    # made without the class call (serve_args._made: a NamedTuple's __new__ is a Python function)
+    return _made(Recommendation, (choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw)))))
 
 
 def _fallback(offered: list[str], kv_ids: tuple) -> list[str]:
