@@ -28,7 +28,9 @@ def test_picker_json_with_the_initial_documents_text_equals_script_json():
     expected = str(pages.script_json(data)).encode("utf-8")
     initial = encode_json(data["initial"])[:-1]
     assert pages.picker_json(data, initial) == expected
+    assert pages.picker_json(data, memoryview(initial + b"\n")[:-1]) == expected   # (as recipe_pages hands the file)
     assert pages.picker_json(data) == expected
+    assert pages.picker_json({"initial": data["initial"]}, initial) == str(pages.script_json({"initial": data["initial"]})).encode("utf-8")
     assert b"</script>" not in expected and b"\\u2028" in expected and b"\\u0026" in expected
     # the spliced text is what goes in: a different text shows (the test above can fail)
     other = json.dumps({"renderings": []}, separators=(",", ":")).encode("utf-8")
@@ -36,7 +38,8 @@ def test_picker_json_with_the_initial_documents_text_equals_script_json():
 
 
 def test_script_safe_on_utf8_equals_script_safe_on_text():
-    for text in ["", "plain", "</script><!-- & -->", "\u2028\u2029", "é×·–\u2028<\u2029>&", "\U0001F600 <", "\u2027\u202a"]:
+    for text in ["", "plain", "</script><!-- & -->", "\u2028\u2029", "é×·–\u2028<\u2029>&", "\U0001F600 <", "\u2027\u202a",
+                 "– only a lead byte E2", "x" * 5000 + "\u2029", "\u2028" + "y" * 5000]:
         assert pages._script_safe_utf8(text.encode("utf-8")) == str(pages._script_safe(text)).encode("utf-8"), text
 
 
