@@ -617,7 +617,8 @@ def clear_memos() -> None:
         memo.cache_clear()
 
 
-def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None) -> dict:
+def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None,
+                    family: dict | None = None) -> dict:
     """The plan of the rendering as rendered (`default`), and of every other feature state that
     changes memory: `{"default": plan, "keys": [feature names], "by": {state key: plan}}`. The page
     names the selected state of the `keys` features (site.js `featureKey`) and shows `by[key]`,
@@ -625,18 +626,24 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     none does), so most renderings carry one plan.
 
     `memo` (optional): one dict for all renderings of `recipe` whose `profile` is always the one
-    of their hardware, so that plans of the same inputs are computed once (`plan_of`)."""
-    proc = memory_process(rendering)
+    of their hardware, so that plans of the same inputs are computed once (`plan_of`). `family`
+    (optional, with `memo`): one dict for `rendering` and its re-labelled copies on other hardware
+    (picker.Shown), which keeps what the plans read of the rendering alone (`_family_reads`)."""
+    proc, tokens, inputs = _family_reads(rendering, family)
     on = _variant_on(recipe, rendering.variant, rendering.hardware, profile, memo)
-    default = _rendering_plan(rendering, profile, on, proc, None, memo)
+    if rendering.decode is not None:        # else the main process is `proc`, whose GPUs `inputs` has
+        gpus, nodes = footprint(rendering, profile)
+    else:
+        gpus, nodes = _footprint(rendering, on[2], inputs[3])
+    default = _plan(on, tokens, inputs[0], inputs[1], inputs[2], gpus, nodes, memo)
     out = {"default": default}
     if locked or proc is None:
         return out
-    found = _process_states(proc, tuple(choices), memo)
+    found = _family_states(proc, tuple(choices), memo, family)
     if found is None:
         return out
     names, argvs, states = found
-    # (a loop, not a comprehension: one would make cells of the five names it reads on every call)
+    # (a loop, not a comprehension: one would make cells of the five names it read on every call)
     plans = []
     for argv in argvs:
         plans.append(_rendering_plan(rendering, profile, on, proc, argv, memo))
@@ -650,10 +657,38 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     return out      # "keys" and "by" only when some state differs
 
 
-def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None) -> dict:
+def _family_reads(rendering, family: dict | None) -> tuple:
+    """The rendering's `memory_process`, its argv and their `_plan_inputs`: the same for every
+    re-labelled copy of it (they share every field but `hardware`), so kept in `family` when given
+    (8,997 renderings of the compat corpus, 3,384 families) instead of looking the argv up again."""
+    found = None if family is None else family.get("reads")
+    if found is None:
+        proc = memory_process(rendering)
+        tokens = proc.argv if proc else ()
+        found = (proc, tokens, _plan_inputs(tokens))
+        if family is not None:
+            family["reads"] = found
+    return found
+
+
+def _family_states(proc, choices: tuple, memo: dict | None, family: dict | None) -> tuple | None:
+    """`_process_states` of the family's memory process, kept in `family` per choices (told apart by
+    identity: the entry holds them, and picker interns equal choices)."""
+    if family is None:
+        return _process_states(proc, choices, memo)
+    key = ("states", id(choices))
+    kept = family.get(key)
+    if kept is None or kept[0] is not choices:
+        kept = family[key] = (choices, _process_states(proc, choices, memo))
+    return kept[1]
+
+
+def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None,
+              family: dict | None = None) -> dict:
     """What a hardware document publishes of a rendering: its plans and, for a command that uses
-    part of one node, the parts of the replica commands that fill the node."""
-    plans = rendering_plans(recipe, rendering, profile, choices, locked, memo)
+    part of one node, the parts of the replica commands that fill the node (`memo`, `family`: see
+    `rendering_plans`)."""
+    plans = rendering_plans(recipe, rendering, profile, choices, locked, memo, family)
     parts = replica_parts(rendering, plans["default"], profile, memo=memo)
     return {**plans, "replicas": parts} if parts else plans
 

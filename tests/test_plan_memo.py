@@ -215,6 +215,15 @@ def test_feature_states_are_kept_per_choices(catalog, ctx):
     lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
     stale = {("feature states", id(fewer)): (choices, {lines: plan._memory_states(*lines, choices)})}
     assert plan.plan_json(rec.data, r, profile, fewer, False, stale) == fresh[fewer]
+    # the family memo (picker.Shown.plans) of a rendering and its re-labelled copy keeps the states
+    # per choices too: the copy asked with other choices gets its own
+    family: dict = {}
+    copy = r.relabelled(r.hardware)
+    memo = {}
+    assert [plan.plan_json(rec.data, x, profile, c, False, memo, family) for x, c in ((r, choices), (copy, fewer))] \
+        == [fresh[choices], fresh[fewer]]
+    stale_family = {("states", id(fewer)): (choices, plan._process_states(proc, choices, None))}
+    assert plan.plan_json(rec.data, copy, profile, fewer, False, {}, stale_family) == fresh[fewer]
 
 
 def _state_commands(proc, choices: tuple) -> dict:

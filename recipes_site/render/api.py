@@ -162,7 +162,7 @@ def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dic
     shown = shared.shown(r)        # what r shares with its re-labelled copies on other hardware
     choices, feature_set, text = shared.choices(rec, ctx, r)
     locked = shown.locked(choices, text)
-    plans = plan.plan_json(rec.data, r, shared.profile or {}, choices, locked, memo)
+    plans = plan.plan_json(rec.data, r, shared.profile or {}, choices, locked, memo, shown.plans)
     doc = shared.entry(r, shown, plans["default"], locked, feature_set)
     doc["plan"] = plans
     return doc

@@ -353,8 +353,9 @@ class Shown:
     corpus's 8,997 entries) shares it with the first of its family. Its `rendering_json` but the
     `hardware`, its processes and their `_split`s, the `processes` and extra tabs of its parts, and
     `features_locked` per feature set (which reads the choices, whole in their text, and the
-    processes' lines). Its dicts and lists are shared by the documents and never changed."""
-    __slots__ = ("rendering", "processes", "splits", "json", "processes_parts", "extras", "_locks")
+    processes' lines). Its dicts and lists are shared by the documents and never changed. `plans`:
+    the family's memo of what its plans read of the rendering alone (plan.rendering_plans)."""
+    __slots__ = ("rendering", "processes", "splits", "json", "processes_parts", "extras", "_locks", "plans")
 
     def __init__(self, r: Rendering):
         self.rendering = r
@@ -364,6 +365,7 @@ class Shown:
         self.processes_parts = _process_parts(r, splits)
         self.extras = _extras_entry(r)
         self._locks: dict[str, bool] = {}
+        self.plans: dict = {}
 
     def locked(self, choices: tuple, text: str) -> bool:
         """`features_locked` of the rendering's `choices` (`text`: their feature-set text)."""
