@@ -74,3 +74,24 @@ def test_hardware_pills_are_written_as_by_the_template_lookups():
                         hw_buttons=pages.hardware_buttons(summary, reasons[variant], view))
             assert ours.render(**page) == theirs.render(**page)
             assert 'title="FP8 weights need &lt;NVIDIA&gt; hardware"' in theirs.render(**page) or variant == "bf16"
+
+
+# the model page's 'JSON per hardware' links as the template wrote them before `hardware_json_links`
+_JSON_LINKS_BY_LOOKUP = """{% if hw_json %}JSON per hardware: {% for h, u in hw_json.items() %}{% if not loop.first %}, {% endif %}<a href="{{ u }}">{{ hw_labels[h] }}</a>{% endfor %}{% endif %}</p>"""
+
+
+def test_hardware_json_links_are_written_as_by_the_template_lookups():
+    """hardware_json_links gives the template each link's separator, URL and label; the links
+    are the same bytes (none, one, several; labels and ids holding characters to escape)."""
+    source = (pages.TEMPLATES / "model.html").read_text(encoding="utf-8")
+    start = source.index("{% if hw_json %}")
+    end = source.index("</p>", start) + len("</p>")
+    env = pages._environment(str(pages.TEMPLATES))
+    ours, theirs = env.from_string(source[start:end]), env.from_string(_JSON_LINKS_BY_LOOKUP)
+    labels = {"h100": "H100 (8×)", "b200": "B200 <SXM> & \"x\"", "a&b": "A'B", "mi300": "MI300X"}
+    for ids in ([], ["h100"], ["h100", "b200"], ["b200", "a&b", "mi300", "h100"]):
+        hw_docs = {h: {} for h in ids}
+        plain = {h: pages.url("/" + pages.hw_doc_path("org/re<po", h)) for h in hw_docs}
+        links = pages.hardware_json_links("org/re<po", hw_docs, labels)
+        assert ours.render(hw_json=links) == theirs.render(hw_json=plain, hw_labels=labels)
+        assert ours.render(hw_json=links).count(", <a") == max(0, len(ids) - 1)

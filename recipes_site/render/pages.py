@@ -575,6 +575,13 @@ def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list
             for brand, ids in hardware_groups(summary)]
 
 
+def hardware_json_links(hf_id: str, hw_docs: dict, labels: dict[str, str]) -> list[tuple[bool, str, str]]:
+    """The model page's 'JSON per hardware' links, each (after the first?, URL, hardware label):
+    ~26 per page, and the template's loop read `loop.first` (jinja's loop object, an attribute
+    lookup through the environment) and `hw_labels[h]` (an item lookup) for each."""
+    return [(i > 0, url("/" + hw_doc_path(hf_id, h)), labels[h]) for i, h in enumerate(hw_docs)]
+
+
 def _badges(data: dict, task_labels: dict) -> list[tuple[str, str]]:
     model, meta = mapping(data.get("model")), mapping(data.get("meta"))
     out = []
@@ -642,7 +649,7 @@ def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: 
         badges=_badges(rec.data, pages.task_labels), install=_install_view(rec.data), data=data, view=view,
         summary=summary, guide=render_guide(rec.data.get("guide"), top_level=3, reserved_ids=PAGE_IDS, link=linker),
         related=related, more=more, hf_url=HF + rec.hf_id, json_url=url("/" + model_doc_path(rec.hf_id)),
-        hw_json={h: url("/" + hw_doc_path(rec.hf_id, h)) for h in hw_docs}, md_url=url(f"/{rec.hf_id}.md"),
+        hw_json=hardware_json_links(rec.hf_id, hw_docs, pages.labels), md_url=url(f"/{rec.hf_id}.md"),
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
         hw_buttons=hardware_buttons(summary, data["reasons"][view["variant"]], view) if summary else [], updated=updated,

@@ -657,19 +657,18 @@ def block_main(context, missing=missing, environment=environment):
     if (undefined(name='hw_json') if l_0_hw_json is missing else l_0_hw_json):
         pass
         yield 'JSON per hardware: '
-        l_1_loop = missing
-        for (l_1_h, l_1_u), l_1_loop in LoopContext(context.call(environment.getattr((undefined(name='hw_json') if l_0_hw_json is missing else l_0_hw_json), 'items'), _block_vars=_block_vars), undefined):
+        for (l_1_later, l_1_u, l_1_label) in (undefined(name='hw_json') if l_0_hw_json is missing else l_0_hw_json):
             _loop_vars = {}
             pass
-            if (not environment.getattr(l_1_loop, 'first')):
+            if l_1_later:
                 pass
                 yield ', '
             yield '<a href="'
             yield escape(l_1_u)
             yield '">'
-            yield escape(environment.getitem((undefined(name='hw_labels') if l_0_hw_labels is missing else l_0_hw_labels), l_1_h))
+            yield escape(l_1_label)
             yield '</a>'
-        l_1_loop = l_1_h = l_1_u = missing
+        l_1_later = l_1_u = l_1_label = missing
     yield '</p>\n</section>\n'
 
 blocks = {'main': block_main}
