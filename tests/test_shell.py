@@ -52,6 +52,12 @@ def test_unit_lines_are_each_units_line():
     assert unit_lines(units)[1:3] == ("--a $HEAD_IP", "--a '$HEAD_IP'")
 
 
+def test_plain_unit_lines_are_unit_lines_of_plain_strings():
+    from recipes_site.synthesis.shell import plain_unit_lines
+    plain = [("--a", "1"), ("--a", "$HEAD_IP"), ("pos",), ("--x=$Y",), ("$HEAD_IP",), ("--b", "two words")]
+    assert plain_unit_lines(plain) == unit_lines(plain) and plain_unit_lines([]) == ()
+
+
 def test_units_of():
     tokens = ["--a", "1", "--b", "--c", "x", "pos", "--d", "--e", "-1", "--f"]
     assert units_of(tokens) == [("--a", "1"), ("--b",), ("--c", "x"), ("pos",), ("--d",), ("--e",), ("-1",), ("--f",)]

@@ -17,7 +17,8 @@ from .features import feature_args
 from .hardware import Hardware
 from .memo import remembered, remembered_on
 from recipes_site.jsish import mapping, str_list, truthy_items
-from .shell import Placeholder, Unit, continuation, trusted_args, trusted_env, unit_lines, units_of
+from .shell import (Placeholder, Unit, continuation, plain_unit_lines, trusted_args, trusted_env, unit_lines,
+                    units_of)
 
 PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
                   "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
@@ -279,26 +280,30 @@ def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> A
     # no feature flag is also a flag of `before` or `after` (nearly always), de-duplicating the
     # whole list keeps the head's units around the features' own: the head is the work.
     strings = _STRINGS.issuperset(_types)
+    # every token a plain str (nearly always): each unit's line comes straight from the memo
+    lines_of = plain_unit_lines if _PLAIN.issuperset(_types) else unit_lines
     before, features, after = _kept(before, strings), _kept(features, strings), _kept(after, strings)
     own_before, own_features, own_after = units_of(before), units_of(features), units_of(after)
-    head = dedupe_units(own_before + [FEATURE_MARK] + own_after)
-    cut = [u is FEATURE_MARK for u in head].index(True)    # by identity: a recipe may spell the mark
-    lines_before, lines_after = unit_lines(head[:cut]), unit_lines(head[cut + 1:])
+    whole_head = own_before + [FEATURE_MARK] + own_after
+    head = dedupe_units(whole_head)
+    # the mark's place, by identity (a recipe may spell it); where nothing was dropped, as it was put
+    cut = len(own_before) if len(head) == len(whole_head) else [u is FEATURE_MARK for u in head].index(True)
+    lines_before, lines_after = lines_of(head[:cut]), lines_of(head[cut + 1:])
     pairs_across = _pairs_across(before, features or after) or _pairs_across(features, after)
-    fixed = {u[0] for u in head}
-    # isdisjoint rather than any(... in fixed ...): a generator reading `fixed` made it a closure cell
-    if pairs_across or not fixed.isdisjoint(u[0] for u in own_features if u[0][:1] == "-"):
+    # the general path also when a feature's positional is a head unit's first token (rare; exact either way)
+    if pairs_across or not set(map(_first, head)).isdisjoint(map(_first, own_features)):
         units = dedupe_units(units_of(before + features + after) if pairs_across
                              else own_before + own_features + own_after)
-        lines = unit_lines(units)
+        lines = lines_of(units)
     else:
         feature_units = dedupe_units(own_features)
         units = head[:cut] + feature_units + head[cut + 1:]
-        lines = lines_before + unit_lines(feature_units) + lines_after
+        lines = lines_before + lines_of(feature_units) + lines_after
     return ArgLines(tuple(chain.from_iterable(units)), lines, lines_before, lines_after, continuation(lines))
 
 
 _STRINGS = frozenset((str, Placeholder))
+_PLAIN = frozenset((str,))
 
 
 def _kept(tokens: tuple, strings: bool) -> list:

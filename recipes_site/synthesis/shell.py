@@ -184,6 +184,12 @@ def unit_lines(units) -> tuple:
     return tuple([_plain_unit_line(u) if type(u[-1]) is str else _unit_line(u) for u in units])
 
 
+def plain_unit_lines(units) -> tuple:
+    """`unit_lines` of units whose tokens are all plain `str` (no Placeholder, no other type: the
+    caller knows), each line straight from the memo (map calls it from C: no comprehension)."""
+    return tuple(map(_plain_unit_line, units))
+
+
 def continued(lines: list[str], indent: str = "  ") -> str:
     """First line as is, the rest indented, joined with ` \\` continuations."""
     return (" \\\n" + indent).join(lines)
