@@ -79,6 +79,32 @@ def test_non_string_keys_are_stringified_like_javascript():
     assert result.data == {"1": "a", "true": "b", "null": "c", "1.5": "d"}
 
 
+def test_plain_words_as_keys_and_values_resolve_as_resolve_plain_does():
+    """The builder takes most keys and values as written without calling resolve_plain (a plain
+    scalar starting with a letter that is no null/bool word): every key and value, in a mapping
+    and in a list, must still be what resolve_plain and js_key make of it, at its position."""
+    import itertools
+
+    from recipes_site.catalog.yaml import js_key, resolve_plain
+    words = ["True", "true", "TRUE", "tRUE", "False", "FALSE", "null", "Null", "NULL", "nulls", "yes", "No",
+             "é", "ǅx", "x1", "x-y", "inf", "nan", "NaN", "e3", "a:b", "Inf", "_x", "x_", "1", "1.5", "0x1F",
+             "2025-01-02", "~", "-x", ".inf", ".x", "+1"]
+    for key, val in itertools.product(words, ["True", "null", "word", "1", "ǅ", "2025-01-02"]):
+        result = load(f"{key}: {val}\nlist: [{key}, {val}]\n")
+        assert result.diagnostics == [], (key, val)
+        expected_key = js_key(resolve_plain(key))
+        got = result.data[expected_key]
+        assert got == resolve_plain(val) and type(got) is type(resolve_plain(val)), (key, val)
+        items = result.data["list"]
+        assert [type(v) for v in items] == [type(resolve_plain(key)), type(resolve_plain(val))], (key, val)
+        assert result.key_positions[(expected_key,)] == (1, 1)
+        assert result.positions[(expected_key,)] == (1, len(key) + 3)
+    assert load("<<: 1\n").diagnostics[0].message == "merge keys (<<) are not supported"
+    assert load("a: <<\n").data == {"a": "<<"}
+    duplicate = only_error(load("word: 1\nTrue: 2\nword: 3\n"))
+    assert (duplicate.line, duplicate.col, duplicate.key_path) == (3, 1, "word")
+
+
 def test_key_order_and_positions():
     text = "b: 1\na:\n  list:\n    - x\n    - {k: v}\n  flow: [1, 2]\n"
     result = load(text)

@@ -48,6 +48,9 @@ _YAML = "tag:yaml.org,2002:"
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 _TRUES = frozenset(("true", "True", "TRUE"))
 _FALSES = frozenset(("false", "False", "FALSE"))
+# A plain scalar that starts with a letter and is none of these words is the string as written
+# (resolve_plain below): the builder's fast path for most keys and values.
+_WORDS = _NULLS | _TRUES | _FALSES
 _INT_RE = re.compile(r"[-+]?(?:0b[01]+|0x[0-9a-fA-F]+|0o[0-7]+|[0-9]+)\Z")
 _FLOAT_RE = re.compile(
     r"(?:[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
@@ -335,15 +338,18 @@ class _Builder:
 
         # collections: an explicit stack of frames (open_collection). This loop runs once per
         # event of every file (27k for the compat corpus), hence no helper calls for the steps
-        # every event takes.
+        # most events take: a plain untagged, unanchored key or scalar value is handled here
+        # (the same steps as key() and scalar_value(), which handle every other event).
         stack: list[list] = []
         self.open_collection(stack, ev, path)
         get_event = loader.get_event
+        marks = self.marks
         while True:
             ev = get_event()
+            cls = ev.__class__
             frame = stack[-1]
             container = frame[0]
-            if isinstance(ev, _COLLECTION_ENDS):
+            if cls is _MAPPING_END or cls is _SEQUENCE_END:
                 stack.pop()
                 anchor = frame[2]
                 if anchor:
@@ -356,22 +362,52 @@ class _Builder:
                 frame = stack[-1]
                 container = frame[0]
             else:
-                if isinstance(container, list):
+                if container.__class__ is list:
                     at = frame[1] + (len(container),)
-                elif frame[4] is _NO_KEY:
-                    self.key(ev, frame)     # this event is a key
+                elif frame[4] is _NO_KEY:   # this event is a key
+                    text = ev.value if cls is _SCALAR and ev.tag is None and ev.anchor is None else None
+                    if text is None or not (ev.style or (text[:1].isalpha() and text not in _WORDS)):
+                        self.key(ev, frame)
+                        continue
+                    # a string as written (resolve_plain and js_key give it back unchanged)
+                    mark = ev.start_mark
+                    line = mark.line + 1
+                    self.chars += len(text)
+                    if self.chars > MAX_EXPANDED_CHARS:
+                        self.too_large(line, mark.column + 1, frame[1])
+                    seen = frame[5]
+                    if text in seen:
+                        self.duplicate(text, line, mark.column + 1, frame[1], seen[text])
+                    else:
+                        seen[text] = line
+                    at = frame[1] + (text,)
+                    marks.append((at, (line, mark.column + 1), True))
+                    frame[4] = (text, line, at)
                     continue
                 else:
-                    at = frame[1] + (frame[4][0],)
-                if isinstance(ev, _pyyaml.ScalarEvent):
+                    at = frame[4][2]
+                if cls is _SCALAR and ev.tag is None and ev.anchor is None:
+                    mark = ev.start_mark
+                    marks.append((at, (mark.line + 1, mark.column + 1), False))
+                    text = ev.value
+                    self.chars += len(text)
+                    if self.chars > MAX_EXPANDED_CHARS:
+                        self.too_large(mark.line + 1, mark.column + 1, at)
+                    if ev.style or (text[:1].isalpha() and text not in _WORDS):
+                        value = text
+                    else:
+                        value = resolve_plain(text)
+                        if value is _MERGE:
+                            value = "<<"
+                elif cls is _SCALAR:
                     value = self.scalar_value(ev, at)
-                elif isinstance(ev, _COLLECTION_STARTS):
+                elif cls is _MAPPING_START or cls is _SEQUENCE_START:
                     self.open_collection(stack, ev, at)
                     continue
                 else:
                     value = self.alias(ev, at)
             # the finished value goes into the enclosing collection
-            if isinstance(container, list):
+            if container.__class__ is list:
                 container.append(value)
             else:
                 key = frame[4][0]
@@ -440,24 +476,30 @@ class _Builder:
         if raw is _MERGE:
             self.error(line, col, parent, "merge keys (<<) are not supported",
                        "write the keys out instead of merging an anchor")
-            frame[4] = (None, line)  # consume and drop the value
+            frame[4] = (None, line, parent + (None,))  # consume and drop the value
             return
         key = js_key(raw)
         seen = frame[5]
         if key in seen:
-            self.error(line, col, parent + (key,),
-                       f"duplicated mapping key '{excerpt(key)}' (line {line}; first defined on line {seen[key]})",
-                       "remove one of the two entries")
+            self.duplicate(key, line, col, parent, seen[key])
         else:
             seen[key] = line
-        self.marks.append((parent + (key,), (line, col), True))
-        frame[4] = (key, line)
+        at = parent + (key,)
+        self.marks.append((at, (line, col), True))
+        frame[4] = (key, line, at)
+
+    def duplicate(self, key: str, line: int, col: int, parent: tuple, first: int) -> None:
+        self.error(line, col, parent + (key,),
+                   f"duplicated mapping key '{excerpt(key)}' (line {line}; first defined on line {first})",
+                   "remove one of the two entries")
 
 
 _NO_KEY = object()
 _EMPTY = object()
-_COLLECTION_STARTS = (_pyyaml.MappingStartEvent, _pyyaml.SequenceStartEvent)
-_COLLECTION_ENDS = (_pyyaml.MappingEndEvent, _pyyaml.SequenceEndEvent)
+# libyaml's parser makes events of exactly these classes (yaml/_yaml.pyx, _event_to_object)
+_SCALAR = _pyyaml.ScalarEvent
+_MAPPING_START, _SEQUENCE_START = _pyyaml.MappingStartEvent, _pyyaml.SequenceStartEvent
+_MAPPING_END, _SEQUENCE_END = _pyyaml.MappingEndEvent, _pyyaml.SequenceEndEvent
 
 
 def _short_tag(tag: str) -> str:
