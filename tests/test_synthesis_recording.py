@@ -19,7 +19,7 @@ import pytest
 
 import recipes_site.synthesis as synthesis
 from recipes_site.fit import EngineSizing
-from recipes_site.synthesis import Context, synthesize_recipe
+from recipes_site.synthesis import Context, render_strategy, synthesize_recipe
 from recipes_site.synthesis.deployments import tensor_parallel_size
 from recipes_site.synthesis.features import allowed_modes
 from recipes_site.synthesis.hardware import Hardware
@@ -174,6 +174,16 @@ def _node_count_for_beta():
     return r
 
 
+def _tp_the_heads_refuse():
+    """multi_node_tp's TP (16 over two nodes) does not divide the model's 12 heads: left out of the
+    alternatives on both profiles; beta, which disagrees on single_node_tp alone, takes that verdict
+    with alpha's piece."""
+    r = H.recipe(vram=16, compatible_strategies=["single_node_tp", "multi_node_tp", "multi_node_dep"])
+    r["model"]["hf_config"] = {"num_attention_heads": 12, "num_key_value_heads": 4}
+    r["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {"beta": {"extra_args": ["--beta-tp"]}}}}
+    return r
+
+
 CASES = {
     "ids": (ctx, _by_id_overrides),
     "generations and brands": (ctx, _by_generation_and_brand),
@@ -193,6 +203,7 @@ CASES = {
     "strategy args for one id": (_twins(), _strategy_args_for_beta),
     "three ways": (_triplets(), _three_ways),
     "node count for one id": (_twins(), _node_count_for_beta),
+    "TP the heads refuse": (_twins(), _tp_the_heads_refuse),
 }
 
 
@@ -229,6 +240,19 @@ def test_every_profile_gets_what_rendering_it_alone_gives(case, monkeypatch):
     alone = _alone(case, monkeypatch)
     assert alone.trees and all(len(t.by_hardware) > 1 for t in alone.trees)
     assert _equal(_shared(case), alone)
+
+
+def test_an_alternative_whose_tp_the_heads_refuse_is_left_out_on_every_profile():
+    c, make = CASES["TP the heads refuse"]
+    recipe = make()
+    out = synthesize_recipe(c, "acme/Test-8B", recipe, set())
+    results = [res for t in out.trees for res in t.by_hardware]
+    assert [res.hardware for res in results] == ["alpha", "beta"]
+    for res in results:
+        assert "multi_node_dep" in [a.strategy for a in res.alternatives]
+        assert "multi_node_tp" not in [a.strategy for a in res.alternatives]
+        refused = render_strategy(c, recipe, "default", "multi_node_tp", c.hardware(res.hardware))
+        assert refused is not None and synthesis.tp_refusal(recipe, refused) is not None
 
 
 def test_the_cases_do_tell_profiles_apart():

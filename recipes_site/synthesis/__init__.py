@@ -109,11 +109,18 @@ def _on_hardware(ctx: Context, recipe: dict, tree_key: str, hw: Hardware,
     for s in offered:
         if s == pick.strategy:
             continue
-        rendering = _piece(pieces, ("alternative", key, s), hw, render_strategy, (ctx, recipe, key, s, hw))
-        # an alternative whose TP the model's heads refuse is left out (recipes with hf_config only)
-        if rendering is not None and tp_refusal(recipe, rendering) is None:
+        rendering = _piece(pieces, ("alternative", key, s), hw, _alternative, (ctx, recipe, key, s, hw))
+        if rendering is not None:
             alternatives.append(rendering)
     return hardware_result(hardware=hw.label, recommended=recommended, alternatives=tuple(alternatives))
+
+
+def _alternative(ctx: Context, recipe: dict, key: str, strategy_id: str, hw: Hardware) -> Rendering | None:
+    """An alternative strategy's rendering, None when it has none or the model's heads refuse its TP
+    (recipes with hf_config only). Checked inside the piece: a profile taking it takes the verdict
+    too (tp_refusal reads the rendering's commands and the recipe alone, the same re-labelled)."""
+    rendering = render_strategy(ctx, recipe, key, strategy_id, hw)
+    return None if rendering is None or tp_refusal(recipe, rendering) is not None else rendering
 
 
 def _recommended(ctx: Context, recipe: dict, key: str, strategy_id: str, hw: Hardware, nodes: int) -> Rendering | None:

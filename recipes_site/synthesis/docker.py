@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from .hardware import Hardware
@@ -122,11 +123,16 @@ def _lines_head(image, model: str, mounts: list, flags: list, family: str, port:
     lines = list(_GPU_FLAG_TEXT[family])
     lines += [" ".join(["--privileged --ipc=host", *_network(family, port, host_network)]),
               "-v ~/.cache/huggingface:/root/.cache/huggingface"]
-    lines += [f"-v {mount_word(path)}" for path in mounts]
-    lines += [line for line, _ in flags]
-    lines += [f"-e {quote(name)}" for name in pass_env]
+    if mounts:          # (no comprehension made for the usual none)
+        lines += [f"-v {mount_word(path)}" for path in mounts]
+    lines += map(_first, flags)     # each env item's text line
+    if pass_env:
+        lines += [f"-e {quote(name)}" for name in pass_env]
     lines.append(f"{image_word(image)} {quote(model)}")
     return lines
+
+
+_first = itemgetter(0)
 
 
 def _env_flag(name: str, value) -> tuple[str, str]:
