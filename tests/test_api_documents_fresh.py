@@ -27,7 +27,6 @@ def _forget() -> None:
     fit.clear_memos()
     plan.clear_memos()
     picker.clear_memos()
-    picker._split_lines.cache_clear()
     picker._export_lines.cache_clear()
     picker._HEREDOCS.clear()
     picker._EXTRAS.clear()
@@ -53,7 +52,7 @@ def _fresh(rec: RecipeInput, ctx, r) -> dict:
     plans = plan.plan_json(rec.data, r, profile, choices, locked)
     precision = mapping(mapping(rec.data.get("variants")).get(r.variant)).get("precision")
     shared = picker.SharedParts(rec, ctx, r.hardware)
-    splits = [picker._split_lines.__wrapped__(p.command, p.docker_command, p.lines_before, p.lines_after)
+    splits = [picker._split_lines(p.command, p.docker_command, p.lines_before, p.lines_after)
               for p in r.processes]
     parts = picker.rendering_parts(r, shared, plans["default"], locked, splits, 0)
     assert parts["summary"] == picker.summary_line(r, profile, precision, plans["default"])

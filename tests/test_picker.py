@@ -132,12 +132,12 @@ def test_split_equals_splitting_both_commands_into_lists():
         before = tuple(lines[:at]) if rng.random() < 0.9 else tuple(word() for _ in range(at))
         after = tuple(lines[at + rng.randrange(0, len(lines) - at + 1):])
         expected = _split_by_lists(command, docker, before, after)
-        assert picker._split_lines.__wrapped__(command, docker, before, after) == expected, (command, docker, before, after)
+        assert picker._split_lines(command, docker, before, after) == expected, (command, docker, before, after)
         cases += expected is not None
     assert cases > 5000
     # the overlap case itself: the docker head ends in SEP's first four characters
     for docker in ("run \\\n " + SEP + "--a", "run \\\n  \\\n " + SEP + "--a", SEP[:4] + SEP + "--a", "--a"):
-        assert picker._split_lines.__wrapped__("vllm" + SEP + "--a", docker, (), ()) == \
+        assert picker._split_lines("vllm" + SEP + "--a", docker, (), ()) == \
             _split_by_lists("vllm" + SEP + "--a", docker, (), ())
 
 
