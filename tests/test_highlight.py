@@ -225,3 +225,32 @@ def test_the_rule_that_matches_first_is_taken_when_rules_overlap_or_match_nothin
     for _ in range(300):
         code = "".join(rng.choice("abcdDexy \n") for _ in range(rng.randint(0, 20)))
         assert hl.highlight_html(code, Overlap) == highlight(code, Overlap(), FORMATTER), code
+
+
+def test_a_state_is_joined_after_join_after_positions_with_the_same_tokens(monkeypatch):
+    """A state other than "root" is tried rule by rule, its first rule counting the positions,
+    and joined at the JOIN_AFTER-th: the output is Pygments' before, across and after the switch
+    (the switch happens inside a fence, and within one token run of the state)."""
+    from pygments.lexer import RegexLexer, bygroups
+
+    class Two(RegexLexer):
+        tokens = {
+            "root": [(r"\[", Token.Punctuation, "inner"), (r"[a-z]+", Token.Name), (r"\s+", Token.Text), (r".", Token.Error)],
+            "inner": [(r"\]", Token.Punctuation, "#pop"), (r"ab|a", Token.Keyword), (r"a+", Token.Name),
+                      (r"(b)(c?)", bygroups(Token.String, Token.Number)), (r"\s+", Token.Text), (r"[^\]]", Token.Literal)],
+        }
+
+    monkeypatch.setattr(hl, "JOIN_AFTER", 7)
+    Two()
+    states = hl._states(Two)
+    joined = lambda: any(single is None for _m, _t, single in states["inner"])
+    rng = random.Random(3)
+    codes = ["[" + "".join(rng.choice("abc ax]") for _ in range(rng.randint(0, 5))) + "]" for _ in range(3)]
+    codes += ["x [" + "".join(rng.choice("abc ax") for _ in range(40)) + "] y\n" for _ in range(3)]
+    seen = []
+    for code in codes:
+        assert hl.highlight_html(code, Two) == highlight(code, Two(), FORMATTER), code
+        seen.append(joined())
+    assert seen[0] is False and seen[-1] is True   # rule by rule first, joined after 7 positions
+    assert any(single is None and len(table) > 2 for _m, table, single in states["inner"])
+    assert all(single is None for _m, _t, single in states["root"])   # root: joined at once

@@ -62,6 +62,11 @@ _ANY_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 # cost more as calls of their own (compat corpus guides, compiling included: 2,245 M
 # instructions with a limit of 60, 2,219 M with 350, 2,310 M with 1,000)
 _MAX_JOINED = 350
+# positions a state other than "root" is tried at before its rules are joined (`_States._counted`):
+# highlighting the compat corpus's fences (callgrind) in one process 869.6 M instructions with
+# every state joined when entered -> 812.8 M (30: 827.6 M, 300: 817.0 M, 3,000: 820.5 M); in a
+# build worker, whose parent imported the lexers and joined their roots, 576.1 -> 517.8 M
+JOIN_AFTER = 100
 
 
 @lru_cache(maxsize=64)
@@ -201,13 +206,44 @@ class _States(dict):
     """A lexer class's states as steps (match function, {group number: rule}, None) for a joined
     run of rules (the group that matched last, `m.lastindex`: the empty group closing the rule's
     alternative, says which rule), or (the rule's own match function, None, rule) for a single
-    rule. Built when a state is first entered."""
+    rule. "root" is joined when first entered; any other state is first tried rule by rule and
+    joined once it has been tried at JOIN_AFTER positions (`_counted`)."""
 
     def __init__(self, cls: type):
         super().__init__()
         self.rules, self.flags = cls._tokens, cls.flags
 
     def __missing__(self, state: str) -> list:
+        steps = self[state] = self.joined(state) if state == "root" else self._counted(state)
+        return steps
+
+    def _counted(self, state: str) -> list:
+        """The state's rules as single steps, the first one counting the positions tried (each
+        token lexed in the state tries it first); at the JOIN_AFTER-th the state's steps become
+        its joined ones (a loop going on with these steps meanwhile finds the same tokens).
+
+        Why: joining compiles a state's rules a second time, one alternation per run (~0.5-2.5 ms
+        for each of Bash's and Python's states), which pays only where many tokens are lexed.
+        Most states are entered for a few tokens (the compat corpus's guides: 12 of the 14 states
+        entered are tried at under 1,000 positions in all, 8 under 100), and each build worker
+        compiled them anew. "root", where every fence starts, is joined at once (in the build
+        process, before the workers fork: build._warm_guide_lexers)."""
+        steps = [(rule[0], None, rule) for rule in self.rules[state]]
+        if not steps:
+            return steps
+        first, _table, rule = steps[0]
+        left = [JOIN_AFTER]
+
+        def counting(text: str, pos: int):
+            left[0] -= 1
+            if left[0] == 0:
+                self[state] = self.joined(state)
+            return first(text, pos)
+        steps[0] = (counting, None, rule)
+        return steps
+
+    def joined(self, state: str) -> list:
+        """The state's steps, each run of joinable rules one alternation."""
         steps: list = []
         run: list = []
 
@@ -246,7 +282,6 @@ class _States(dict):
             else:
                 run.append((*joinable, rule))
         close_run()
-        self[state] = steps
         return steps
 
     def tokens(self, lexer, text: str) -> list[tuple]:
