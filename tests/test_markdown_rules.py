@@ -95,6 +95,27 @@ def test_random_markdown_parses_to_the_same_tokens():
         assert _dump(_MD, text) == _dump(plain, text), repr(text)
 
 
+def test_link_destinations_are_scanned_as_markdown_its_helper_scans_them():
+    """md_links.parse_link_destination: markdown-it's parseLinkDestination's ok, pos and str on
+    destinations of every character class its loop tells apart, at every start and three ends."""
+    from markdown_it import helpers
+    from recipes_site.render import md_links
+    assert _MD.helpers.parseLinkDestination is md_links.parse_link_destination
+    assert _MD.helpers.parseLinkLabel is helpers.parseLinkLabel and _MD.helpers.parseLinkTitle is helpers.parseLinkTitle
+    rng = random.Random(17)
+    pieces = ["a", "/", ":", ".", "(", ")", "\\", " ", "\t", "\n", "\x00", "\x1f", "\x7f", "<", ">", "&amp;", "\\(", "\\ ",
+              "é", "\u00a0", "%20", "(" * 8, ")" * 3, "https://x.y/p?q=1#f"]
+    cases = ["", "(", ")", "\\", "a\\", "<a>", "<a", "(" * 33 + ")" * 33, "(" * 32 + ")" * 32, "https://x.y/a_(b)", "a b",
+             "a\\ b", "a\\\nb", "\\)", "x)y", "\x7f", "a\x7fb"]
+    cases += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 20))) for _ in range(1500)]
+    for text in cases:
+        for pos in range(len(text) + 1):
+            for maximum in {len(text), max(pos, len(text) - 1), len(text) + 2}:
+                ours = md_links.parse_link_destination(text, pos, maximum)
+                theirs = helpers.parseLinkDestination(text, pos, maximum)
+                assert (ours.ok, ours.pos, ours.str) == (theirs.ok, theirs.pos, theirs.str), (text, pos, maximum)
+
+
 @_NEEDS_4X
 def test_the_instance_runs_the_gated_rules_and_narrow_text_stops():
     """Guard against the speed-up silently not being installed (the equality tests would pass)."""

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from recipes_site.render import md_gates, md_state
+from recipes_site.render import md_gates, md_links, md_state
 from recipes_site.render.highlight import highlight_html, lexer_class
 from recipes_site.render.md_renderer import GuideRenderer
 
@@ -77,6 +77,7 @@ def _parser() -> MarkdownIt:
     md.disable(["html_block", "html_inline"])
     md_gates.install(md)   # the same tokens, fewer rule calls: block rules gated on a line's first character, text stops narrowed
     md_state.install(md)   # the same block state and tokens, made with less work (line marks, token objects)
+    md_links.install(md)   # the same link destinations, scanned a run of plain characters at a time
     md.validateLink = safe_link
     # markdown-it normalises every link target (mdurl parse, punycode of the host, percent-encoding:
     # ~10 µs) each time it occurs, and guides repeat theirs (the compat corpus: 537 links, 329
