@@ -50,6 +50,11 @@ class Diagnostic:
     hint: str = ""       # e.g. "did you mean `tool_calling`?"
 
     def __post_init__(self) -> None:
+        message, hint, key_path = self.message, self.hint, self.key_path
+        if (message.__class__ is str and hint.__class__ is str and key_path.__class__ is str
+                and len(message) + len(hint) + len(key_path) <= MAX_TEXT
+                and not CONTROL_CHARS.search(message + hint + key_path)):
+            return   # what _bounded would give back for each of the three (most diagnostics: one check)
         for name in ("message", "hint", "key_path"):
             value = getattr(self, name)
             if isinstance(value, str):
