@@ -125,11 +125,9 @@ def shape_from_argv(argv) -> Shape:
     return _shape(tuple(argv))
 
 
-# Memo: a rendering's argv is parsed ~6 times (plan, footprint, feature states), 15 parses per
-# distinct argv on the compat corpus; correct because the parse reads nothing but the tokens
-# and a Shape is frozen.
-@functools.lru_cache(maxsize=65536)
-def _shape(argv: tuple) -> Shape:
+def parse_shape(argv: tuple) -> Shape:
+    """`shape_from_argv` of a tuple, parsed afresh (for a caller that keeps its own answer:
+    plan._plan_inputs)."""
     found: dict = {}
     try:
         text = " ".join(argv)       # argvs are text: no list of str() copies for the usual case
@@ -170,6 +168,12 @@ def _shape(argv: tuple) -> Shape:
         else:
             found[name] = str(value)        # text as before, should the token be a str subclass
     return _new_shape(found)
+
+
+# Memo: an argv outside plan._plan_inputs (which keeps its own) is parsed again by the footprint of
+# a disaggregated deployment, the feature states' rebuilt commands and the KV-cache sizing; correct
+# because the parse reads nothing but the tokens and a Shape is frozen.
+_shape = functools.lru_cache(maxsize=65536)(parse_shape)
 
 
 def clear_memos() -> None:

@@ -206,7 +206,7 @@ def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple, tuple | None, int]:
     """What a plan reads of an argv: its shape (with `fit.shape_values` of it, for memo keys), its
     draft (`_draft`) and its GPUs (`Shape.gpus`, for the footprint)."""
     found = _speculative_json(argv)
-    shape = fit.shape_from_argv(argv)
+    shape = fit.parse_shape(argv)       # (not fit's memo: this one keeps the answer)
     return shape, fit.shape_values(shape), None if found is None else _text_draft(found[0]), shape.gpus
 
 
