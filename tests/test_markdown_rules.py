@@ -95,6 +95,30 @@ def test_random_markdown_parses_to_the_same_tokens():
         assert _dump(_MD, text) == _dump(plain, text), repr(text)
 
 
+@_NEEDS_4X
+def test_delimiter_post_rules_run_only_for_runs_holding_a_delimiter_character():
+    """balance_pairs, strikethrough and emphasis post-processing are gated (md_gates.gated_delimiters):
+    called for a run holding '*', '_' or '~', not for one without."""
+    from types import SimpleNamespace
+    calls = []
+    gate = md_gates.gated_delimiters(lambda state: calls.append(state.src))
+    for src in ["plain [a](b) text", "a *b* c", "snake_case", "~~x~~", "", "` code `"]:
+        gate(SimpleNamespace(src=src, delimiters=[], tokens_meta=[]))
+    assert calls == ["a *b* c", "snake_case", "~~x~~"]
+    names = {r.name: r.fn for r in _MD.inline.ruler2.__rules__}
+    assert all(names[n].__qualname__.startswith("gated_delimiters") for n in md_gates.DELIMITER_RULES)
+    assert md_gates.DELIMITER_CHARACTERS == "_*~"
+
+
+@_NEEDS_4X
+def test_a_delimiter_gate_missing_a_character_would_be_caught(monkeypatch):
+    def without_tilde(rule):
+        return lambda state: rule(state) if ("*" in state.src or "_" in state.src) else None
+    monkeypatch.setattr(md_gates, "gated_delimiters", without_tilde)
+    md, plain = _parser(), _plain()
+    assert any(_dump(md, text) != _dump(plain, text) for text in ["~~struck~~ text", "a ~~b~~ c\n", "x ~y~ z"])
+
+
 def test_link_destinations_are_scanned_as_markdown_its_helper_scans_them():
     """md_links.parse_link_destination: markdown-it's parseLinkDestination's ok, pos and str on
     destinations of every character class its loop tells apart, at every start and three ends."""
