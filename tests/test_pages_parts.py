@@ -95,3 +95,19 @@ def test_hardware_json_links_are_written_as_by_the_template_lookups():
         links = pages.hardware_json_links("org/re<po", hw_docs, labels)
         assert ours.render(hw_json=links) == theirs.render(hw_json=plain, hw_labels=labels)
         assert ours.render(hw_json=links).count(", <a") == max(0, len(ids) - 1)
+
+
+def test_static_assets_are_read_again_when_their_file_changes(tmp_path, monkeypatch):
+    """The static files' paths are joined once (_STATIC_PATHS); each page's _Pages still stats
+    them, so an edited file (`serve`) gets its new bytes and URL hash, an unchanged one comes
+    from the per-process memo."""
+    css, js = tmp_path / "site.css", tmp_path / "site.js"
+    css.write_text("a{}", encoding="utf-8")
+    js.write_text("x()", encoding="utf-8")
+    monkeypatch.setattr(pages, "_STATIC_PATHS", {"site.css": str(css), "site.js": str(js)})
+    first = pages._Pages({}, {}, None)
+    assert first.static_files == {"static/site.css": b"a{}", "static/site.js": b"x()"}
+    css.write_text("a{color:red}", encoding="utf-8")
+    second = pages._Pages({}, {}, None)
+    assert second.static_files["static/site.css"] == b"a{color:red}" and second.static_files["static/site.js"] == b"x()"
+    assert second.static["site.css"] != first.static["site.css"] and second.static["site.js"] == first.static["site.js"]
