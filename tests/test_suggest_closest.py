@@ -50,3 +50,31 @@ def test_closest_on_misspelt_vllm_names():
 def test_closest_refuses_a_cutoff_difflib_refuses():
     with pytest.raises(ValueError):
         closest("a", ["a"], 1.5)
+
+
+def _lcs_table(a: str, b: str) -> int:
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        row = [0]
+        for j, y in enumerate(b):
+            row.append(previous[j] + 1 if x == y else max(previous[j + 1], row[j]))
+        previous = row
+    return previous[-1]
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, TEXT)
+def test_lcs_length_is_the_longest_common_subsequence_and_bounds_difflib(a, b):
+    """closest() skips a full ratio where 2*lcs_length/T cannot reach the best: that needs
+    lcs_length to be exact (or larger) and difflib's matches never to exceed it."""
+    from recipes_site.suggest import lcs_length
+    assert lcs_length(a, b) == _lcs_table(a, b) == lcs_length(b, a)
+    matched = sum(block.size for block in difflib.SequenceMatcher(None, a, b).get_matching_blocks())
+    assert matched <= lcs_length(a, b)
+
+
+def test_lcs_length_on_long_and_repeated_text():
+    from recipes_site.suggest import lcs_length
+    for a, b in [("VLLM_USE_TRTLLM_ATTENTION", "VLLM_USE_FLASHINFER_MOE_FP4"), ("a" * 300, "a" * 200 + "b"),
+                 ("abcabcabc" * 20, "cba" * 30), ("", "abc"), ("é_é", "_éé")]:
+        assert lcs_length(a, b) == _lcs_table(a, b)
