@@ -17,12 +17,15 @@ from functools import lru_cache
 from operator import itemgetter
 
 _WORD = re.compile(r"[a-z]+[0-9]*|[0-9]+")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")   # lowered text holds no A-Z: the ASCII letters and digits left are these
 CUTOFF = 0.6          # difflib's default similarity floor
 
 
 def normalise(text: str) -> str:
-    """Lowercase letters and digits only: separators and case never decide a match."""
-    return "".join(ch for ch in text.lower() if ch.isascii() and ch.isalnum())
+    """Lowercase letters and digits only: separators and case never decide a match. (The
+    lowered text's ASCII letters and digits, as a character loop keeping ch.isascii() and
+    ch.isalnum() would: one regex pass, ~5x faster on the ~300 ids and lookups of a load.)"""
+    return _NOT_ALNUM.sub("", text.lower())
 
 
 def _family(name: str) -> str:
@@ -39,6 +42,7 @@ class NameIndex:
         self._by_org: dict[str, list[str]] = defaultdict(list)   # normalised org -> ids
         self._by_family: dict[str, list[str]] = defaultdict(list)
         self._deletes: dict[str, list[str]] | None = None   # see close()
+        self._closed: dict[tuple, list[str]] = {}            # close()'s answers
         for name in dict.fromkeys(names):
             org, _, repo = name.rpartition("/")
             self._exact[normalise(name)].append(name)
@@ -73,7 +77,16 @@ class NameIndex:
         from a deletion neighbourhood of the normalised ids (every key with one character
         dropped, built on first use), so a lookup costs one dict probe per character of `wanted`
         and finds every id within a substitution, insertion, deletion or swap of it, however
-        many ids share its organisation or family."""
+        many ids share its organisation or family. Answers are kept per index (``_closed``,
+        bounded by the distinct references asked about): a recipe's stale reference tends to
+        recur in its neighbours' related_recipes, and the index never changes."""
+        memo_key = (wanted, cutoff, limit)
+        found = self._closed.get(memo_key)
+        if found is None:
+            found = self._closed[memo_key] = self._close(wanted, cutoff, limit)
+        return list(found)
+
+    def _close(self, wanted: str, cutoff: float, limit: int) -> list[str]:
         key = normalise(wanted)
         pool = set(self._exact.get(key, ()))
         for probe in _deletions(key):
