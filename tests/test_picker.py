@@ -246,3 +246,19 @@ def test_summary_line_of_a_plan_equals_its_plain_form_whatever_the_types():
         precision = rng.choice([None, "", "fp8", "bf16"])
         name = rng.choice(["H100", "MI300X"])
         assert picker.summary_line(r, profile, precision, plan, name) == _summary_by_hand(profile, precision, plan, name)
+
+
+def test_recipe_reads_are_kept_for_the_recipe_they_were_read_from():
+    """AcrossHardware.recipe_reads works out once what every SharedParts reads of the recipe alone
+    (features with a strategies list, with a companion command, each variant's precision); asked
+    with another recipe, it reads that one (fails when the entry is not checked against the recipe)."""
+    from recipes_site.render.picker import AcrossHardware
+    plain = {"features": {"a": {"args": ["--a"]}}, "variants": {"default": {"precision": "bf16"}}}
+    keyed = {"features": {"a": {"args": ["--a"], "strategies": ["single_node_tp"]},
+                          "b": {"args": ["--b"], "companion": {"command": "run-b"}}, "c": None},
+             "variants": {"default": {"precision": "fp8"}, "w4": None}}
+    across = AcrossHardware(None)
+    for recipe, want in [(plain, (False, False, {"default": "bf16"})),
+                         (keyed, (True, True, {"default": "fp8", "w4": None})),
+                         (plain, (False, False, {"default": "bf16"})), ({}, (False, False, {}))]:
+        assert across.recipe_reads(recipe) == want

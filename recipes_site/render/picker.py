@@ -269,12 +269,9 @@ class SharedParts:
         self.extra_sets = Table()
         self._choices: dict[tuple, tuple] = {}
         self._across = AcrossHardware(ctx) if across is None else across
-        features = [f for f in mapping(rec.data.get("features")).values() if isinstance(f, dict)]
-        self._by_strategy = any(f.get("strategies") for f in features)
-        self._by_kv = any(mapping(f.get("companion")).get("command") for f in features)
+        self._by_strategy, self._by_kv, self.precisions = self._across.recipe_reads(rec.data)
         self.profile = ctx.profiles.get(hw, {})
         self.gpu_name = sizing.gpu_label(self.profile, hw)
-        self.precisions = {key: mapping(v).get("precision") for key, v in mapping(rec.data.get("variants")).items()}
 
     def choices(self, rec: RecipeInput, ctx: Context, r: Rendering) -> tuple[tuple, int, str]:
         """The feature choices of a rendering of `rec`, their index in `feature_sets` and their
@@ -326,6 +323,21 @@ class AcrossHardware:
         self.families: dict[tuple, Shown] = {}
         self._recordings: dict[str, Recording] = {}
         self._made: dict[tuple, list] = {}
+        self._recipe_reads: tuple | None = None
+
+    def recipe_reads(self, recipe: dict) -> tuple[bool, bool, dict]:
+        """What every `SharedParts` of `recipe` reads of the recipe alone, worked out once for its
+        hardware documents (8 per recipe on the compat corpus): whether some feature has a
+        `strategies` list, whether some feature has a companion command, and each variant's
+        precision. Kept with the recipe it was read from (the entry holds it)."""
+        found = self._recipe_reads
+        if found is None or found[0] is not recipe:
+            features = [f for f in mapping(recipe.get("features")).values() if isinstance(f, dict)]
+            found = self._recipe_reads = (
+                recipe, any(f.get("strategies") for f in features),
+                any(mapping(f.get("companion")).get("command") for f in features),
+                {key: mapping(v).get("precision") for key, v in mapping(recipe.get("variants")).items()})
+        return found[1:]
 
     def choices(self, recipe: dict, hw: str, variant: str, strategy: str, with_kv_store: bool) -> tuple[tuple, str, list]:
         """`_interned(feature_choices(...))` on the profile `hw`. Choices are asked on every
