@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from recipes_site import kv_cache, sizing
 from recipes_site.catalog.diagnostics import Diagnostic, Level
-from recipes_site.catalog.documents import Catalog, RecipeDoc
+from recipes_site.catalog.documents import Catalog, RecipeDoc, locate
 from recipes_site.catalog.ids import id_problem
 from recipes_site.catalog.schema_errors import did_you_mean
 from recipes_site.catalog.types import HfConfig
@@ -30,9 +30,9 @@ class Report:
     """Collects diagnostics for one document, looking positions up by key path."""
 
     def __init__(self, display: str, positions: dict, key_positions: dict):
-        from recipes_site.catalog.documents import locate
-
-        self._locate = lambda path, at_key: locate(positions, key_positions, path, at_key=at_key)
+        # (plain attributes: a compat load makes ~1,050 Reports, most of which never report)
+        self._positions = positions
+        self._key_positions = key_positions
         self.display = display
         self.items: list[Diagnostic] = []
 
@@ -41,7 +41,7 @@ class Report:
         return cls(doc.display_path, doc.positions, doc.key_positions)
 
     def add(self, level: Level, path: tuple, message: str, hint: str = "", *, at_key: bool = False) -> None:
-        line, col = self._locate(tuple(path), at_key)
+        line, col = locate(self._positions, self._key_positions, tuple(path), at_key=at_key)
         self.items.append(Diagnostic(self.display, line, col, level, format_key_path(tuple(path)), message, hint))
 
     def error(self, path: tuple, message: str, hint: str = "", *, at_key: bool = False) -> None:
