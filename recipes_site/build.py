@@ -1,7 +1,7 @@
 """The pipeline: catalog -> synthesis -> documents (JSON API, HTML pages) -> atomic write.
 
 Each recipe's files depend only on that recipe (and the shared vocabulary), so that part runs
-in worker processes that write straight into the staging folder; the catalog-wide documents
+in several processes (this one and forked workers) that write straight into the staging folder; the catalog-wide documents
 (indexes) are assembled afterwards from small per-recipe summaries. No file's content depends
 on scheduling, and the staging folder replaces the output only when everything succeeded
 (write.py: locking, the atomic swap, cleanup after killed builds; outdir.py: which folders a
@@ -16,6 +16,7 @@ import json
 import os
 import re
 import signal
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -183,7 +184,8 @@ def _warm_guide_lexers(catalog: Catalog, indexes: list[int]) -> None:
 
 
 def jobs() -> int:
-    """Worker processes: RECIPES_SITE_JOBS, else one per core; 1 means in-process."""
+    """Processes building recipes: RECIPES_SITE_JOBS, else one per core. 1 means this process
+    alone; n means this process and n - 1 forked workers."""
     wanted = os.environ.get("RECIPES_SITE_JOBS")
     return max(1, int(wanted)) if wanted and wanted.isdigit() else (os.cpu_count() or 1)
 
@@ -207,14 +209,56 @@ def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = N
     if not forked:
         _worker_init(catalog, staging, None, previous)
         return [_worker(i) for i in indexes]
-    pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+    pool = ProcessPoolExecutor(n - 1, mp_context=multiprocessing.get_context("fork"),
                                initializer=_worker_init, initargs=(catalog, staging, os.getpid(), previous))
     try:
         with _held(_STOP_SIGNALS):
             pool.submit(int)   # with fork, the first submit starts every worker: here, signals held
-        return list(pool.map(_worker, indexes, chunksize=max(1, min(8, len(indexes) // (4 * n)))))
+        _worker_init(catalog, staging, None, previous)   # (after the fork: the workers make their own)
+        return _share_out(pool, n - 1, indexes)
     finally:   # on an error or a signal, drop the queued recipes instead of building them all first
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+# Recipes per task of a forked worker: small, so that when this process takes the last recipe
+# the workers have little left (wall time), yet a task's round trip is paid for 2 recipes.
+WORKER_CHUNK = 2
+
+
+def _share_out(pool, workers: int, indexes: list[int]) -> list[tuple]:
+    """Build `indexes` in this process and in the pool's workers together: the workers take
+    chunks from the front, kept at most two ahead each, and this process one recipe at a time
+    from the back, until none is left.
+
+    Why this process builds too, instead of forking one worker per core and waiting: after a
+    fork, each page of the parent's memory that a worker writes to (free heap it allocates in,
+    reference counts of shared objects) is copied for it, a fault at a time, and each worker
+    fills its own memos and sends its results back pickled. One fewer worker pays that once
+    less: on the compat corpus with two cores, ~40 M fewer instructions and ~4k fewer page
+    faults than two workers (benchmarks/compat_bench.py)."""
+    todo = deque(indexes)
+    given: list[tuple[list[int], object]] = []   # (chunk, its future), in submission order
+    pending: list = []
+    built: dict[int, tuple] = {}
+    while todo:
+        for future in pending:
+            if future.done():
+                future.result()   # a worker's error ends the build now, not after every recipe
+        pending = [future for future in pending if not future.done()]
+        while todo and len(pending) < 2 * workers:
+            chunk = [todo.popleft() for _ in range(min(WORKER_CHUNK, len(todo)))]
+            pending.append(pool.submit(_worker_chunk, chunk))
+            given.append((chunk, pending[-1]))
+        if todo:
+            i = todo.pop()
+            built[i] = _worker(i)
+    for chunk, future in given:
+        built.update(zip(chunk, future.result()))
+    return [built[i] for i in indexes]
+
+
+def _worker_chunk(chunk: list[int]) -> list[tuple]:
+    return [_worker(i) for i in chunk]
 
 
 def _recipe_schema() -> dict:

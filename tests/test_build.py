@@ -172,3 +172,49 @@ def test_a_one_process_build_does_not_import_the_process_pool(tmp_path):
         r = subprocess.run([sys.executable, "-c", probe, str(root), str(tmp_path / f"site{jobs}")], capture_output=True,
                            text=True, check=True, env={**os.environ, "RECIPES_SITE_JOBS": jobs})
         assert r.stdout.splitlines()[-1] == pool
+
+
+def _logging_worker(log: Path, fail_in_worker: int | None = None):
+    """build._worker, noting which process built each recipe (forked workers inherit the patch);
+    optionally failing in a forked worker on one recipe."""
+    import os
+    real, parent = build_module._worker, os.getpid()
+
+    def worker(index: int):
+        if index == fail_in_worker and os.getpid() != parent:
+            raise OSError(28, "No space left on device", "from a worker")
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()} {index}\n")
+        return real(index)
+    return worker
+
+
+def test_this_process_builds_recipes_beside_its_forked_workers(tmp_path, monkeypatch):
+    """RECIPES_SITE_JOBS=n: n - 1 forked workers and the building process itself share the
+    recipes (each built once), and the site is the same bytes whoever built what."""
+    import os
+    monkeypatch.setenv("RECIPES_SITE_JOBS", "1")
+    assert build(PROJECT_ROOT, tmp_path / "one").ok
+    alone = _tree(tmp_path / "one")
+    for jobs in (2, 3):
+        log = tmp_path / f"log{jobs}"
+        monkeypatch.setenv("RECIPES_SITE_JOBS", str(jobs))
+        monkeypatch.setattr(build_module, "_worker", _logging_worker(log))
+        result = build(PROJECT_ROOT, tmp_path / f"site{jobs}", incremental=False)
+        assert result.ok
+        by = [line.split() for line in log.read_text().splitlines()]
+        assert sorted(int(i) for _, i in by) == list(range(len(result.recipes)))   # each recipe once
+        pids = {pid for pid, _ in by}
+        assert str(os.getpid()) in pids                      # this process built some
+        assert 2 <= len(pids) <= jobs                        # and at least one worker the others
+        assert _tree(tmp_path / f"site{jobs}") == alone
+
+
+def test_an_error_in_a_forked_worker_fails_the_build_and_writes_nothing(tmp_path, monkeypatch):
+    import pytest
+    monkeypatch.setenv("RECIPES_SITE_JOBS", "2")
+    monkeypatch.setattr(build_module, "_worker", _logging_worker(tmp_path / "log", fail_in_worker=0))
+    with pytest.raises(OSError, match="No space left on device"):
+        build(PROJECT_ROOT, tmp_path / "site")
+    assert not (tmp_path / "site").exists()
+    assert "0" not in [line.split()[1] for line in (tmp_path / "log").read_text().splitlines()]

@@ -22,7 +22,7 @@ from fault_kit import (alive, big_root, children, cli, complete_site, leftovers,
 from recipes_site.posix import exclusive_lock
 from recipes_site.write import write_tree
 
-TWO_WORKERS = {**os.environ, "RECIPES_SITE_JOBS": "2"}   # worker processes even on a one-core machine
+TWO_WORKERS = {**os.environ, "RECIPES_SITE_JOBS": "3"}   # the build process and two forked workers, even on a one-core machine
 
 
 @pytest.fixture(scope="module")
