@@ -228,7 +228,8 @@ WORKER_CHUNK = 2
 def _share_out(pool, workers: int, indexes: list[int]) -> list[tuple]:
     """Build `indexes` in this process and in the pool's workers together: the workers take
     chunks from the front, kept at most two ahead each, and this process one recipe at a time
-    from the back, until none is left.
+    from the back, until none is left (this process builds at least one: a build of two recipes
+    is not one worker building both while this process waits).
 
     Why this process builds too, instead of forking one worker per core and waiting: after a
     fork, each page of the parent's memory that a worker writes to (free heap it allocates in,
@@ -245,8 +246,8 @@ def _share_out(pool, workers: int, indexes: list[int]) -> list[tuple]:
             if future.done():
                 future.result()   # a worker's error ends the build now, not after every recipe
         pending = [future for future in pending if not future.done()]
-        while todo and len(pending) < 2 * workers:
-            chunk = [todo.popleft() for _ in range(min(WORKER_CHUNK, len(todo)))]
+        while len(todo) > 1 and len(pending) < 2 * workers:   # (the last one is this process's)
+            chunk = [todo.popleft() for _ in range(min(WORKER_CHUNK, len(todo) - 1))]
             pending.append(pool.submit(_worker_chunk, chunk))
             given.append((chunk, pending[-1]))
         if todo:

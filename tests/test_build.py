@@ -210,6 +210,24 @@ def test_this_process_builds_recipes_beside_its_forked_workers(tmp_path, monkeyp
         assert _tree(tmp_path / f"site{jobs}") == alone
 
 
+def test_a_forked_build_of_two_recipes_builds_one_here_and_one_in_the_worker(tmp_path, monkeypatch):
+    import os
+    from recipes_site.catalog import load_catalog
+    catalog, _ = load_catalog(PROJECT_ROOT)
+    monkeypatch.setenv("RECIPES_SITE_JOBS", "2")
+    log = tmp_path / "log"
+    monkeypatch.setattr(build_module, "_worker", _logging_worker(log))
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    try:
+        results = build_module.write_recipes(catalog, staging, [3, 5])
+    finally:
+        gc.unfreeze()   # (write_recipes freezes the loaded catalog; build() gives it back)
+    assert [summary.hf_id for _, summary, _ in results] == [catalog.recipes[3].hf_id, catalog.recipes[5].hf_id]
+    by = dict(line.split()[::-1] for line in log.read_text().splitlines())
+    assert sorted(by) == ["3", "5"] and by["5"] == str(os.getpid()) and by["3"] != str(os.getpid())
+
+
 def test_an_error_in_a_forked_worker_fails_the_build_and_writes_nothing(tmp_path, monkeypatch):
     import pytest
     monkeypatch.setenv("RECIPES_SITE_JOBS", "2")
