@@ -35,7 +35,9 @@ def test_a_maker_takes_its_class_arguments(cls, maker):
 def test_a_maker_makes_what_the_class_makes(cls, maker, by_keyword):
     values = {f.name: object() for f in dataclasses.fields(cls)}
     made = maker(**values) if by_keyword else maker(*values.values())
-    assert type(made) is cls and made == cls(**values) and list(vars(made)) == list(values)
+    extra = ["_family"] if cls is Rendering else []   # Rendering.family's token: not a field
+    assert type(made) is cls and made == cls(**values) and list(vars(made)) == list(values) + extra
+    assert list(vars(cls(**values))) == list(values) + extra
     assert all(getattr(made, name) is value for name, value in values.items())
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.env = {}
@@ -78,15 +80,19 @@ def test_a_relabelled_rendering_is_the_same_rendering_on_another_profile():
         moved.hardware = "b200"
 
 
-def test_a_family_is_every_field_but_the_hardware_by_identity():
-    """`Rendering.family` keys picker.Shown: a re-labelled copy is of the same family, a rendering
-    that differs in any other field (even an equal but distinct object) is not."""
+def test_a_family_is_a_rendering_and_its_relabelled_copies():
+    """`Rendering.family` keys picker.Shown: a re-labelled copy (and its own copies) is of the
+    same family; a rendering made anew is not, whether it differs in any other field (even an
+    equal but distinct object) or in none; equality and repr still see the fields alone."""
     p = _process()
     r = Rendering("h200", "single_node_tp", "default", 1, "single_node", {"A": "1"}, "img", single=p)
-    assert r.relabelled("h100").family == r.family == dataclasses.replace(r, hardware="b200").family
+    assert r.relabelled("h100").relabelled("b200").family is r.relabelled("h100").family is r.family
+    assert dataclasses.replace(r, hardware="b200").family is not r.family
+    assert dataclasses.replace(r).family is not r.family and dataclasses.replace(r) == r
+    assert "_family" not in repr(r) and rendering(*(getattr(r, f.name) for f in dataclasses.fields(r))).family is not r.family
     others = {"strategy": "multi_node_tp", "variant": "fp8", "node_count": 2, "deploy_type": "multi_node",
               "env": {"A": "1"}, "docker_image": "other", "single": _process(), "head": p, "workers": (p,),
               "prefill": object(), "decode": object(), "router": object(), "router_config": {}, "kv": object()}
     assert set(others) == {f.name for f in dataclasses.fields(Rendering)} - {"hardware"}
     for name, value in others.items():
-        assert dataclasses.replace(r, **{name: value}).family != r.family, name
+        assert dataclasses.replace(r, **{name: value}).family is not r.family, name

@@ -295,8 +295,8 @@ class SharedParts:
 
     def shown(self, r: Rendering) -> Shown:
         """What `r`'s entry shares with its re-labelled copies on other hardware (`Shown`), made
-        once per family (`Rendering.family`) for all the documents of one recipe (`AcrossHardware`;
-        the entry holds the rendering, so the ids of its key stay its own)."""
+        once per family (`Rendering.family`, a token the copies share) for all the documents of one
+        recipe (`AcrossHardware`)."""
         key = r.family
         families = self._across.families
         found = families.get(key)

@@ -145,12 +145,13 @@ class Rendering:
 
     def __init__(self, hardware, strategy, variant, node_count, deploy_type, env, docker_image, single=None,
                  head=None, workers=(), prefill=None, decode=None, router=None, router_config=None, kv=None):
-        fields = self.__dict__      # as Process's; `hardware` first (`family`)
+        fields = self.__dict__      # as Process's
         fields["hardware"], fields["strategy"], fields["variant"] = hardware, strategy, variant
         fields["node_count"], fields["deploy_type"], fields["env"] = node_count, deploy_type, env
         fields["docker_image"], fields["single"], fields["head"] = docker_image, single, head
         fields["workers"], fields["prefill"], fields["decode"] = workers, prefill, decode
         fields["router"], fields["router_config"], fields["kv"] = router, router_config, kv
+        fields["_family"] = object()    # not a field: `family`, carried by `relabelled`'s copy of the dict
 
     def relabelled(self, hardware: str) -> Rendering:
         """This rendering as made for the profile `hardware` (synthesis/recording.py: nothing else of
@@ -162,13 +163,19 @@ class Rendering:
         return copy
 
     @property
-    def family(self) -> tuple:
-        """The identities of every field but `hardware`: equal for this rendering and its
-        `relabelled` copies (which share every other field), different for renderings alive at the
-        same time that differ in any other field. For memos of what does not depend on the profile
-        (render/picker.py `Shown`); such a memo must hold a rendering of the family, so that no
-        other object takes one of the ids while it lives."""
-        return tuple(map(id, self.__dict__.values()))[1:]      # `hardware` first: __init__, relabelled
+    def family(self) -> object:
+        """A token (an object compared by identity) that this rendering and its `relabelled`
+        copies share, which share every other field, and no other rendering has. For memos of
+        what does not depend on the profile (render/picker.py `Shown`): the key is the token
+        itself, so it cannot be taken by another object while the memo lives.
+
+        Why a token: it was the tuple of the other 14 fields' ids, hashed and compared on every
+        lookup (~88 M instructions per compat build, 8,997 renderings). On the compat corpus
+        both group the renderings into the same 3,384 families: renderings share all their
+        field objects only as re-labelled copies. A rendering made again from the same fields
+        (dataclasses.replace, the class call) is a family of its own: its entry is made again,
+        the same entry."""
+        return self.__dict__["_family"]
 
     @property
     def key(self) -> tuple:
