@@ -1,8 +1,8 @@
 """The pipeline: catalog -> synthesis -> documents (JSON API, HTML pages) -> atomic write.
 
 Each recipe's files depend only on that recipe (and the shared vocabulary), so that part runs
-in several processes (this one and forked workers) that write straight into the staging folder; the catalog-wide documents
-(indexes) are assembled afterwards from small per-recipe summaries. No file's content depends
+in several processes (this one and forked workers) that write straight into the staging folder;
+the catalog-wide documents (indexes) are assembled afterwards from small per-recipe summaries. No file's content depends
 on scheduling, and the staging folder replaces the output only when everything succeeded
 (write.py: locking, the atomic swap, cleanup after killed builds; outdir.py: which folders a
 build may replace at all). A recipe whose inputs are unchanged since the previous build is not
@@ -235,8 +235,9 @@ def _share_out(pool, workers: int, indexes: list[int]) -> list[tuple]:
     fork, each page of the parent's memory that a worker writes to (free heap it allocates in,
     reference counts of shared objects) is copied for it, a fault at a time, and each worker
     fills its own memos and sends its results back pickled. One fewer worker pays that once
-    less: on the compat corpus with two cores, ~40 M fewer instructions and ~4k fewer page
-    faults than two workers (benchmarks/compat_bench.py)."""
+    less: on the compat corpus with two cores, ~40 M fewer instructions (callgrind, every
+    process) and ~4k fewer page faults (getrusage) than two workers; benchmarks/compat_bench.py
+    compares the whole build's CPU with the reference's."""
     todo = deque(indexes)
     given: list[tuple[list[int], object]] = []   # (chunk, its future), in submission order
     pending: list = []
@@ -250,9 +251,8 @@ def _share_out(pool, workers: int, indexes: list[int]) -> list[tuple]:
             chunk = [todo.popleft() for _ in range(min(WORKER_CHUNK, len(todo) - 1))]
             pending.append(pool.submit(_worker_chunk, chunk))
             given.append((chunk, pending[-1]))
-        if todo:
-            i = todo.pop()
-            built[i] = _worker(i)
+        i = todo.pop()      # (the top-up always leaves this process one)
+        built[i] = _worker(i)
     for chunk, future in given:
         built.update(zip(chunk, future.result()))
     return [built[i] for i in indexes]

@@ -384,8 +384,15 @@ def _rendering_plan(rendering, profile: dict, on: tuple, proc, argv, memo: dict 
     """`rendering_plan` given the rendering's `_variant_on` and `memory_process`: the argv is read
     once, for both the plan and the footprint whenever the main process is the memory process."""
     tokens = tuple(argv) if argv is not None else (proc.argv if proc else ())
-    shape, shape_values, draft, shape_gpus = _plan_inputs(tokens)
-    if argv is None and rendering.decode is not None:      # else the main process is `proc`
+    return _tokens_plan(rendering, profile, on, tokens, _plan_inputs(tokens), argv is None, memo)
+
+
+def _tokens_plan(rendering, profile: dict, on: tuple, tokens: tuple, inputs: tuple, as_rendered: bool,
+                 memo: dict | None) -> dict:
+    """`_rendering_plan` given the argv's tokens and their `_plan_inputs` (`as_rendered`: the
+    tokens are the memory process's own, not a feature state's)."""
+    shape, shape_values, draft, shape_gpus = inputs
+    if as_rendered and rendering.decode is not None:      # else the main process is `proc`
         gpus, nodes = footprint(rendering, profile)
     else:
         gpus, nodes = _footprint(rendering, on[2], shape_gpus)
@@ -631,11 +638,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
     (picker.Shown), which keeps what the plans read of the rendering alone (`_family_reads`)."""
     proc, tokens, inputs = _family_reads(rendering, family)
     on = _variant_on(recipe, rendering.variant, rendering.hardware, profile, memo)
-    if rendering.decode is not None:        # else the main process is `proc`, whose GPUs `inputs` has
-        gpus, nodes = footprint(rendering, profile)
-    else:
-        gpus, nodes = _footprint(rendering, on[2], inputs[3])
-    default = _plan(on, tokens, inputs[0], inputs[1], inputs[2], gpus, nodes, memo)
+    default = _tokens_plan(rendering, profile, on, tokens, inputs, True, memo)
     out = {"default": default}
     if locked or proc is None:
         return out

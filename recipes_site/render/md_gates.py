@@ -204,6 +204,7 @@ _PLAIN_POST_RULES = ["balance_pairs", "strikethrough", "emphasis", "fragments_jo
 # those rules record them at (INLINE_STARTS): `gated_delimiters`
 DELIMITER_RULES = frozenset({"balance_pairs", "strikethrough", "emphasis"})
 DELIMITER_CHARACTERS = INLINE_STARTS["emphasis"] + INLINE_STARTS["strikethrough"]
+_HAS_DELIMITER = re.compile(f"[{re.escape(DELIMITER_CHARACTERS)}]").search
 
 
 def gated_delimiters(rule: Callable) -> Callable:
@@ -217,8 +218,7 @@ def gated_delimiters(rule: Callable) -> Callable:
     balance_pairs.processDelimiters returns on an empty list, and the emphasis and
     strikethrough post-processing loops over empty lists change nothing."""
     def gate(state) -> None:
-        src = state.src
-        if "*" in src or "_" in src or "~" in src:
+        if _HAS_DELIMITER(state.src):
             rule(state)
     return gate
 

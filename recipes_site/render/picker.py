@@ -320,7 +320,7 @@ class AcrossHardware:
 
     def __init__(self, ctx: Context):
         self._ctx = ctx
-        self.families: dict[tuple, Shown] = {}
+        self.families: dict[object, Shown] = {}   # Rendering.family -> Shown
         self._recordings: dict[str, Recording] = {}
         self._made: dict[tuple, list] = {}
         self._recipe_reads: tuple | None = None
