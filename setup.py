@@ -4,6 +4,7 @@ recipes-site reads templates/, taxonomy.yaml, strategies/, kv_store/, platforms.
 from the repository's top level (PROJECT_ROOT in recipes_site/catalog/documents.py). An editable
 install finds them there; a regular install (`pip install .`, `pip install git+...`) has no
 repository around it, so the wheel gets a copy under recipes_site/_project/."""
+
 import shutil
 from pathlib import Path
 
@@ -17,14 +18,18 @@ class build_py_with_project_files(build_py):
     def run(self):
         super().run()
         if getattr(self, "editable_mode", False):
-            return                      # editable installs read the repository itself
+            return  # editable installs read the repository itself
         here = Path(__file__).resolve().parent
         target = Path(self.build_lib) / "recipes_site" / "_project"
         for name in SHARED:
             source, dest = here / name, target / name
             if source.is_dir():
-                shutil.copytree(source, dest, dirs_exist_ok=True,
-                                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                shutil.copytree(
+                    source,
+                    dest,
+                    dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+                )
             elif source.is_file():
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, dest)

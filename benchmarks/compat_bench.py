@@ -34,6 +34,7 @@ the command runs inside the temporary copy). --reference-root defaults to the co
 .git/ are not copied; node_modules/ is linked into the copy). Without --reference-cmd only our
 rows are printed. Nothing of the reference is kept in this repository.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,6 +58,7 @@ NOT_COPIED = {"public", "node_modules", ".git"}
 @dataclass
 class Runs:
     """The figures of one contender over all rounds, and the size of what it wrote (last round)."""
+
     label: str
     cpu: list[float] = field(default_factory=list)
     user: list[float] = field(default_factory=list)
@@ -65,7 +67,9 @@ class Runs:
     sizes: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
-def timed_child(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> tuple[float, float, float]:
+def timed_child(
+    cmd: list[str], cwd: Path | None = None, env: dict | None = None
+) -> tuple[float, float, float]:
     """(user s, sys s, wall s) of one child process and everything it waited for; exits on failure."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -73,7 +77,9 @@ def timed_child(cmd: list[str], cwd: Path | None = None, env: dict | None = None
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+        sys.exit(
+            f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        )
     return after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime, wall
 
 
@@ -90,10 +96,14 @@ def tree_size(folder: Path) -> tuple[int, int]:
 
 def copy_root(source: Path, dest: Path) -> None:
     """A writable copy of a recipes root (without output, dependencies or history)."""
-    shutil.copytree(source, dest, copy_function=shutil.copyfile,
-                    ignore=lambda d, names: [n for n in names if n in NOT_COPIED and Path(d) == source])
+    shutil.copytree(
+        source,
+        dest,
+        copy_function=shutil.copyfile,
+        ignore=lambda d, names: [n for n in names if n in NOT_COPIED and Path(d) == source],
+    )
     for dirpath, _dirs, _names in os.walk(dest):
-        os.chmod(dirpath, 0o755)   # the corpus is read-only; copytree copies the folders' modes
+        os.chmod(dirpath, 0o755)  # the corpus is read-only; copytree copies the folders' modes
     if (source / "node_modules").is_dir():
         (dest / "node_modules").symlink_to(source / "node_modules")
 
@@ -107,8 +117,12 @@ def record(runs: Runs, user: float, sys_: float, wall: float) -> None:
 
 def ours(runs: Runs, python: str, corpus: Path, env: dict, tmp: Path) -> None:
     out = tmp / "site"
-    record(runs, *timed_child([python, "-m", "recipes_site", "build", str(corpus), "--out", str(out)],
-                              env=env))
+    record(
+        runs,
+        *timed_child(
+            [python, "-m", "recipes_site", "build", str(corpus), "--out", str(out)], env=env
+        ),
+    )
     runs.sizes = {"site": tree_size(out), "api/": tree_size(out / "api")}
 
 
@@ -122,25 +136,42 @@ def reference(runs: Runs, cmd: list[str], root: Path, tmp: Path) -> None:
 def row(runs: Runs) -> str:
     def mm(xs: list[float]) -> str:
         return f"{min(xs):6.2f} {statistics.median(xs):6.2f}"
+
     return f"{runs.label:<28} {mm(runs.cpu)}   {mm(runs.user)}   {mm(runs.sys)}   {mm(runs.wall)}"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", default=str(COMPAT), help="recipes root we build (default: the compat corpus)")
-    ap.add_argument("--repeat", type=int, default=5, help="rounds; each runs every contender once (default 5)")
-    ap.add_argument("--reference-cmd", default=None,
-                    help='the reference build, e.g. "node /abs/checkout/scripts/build-recipes-api.mjs"')
-    ap.add_argument("--reference-root", default=None,
-                    help="recipes root the reference runs in, copied per round (default: --corpus)")
-    ap.add_argument("--tmp", default=None,
-                    help="folder for both sides' outputs, all kept until the end of the run (default: the "
-                         "system's temp folder; /dev/shm takes the disk out of the sys figures)")
-    ap.add_argument("--python", default=sys.executable,
-                    help="the interpreter that runs our build (default: this one); its environment needs our "
-                         "dependencies, e.g. a venv made with Debian's /usr/bin/python3 and `pip install -e .`: "
-                         "interpreters differ by 10-15%% (an optimised distribution build against a plain "
-                         "source build)")
+    ap.add_argument(
+        "--corpus", default=str(COMPAT), help="recipes root we build (default: the compat corpus)"
+    )
+    ap.add_argument(
+        "--repeat", type=int, default=5, help="rounds; each runs every contender once (default 5)"
+    )
+    ap.add_argument(
+        "--reference-cmd",
+        default=None,
+        help='the reference build, e.g. "node /abs/checkout/scripts/build-recipes-api.mjs"',
+    )
+    ap.add_argument(
+        "--reference-root",
+        default=None,
+        help="recipes root the reference runs in, copied per round (default: --corpus)",
+    )
+    ap.add_argument(
+        "--tmp",
+        default=None,
+        help="folder for both sides' outputs, all kept until the end of the run (default: the "
+        "system's temp folder; /dev/shm takes the disk out of the sys figures)",
+    )
+    ap.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter that runs our build (default: this one); its environment needs our "
+        "dependencies, e.g. a venv made with Debian's /usr/bin/python3 and `pip install -e .`: "
+        "interpreters differ by 10-15%% (an optimised distribution build against a plain "
+        "source build)",
+    )
     args = ap.parse_args()
     corpus = Path(args.corpus).resolve()
     ref_root = Path(args.reference_root or corpus).resolve()
@@ -150,18 +181,34 @@ def main() -> int:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     env.pop("RECIPES_SITE_JOBS", None)
     env_one = dict(env, RECIPES_SITE_JOBS="1")
-    mine, mine_one, theirs = Runs("ours (default workers)"), Runs("ours (RECIPES_SITE_JOBS=1)"), Runs("reference (JSON only)")
+    mine, mine_one, theirs = (
+        Runs("ours (default workers)"),
+        Runs("ours (RECIPES_SITE_JOBS=1)"),
+        Runs("reference (JSON only)"),
+    )
 
-    commit = subprocess.run(["git", "-C", str(HERE), "log", "-1", "--format=%h %cI"],
-                            capture_output=True, text=True).stdout.strip() or "?"
-    if subprocess.run(["git", "-C", str(HERE), "status", "--porcelain", "--", "recipes_site", "templates"],
-                      capture_output=True, text=True).stdout.strip():
-        commit += " + uncommitted changes"   # the build runs the working tree, not the commit
+    commit = (
+        subprocess.run(
+            ["git", "-C", str(HERE), "log", "-1", "--format=%h %cI"], capture_output=True, text=True
+        ).stdout.strip()
+        or "?"
+    )
+    if subprocess.run(
+        ["git", "-C", str(HERE), "status", "--porcelain", "--", "recipes_site", "templates"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip():
+        commit += " + uncommitted changes"  # the build runs the working tree, not the commit
     recipes = sum(1 for _ in (corpus / "models").rglob("*.yaml"))
-    print(f"corpus: {corpus} ({recipes} recipes); ours at {commit}; {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.2f} at start")
-    version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0], sys.executable)"],
-                             capture_output=True, text=True).stdout.strip()
+    print(
+        f"corpus: {corpus} ({recipes} recipes); ours at {commit}; {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.2f} at start"
+    )
+    version = subprocess.run(
+        [args.python, "-c", "import sys; print(sys.version.split()[0], sys.executable)"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     print(f"ours run by Python {version}")
     if ref_cmd:
         print(f"reference: {' '.join(ref_cmd)} in a copy of {ref_root}")
@@ -178,26 +225,41 @@ def main() -> int:
     try:
         for k in range(args.repeat):
             # alternate the order so that neither side always runs first (a cold page cache, a neighbour's burst)
-            steps = [lambda: ours(mine, args.python, corpus, env, Path(tempfile.mkdtemp(dir=scratch))),
-                     lambda: ours(mine_one, args.python, corpus, env_one, Path(tempfile.mkdtemp(dir=scratch)))]
+            steps = [
+                lambda: ours(mine, args.python, corpus, env, Path(tempfile.mkdtemp(dir=scratch))),
+                lambda: ours(
+                    mine_one, args.python, corpus, env_one, Path(tempfile.mkdtemp(dir=scratch))
+                ),
+            ]
             if ref_cmd:
-                steps.append(lambda: reference(theirs, ref_cmd, ref_root, Path(tempfile.mkdtemp(dir=scratch))))
-            for step in (steps if k % 2 == 0 else steps[::-1]):
+                steps.append(
+                    lambda: reference(
+                        theirs, ref_cmd, ref_root, Path(tempfile.mkdtemp(dir=scratch))
+                    )
+                )
+            for step in steps if k % 2 == 0 else steps[::-1]:
                 step()
-            print(f"  round {k + 1}/{args.repeat}: ours {mine.cpu[-1]:.2f} s CPU, JOBS=1 {mine_one.cpu[-1]:.2f} s"
-                  + (f", reference {theirs.cpu[-1]:.2f} s" if ref_cmd else ""), flush=True)
+            print(
+                f"  round {k + 1}/{args.repeat}: ours {mine.cpu[-1]:.2f} s CPU, JOBS=1 {mine_one.cpu[-1]:.2f} s"
+                + (f", reference {theirs.cpu[-1]:.2f} s" if ref_cmd else ""),
+                flush=True,
+            )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
     print(f"\n{'':<28} {'CPU s':>13}   {'user s':>13}   {'sys s':>13}   {'wall s':>13}")
-    print(f"{'':<28} {'min median':>13}   {'min median':>13}   {'min median':>13}   {'min median':>13}")
+    print(
+        f"{'':<28} {'min median':>13}   {'min median':>13}   {'min median':>13}   {'min median':>13}"
+    )
     for runs in (mine, mine_one) + ((theirs,) if ref_cmd else ()):
         print(row(runs))
     if ref_cmd:
         for runs in (mine, mine_one):
-            print(f"CPU ratio {runs.label} / reference: min {min(runs.cpu) / min(theirs.cpu):.2f}x, "
-                  f"median {statistics.median(runs.cpu) / statistics.median(theirs.cpu):.2f}x "
-                  f"(below 1.00x = less CPU than the reference)")
+            print(
+                f"CPU ratio {runs.label} / reference: min {min(runs.cpu) / min(theirs.cpu):.2f}x, "
+                f"median {statistics.median(runs.cpu) / statistics.median(theirs.cpu):.2f}x "
+                f"(below 1.00x = less CPU than the reference)"
+            )
     print()
     for runs in (mine,) + ((theirs,) if ref_cmd else ()):
         for name, (files, size) in runs.sizes.items():

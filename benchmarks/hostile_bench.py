@@ -9,6 +9,7 @@ checkout -- e.g. `git archive <commit> | tar -x -C /tmp/before` -- can be measur
 way). Printed per attack: exit status, wall time, the child's peak memory, bytes written into
 the output folder, files written *outside* it, and the longest line the build printed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,19 +38,25 @@ def _with(old: str, new: str, text: str = RECIPE) -> str:
 
 def _guide(body: str) -> str:
     head = RECIPE.split("guide: |\n")[0]
-    return head + "guide: |\n" + "".join("  " + line + "\n" if line else "\n" for line in body.split("\n"))
+    return (
+        head
+        + "guide: |\n"
+        + "".join("  " + line + "\n" if line else "\n" for line in body.split("\n"))
+    )
 
 
-ABS = Path("/hostile-abs-bench")      # one "/": the old writer joined it as an absolute path
+ABS = Path("/hostile-abs-bench")  # one "/": the old writer joined it as an absolute path
 VARIANT_AT = '    description: "BF16 weights."\n'
 
 
 def attacks() -> dict:
     """name -> function(root) that writes the attack into a fresh recipes root."""
+
     def recipe(text):
         def write(root):
             (root / "models" / "acme").mkdir(parents=True, exist_ok=True)
             (root / "models" / "acme" / "Widget-7B.yaml").write_text(text, encoding="utf-8")
+
         return write
 
     def passwd_link(root):
@@ -61,27 +68,39 @@ def attacks() -> dict:
         (root / "models" / "acme" / "Loop.yaml").symlink_to("Loop.yaml")
 
     blob = "x" * 10_000
-    bomb = _with('  base_args:\n    - "--trust-remote-code"\n',
-                 f'  base_args:\n    - &blob "{blob}"\n' + "    - *blob\n" * 1000)
+    bomb = _with(
+        '  base_args:\n    - "--trust-remote-code"\n',
+        f'  base_args:\n    - &blob "{blob}"\n' + "    - *blob\n" * 1000,
+    )
     many = "".join(_variant(f"v{i}", f"acme/Widget-7B-V{i}") for i in range(200))
     return {
         "variant model_id ../x": recipe(_with(VARIANT_AT, VARIANT_AT + _variant("evil", "../x"))),
-        "variant model_id ../templates": recipe(_with(VARIANT_AT, VARIANT_AT + _variant("evil", "../templates"))),
+        "variant model_id ../templates": recipe(
+            _with(VARIANT_AT, VARIANT_AT + _variant("evil", "../templates"))
+        ),
         "variant model_id /abs": recipe(_with(VARIANT_AT, VARIANT_AT + _variant("evil", str(ABS)))),
-        "model_id of 100k chars": recipe(_with('model_id: "acme/Widget-7B"', 'model_id: "acme/' + "x" * 100_000 + '"')),
+        "model_id of 100k chars": recipe(
+            _with('model_id: "acme/Widget-7B"', 'model_id: "acme/' + "x" * 100_000 + '"')
+        ),
         "symlink to /etc/passwd": passwd_link,
         "symlink loop": loop_link,
         "alias bomb 10 KB x 1000": recipe(bomb),
         "guide 450k [ then ]": recipe(_guide("## Overview\n\n" + "[" * 450_000 + "]" * 450_000)),
         "guide 60k headings": recipe(_guide("## Overview\n\n" + "### Step\n\n" * 60_000)),
-        "400-digit vram_minimum_gb": recipe(_with("vram_minimum_gb: 16", "vram_minimum_gb: " + "9" * 400)),
+        "400-digit vram_minimum_gb": recipe(
+            _with("vram_minimum_gb: 16", "vram_minimum_gb: " + "9" * 400)
+        ),
         "date 2026-02-30": recipe(_with("date_added: 2025-01-02", "date_added: 2026-02-30")),
         "200 variants with checkpoints": recipe(_with(VARIANT_AT, VARIANT_AT + many)),
     }
 
 
 def folder_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink()) if folder.exists() else 0
+    return (
+        sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+        if folder.exists()
+        else 0
+    )
 
 
 def run(name: str, write, tree: Path, timeout: float) -> dict:
@@ -95,27 +114,52 @@ def run(name: str, write, tree: Path, timeout: float) -> dict:
         out = scratch / "deep" / "out" / "site"
         before = {p for p in scratch.rglob("*")}
         env = dict(os.environ, PYTHONPATH=str(tree), RECIPES_SITE_JOBS="1")
-        code = ("import atexit, resource, sys; atexit.register(lambda: sys.stderr.write("
-                "f'\\nPEAK_KB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')); "
-                "from recipes_site.cli import main; sys.exit(main())")
+        code = (
+            "import atexit, resource, sys; atexit.register(lambda: sys.stderr.write("
+            "f'\\nPEAK_KB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')); "
+            "from recipes_site.cli import main; sys.exit(main())"
+        )
         start = time.perf_counter()
         try:
-            done = subprocess.run([sys.executable, "-c", code, "build", str(root), "--out", str(out)], env=env,
-                                  capture_output=True, text=True, timeout=timeout, cwd=scratch)
+            done = subprocess.run(
+                [sys.executable, "-c", code, "build", str(root), "--out", str(out)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                cwd=scratch,
+            )
             status, printed = done.returncode, done.stdout + done.stderr
         except subprocess.TimeoutExpired as exc:
-            status, printed = f"timeout>{timeout:.0f}s", (exc.stdout or b"").decode(errors="replace")
+            status, printed = (
+                f"timeout>{timeout:.0f}s",
+                (exc.stdout or b"").decode(errors="replace"),
+            )
         wall = time.perf_counter() - start
         peaks = [line.split()[1] for line in printed.splitlines() if line.startswith("PEAK_KB ")]
-        printed = "\n".join(line for line in printed.splitlines() if line and not line.startswith("PEAK_KB "))
+        printed = "\n".join(
+            line for line in printed.splitlines() if line and not line.startswith("PEAK_KB ")
+        )
         peak_mb = int(peaks[-1]) / 1024 if peaks else float("nan")
-        stray = [p for p in scratch.rglob("*") if p not in before and p.is_file() and out not in p.parents
-                 and not p.name.startswith(".")]
-        stray += [ABS] if ABS.exists() else []          # the "/abs" attack's target
-        return {"attack": name, "status": status, "seconds": round(wall, 2), "peak_mb": round(peak_mb) if peak_mb == peak_mb else None,
-                "out_mb": round(folder_bytes(out) / 1e6, 1), "outside": len(stray),
-                "longest_line": max((len(line) for line in printed.splitlines()), default=0),
-                "first_line": (printed.splitlines() or [""])[0][:110]}
+        stray = [
+            p
+            for p in scratch.rglob("*")
+            if p not in before
+            and p.is_file()
+            and out not in p.parents
+            and not p.name.startswith(".")
+        ]
+        stray += [ABS] if ABS.exists() else []  # the "/abs" attack's target
+        return {
+            "attack": name,
+            "status": status,
+            "seconds": round(wall, 2),
+            "peak_mb": round(peak_mb) if peak_mb == peak_mb else None,
+            "out_mb": round(folder_bytes(out) / 1e6, 1),
+            "outside": len(stray),
+            "longest_line": max((len(line) for line in printed.splitlines()), default=0),
+            "first_line": (printed.splitlines() or [""])[0][:110],
+        }
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(ABS, ignore_errors=True)
@@ -124,7 +168,9 @@ def run(name: str, write, tree: Path, timeout: float) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="attacks to run (default: all)")
-    parser.add_argument("--tree", type=Path, default=HERE, help="checkout whose recipes_site is measured")
+    parser.add_argument(
+        "--tree", type=Path, default=HERE, help="checkout whose recipes_site is measured"
+    )
     parser.add_argument("--timeout", type=float, default=120)
     args = parser.parse_args()
     table = attacks()

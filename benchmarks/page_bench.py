@@ -17,6 +17,7 @@ usage: python benchmarks/page_bench.py [--compat ROOT] [--project-site DIR] [--c
 
 Sites are built with `python -m recipes_site build` into a temporary folder unless given.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,15 +37,29 @@ DEFAULT_COMPAT = PROJECT_ROOT.parent / "shared" / "compat" / "corpus"
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
 TARGET_KB, TARGET_MS, REFERENCE_KB = 60, 50, 450
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def build(root: Path | None, out: Path) -> None:
-    cmd = [sys.executable, "-m", "recipes_site", "build"] + ([str(root)] if root else []) + ["--out", str(out)]
+    cmd = (
+        [sys.executable, "-m", "recipes_site", "build"]
+        + ([str(root)] if root else [])
+        + ["--out", str(out)]
+    )
     done = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"build failed: {' '.join(cmd)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        raise SystemExit(
+            f"build failed: {' '.join(cmd)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
 
 
 def gz(data: bytes) -> int:
@@ -69,22 +84,37 @@ def weight(site: Path, hf_id: str, label: str) -> None:
         print(f"  {label}: {hf_id} has no page in {site}")
         return
     html = page.read_bytes()
-    parts = [("HTML", html)] + [(p.name, p.read_bytes()) for p in assets(site, html.decode("utf-8", "replace"))]
+    parts = [("HTML", html)] + [
+        (p.name, p.read_bytes()) for p in assets(site, html.decode("utf-8", "replace"))
+    ]
     total = sum(gz(b) for _, b in parts)
-    detail = ", ".join(f"{name} {len(b) / 1024:.1f} KB raw / {gz(b) / 1024:.1f} KB gz" for name, b in parts)
+    detail = ", ".join(
+        f"{name} {len(b) / 1024:.1f} KB raw / {gz(b) / 1024:.1f} KB gz" for name, b in parts
+    )
     verdict = "within" if total <= TARGET_KB * 1024 else "OVER"
     print(f"  {label}: {hf_id}")
-    print(f"    HTML + CSS + JS = {total / 1024:.1f} KB gzip ({verdict} the {TARGET_KB} KB target; "
-          f"reference ~{REFERENCE_KB} KB)  [{detail}]")
-    hw_docs = sorted((site / "api" / "v1" / "models" / hf_id / "hw").glob("*.json"), key=lambda p: p.stat().st_size)
+    print(
+        f"    HTML + CSS + JS = {total / 1024:.1f} KB gzip ({verdict} the {TARGET_KB} KB target; "
+        f"reference ~{REFERENCE_KB} KB)  [{detail}]"
+    )
+    hw_docs = sorted(
+        (site / "api" / "v1" / "models" / hf_id / "hw").glob("*.json"),
+        key=lambda p: p.stat().st_size,
+    )
     if hw_docs:
         big = hw_docs[-1]
-        print(f"    largest hardware document fetched on a switch: {big.name} "
-              f"{big.stat().st_size / 1024:.1f} KB raw / {gz(big.read_bytes()) / 1024:.1f} KB gzip")
+        print(
+            f"    largest hardware document fetched on a switch: {big.name} "
+            f"{big.stat().st_size / 1024:.1f} KB raw / {gz(big.read_bytes()) / 1024:.1f} KB gzip"
+        )
 
 
 def largest_page(site: Path) -> str | None:
-    pages = [p for p in site.glob("*/*/index.html") if p.parent.parent.name not in ("api", "static", "hardware")]
+    pages = [
+        p
+        for p in site.glob("*/*/index.html")
+        if p.parent.parent.name not in ("api", "static", "hardware")
+    ]
     if not pages:
         return None
     # checkpoint redirect pages are tiny, so the largest page is a recipe's
@@ -93,6 +123,7 @@ def largest_page(site: Path) -> str | None:
 
 
 # -- timing -----------------------------------------------------------------------------------
+
 
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, *args):
@@ -134,7 +165,7 @@ def click_times(browser, url: str, hf_id: str, clicks: int, label: str) -> None:
         context.close()
         return
     cold = other = None
-    for value, on, disabled in opts:       # the first profile whose command differs from home
+    for value, on, disabled in opts:  # the first profile whose command differs from home
         if on or disabled:
             continue
         cold = page.evaluate(CLICK, value)
@@ -157,9 +188,11 @@ def click_times(browser, url: str, hf_id: str, clicks: int, label: str) -> None:
     med = statistics.median(times)
     verdict = "under" if med < TARGET_MS else "NOT under"
     print(f"  {label}: /{hf_id}/  {home} <-> {other}")
-    print(f"    click -> pre[data-command] changed: median {med:.2f} ms over {len(times)} clicks "
-          f"({verdict} the {TARGET_MS} ms target); min {min(times):.2f}, max {max(times):.2f}; "
-          f"first click (may fetch the hardware document) {cold:.2f} ms")
+    print(
+        f"    click -> pre[data-command] changed: median {med:.2f} ms over {len(times)} clicks "
+        f"({verdict} the {TARGET_MS} ms target); min {min(times):.2f}, max {max(times):.2f}; "
+        f"first click (may fetch the hardware document) {cold:.2f} ms"
+    )
 
 
 def main() -> int:
@@ -201,7 +234,10 @@ def main() -> int:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
-                for site, hf_id, label in ((compat, largest, "largest compat recipe"), (project, LLAMA, "ours")):
+                for site, hf_id, label in (
+                    (compat, largest, "largest compat recipe"),
+                    (project, LLAMA, "ours"),
+                ):
                     if site is None or hf_id is None:
                         continue
                     httpd, url = serve(site)

@@ -10,6 +10,7 @@ page's own reload poll and the page load, which is what a person editing a recip
 ROOT is changed in place: use a generated one, e.g. from `scale_bench.py --keep DIR`. The
 server's first build (from the cache when DIR was built before) is not timed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,12 +31,28 @@ def main() -> int:
     ap.add_argument("--edits", type=int, default=3, help="recipes edited one after the other")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
+
     root = Path(args.root).resolve()
     out = Path(args.out).resolve() if args.out else root.parent / "serve-site"
     env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(HERE))}
-    server = subprocess.Popen([sys.executable, "-u", "-m", "recipes_site", "serve", str(root), "--out", str(out),
-                               "--port", str(args.port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, env=env)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-u",
+            "-m",
+            "recipes_site",
+            "serve",
+            str(root),
+            "--out",
+            str(out),
+            "--port",
+            str(args.port),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
     try:
         for line in server.stdout:
             if line.startswith("built"):
@@ -49,15 +66,25 @@ def main() -> int:
             for k in range(args.edits):
                 recipe = files[len(files) * (k + 1) // (args.edits + 2)]
                 page.goto(f"http://127.0.0.1:{args.port}/{recipe.parent.name}/{recipe.stem}/")
-                time.sleep(2)   # the page's reload poll is running, the watcher has seen the current files
+                time.sleep(
+                    2
+                )  # the page's reload poll is running, the watcher has seen the current files
                 mark = f"Saved{k}x{time.time_ns()}"
                 text = recipe.read_text(encoding="utf-8")
                 started = time.perf_counter()
-                recipe.write_text(text.replace('description: "', f'description: "{mark}: ', 1), encoding="utf-8")
-                page.wait_for_function(f"document.body && document.body.innerText.includes({mark!r})",
-                                       timeout=120_000, polling=50)
-                print(f"{recipe.parent.name}/{recipe.stem}: save -> page shows the edit after "
-                      f"{time.perf_counter() - started:.2f} s", flush=True)
+                recipe.write_text(
+                    text.replace('description: "', f'description: "{mark}: ', 1), encoding="utf-8"
+                )
+                page.wait_for_function(
+                    f"document.body && document.body.innerText.includes({mark!r})",
+                    timeout=120_000,
+                    polling=50,
+                )
+                print(
+                    f"{recipe.parent.name}/{recipe.stem}: save -> page shows the edit after "
+                    f"{time.perf_counter() - started:.2f} s",
+                    flush=True,
+                )
             browser.close()
     finally:
         server.terminate()

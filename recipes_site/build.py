@@ -9,6 +9,7 @@ build may replace at all). A recipe whose inputs are unchanged since the previou
 built again: its files are hard-linked from the current output (cache.py). Catalog-wide lookups
 (ids, providers, page paths) come from `catalog.index`, built once, never from a per-recipe scan.
 """
+
 from __future__ import annotations
 
 import gc
@@ -22,8 +23,15 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 
-from recipes_site.cache import (Cache, RecordingPaths, catalog_key, keeping, page_memo, recipe_key,
-                                shared_fingerprint)
+from recipes_site.cache import (
+    Cache,
+    RecordingPaths,
+    catalog_key,
+    keeping,
+    page_memo,
+    recipe_key,
+    shared_fingerprint,
+)
 from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
 from recipes_site.catalog.index import org_of
@@ -31,7 +39,12 @@ from recipes_site.catalog.types import recipe_json_schema
 from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
-from recipes_site.render.pages import catalog_pages, compile_recipe_templates, page_neighbours, recipe_pages
+from recipes_site.render.pages import (
+    catalog_pages,
+    compile_recipe_templates,
+    page_neighbours,
+    recipe_pages,
+)
 from recipes_site.render.schemas import published_schemas, recipe_schema_bytes
 from recipes_site.site_root import served_under
 from recipes_site.synthesis import Context, synthesize_recipe
@@ -42,9 +55,11 @@ from recipes_site.write import encode_json, link_files, recycle, staged_output, 
 class BuildResult:
     diagnostics: list[Diagnostic]
     files_checked: int = 0
-    files_written: int = 0       # files of the output (written, or reused: see files_reused)
-    files_reused: int = 0        # of those, files of unchanged recipes hard-linked from the previous output
-    recipes: list[str] = field(default_factory=list)   # ids of the recipes built
+    files_written: int = 0  # files of the output (written, or reused: see files_reused)
+    files_reused: int = (
+        0  # of those, files of unchanged recipes hard-linked from the previous output
+    )
+    recipes: list[str] = field(default_factory=list)  # ids of the recipes built
 
     @property
     def ok(self) -> bool:
@@ -53,19 +68,23 @@ class BuildResult:
 
 def synthesis_context(catalog: Catalog) -> Context:
     strategies = {**catalog.strategies, **catalog.kv_stores}
-    return Context(profiles=catalog.hardware_profiles(), strategies=strategies,
-                   kv_ids=tuple(catalog.kv_stores))
+    return Context(
+        profiles=catalog.hardware_profiles(), strategies=strategies, kv_ids=tuple(catalog.kv_stores)
+    )
 
 
 def synthesize_catalog(catalog: Catalog) -> list[RecipeInput]:
     ctx = synthesis_context(catalog)
     standalone = catalog.index.ids
-    return [RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, standalone))
-            for doc in catalog.recipes]
+    return [
+        RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, standalone))
+        for doc in catalog.recipes
+    ]
 
 
-def recipe_files(catalog: Catalog, index: int, known_paths=None, ctx: Context | None = None,
-                 config=None) -> tuple[dict[str, bytes], RecipeSummary]:
+def recipe_files(
+    catalog: Catalog, index: int, known_paths=None, ctx: Context | None = None, config=None
+) -> tuple[dict[str, bytes], RecipeSummary]:
     """Everything written for one recipe, encoded, plus its summary for the indexes.
 
     `known_paths` stands in for the site's page paths (the guide's link check), so that the
@@ -73,10 +92,14 @@ def recipe_files(catalog: Catalog, index: int, known_paths=None, ctx: Context | 
     (site_config.py), read from the recipes root when not given."""
     ctx = ctx or synthesis_context(catalog)
     doc = catalog.recipes[index]
-    rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
+    rec = RecipeInput(
+        doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids)
+    )
     docs, summary = recipe_documents(rec, ctx)
     files = {path: encode_json(d) for path, d in docs.items()}
-    files.update(recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths, encoded=files))
+    files.update(
+        recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths, encoded=files)
+    )
     return files, summary
 
 
@@ -87,8 +110,13 @@ def recipe_neighbours(catalog: Catalog, doc) -> tuple:
     meta = doc.data.get("meta") if isinstance(doc.data.get("meta"), dict) else {}
     related, more = page_neighbours(catalog, doc.hf_id, meta)
     variants = doc.data.get("variants") if isinstance(doc.data.get("variants"), dict) else {}
-    standalone = sorted(mid for v in variants.values() if isinstance(v, dict)
-                        for mid in [v.get("model_id")] if isinstance(mid, str) and mid in catalog.index.ids)
+    standalone = sorted(
+        mid
+        for v in variants.values()
+        if isinstance(v, dict)
+        for mid in [v.get("model_id")]
+        if isinstance(mid, str) and mid in catalog.index.ids
+    )
     return related, more, catalog.index.provider_name(org_of(doc.hf_id)), standalone
 
 
@@ -113,7 +141,7 @@ def _build_collector():
         yield
     finally:
         gc.set_threshold(*previous)
-        gc.unfreeze()   # a long-running `serve` collects the old catalog's cycles again
+        gc.unfreeze()  # a long-running `serve` collects the old catalog's cycles again
 
 
 _WORKER_STATE: tuple | None = None
@@ -134,8 +162,9 @@ def _held(signals: set):
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = None,
-                 previous: Path | None = None) -> None:
+def _worker_init(
+    catalog: Catalog, staging: Path | None, parent: int | None = None, previous: Path | None = None
+) -> None:
     """Per-process state; a forked worker also dies with its parent and leaves signals to it.
 
     A build killed with SIGKILL cannot stop its workers, so each asks the kernel to kill it
@@ -143,15 +172,23 @@ def _worker_init(catalog: Catalog, staging: Path | None, parent: int | None = No
     ignore SIGINT so only the parent reacts (cleanly, without worker tracebacks), and SIGTERM
     gets its default action back (the parent's handler is inherited through fork)."""
     global _WORKER_STATE
-    if parent is not None:   # first: a Ctrl-C arriving while the state is set up must not reach us
+    if parent is not None:  # first: a Ctrl-C arriving while the state is set up must not reach us
         die_with_parent(parent)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)   # held since the fork (_held)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # held since the fork (_held)
     # made: the staging folder's subfolders this process created or checked (write.write_files);
     # the site configuration is read once per process, not once per recipe (a stat and a resolve)
     from recipes_site.site_config import site_config
-    _WORKER_STATE = (catalog, staging, previous, synthesis_context(catalog), {}, site_config(catalog.root))
+
+    _WORKER_STATE = (
+        catalog,
+        staging,
+        previous,
+        synthesis_context(catalog),
+        {},
+        site_config(catalog.root),
+    )
 
 
 def _worker(index: int) -> tuple[dict[str, list[int]], RecipeSummary, dict[str, bool]]:
@@ -168,7 +205,7 @@ def _worker(index: int) -> tuple[dict[str, list[int]], RecipeSummary, dict[str, 
 
 # The info word of a guide's fenced code block (CommonMark: up to 3 spaces, then ``` or ~~~).
 _FENCE_LANGUAGE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`{]+)", re.M)
-_WARMED_LANGUAGES = 16   # a hostile catalog naming thousands is left to the workers, as before
+_WARMED_LANGUAGES = 16  # a hostile catalog naming thousands is left to the workers, as before
 
 
 def _warm_guide_lexers(catalog: Catalog, indexes: list[int]) -> None:
@@ -177,10 +214,19 @@ def _warm_guide_lexers(catalog: Catalog, indexes: list[int]) -> None:
     copy per build). One small fence per language goes through the guide renderer, so each name
     maps to its lexer exactly as on the pages; the result is discarded (a cache warm-up only)."""
     from collections import Counter
+
     from recipes_site.render.markdown import render_guide
+
     guides = (catalog.recipes[i].data.get("guide") for i in indexes)
-    words = Counter(word for guide in guides if isinstance(guide, str) for word in _FENCE_LANGUAGE.findall(guide))
-    render_guide("".join(f"```{word}\nx\n```\n" for word, _ in words.most_common(_WARMED_LANGUAGES)))
+    words = Counter(
+        word
+        for guide in guides
+        if isinstance(guide, str)
+        for word in _FENCE_LANGUAGE.findall(guide)
+    )
+    render_guide(
+        "".join(f"```{word}\nx\n```\n" for word, _ in words.most_common(_WARMED_LANGUAGES))
+    )
 
 
 def jobs() -> int:
@@ -190,33 +236,42 @@ def jobs() -> int:
     return max(1, int(wanted)) if wanted and wanted.isdigit() else (os.cpu_count() or 1)
 
 
-def write_recipes(catalog: Catalog, staging: Path, indexes: list[int] | None = None,
-                  previous: Path | None = None) -> list[tuple[dict, RecipeSummary, dict]]:
+def write_recipes(
+    catalog: Catalog, staging: Path, indexes: list[int] | None = None, previous: Path | None = None
+) -> list[tuple[dict, RecipeSummary, dict]]:
     """The files of the recipes at `indexes` (default: all), written into `staging`; returns
     (file stamps, summary, guide link answers) per recipe, in order."""
     indexes = list(range(len(catalog.recipes)) if indexes is None else indexes)
     n = min(jobs(), len(indexes))
-    if n > 1:   # the process-pool stack (multiprocessing, socket, logging, subprocess: ~70 M
+    if n > 1:  # the process-pool stack (multiprocessing, socket, logging, subprocess: ~70 M
         # instructions to import) only for a build that forks
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
     forked = n > 1 and "fork" in multiprocessing.get_all_start_methods()
-    catalog.index.site_paths   # built once here (and the page templates compiled), inherited by the forked workers
+    _ = (
+        catalog.index.site_paths
+    )  # built once here (and the page templates compiled), inherited by the forked workers
     compile_recipe_templates()
     if forked:
         _warm_guide_lexers(catalog, indexes)
-    gc.freeze()   # the catalog and modules: out of the collector's way (_build_collector)
+    gc.freeze()  # the catalog and modules: out of the collector's way (_build_collector)
     if not forked:
         _worker_init(catalog, staging, None, previous)
         return [_worker(i) for i in indexes]
-    pool = ProcessPoolExecutor(n - 1, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_worker_init, initargs=(catalog, staging, os.getpid(), previous))
+    pool = ProcessPoolExecutor(
+        n - 1,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_worker_init,
+        initargs=(catalog, staging, os.getpid(), previous),
+    )
     try:
         with _held(_STOP_SIGNALS):
-            pool.submit(int)   # with fork, the first submit starts every worker: here, signals held
-        _worker_init(catalog, staging, None, previous)   # (after the fork: the workers make their own)
+            pool.submit(int)  # with fork, the first submit starts every worker: here, signals held
+        _worker_init(
+            catalog, staging, None, previous
+        )  # (after the fork: the workers make their own)
         return _share_out(pool, n - 1, indexes)
-    finally:   # on an error or a signal, drop the queued recipes instead of building them all first
+    finally:  # on an error or a signal, drop the queued recipes instead of building them all first
         pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -239,19 +294,19 @@ def _share_out(pool, workers: int, indexes: list[int]) -> list[tuple]:
     process) and ~4k fewer page faults (getrusage) than two workers; benchmarks/compat_bench.py
     compares the whole build's CPU with the reference's."""
     todo = deque(indexes)
-    given: list[tuple[list[int], object]] = []   # (chunk, its future), in submission order
+    given: list[tuple[list[int], object]] = []  # (chunk, its future), in submission order
     pending: list = []
     built: dict[int, tuple] = {}
     while todo:
         for future in pending:
             if future.done():
-                future.result()   # a worker's error ends the build now, not after every recipe
+                future.result()  # a worker's error ends the build now, not after every recipe
         pending = [future for future in pending if not future.done()]
-        while len(todo) > 1 and len(pending) < 2 * workers:   # (the last one is this process's)
+        while len(todo) > 1 and len(pending) < 2 * workers:  # (the last one is this process's)
             chunk = [todo.popleft() for _ in range(min(WORKER_CHUNK, len(todo) - 1))]
             pending.append(pool.submit(_worker_chunk, chunk))
             given.append((chunk, pending[-1]))
-        i = todo.pop()      # (the top-up always leaves this process one)
+        i = todo.pop()  # (the top-up always leaves this process one)
         built[i] = _worker(i)
     for chunk, future in given:
         built.update(zip(chunk, future.result()))
@@ -283,8 +338,11 @@ def _schema_of(data: bytes | None) -> dict:
 def catalog_files(catalog: Catalog, summaries: list[RecipeSummary], memo=None) -> dict[str, bytes]:
     """The documents and pages that span recipes: indexes, vocabulary, schemas, static assets
     (`memo`: cache.PageMemo, pages rendered by this process's previous build)."""
-    docs = catalog_documents(summaries, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores})
+    docs = catalog_documents(
+        summaries, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores}
+    )
     from recipes_site.site_config import site_config
+
     docs.update(published_schemas(site_config(catalog.root).site_url, _recipe_schema()))
     files = {path: encode_json(doc) for path, doc in docs.items()}
     files.update(catalog_pages(catalog, docs, memo=memo))
@@ -315,12 +373,17 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
     result = BuildResult(diagnostics=diags, files_checked=catalog.files_checked)
     if not result.ok:
         return result
-    from recipes_site.site_config import site_config
     from recipes_site.render.pages import TEMPLATES
+    from recipes_site.site_config import site_config
+
     # every site link goes under the path the site is published at (site_root.py); the forked
     # workers inherit it
-    with served_under(site_config(catalog.root).root), staged_output(
-            out, root, on_swapped, checked=True, spare=True, keep_spare=keeping()) as staging:
+    with (
+        served_under(site_config(catalog.root).root),
+        staged_output(
+            out, root, on_swapped, checked=True, spare=True, keep_spare=keeping()
+        ) as staging,
+    ):
         cache = Cache(out)
         previous = out if incremental and cache.enabled else None
         shared = shared_fingerprint(catalog, site_config(catalog.root), TEMPLATES)
@@ -330,15 +393,29 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
         site_key = catalog_key(shared, keys)
         site = cache.lookup(site_key, paths) if previous is not None and all(entries) else None
         # the staging folder may be a recycled earlier site: keep what it already has right
-        present = recycle(staging, out, {rel: stamp for entry in entries + [site] if entry is not None
-                                         for rel, stamp in entry["files"].items()})
+        present = recycle(
+            staging,
+            out,
+            {
+                rel: stamp
+                for entry in entries + [site]
+                if entry is not None
+                for rel, stamp in entry["files"].items()
+            },
+        )
         misses = [i for i, entry in enumerate(entries) if entry is None]
         built = iter(write_recipes(catalog, staging, misses, previous))
         summaries, stored, reused = [], {}, []
         for key, entry in zip(keys, entries):
             if entry is None:
                 stamps, summary, links = next(built)
-                entry = {"key": key, "files": stamps, "links": links, "summary": _summary_dict(summary), "new": True}
+                entry = {
+                    "key": key,
+                    "files": stamps,
+                    "links": links,
+                    "summary": _summary_dict(summary),
+                    "new": True,
+                }
             else:
                 reused.extend(entry["files"])
                 summary = RecipeSummary(**entry["summary"])

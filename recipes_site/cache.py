@@ -28,6 +28,7 @@ in the folder `.recipes-site-cache/<out>` next to the output (cache_dir), writte
 write.write_files (no symlinks followed) and only after a build succeeded. A corrupt or foreign
 entry is a miss, never an error.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import recipes_site
 
-FORMAT = 1                          # bump when the entry layout changes
+FORMAT = 1  # bump when the entry layout changes
 PACKAGE = Path(recipes_site.__file__).resolve().parent
 
 
@@ -76,11 +77,14 @@ def shared_fingerprint(catalog, config, templates: Path) -> str:
     """What every recipe's output depends on besides the recipe: code, templates, the published
     recipe schema file (render/schemas.py), vocabulary, settings."""
     from recipes_site.render.schemas import recipe_schema_bytes
+
     h = hashlib.sha256(code_fingerprint().encode())
     _tree_digest(h, templates)
     schema = recipe_schema_bytes()
     h.update(b"schema\0" + (schema if schema is not None else b"-") + b"\0")
-    h.update(_data_bytes((catalog.taxonomy, catalog.strategies, catalog.kv_stores, catalog.platforms)))
+    h.update(
+        _data_bytes((catalog.taxonomy, catalog.strategies, catalog.kv_stores, catalog.platforms))
+    )
     h.update(repr(config).encode())
     return h.hexdigest()
 
@@ -139,7 +143,7 @@ class PageMemo:
     def __init__(self):
         self.shared, self.pages, self.used = None, {}, {}
 
-    def start(self, shared: str) -> "PageMemo":
+    def start(self, shared: str) -> PageMemo:
         """Begin a build: offer the pages of the last build that rendered any (one that reused
         every catalog-wide file renders none), unless the shared inputs changed since."""
         if shared != self.shared:
@@ -174,6 +178,7 @@ def keep_in_memory(on: bool = True) -> None:
     rebuilds follow each other; a one-shot build has no next build to keep them for."""
     global _SEEN, _PAGES
     from recipes_site.catalog.yaml import remember_parses
+
     remember_parses(on)
     _SEEN, _PAGES = ({}, PageMemo()) if on else (None, None)
 
@@ -193,11 +198,14 @@ class Cache:
 
     def __init__(self, out: Path):
         self.out, self.dir = out, cache_dir(out)
-        usable = not any(os.path.islink(p) for p in (self.dir, self.dir.parent)) \
-            and (self.dir.is_dir() or not os.path.lexists(self.dir))
+        usable = not any(os.path.islink(p) for p in (self.dir, self.dir.parent)) and (
+            self.dir.is_dir() or not os.path.lexists(self.dir)
+        )
         # reuse only from an output a cached build made (an output copied by hand or built
         # without a cache is rewritten in full once)
-        self.enabled = usable and self.dir.is_dir() and os.path.isdir(out) and not os.path.islink(out)
+        self.enabled = (
+            usable and self.dir.is_dir() and os.path.isdir(out) and not os.path.islink(out)
+        )
         self.writable = usable
 
     def lookup(self, key: str, site_paths) -> dict | None:
@@ -206,11 +214,17 @@ class Cache:
             return None
         try:
             entry = (_SEEN or {}).get((str(self.dir), key)) or self._read(key)
-            if entry.get("key") != key or any((p in site_paths) != bool(v) for p, v in entry["links"].items()):
+            if entry.get("key") != key or any(
+                (p in site_paths) != bool(v) for p, v in entry["links"].items()
+            ):
                 return None
             out = str(self.out)
             for rel, stamp in entry["files"].items():
-                if rel.startswith("/") or ".." in rel.split("/") or file_stamp(f"{out}/{rel}") != stamp:
+                if (
+                    rel.startswith("/")
+                    or ".." in rel.split("/")
+                    or file_stamp(f"{out}/{rel}") != stamp
+                ):
                     return None
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
@@ -230,24 +244,32 @@ class Cache:
         if not self.writable:
             return
         from recipes_site.write import encode_json, write_files
+
         try:
             self.dir.mkdir(mode=0o755, parents=True, exist_ok=True)
             if any(os.path.islink(p) for p in (self.dir, self.dir.parent)) or not self.dir.is_dir():
                 return
             present = set(os.listdir(self.dir))
-            write_files(self.dir, {f"{key}.json": encode_json({k: v for k, v in entry.items() if k != "new"})
-                                   for key, entry in entries.items()
-                                   if entry.get("new") or f"{key}.json" not in present})
+            write_files(
+                self.dir,
+                {
+                    f"{key}.json": encode_json({k: v for k, v in entry.items() if k != "new"})
+                    for key, entry in entries.items()
+                    if entry.get("new") or f"{key}.json" not in present
+                },
+            )
             keep = {f"{key}.json" for key in entries}
             for name in present:
                 if name not in keep and name.endswith(".json"):
                     os.unlink(self.dir / name)
         except OSError:
-            return   # a cache that cannot be written only costs the next build time
+            return  # a cache that cannot be written only costs the next build time
         if _SEEN is None:
             return
         folder = str(self.dir)
         for seen in [k for k in _SEEN if k[0] == folder and k[1] not in entries]:
             del _SEEN[seen]
-        _SEEN.update(((folder, key), {k: v for k, v in entry.items() if k != "new"})
-                     for key, entry in entries.items())
+        _SEEN.update(
+            ((folder, key), {k: v for k, v in entry.items() if k != "new"})
+            for key, entry in entries.items()
+        )

@@ -1,4 +1,5 @@
 """The `recipes-site` command: one small function per subcommand; the work lives in the library."""
+
 from __future__ import annotations
 
 import argparse
@@ -24,6 +25,7 @@ def cmd_validate(args) -> int:
     from recipes_site.catalog import load_catalog
     from recipes_site.catalog.lint import is_project_root
     from recipes_site.catalog.report import render
+
     catalog, diags = load_catalog(Path(args.root), strict=args.strict)
     kind = "project" if is_project_root(args.root) else "foreign"
     sys.stdout.write(render(diags, catalog.files_checked, args.format, root_kind=kind))
@@ -32,9 +34,12 @@ def cmd_validate(args) -> int:
 
 def cmd_schema(args) -> int:
     from recipes_site.catalog.types import recipe_json_schema
+
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(recipe_json_schema(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.write_text(
+        json.dumps(recipe_json_schema(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     print(f"wrote {out}")
     return 0
 
@@ -42,7 +47,7 @@ def cmd_schema(args) -> int:
 def cmd_build(args) -> int:
     _own_allocator(args)
     with _importing(args.own_process):
-        from recipes_site.build import build   # noqa: F401  (the build's modules, imported here)
+        from recipes_site.build import build  # noqa: F401  (the build's modules, imported here)
         from recipes_site.site_config import overridden
     with overridden(base_url=args.base_url, repo_url=args.repo_url):
         return _build(args)
@@ -53,6 +58,7 @@ def _own_allocator(args) -> None:
     command's own: a process-wide setting that a longer-lived caller (tests) keeps as it was."""
     if args.own_process:
         from recipes_site.posix import keep_freed_memory
+
         keep_freed_memory()
 
 
@@ -81,34 +87,49 @@ def _importing(own_process: bool):
 def _build(args) -> int:
     from recipes_site.build import build
     from recipes_site.site_config import CONFIG_FILE, check_site_config, site_config
+
     config = site_config(Path(args.root))
-    if not check_site_config(Path(args.root))[1]:   # an invalid file: the build reports it below
+    if not check_site_config(Path(args.root))[1]:  # an invalid file: the build reports it below
         where = f"set base_url in {Path(args.root) / CONFIG_FILE} or pass --base-url"
         if not config.published and args.publish:
-            print(f"recipes-site: --publish needs the site's base URL: {where}; nothing written", file=sys.stderr)
+            print(
+                f"recipes-site: --publish needs the site's base URL: {where}; nothing written",
+                file=sys.stderr,
+            )
             return 2
         if not config.published:
-            print(f"recipes-site: warning: no base URL ({where}): building a local preview: no canonical URLs, "
-                  "no sitemap.xml, root-relative llms.txt links, API schemas without $id", file=sys.stderr)
+            print(
+                f"recipes-site: warning: no base URL ({where}): building a local preview: no canonical URLs, "
+                "no sitemap.xml, root-relative llms.txt links, API schemas without $id",
+                file=sys.stderr,
+            )
         if not config.repo_url:
-            print("recipes-site: warning: no repo_url: pages get no edit, request or source links", file=sys.stderr)
+            print(
+                "recipes-site: warning: no repo_url: pages get no edit, request or source links",
+                file=sys.stderr,
+            )
     started = time.perf_counter()
     result = build(Path(args.root), Path(args.out))
     code = _print_diagnostics(result.diagnostics, result.files_checked, strict=False)
     if result.ok:
-        print(f"built {len(result.recipes)} recipes into {args.out}/ "
-              f"({result.files_written} files, {time.perf_counter() - started:.2f}s)")
+        print(
+            f"built {len(result.recipes)} recipes into {args.out}/ "
+            f"({result.files_written} files, {time.perf_counter() - started:.2f}s)"
+        )
     else:
         print(f"build failed: nothing written, {args.out}/ left as it was", file=sys.stderr)
     return code
 
 
 def cmd_serve(args) -> int:
-    _own_allocator(args)   # every rebuild allocates like a build
+    _own_allocator(args)  # every rebuild allocates like a build
     from recipes_site.serve import serve
     from recipes_site.site_config import overridden
+
     # a preview server's pages point at the server itself unless --base-url says otherwise
-    with overridden(base_url=args.base_url or f"http://{args.host}:{args.port}", repo_url=args.repo_url):
+    with overridden(
+        base_url=args.base_url or f"http://{args.host}:{args.port}", repo_url=args.repo_url
+    ):
         return serve(Path(args.root), Path(args.out), port=args.port, host=args.host)
 
 
@@ -128,6 +149,7 @@ def _find_recipe(catalog, wanted: str):
 def _rendering_text(r, docker: bool) -> str:
     pick = (lambda p: p.docker_command) if docker else (lambda p: p.command)
     from recipes_site.synthesis.shell import export_lines, heredoc
+
     env = "" if docker else export_lines(r.env)
     if r.single:
         return env + pick(r.single)
@@ -137,22 +159,32 @@ def _rendering_text(r, docker: bool) -> str:
         return "\n\n".join(parts)
     if r.prefill:
         role_env = lambda p: "" if docker else export_lines(p.env)
-        return "\n\n".join([
-            f"# prefill pool\n{role_env(r.prefill.process)}{pick(r.prefill.process)}",
-            f"# decode pool\n{role_env(r.decode.process)}{pick(r.decode.process)}",
-            f"# router\n{r.router.install}\n{r.router.command}"])
+        return "\n\n".join(
+            [
+                f"# prefill pool\n{role_env(r.prefill.process)}{pick(r.prefill.process)}",
+                f"# decode pool\n{role_env(r.decode.process)}{pick(r.decode.process)}",
+                f"# router\n{r.router.install}\n{r.router.command}",
+            ]
+        )
     kv = r.kv
     parts = []
-    if kv.config:    # the same Mooncake config step as the page and --json (mooncake_config)
-        parts.append(f"# mooncake config (every vLLM node)\n{heredoc('$MOONCAKE_CONFIG_PATH', kv.config, kv.config_note)}")
+    if kv.config:  # the same Mooncake config step as the page and --json (mooncake_config)
+        parts.append(
+            f"# mooncake config (every vLLM node)\n{heredoc('$MOONCAKE_CONFIG_PATH', kv.config, kv.config_note)}"
+        )
     parts.append(f"# mooncake master\n{kv.master.get('command') if kv.master else ''}")
     if kv.store:
         store_config = kv.store.get("config")
-        prefix = heredoc("$MOONCAKE_STORE_CONFIG_PATH", store_config, kv.store.get("note")) + "\n" \
-            if isinstance(store_config, dict) else ""
+        prefix = (
+            heredoc("$MOONCAKE_STORE_CONFIG_PATH", store_config, kv.store.get("note")) + "\n"
+            if isinstance(store_config, dict)
+            else ""
+        )
         parts.append(f"# mooncake store\n{prefix}{kv.store.get('command')}")
     parts.append(f"# vLLM instance ({kv.instances}x)\n{kv.install or ''}\n{env}{pick(kv.head)}")
-    parts += [f"# instance worker node (rank {i})\n{env}{pick(w)}" for i, w in enumerate(kv.workers, 1)]
+    parts += [
+        f"# instance worker node (rank {i})\n{env}{pick(w)}" for i, w in enumerate(kv.workers, 1)
+    ]
     if kv.router:
         parts.append(f"# router\n{kv.router.install}\n{kv.router.command}")
     return "\n\n".join(parts)
@@ -164,11 +196,15 @@ def _load_recipe(args):
     `explicit`: the person named the variant (`--variant`, or a checkpoint only that variant serves)."""
     from recipes_site.catalog import load_catalog
     from recipes_site.suggest import did_you_mean, model_index
+
     catalog, diags = load_catalog(Path(args.root))
     doc, checkpoint_variant = _find_recipe(catalog, args.model)
     if doc is None:
         hint = did_you_mean(model_index(catalog).suggest(args.model))
-        print(f"recipes-site: no recipe or checkpoint named {args.model!r} under {args.root}{hint}", file=sys.stderr)
+        print(
+            f"recipes-site: no recipe or checkpoint named {args.model!r} under {args.root}{hint}",
+            file=sys.stderr,
+        )
         return None
     bad = [d for d in errors(diags) if d.path == doc.display_path]
     for d in bad:
@@ -185,6 +221,7 @@ def _variant_kept(ctx, doc, asked: str, explicit: bool, rendered: str, hw_id: st
     if rendered == asked:
         return True
     from recipes_site.synthesis.selection import substitution_reason
+
     reason = substitution_reason(doc.data, asked, ctx.hardware(hw_id))
     if explicit:
         print(f"recipes-site: {doc.hf_id}: {reason}", file=sys.stderr)
@@ -197,6 +234,7 @@ def cmd_command(args) -> int:
     from recipes_site.build import synthesis_context
     from recipes_site.render.rendering_json import rendering_json
     from recipes_site.synthesis import ChoiceError, render_choice
+
     loaded = _load_recipe(args)
     if loaded is None:
         return 1
@@ -209,7 +247,9 @@ def cmd_command(args) -> int:
             name, _, mode = item.partition(":")
             features[name] = mode or None
     try:
-        r = render_choice(ctx, doc.data, variant, args.hardware, args.strategy, args.nodes, features)
+        r = render_choice(
+            ctx, doc.data, variant, args.hardware, args.strategy, args.nodes, features
+        )
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
         return 1
@@ -229,36 +269,62 @@ def cmd_fit(args) -> int:
     from recipes_site.fit import fit_choice, fit_text
     from recipes_site.fit_checks import fit_request_problems
     from recipes_site.synthesis import ChoiceError
+
     loaded = _load_recipe(args)
     if loaded is None:
         return 1
     catalog, doc, variant, explicit = loaded
     ctx = synthesis_context(catalog)
     try:
-        result = fit_choice(ctx, doc.data, variant,
-                            args.hardware, args.strategy, args.nodes, tp=args.tp, max_model_len=args.max_model_len,
-                            concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
-                            gpu_memory_utilization=args.gpu_memory_utilization)
+        result = fit_choice(
+            ctx,
+            doc.data,
+            variant,
+            args.hardware,
+            args.strategy,
+            args.nodes,
+            tp=args.tp,
+            max_model_len=args.max_model_len,
+            concurrency=args.concurrency,
+            kv_cache_dtype=args.kv_cache_dtype,
+            gpu_memory_utilization=args.gpu_memory_utilization,
+        )
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
         return 1
     if not _variant_kept(ctx, doc, variant, explicit, result.variant, result.hardware):
         return 1
-    problems = fit_request_problems(doc.data, ctx.profiles.get(result.hardware) or {}, result.hardware, result.nodes,
-                                    tp=result.shape.tp, pp=result.shape.pp, max_model_len=args.max_model_len)
+    problems = fit_request_problems(
+        doc.data,
+        ctx.profiles.get(result.hardware) or {},
+        result.hardware,
+        result.nodes,
+        tp=result.shape.tp,
+        pp=result.shape.pp,
+        max_model_len=args.max_model_len,
+    )
     for problem in problems:
         print(f"recipes-site: {doc.hf_id}: {problem}", file=sys.stderr)
     if problems:
         return 1
-    print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) if args.json else fit_text(result))
+    print(
+        json.dumps(result.as_dict(), indent=2, ensure_ascii=False)
+        if args.json
+        else fit_text(result)
+    )
     return 0
 
 
 def cmd_new(args) -> int:
     from recipes_site.scaffold import write_scaffold
+
     try:
-        path, result = write_scaffold(Path(args.root), args.model, Path(args.config) if args.config else None,
-                                      force=args.force)
+        path, result = write_scaffold(
+            Path(args.root),
+            args.model,
+            Path(args.config) if args.config else None,
+            force=args.force,
+        )
     except FileExistsError as exc:
         print(f"recipes-site: {exc} exists; pass --force to overwrite it", file=sys.stderr)
         return 1
@@ -275,8 +341,10 @@ def cmd_new(args) -> int:
 def cmd_diff(args) -> int:
     """Build both sides into a private temporary folder, compare their API trees, print the report."""
     import tempfile
+
     from recipes_site.diff import REPORTS, diff_trees, load_api_tree
     from recipes_site.diff_sources import DiffSourceError, built_site
+
     root = Path(args.root)
     with tempfile.TemporaryDirectory(prefix="recipes-site-diff-") as work:
         try:
@@ -285,7 +353,9 @@ def cmd_diff(args) -> int:
         except DiffSourceError as exc:
             print(f"recipes-site diff: {exc}", file=sys.stderr)
             return 2
-        result = diff_trees(load_api_tree(base), load_api_tree(head), args.base, args.head or "working tree")
+        result = diff_trees(
+            load_api_tree(base), load_api_tree(head), args.base, args.head or "working tree"
+        )
     sys.stdout.write(REPORTS[args.format](result))
     return 1 if args.exit_code and not result.empty else 0
 
@@ -293,6 +363,7 @@ def cmd_diff(args) -> int:
 def cmd_hardware(args) -> int:
     from recipes_site.catalog import load_catalog
     from recipes_site.hardware_list import hardware_rows, hardware_table
+
     catalog, _ = load_catalog(Path(args.root))
     rows = hardware_rows(catalog.hardware_profiles())
     print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else hardware_table(rows))
@@ -301,9 +372,10 @@ def cmd_hardware(args) -> int:
 
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("recipes-site")
-    except PackageNotFoundError:       # run from a source tree that was never installed
+    except PackageNotFoundError:  # run from a source tree that was never installed
         return "unknown (not installed)"
 
 
@@ -334,16 +406,23 @@ def _choice_arguments(p: argparse.ArgumentParser) -> None:
     """The model/hardware/variant/strategy/nodes choice shared by `command` and `fit`."""
     p.add_argument("model", metavar="ORG/REPO", help="recipe id or a variant's checkpoint id")
     p.add_argument("--root", default=".", help="recipes root; default .")
-    p.add_argument("--hardware", help="hardware profile id, as `recipes-site hardware` lists them "
-                                           "(default: the variant's default hardware)")
-    p.add_argument("--variant", help="variant key (default: default); refused, never swapped for another, "
-                                          "when it does not fit the hardware")
+    p.add_argument(
+        "--hardware",
+        help="hardware profile id, as `recipes-site hardware` lists them "
+        "(default: the variant's default hardware)",
+    )
+    p.add_argument(
+        "--variant",
+        help="variant key (default: default); refused, never swapped for another, "
+        "when it does not fit the hardware",
+    )
     p.add_argument("--strategy", help="strategy id (default: the recommended one)")
     p.add_argument("--nodes", type=_positive_int, help="node count for multi-node strategies")
 
 
 def _base_url(text: str) -> str:
     from recipes_site.site_config import check_base_url
+
     problem = check_base_url(text)
     if problem:
         raise argparse.ArgumentTypeError(problem)
@@ -353,6 +432,7 @@ def _base_url(text: str) -> str:
 def _server_url(text: str) -> str:
     """serve's --base-url: the preview server serves the site at the root of its address."""
     from recipes_site.site_config import url_problem
+
     problem = url_problem(text, origin_only=True)
     if problem:
         raise argparse.ArgumentTypeError(problem)
@@ -361,40 +441,79 @@ def _server_url(text: str) -> str:
 
 def _site_arguments(p: argparse.ArgumentParser, serve: bool = False) -> None:
     """--base-url / --repo-url: override recipes-site.yaml (see site_config.py)."""
-    p.add_argument("--base-url", type=_server_url if serve else _base_url, metavar="URL",
-                   help="absolute URL the site is published at (canonical URLs, sitemap, llms.txt, schema $ids); "
-                        + ("default: the server's own address" if serve else "default: base_url in recipes-site.yaml"))
-    p.add_argument("--repo-url", metavar="URL", help="repository for edit and request links; default: repo_url in "
-                                                    "recipes-site.yaml")
+    p.add_argument(
+        "--base-url",
+        type=_server_url if serve else _base_url,
+        metavar="URL",
+        help="absolute URL the site is published at (canonical URLs, sitemap, llms.txt, schema $ids); "
+        + (
+            "default: the server's own address"
+            if serve
+            else "default: base_url in recipes-site.yaml"
+        ),
+    )
+    p.add_argument(
+        "--repo-url",
+        metavar="URL",
+        help="repository for edit and request links; default: repo_url in recipes-site.yaml",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="recipes-site", description="vLLM serving recipes: validate, build, query.")
+    p = argparse.ArgumentParser(
+        prog="recipes-site", description="vLLM serving recipes: validate, build, query."
+    )
     p.add_argument("--version", action=_LazyVersion)
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
-    v = sub.add_parser("validate", help="check every file of a recipes root and report all problems")
-    v.add_argument("root", nargs="?", default=".", help="recipes root (folder holding models/); default .")
-    v.add_argument("--strict", action="store_true",
-                   help="fail on warnings too; on a project root the contributor checks become errors")
-    v.add_argument("--format", choices=["text", "github", "json"], default="text",
-                   help="text lines (default), GitHub Actions annotations, or one JSON document")
+    v = sub.add_parser(
+        "validate", help="check every file of a recipes root and report all problems"
+    )
+    v.add_argument(
+        "root", nargs="?", default=".", help="recipes root (folder holding models/); default ."
+    )
+    v.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on warnings too; on a project root the contributor checks become errors",
+    )
+    v.add_argument(
+        "--format",
+        choices=["text", "github", "json"],
+        default="text",
+        help="text lines (default), GitHub Actions annotations, or one JSON document",
+    )
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("schema", help="write the recipe JSON Schema for editors")
-    s.add_argument("--output", default="schema/recipe.schema.json",
-                   help="file to write; default schema/recipe.schema.json")
+    s.add_argument(
+        "--output",
+        default="schema/recipe.schema.json",
+        help="file to write; default schema/recipe.schema.json",
+    )
     s.set_defaults(func=cmd_schema)
 
     b = sub.add_parser("build", help="validate, size, synthesize and write the site + JSON API")
-    b.add_argument("root", nargs="?", default=".", help="recipes root (folder holding models/); default .")
-    b.add_argument("--out", default="_site", help="output folder (replaced atomically); default _site")
+    b.add_argument(
+        "root", nargs="?", default=".", help="recipes root (folder holding models/); default ."
+    )
+    b.add_argument(
+        "--out", default="_site", help="output folder (replaced atomically); default _site"
+    )
     _site_arguments(b)
-    b.add_argument("--publish", action="store_true", help="a build for publishing: refuse to build without a base URL")
+    b.add_argument(
+        "--publish",
+        action="store_true",
+        help="a build for publishing: refuse to build without a base URL",
+    )
     b.set_defaults(func=cmd_build)
 
-    sv = sub.add_parser("serve", help="build, serve the site on 127.0.0.1 and rebuild when a recipe changes")
-    sv.add_argument("root", nargs="?", default=".", help="recipes root (folder holding models/); default .")
+    sv = sub.add_parser(
+        "serve", help="build, serve the site on 127.0.0.1 and rebuild when a recipe changes"
+    )
+    sv.add_argument(
+        "root", nargs="?", default=".", help="recipes root (folder holding models/); default ."
+    )
     sv.add_argument("--out", default="_site", help="output folder; default _site")
     sv.add_argument("--port", type=int, default=8000, help="port to listen on; default 8000")
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on; default 127.0.0.1")
@@ -403,22 +522,42 @@ def parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("command", help="print the command for one model and hardware")
     _choice_arguments(c)
-    c.add_argument("--features", metavar="LIST",
-                   help="the full feature set, e.g. 'tool_calling,spec_decoding:mtp' ('' for none); "
-                        "default: the recipe's default features")
+    c.add_argument(
+        "--features",
+        metavar="LIST",
+        help="the full feature set, e.g. 'tool_calling,spec_decoding:mtp' ('' for none); "
+        "default: the recipe's default features",
+    )
     c.add_argument("--docker", action="store_true", help="print the docker run form")
     c.add_argument("--json", action="store_true", help="print the rendering as JSON")
     c.set_defaults(func=cmd_command)
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")
     _choice_arguments(f)
-    f.add_argument("--tp", type=_positive_int, help="tensor-parallel size (default: the rendered command's); at most the GPUs "
-                                                          "of the deployment's nodes")
-    f.add_argument("--max-model-len", type=_positive_int, help="request length for the concurrency figures; at most "
-                                                                     "the model's context")
-    f.add_argument("--concurrency", type=_positive_int, help="concurrent requests: the longest length they fit at")
-    f.add_argument("--kv-cache-dtype", choices=["auto", "fp8"], help="KV cache dtype (default: the command's)")
-    f.add_argument("--gpu-memory-utilization", type=_fraction, help="fraction of GPU memory for vLLM (default: the command's, else vLLM's 0.92)")
+    f.add_argument(
+        "--tp",
+        type=_positive_int,
+        help="tensor-parallel size (default: the rendered command's); at most the GPUs "
+        "of the deployment's nodes",
+    )
+    f.add_argument(
+        "--max-model-len",
+        type=_positive_int,
+        help="request length for the concurrency figures; at most the model's context",
+    )
+    f.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        help="concurrent requests: the longest length they fit at",
+    )
+    f.add_argument(
+        "--kv-cache-dtype", choices=["auto", "fp8"], help="KV cache dtype (default: the command's)"
+    )
+    f.add_argument(
+        "--gpu-memory-utilization",
+        type=_fraction,
+        help="fraction of GPU memory for vLLM (default: the command's, else vLLM's 0.92)",
+    )
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.set_defaults(func=cmd_fit)
 
@@ -434,13 +573,28 @@ def parser() -> argparse.ArgumentParser:
     n.add_argument("--force", action="store_true", help="overwrite an existing recipe")
     n.set_defaults(func=cmd_new)
 
-    d = sub.add_parser("diff", help="renderings and sizing verdicts that differ between two versions of the recipes")
-    d.add_argument("base", metavar="BASE", help="git ref of the recipes root, a recipes root, or a built site")
-    d.add_argument("head", metavar="HEAD", nargs="?", help="the same kinds as BASE; default: the working tree")
-    d.add_argument("--root", default=".", help="recipes root whose repository the refs name; default .")
-    d.add_argument("--format", choices=["text", "json", "markdown"], default="text",
-                   help="report format; default text")
-    d.add_argument("--exit-code", action="store_true", help="exit 1 when anything differs (like git diff)")
+    d = sub.add_parser(
+        "diff",
+        help="renderings and sizing verdicts that differ between two versions of the recipes",
+    )
+    d.add_argument(
+        "base", metavar="BASE", help="git ref of the recipes root, a recipes root, or a built site"
+    )
+    d.add_argument(
+        "head", metavar="HEAD", nargs="?", help="the same kinds as BASE; default: the working tree"
+    )
+    d.add_argument(
+        "--root", default=".", help="recipes root whose repository the refs name; default ."
+    )
+    d.add_argument(
+        "--format",
+        choices=["text", "json", "markdown"],
+        default="text",
+        help="report format; default text",
+    )
+    d.add_argument(
+        "--exit-code", action="store_true", help="exit 1 when anything differs (like git diff)"
+    )
     d.set_defaults(func=cmd_diff)
     return p
 
@@ -449,11 +603,16 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; `argv` None: this process's own command line (the console script,
     `python -m recipes_site`), which ends when the command returns."""
     from recipes_site.exits import run_cleanly
+
     args = parser().parse_args(argv)
     args.own_process = argv is None
     try:
-        return run_cleanly(args.func, args)   # OS errors, refusals, Ctrl-C, SIGTERM: one line, no traceback
-    except BrokenPipeError:   # `recipes-site command ... | head`: the reader left; not an error of ours
+        return run_cleanly(
+            args.func, args
+        )  # OS errors, refusals, Ctrl-C, SIGTERM: one line, no traceback
+    except (
+        BrokenPipeError
+    ):  # `recipes-site command ... | head`: the reader left; not an error of ours
         sys.stderr.close()
         return 0
     finally:

@@ -18,6 +18,7 @@ documents.
 Turning git refs or folders into built sites lives in :mod:`recipes_site.diff_sources`, so this
 module does no I/O beyond reading the two trees' JSON.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -41,24 +42,36 @@ class RenderingKey:
 
     def label(self, sep: str = " ") -> str:
         """hardware, variant, strategy and node count (the model is the section's)."""
-        return sep.join([self.hardware, self.variant, self.strategy, f"{self.nodes} node{'s' if self.nodes != 1 else ''}"])
+        return sep.join(
+            [
+                self.hardware,
+                self.variant,
+                self.strategy,
+                f"{self.nodes} node{'s' if self.nodes != 1 else ''}",
+            ]
+        )
 
 
 @dataclass
 class ApiTree:
     """What the diff reads of one built site."""
+
     renderings: dict[RenderingKey, dict] = field(default_factory=dict)
-    sizing: dict[tuple[str, str, str], dict] = field(default_factory=dict)        # (model, variant, hw or "") -> verdict
-    recommended: dict[tuple[str, str, str], dict] = field(default_factory=dict)   # (model, hw, variant) -> pick
+    sizing: dict[tuple[str, str, str], dict] = field(
+        default_factory=dict
+    )  # (model, variant, hw or "") -> verdict
+    recommended: dict[tuple[str, str, str], dict] = field(
+        default_factory=dict
+    )  # (model, hw, variant) -> pick
     models: set[str] = field(default_factory=set)
 
 
 @dataclass
 class RenderingChange:
     key: RenderingKey
-    status: str                  # "added" | "removed" | "changed"
-    diff: str                    # unified diff of the command text ("" when only other fields changed)
-    fields: list[str]            # top-level fields that differ besides the command text
+    status: str  # "added" | "removed" | "changed"
+    diff: str  # unified diff of the command text ("" when only other fields changed)
+    fields: list[str]  # top-level fields that differ besides the command text
 
 
 @dataclass
@@ -75,7 +88,9 @@ class VerdictChange:
         if self.after is None:
             return "gone (was " + _verdict_text(self.before) + ")"
         keys = [k for k in {**self.before, **self.after} if self.before.get(k) != self.after.get(k)]
-        return ", ".join(f"{k} {_scalar(self.before.get(k))} → {_scalar(self.after.get(k))}" for k in keys)
+        return ", ".join(
+            f"{k} {_scalar(self.before.get(k))} → {_scalar(self.after.get(k))}" for k in keys
+        )
 
 
 @dataclass
@@ -90,10 +105,19 @@ class TreeDiff:
 
     @property
     def empty(self) -> bool:
-        return not (self.renderings or self.sizing or self.recommended or self.models_added or self.models_removed)
+        return not (
+            self.renderings
+            or self.sizing
+            or self.recommended
+            or self.models_added
+            or self.models_removed
+        )
 
     def counts(self) -> dict[str, int]:
-        out = {s: sum(1 for c in self.renderings if c.status == s) for s in ("changed", "added", "removed")}
+        out = {
+            s: sum(1 for c in self.renderings if c.status == s)
+            for s in ("changed", "added", "removed")
+        }
         out["sizing"] = len(self.sizing)
         out["recommended"] = len(self.recommended)
         return out
@@ -108,6 +132,7 @@ def _verdict_text(verdict: dict | None) -> str:
 
 
 # -- reading a built site ---------------------------------------------------------------------------
+
 
 def load_api_tree(site: Path) -> ApiTree:
     """The renderings, sizing verdicts and recommendations of a built site's `api/v1/models/`."""
@@ -126,7 +151,9 @@ def load_api_tree(site: Path) -> ApiTree:
             tree.models.add(doc["id"])
             for variant, sizing in (doc.get("sizing") or {}).items():
                 # the variant's size (computed, declared, the basis of every verdict), hardware ""
-                tree.sizing[(doc["id"], variant, "")] = {k: v for k, v in (sizing or {}).items() if k != "hardware"}
+                tree.sizing[(doc["id"], variant, "")] = {
+                    k: v for k, v in (sizing or {}).items() if k != "hardware"
+                }
                 for hw, verdict in ((sizing or {}).get("hardware") or {}).items():
                     tree.sizing[(doc["id"], variant, hw)] = verdict
     return tree
@@ -134,9 +161,13 @@ def load_api_tree(site: Path) -> ApiTree:
 
 # -- the command text of one rendering ----------------------------------------------------------------
 
+
 def _is_command_key(key: str) -> bool:
-    return ("command" in key or key == "install" or key.endswith("_install")) and "docker" not in key \
+    return (
+        ("command" in key or key == "install" or key.endswith("_install"))
+        and "docker" not in key
         and "argv" not in key
+    )
 
 
 def _command_lines(node: dict, prefix: str) -> list[str]:
@@ -170,8 +201,11 @@ def _without_commands(node):
     """`node` minus its command text (commands, installs, env), recursively."""
     if not isinstance(node, dict):
         return node
-    return {k: _without_commands(v) for k, v in node.items()
-            if k not in ("parts", "env") and not (_is_command_key(k) and not isinstance(v, dict))}
+    return {
+        k: _without_commands(v)
+        for k, v in node.items()
+        if k not in ("parts", "env") and not (_is_command_key(k) and not isinstance(v, dict))
+    }
 
 
 def _other_fields(before: dict, after: dict) -> list[str]:
@@ -187,7 +221,10 @@ def _unified(before: list[str], after: list[str]) -> str:
 
 # -- the diff -------------------------------------------------------------------------------------
 
-def diff_trees(base: ApiTree, head: ApiTree, base_name: str = "base", head_name: str = "head") -> TreeDiff:
+
+def diff_trees(
+    base: ApiTree, head: ApiTree, base_name: str = "base", head_name: str = "head"
+) -> TreeDiff:
     """Every rendering added, removed or changed, and every changed sizing verdict and
     recommendation, sorted by key (deterministic output for the same two trees)."""
     out = TreeDiff(base=base_name, head=head_name)
@@ -200,16 +237,20 @@ def diff_trees(base: ApiTree, head: ApiTree, base_name: str = "base", head_name:
         if a is None:
             out.renderings.append(RenderingChange(key, "added", _unified([], command_text(b)), []))
         elif b is None:
-            out.renderings.append(RenderingChange(key, "removed", _unified(command_text(a), []), []))
+            out.renderings.append(
+                RenderingChange(key, "removed", _unified(command_text(a), []), [])
+            )
         else:
             text = _unified(command_text(a), command_text(b))
             fields = _other_fields(a, b)
-            if text:   # argv and the docker form follow the command; listing them says nothing new
+            if text:  # argv and the docker form follow the command; listing them says nothing new
                 fields = [f for f in fields if "argv" not in f and "docker_command" not in f]
             if text or fields:
                 out.renderings.append(RenderingChange(key, "changed", text, fields))
-    for mine, theirs, target in ((base.sizing, head.sizing, out.sizing),
-                                 (base.recommended, head.recommended, out.recommended)):
+    for mine, theirs, target in (
+        (base.sizing, head.sizing, out.sizing),
+        (base.recommended, head.recommended, out.recommended),
+    ):
         for k in sorted(set(mine) | set(theirs)):
             if mine.get(k) != theirs.get(k):
                 model, x, y = k
@@ -220,13 +261,18 @@ def diff_trees(base: ApiTree, head: ApiTree, base_name: str = "base", head_name:
 
 # -- reports --------------------------------------------------------------------------------------
 
+
 def _headline(d: TreeDiff) -> str:
     c = d.counts()
     if d.empty:
         return f"{d.base}..{d.head}: no rendering, sizing verdict or recommendation changed"
-    parts = [f"{c['changed']} rendering{'s' if c['changed'] != 1 else ''} changed", f"{c['added']} added",
-             f"{c['removed']} removed", f"{c['sizing']} sizing verdict{'s' if c['sizing'] != 1 else ''} changed",
-             f"{c['recommended']} recommendation{'s' if c['recommended'] != 1 else ''} changed"]
+    parts = [
+        f"{c['changed']} rendering{'s' if c['changed'] != 1 else ''} changed",
+        f"{c['added']} added",
+        f"{c['removed']} removed",
+        f"{c['sizing']} sizing verdict{'s' if c['sizing'] != 1 else ''} changed",
+        f"{c['recommended']} recommendation{'s' if c['recommended'] != 1 else ''} changed",
+    ]
     models = ""
     if d.models_added or d.models_removed:
         models = f"; recipes added: {_some(d.models_added)}, removed: {_some(d.models_removed)}"
@@ -263,17 +309,27 @@ def text_report(d: TreeDiff) -> str:
     for title, items in (("sizing verdicts", d.sizing), ("recommendations", d.recommended)):
         if items:
             out += ["", f"{title}:"]
-            out += [f"  {v.model} {v.variant} {'on ' + v.hardware if v.hardware else 'size'}: {v.summary()}"
-                    for v in items]
+            out += [
+                f"  {v.model} {v.variant} {'on ' + v.hardware if v.hardware else 'size'}: {v.summary()}"
+                for v in items
+            ]
     return "\n".join(out) + "\n"
 
 
 def json_report(d: TreeDiff) -> str:
-    doc = {"base": d.base, "head": d.head, "counts": d.counts(),
-           "models_added": d.models_added, "models_removed": d.models_removed,
-           "renderings": [{**asdict(c.key), "status": c.status, "diff": c.diff, "fields": c.fields}
-                          for c in d.renderings],
-           "sizing": [asdict(v) for v in d.sizing], "recommended": [asdict(v) for v in d.recommended]}
+    doc = {
+        "base": d.base,
+        "head": d.head,
+        "counts": d.counts(),
+        "models_added": d.models_added,
+        "models_removed": d.models_removed,
+        "renderings": [
+            {**asdict(c.key), "status": c.status, "diff": c.diff, "fields": c.fields}
+            for c in d.renderings
+        ],
+        "sizing": [asdict(v) for v in d.sizing],
+        "recommended": [asdict(v) for v in d.recommended],
+    }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -301,21 +357,29 @@ def _fence(body: str, lang: str = "diff") -> str:
     return f"{ticks}{lang}\n{body}\n{ticks}"
 
 
-def _model_section(model: str, changes: list[RenderingChange], verdicts: list[VerdictChange]) -> list[str]:
+def _model_section(
+    model: str, changes: list[RenderingChange], verdicts: list[VerdictChange]
+) -> list[str]:
     """One <details> block per model: a line per rendering, its diff, then its verdict changes."""
     n = {s: sum(1 for c in changes if c.status == s) for s in ("changed", "added", "removed")}
     counts = ", ".join(f"{v} {k}" for k, v in n.items() if v) or "sizing only"
     blocks = [f"<details><summary><b>{md_text(model)}</b>: {counts}</summary>\n"]
     for c, keys in grouped(changes):
         where = ", ".join(md_code(k.label(" · ")) for k in keys)
-        head = f"**{c.status}** on {where}" if len(keys) == 1 else f"**{c.status}** on {len(keys)} renderings: {where}"
+        head = (
+            f"**{c.status}** on {where}"
+            if len(keys) == 1
+            else f"**{c.status}** on {len(keys)} renderings: {where}"
+        )
         if c.fields:
             head += " (also: " + ", ".join(md_code(f) for f in c.fields) + ")"
         blocks.append(head + ("\n\n" + _fence(c.diff) + "\n" if c.diff else "\n"))
     if verdicts:
         rows = ["| variant | hardware | change |", "|---|---|---|"]
-        rows += [f"| {md_code(v.variant)} | {md_code(v.hardware) if v.hardware else 'size'} | {md_text(v.summary())} |"
-                 for v in verdicts]
+        rows += [
+            f"| {md_code(v.variant)} | {md_code(v.hardware) if v.hardware else 'size'} | {md_text(v.summary())} |"
+            for v in verdicts
+        ]
         blocks.append("\n".join(rows) + "\n")
     blocks.append("</details>\n")
     return blocks
@@ -344,8 +408,10 @@ def markdown_report(d: TreeDiff, limit: int = MARKDOWN_LIMIT) -> str:
         out.append(section)
         size += len(section) + 1
     if left_models:
-        out.append(f"… {left_models} more model{'s' if left_models != 1 else ''} ({left_items} more changes) "
-                   "not shown: run `recipes-site diff` locally for the whole list.")
+        out.append(
+            f"… {left_models} more model{'s' if left_models != 1 else ''} ({left_items} more changes) "
+            "not shown: run `recipes-site diff` locally for the whole list."
+        )
     return "\n".join(out) + "\n"
 
 

@@ -6,6 +6,7 @@ Git refs are read with `git archive` (read-only: no worktree, no change to the r
 out), and built with the library's public `build()` into a fresh temporary output, so nothing
 is ever written outside the system temporary folder.
 """
+
 from __future__ import annotations
 
 import io
@@ -26,7 +27,9 @@ def _git(root: Path, *args: str) -> bytes:
     except FileNotFoundError as exc:
         raise DiffSourceError("git is not installed; pass two folders instead of refs") from exc
     if done.returncode:
-        raise DiffSourceError(done.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
+        raise DiffSourceError(
+            done.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
+        )
     return done.stdout
 
 
@@ -39,11 +42,17 @@ def export_ref(root: Path, ref: str, dest: Path) -> Path:
     if ref.startswith("-"):
         raise DiffSourceError(f"{ref!r} is not a git ref")
     try:
-        sha = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}").decode().strip()
+        sha = (
+            _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+            .decode()
+            .strip()
+        )
     except DiffSourceError:
         sha = ""
     if not sha:
-        raise DiffSourceError(f"{ref!r} is neither a folder nor a git ref of the repository holding {root}")
+        raise DiffSourceError(
+            f"{ref!r} is neither a folder nor a git ref of the repository holding {root}"
+        )
     prefix = _git(root, "rev-parse", "--show-prefix").decode().strip().rstrip("/")
     tree = f"{sha}:{prefix}" if prefix else sha
     archive = _git(root, "archive", "--format=tar", tree)
@@ -60,8 +69,10 @@ def _extract_plain(tar: tarfile.TarFile, dest: Path) -> None:
     base = dest.resolve()
     for member in tar.getmembers():
         target = (base / member.name).resolve()
-        if not (member.isfile() or member.isdir()) or (target != base and base not in target.parents):
-            continue                     # links, devices and escaping names are skipped, not followed
+        if not (member.isfile() or member.isdir()) or (
+            target != base and base not in target.parents
+        ):
+            continue  # links, devices and escaping names are skipped, not followed
         if member.isdir():
             target.mkdir(parents=True, exist_ok=True)
             continue
@@ -73,10 +84,13 @@ def _extract_plain(tar: tarfile.TarFile, dest: Path) -> None:
 def build_side(root: Path, out: Path, name: str) -> Path:
     """Build the recipes root `root` into `out` (a fresh folder); a side that fails to build is an error."""
     from recipes_site.build import build
+
     result = build(root, out)
     if not result.ok:
         shown = "\n".join(d.format() for d in errors(result.diagnostics)[:20])
-        raise DiffSourceError(f"{name} does not build ({len(errors(result.diagnostics))} errors):\n{shown}")
+        raise DiffSourceError(
+            f"{name} does not build ({len(errors(result.diagnostics))} errors):\n{shown}"
+        )
     return out
 
 
@@ -87,6 +101,10 @@ def built_site(spec: str | None, root: Path, workdir: Path, name: str) -> Path:
         return build_side(root, workdir / f"{name}-site", f"{name} (the working tree)")
     folder = Path(spec)
     if folder.is_dir():
-        return folder if is_built_site(folder) else build_side(folder, workdir / f"{name}-site", f"{name} ({spec})")
+        return (
+            folder
+            if is_built_site(folder)
+            else build_side(folder, workdir / f"{name}-site", f"{name} ({spec})")
+        )
     source = export_ref(root, spec, workdir / f"{name}-src")
     return build_side(source, workdir / f"{name}-site", f"{name} ({spec})")

@@ -7,6 +7,7 @@ gets one `error: ...` line (or a short notice for signals) and a distinct exit s
 turned into an exception so the same unwinding that cleans up after Ctrl-C (staging folder
 removed, workers stopped, lock released) runs for it too.
 """
+
 from __future__ import annotations
 
 import signal
@@ -52,7 +53,7 @@ def run_cleanly(func, args) -> int:
         previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         return func(args)
-    except BrokenPipeError:   # the caller decides what a vanished reader means
+    except BrokenPipeError:  # the caller decides what a vanished reader means
         raise
     except _loaded("recipes_site.outdir:OutputRefused", "recipes_site.write:UnsafePath") as exc:
         print(f"error: {exc}", file=sys.stderr)

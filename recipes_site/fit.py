@@ -24,6 +24,7 @@ The API's `kv_sizing` (`kv_sizing`, `panel_entry`, `throughput_plan`) publishes 
 rendering; the model page's sizing panel evaluates the page formulas documented at `panel_entry`
 on those numbers (`panel_figures` is their Python form).
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,21 +43,23 @@ GIB = 2**30
 # Releases before it used 0.9; the recipes' images (vllm/vllm-openai:latest) run the current one.
 GPU_MEMORY_UTILIZATION = 0.92
 SAFE_LEN_STEP = 1024
-LARGE_GPU_GIB = 70          # vLLM's larger scheduler defaults apply from this much memory per GPU
+LARGE_GPU_GIB = 70  # vLLM's larger scheduler defaults apply from this much memory per GPU
 
 # overhead model (GiB per GPU); see CONTRIBUTING.md, "KV cache and fit"
-CUDA_CONTEXT_GIB = 1.0              # CUDA context, cuBLAS/cuDNN workspaces, allocator slack
-MULTI_GPU_EXTRA_GIB = 0.5           # NCCL and custom all-reduce buffers when an engine spans GPUs
-CUDA_GRAPHS_GIB = 1.0               # captured CUDA graphs (0 with --enforce-eager)
-FALLBACK_ACTIVATIONS_GIB = 2.0      # activation peak when hf_config lacks the shapes
-ASSUMED_TOP_K = 8                   # routed experts per token assumed for MoE activation sizes
+CUDA_CONTEXT_GIB = 1.0  # CUDA context, cuBLAS/cuDNN workspaces, allocator slack
+MULTI_GPU_EXTRA_GIB = 0.5  # NCCL and custom all-reduce buffers when an engine spans GPUs
+CUDA_GRAPHS_GIB = 1.0  # captured CUDA graphs (0 with --enforce-eager)
+FALLBACK_ACTIVATIONS_GIB = 2.0  # activation peak when hf_config lacks the shapes
+ASSUMED_TOP_K = 8  # routed experts per token assumed for MoE activation sizes
 
 
 # -- the deployment shape, read from a command ---------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Shape:
     """The parts of one `vllm serve` command that decide memory."""
+
     tp: int = 1
     pp: int = 1
     dp: int = 1
@@ -95,20 +98,32 @@ def shape_values(shape: Shape) -> tuple:
 
 
 _FLAGS = {
-    "--tensor-parallel-size": "tp", "-tp": "tp", "--pipeline-parallel-size": "pp", "-pp": "pp",
-    "--data-parallel-size": "dp", "-dp": "dp", "--decode-context-parallel-size": "dcp", "-dcp": "dcp",
-    "--kv-cache-dtype": "kv_cache_dtype", "--gpu-memory-utilization": "gpu_memory_utilization",
-    "--max-model-len": "max_model_len", "--max-num-batched-tokens": "max_num_batched_tokens",
+    "--tensor-parallel-size": "tp",
+    "-tp": "tp",
+    "--pipeline-parallel-size": "pp",
+    "-pp": "pp",
+    "--data-parallel-size": "dp",
+    "-dp": "dp",
+    "--decode-context-parallel-size": "dcp",
+    "-dcp": "dcp",
+    "--kv-cache-dtype": "kv_cache_dtype",
+    "--gpu-memory-utilization": "gpu_memory_utilization",
+    "--max-model-len": "max_model_len",
+    "--max-num-batched-tokens": "max_num_batched_tokens",
     "--max-num-seqs": "max_num_seqs",
 }
-_SWITCHES = {"--enable-expert-parallel": "expert_parallel", "-ep": "expert_parallel", "--enforce-eager": "enforce_eager"}
+_SWITCHES = {
+    "--enable-expert-parallel": "expert_parallel",
+    "-ep": "expert_parallel",
+    "--enforce-eager": "enforce_eager",
+}
 _INTS = {"tp", "pp", "dp", "dcp", "max_model_len", "max_num_batched_tokens", "max_num_seqs"}
 _NAMES = frozenset(_FLAGS) | frozenset(_SWITCHES)
 
 
 def _parse_len(text: str) -> int | None:
     """vLLM accepts 32768, 32k, 1m for --max-model-len; None for `auto` and the like."""
-    if text.isascii() and text.isdigit():      # the usual case, as the general one below reads it
+    if text.isascii() and text.isdigit():  # the usual case, as the general one below reads it
         return int(text)
     t = text.strip().lower()
     scale = {"k": 1000, "m": 1000**2}.get(t[-1:], 1) if t else 1
@@ -130,8 +145,8 @@ def parse_shape(argv: tuple) -> Shape:
     plan._plan_inputs)."""
     found: dict = {}
     try:
-        text = " ".join(argv)       # argvs are text: no list of str() copies for the usual case
-    except TypeError:               # a caller's argv with numbers: read as their str()
+        text = " ".join(argv)  # argvs are text: no list of str() copies for the usual case
+    except TypeError:  # a caller's argv with numbers: read as their str()
         argv = tuple(map(str, argv))
         text = " ".join(argv)
     # read as vLLM reads them (data.vllm_spelling: --max_model_len is --max-model-len); the tests
@@ -139,11 +154,11 @@ def parse_shape(argv: tuple) -> Shape:
     # list for an argv without one
     tokens = [vllm_spelling(t) if "_" in t else t for t in argv] if "_" in text else argv
     for i, tok in enumerate(tokens):
-        if tok in _NAMES:           # (a name has no "=": what tok.partition("=") would say)
+        if tok in _NAMES:  # (a name has no "=": what tok.partition("=") would say)
             flag, eq, inline = tok, "", ""
         elif "=" in tok:
             flag, eq, inline = tok.partition("=")
-        else:                       # not a flag or switch read here, nor one with its value inline
+        else:  # not a flag or switch read here, nor one with its value inline
             continue
         if flag in _SWITCHES and not eq:
             found[_SWITCHES[flag]] = True
@@ -166,7 +181,7 @@ def parse_shape(argv: tuple) -> Shape:
             except ValueError:
                 pass
         else:
-            found[name] = str(value)        # text as before, should the token be a str subclass
+            found[name] = str(value)  # text as before, should the token be a str subclass
     return _new_shape(found)
 
 
@@ -183,6 +198,7 @@ def clear_memos() -> None:
 
 # -- the overhead model --------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Overhead:
     cuda_context_gib: float
@@ -194,8 +210,12 @@ class Overhead:
         return self.cuda_context_gib + self.activations_gib + self.cuda_graphs_gib
 
     def as_dict(self) -> dict:
-        return {"cuda_context_gib": round(self.cuda_context_gib, 3), "activations_gib": round(self.activations_gib, 3),
-                "cuda_graphs_gib": round(self.cuda_graphs_gib, 3), "total_gib": round(self.total_gib, 3)}
+        return {
+            "cuda_context_gib": round(self.cuda_context_gib, 3),
+            "activations_gib": round(self.activations_gib, 3),
+            "cuda_graphs_gib": round(self.cuda_graphs_gib, 3),
+            "total_gib": round(self.total_gib, 3),
+        }
 
 
 def scheduler_defaults(vram_per_gpu_gib: float) -> tuple[int, int]:
@@ -234,13 +254,16 @@ def overhead(cfg: dict | None, shape: Shape, vram_per_gpu_gib: float) -> Overhea
     seqs = shape.max_num_seqs or seqs_default
     ffn = cfg.get("intermediate_size") or 4 * hidden
     if (kv_cache.num_experts(cfg) or 0) > 1:
-        ffn = max(cfg.get("intermediate_size") or 0,
-                  (cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or 0) * ASSUMED_TOP_K)
+        ffn = max(
+            cfg.get("intermediate_size") or 0,
+            (cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or 0) * ASSUMED_TOP_K,
+        )
     activations = tokens * 2 * (8 * hidden + 3 * ffn / max(1, shape.tp)) + seqs * vocab * 8
     return Overhead(context, activations / GIB, graphs)
 
 
 # -- weights per GPU -----------------------------------------------------------------------------------
+
 
 def weights_bytes(recipe: dict, variant: dict) -> tuple[float | None, str]:
     """Bytes of the variant's weights and where the figure comes from (a declared mixed-precision
@@ -250,7 +273,10 @@ def weights_bytes(recipe: dict, variant: dict) -> tuple[float | None, str]:
         return exact, "hf_config components"
     declared = sizing.declared_vram_gb(variant)
     if declared:
-        return declared / sizing.OVERHEAD * 1e9, "vram_minimum_gb"   # the figure that wins (no count parsed)
+        return (
+            declared / sizing.OVERHEAD * 1e9,
+            "vram_minimum_gb",
+        )  # the figure that wins (no count parsed)
     computed, _ = sizing.variant_weights_gb(recipe, variant)
     if not computed:
         return None, "unknown"
@@ -278,9 +304,12 @@ def weights_per_gpu(total: float, shape: Shape, fraction: float | None) -> float
 
 # -- the fit of one deployment -------------------------------------------------------------------------
 
+
 def context_length(recipe: dict) -> int | None:
     model = recipe.get("model") or {}
-    value = model.get("context_length") or (model.get("hf_config") or {}).get("max_position_embeddings")
+    value = model.get("context_length") or (model.get("hf_config") or {}).get(
+        "max_position_embeddings"
+    )
     return value if isinstance(value, int) and value > 0 else None
 
 
@@ -297,7 +326,7 @@ class FitResult:
     vram_per_gpu_gib: float
     shape: Shape
     budget_gib_per_gpu: float
-    weights_gb: float | None                  # whole model, decimal GB
+    weights_gb: float | None  # whole model, decimal GB
     weights_source: str
     weights_gib_per_gpu: float | None
     overhead: Overhead
@@ -309,8 +338,12 @@ class FitResult:
     kv_bytes_per_token: int | None = None
     kv_bytes_per_sequence_window: int | None = None
     kv_bytes_per_token_per_gpu: float | None = None
-    windows_per_gpu: list = field(default_factory=list)   # [{"window", "bytes_per_token"}] for the page formula
-    state_bytes_per_sequence_per_gpu: int = 0   # recurrent state of linear-attention / Mamba layers, per request
+    windows_per_gpu: list = field(
+        default_factory=list
+    )  # [{"window", "bytes_per_token"}] for the page formula
+    state_bytes_per_sequence_per_gpu: int = (
+        0  # recurrent state of linear-attention / Mamba layers, per request
+    )
     prefill_chunk: int = 0
     max_tokens: int | None = None
     max_concurrency: int | None = None
@@ -325,9 +358,9 @@ class FitResult:
     strategy: str | None = None
     nodes: int = 1
     weights_only: dict | None = None
-    plan: dict | None = None                  # plan.rendering_plan of the command `recipes-site command` prints
-    plan_reason: str | None = None            # the plan's verdict in words (plan.reason)
-    replicas: list | None = None              # that command pinned to its own GPUs and port, filling one node
+    plan: dict | None = None  # plan.rendering_plan of the command `recipes-site command` prints
+    plan_reason: str | None = None  # the plan's verdict in words (plan.reason)
+    replicas: list | None = None  # that command pinned to its own GPUs and port, filling one node
 
     @property
     def tp(self) -> int:
@@ -335,29 +368,49 @@ class FitResult:
 
     def as_dict(self) -> dict:
         out = {
-            "model": self.model, "variant": self.variant, "precision": self.precision, "hardware": self.hardware,
-            "strategy": self.strategy, "nodes": self.nodes,
-            "tp": self.shape.tp, "pp": self.shape.pp, "dp": self.shape.dp, "dcp": self.shape.dcp,
-            "expert_parallel": self.shape.expert_parallel, "gpus": self.shape.gpus,
-            "kv_cache_dtype": self.shape.kv_cache_dtype, "kv_dtype_bytes": self.kv_dtype_bytes,
+            "model": self.model,
+            "variant": self.variant,
+            "precision": self.precision,
+            "hardware": self.hardware,
+            "strategy": self.strategy,
+            "nodes": self.nodes,
+            "tp": self.shape.tp,
+            "pp": self.shape.pp,
+            "dp": self.shape.dp,
+            "dcp": self.shape.dcp,
+            "expert_parallel": self.shape.expert_parallel,
+            "gpus": self.shape.gpus,
+            "kv_cache_dtype": self.shape.kv_cache_dtype,
+            "kv_dtype_bytes": self.kv_dtype_bytes,
             "gpu_memory_utilization": self.shape.gpu_memory_utilization,
-            "vram_per_gpu_gib": self.vram_per_gpu_gib, "budget_gib_per_gpu": _r(self.budget_gib_per_gpu),
-            "weights_gb": _r(None if self.weights_gb is None else self.weights_gb), "weights_source": self.weights_source,
-            "weights_gib_per_gpu": _r(self.weights_gib_per_gpu), "overhead": self.overhead.as_dict(),
+            "vram_per_gpu_gib": self.vram_per_gpu_gib,
+            "budget_gib_per_gpu": _r(self.budget_gib_per_gpu),
+            "weights_gb": _r(None if self.weights_gb is None else self.weights_gb),
+            "weights_source": self.weights_source,
+            "weights_gib_per_gpu": _r(self.weights_gib_per_gpu),
+            "overhead": self.overhead.as_dict(),
             "kv_cache_gib_per_gpu": _r(self.kv_cache_gib_per_gpu),
             "attention": self.attention,
             "kv_bytes_per_token": self.kv_bytes_per_token,
             "kv_bytes_per_sequence_window": self.kv_bytes_per_sequence_window,
-            "kv_bytes_per_token_per_gpu": None if self.kv_bytes_per_token_per_gpu is None
+            "kv_bytes_per_token_per_gpu": None
+            if self.kv_bytes_per_token_per_gpu is None
             else round(self.kv_bytes_per_token_per_gpu, 3),
-            "windows_per_gpu": self.windows_per_gpu, "prefill_chunk": self.prefill_chunk,
+            "windows_per_gpu": self.windows_per_gpu,
+            "prefill_chunk": self.prefill_chunk,
             "state_bytes_per_sequence_per_gpu": self.state_bytes_per_sequence_per_gpu,
-            "max_tokens": self.max_tokens, "context_length": self.context_length,
-            "evaluated_len": self.evaluated_len, "context_fits": self.context_fits,
-            "max_concurrency": self.max_concurrency, "max_concurrency_per_rank": self.max_concurrency_per_rank,
-            "max_model_len": self.max_model_len, "safe_max_model_len": self.safe_max_model_len,
-            "concurrency": self.concurrency, "max_model_len_at_concurrency": self.max_model_len_at_concurrency,
-            "missing_facts": self.missing_facts, "notes": self.notes,
+            "max_tokens": self.max_tokens,
+            "context_length": self.context_length,
+            "evaluated_len": self.evaluated_len,
+            "context_fits": self.context_fits,
+            "max_concurrency": self.max_concurrency,
+            "max_concurrency_per_rank": self.max_concurrency_per_rank,
+            "max_model_len": self.max_model_len,
+            "safe_max_model_len": self.safe_max_model_len,
+            "concurrency": self.concurrency,
+            "max_model_len_at_concurrency": self.max_model_len_at_concurrency,
+            "missing_facts": self.missing_facts,
+            "notes": self.notes,
         }
         if self.weights_only is not None:
             out["weights_only"] = self.weights_only
@@ -376,6 +429,7 @@ def _r(value, digits: int = 3):
 class ModelFacts:
     """What a fit reads of a recipe and one of its variants, whatever the hardware and the command
     (`model_facts`): plan.py computes them once per variant, not once per plan."""
+
     cfg: dict | None
     model_id: str
     precision: str | None
@@ -383,8 +437,8 @@ class ModelFacts:
     weights_source: str
     expert_fraction: float | None
     context_length: int | None
-    missing_facts: tuple                # kv_cache.missing_facts: what the KV arithmetic still needs
-    layout: kv_cache.KvLayout | None    # kv_cache.kv_layout, when nothing is missing
+    missing_facts: tuple  # kv_cache.missing_facts: what the KV arithmetic still needs
+    layout: kv_cache.KvLayout | None  # kv_cache.kv_layout, when nothing is missing
 
 
 def model_facts(recipe: dict, variant_key: str) -> ModelFacts:
@@ -395,26 +449,34 @@ def model_facts(recipe: dict, variant_key: str) -> ModelFacts:
     variant = variants.get(variant_key) or variants.get("default") or {}
     total, source = weights_bytes(recipe, variant)
     missing = tuple(kv_cache.missing_facts(cfg))
-    return ModelFacts(cfg=cfg, model_id=model.get("model_id") or "", precision=variant.get("precision"),
-                      weights_bytes=total, weights_source=source, expert_fraction=expert_fraction(cfg),
-                      context_length=context_length(recipe), missing_facts=missing,
-                      layout=None if missing else kv_cache.kv_layout(cfg))
+    return ModelFacts(
+        cfg=cfg,
+        model_id=model.get("model_id") or "",
+        precision=variant.get("precision"),
+        weights_bytes=total,
+        weights_source=source,
+        expert_fraction=expert_fraction(cfg),
+        context_length=context_length(recipe),
+        missing_facts=missing,
+        layout=None if missing else kv_cache.kv_layout(cfg),
+    )
 
 
 class MemorySplit(NamedTuple):
     """How one GPU's memory splits for a deployment (`memory_split`), all in GiB but the per-token
     KV figures (bytes; left empty when hf_config lacks the facts, `ModelFacts.layout` None)."""
+
     vram_per_gpu_gib: float
     budget_gib_per_gpu: float
-    weights_gb: float | None                # whole model, decimal GB
+    weights_gb: float | None  # whole model, decimal GB
     weights_gib_per_gpu: float | None
     overhead: Overhead
     kv_cache_gib_per_gpu: float | None
     context_length: int | None
     kv_dtype_bytes: int | None = None
-    kv_dtype_note: str | None = None        # why a KV dtype was counted as 2 bytes
+    kv_dtype_note: str | None = None  # why a KV dtype was counted as 2 bytes
     kv_bytes_per_token_per_gpu: float | None = None
-    windows_per_gpu: tuple = ()             # (window, layers, kind, bytes per token), for the page formula
+    windows_per_gpu: tuple = ()  # (window, layers, kind, bytes per token), for the page formula
     prefill_chunk: int = 0
     state_bytes_per_sequence_per_gpu: int = 0
 
@@ -428,8 +490,15 @@ def memory_split(facts: ModelFacts, vram: float, shape: Shape) -> MemorySplit:
     per_gpu = None if total is None else weights_per_gpu(total, shape, facts.expert_fraction) / GIB
     over = overhead(facts.cfg, shape, vram)
     kv_gib = None if per_gpu is None else budget - per_gpu - over.total_gib
-    split = MemorySplit(vram, budget, None if total is None else total / 1e9, per_gpu, over, kv_gib,
-                        facts.context_length)
+    split = MemorySplit(
+        vram,
+        budget,
+        None if total is None else total / 1e9,
+        per_gpu,
+        over,
+        kv_gib,
+        facts.context_length,
+    )
     layout = facts.layout
     if layout is None:
         return split
@@ -440,17 +509,36 @@ def memory_split(facts: ModelFacts, vram: float, shape: Shape) -> MemorySplit:
         note, dtype_bytes = f"{exc}; counted as 2 bytes", 2
     parallel = {"tp": shape.tp, "pp": shape.pp, "dcp": shape.dcp}
     return split._replace(
-        kv_dtype_bytes=dtype_bytes, kv_dtype_note=note,
-        kv_bytes_per_token_per_gpu=kv_cache.kv_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel),
-        windows_per_gpu=tuple((w, n, kind, round(b, 3)) for w, n, kind, b
-                              in kv_cache.window_bytes_per_token_per_gpu(layout, dtype_bytes, **parallel)),
-        prefill_chunk=(shape.max_num_batched_tokens or scheduler_defaults(vram)[0]) if layout.windows else 0,
-        state_bytes_per_sequence_per_gpu=kv_cache.state_bytes_per_sequence_per_gpu(layout, dtype_bytes,
-                                                                                   shape.tp, shape.pp))
+        kv_dtype_bytes=dtype_bytes,
+        kv_dtype_note=note,
+        kv_bytes_per_token_per_gpu=kv_cache.kv_bytes_per_token_per_gpu(
+            layout, dtype_bytes, **parallel
+        ),
+        windows_per_gpu=tuple(
+            (w, n, kind, round(b, 3))
+            for w, n, kind, b in kv_cache.window_bytes_per_token_per_gpu(
+                layout, dtype_bytes, **parallel
+            )
+        ),
+        prefill_chunk=(shape.max_num_batched_tokens or scheduler_defaults(vram)[0])
+        if layout.windows
+        else 0,
+        state_bytes_per_sequence_per_gpu=kv_cache.state_bytes_per_sequence_per_gpu(
+            layout, dtype_bytes, shape.tp, shape.pp
+        ),
+    )
 
 
-def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, shape: Shape, *,
-                   evaluate_len: int | None = None, concurrency: int | None = None) -> FitResult:
+def fit_deployment(
+    recipe: dict,
+    variant_key: str,
+    hw_id: str,
+    profile: dict,
+    shape: Shape,
+    *,
+    evaluate_len: int | None = None,
+    concurrency: int | None = None,
+) -> FitResult:
     """The memory budget of one GPU of a deployment shaped `shape` on `profile`, and what its KV
     cache holds. `evaluate_len` is the request length for the concurrency figures (default: the
     command's --max-model-len, else the recipe's context); `concurrency` asks for the longest
@@ -461,14 +549,28 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     vram, budget, kv_gib = m.vram_per_gpu_gib, m.budget_gib_per_gpu, m.kv_cache_gib_per_gpu
     notes: list[str] = []
     if shape.expert_parallel and shape.dp > 1 and f.expert_fraction is None:
-        notes.append("expert share unknown: weights assumed to split evenly across the expert-parallel group")
+        notes.append(
+            "expert share unknown: weights assumed to split evenly across the expert-parallel group"
+        )
     ctx_len = m.context_length
     result = FitResult(
-        model=f.model_id, variant=variant_key, precision=f.precision, hardware=hw_id,
-        vram_per_gpu_gib=vram, shape=shape, budget_gib_per_gpu=budget,
-        weights_gb=m.weights_gb, weights_source=f.weights_source, weights_gib_per_gpu=m.weights_gib_per_gpu,
-        overhead=m.overhead, kv_cache_gib_per_gpu=kv_gib, context_length=ctx_len,
-        evaluated_len=evaluate_len or shape.max_model_len or ctx_len, concurrency=concurrency, notes=notes)
+        model=f.model_id,
+        variant=variant_key,
+        precision=f.precision,
+        hardware=hw_id,
+        vram_per_gpu_gib=vram,
+        shape=shape,
+        budget_gib_per_gpu=budget,
+        weights_gb=m.weights_gb,
+        weights_source=f.weights_source,
+        weights_gib_per_gpu=m.weights_gib_per_gpu,
+        overhead=m.overhead,
+        kv_cache_gib_per_gpu=kv_gib,
+        context_length=ctx_len,
+        evaluated_len=evaluate_len or shape.max_model_len or ctx_len,
+        concurrency=concurrency,
+        notes=notes,
+    )
     if f.weights_bytes is None:
         result.missing_facts.append("variant vram_minimum_gb or model.parameter_count")
     if f.missing_facts:
@@ -489,19 +591,25 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     result.kv_bytes_per_token_per_gpu = per_token
     chunk = m.prefill_chunk
     result.prefill_chunk = chunk
-    result.windows_per_gpu = [{"window": w, "layers": n, "kind": kind, "bytes_per_token": b}
-                              for w, n, kind, b in m.windows_per_gpu]
+    result.windows_per_gpu = [
+        {"window": w, "layers": n, "kind": kind, "bytes_per_token": b}
+        for w, n, kind, b in m.windows_per_gpu
+    ]
     result.state_bytes_per_sequence_per_gpu = m.state_bytes_per_sequence_per_gpu
     if tp_note := kv_cache.tp_problem(cfg, shape.tp):
         result.notes.append(f"{tp_note}: vLLM refuses this TP size")
     if layout.attention == "mla" and shape.tp > 1 and shape.dcp == 1:
-        result.notes.append("MLA: every TP rank holds the whole latent cache (decode context parallelism shards it)")
+        result.notes.append(
+            "MLA: every TP rank holds the whole latent cache (decode context parallelism shards it)"
+        )
     if kv_gib is None:
         return result
     kv_bytes = kv_gib * GIB
     if kv_bytes <= 0:
-        result.notes.append(f"no room for a KV cache: weights and overhead exceed the "
-                            f"{budget:.1f} GiB budget of each GPU")
+        result.notes.append(
+            f"no room for a KV cache: weights and overhead exceed the "
+            f"{budget:.1f} GiB budget of each GPU"
+        )
         result.max_tokens = result.max_concurrency = result.max_concurrency_per_rank = 0
         result.max_model_len = result.safe_max_model_len = 0
         result.context_fits = False
@@ -513,8 +621,13 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     result.max_model_len = longest
     result.context_fits = ctx_len is not None and longest >= ctx_len
     result.safe_max_model_len = ctx_len if result.context_fits else safe_length(longest)
-    if evaluate_len is None and shape.max_model_len is None and not result.context_fits and result.safe_max_model_len:
-        result.evaluated_len = result.safe_max_model_len      # the length the engine renders
+    if (
+        evaluate_len is None
+        and shape.max_model_len is None
+        and not result.context_fits
+        and result.safe_max_model_len
+    ):
+        result.evaluated_len = result.safe_max_model_len  # the length the engine renders
     length = result.evaluated_len
     if length:
         need = kv_cache.sequence_bytes_per_gpu(layout, dtype_bytes, length, **per_seq)
@@ -524,23 +637,29 @@ def fit_deployment(recipe: dict, variant_key: str, hw_id: str, profile: dict, sh
     if concurrency:
         per_rank_requests = math.ceil(concurrency / shape.dp)
         result.max_model_len_at_concurrency = kv_cache.longest_sequence(
-            layout, dtype_bytes, kv_bytes, per_rank_requests, cap, **per_seq)
+            layout, dtype_bytes, kv_bytes, per_rank_requests, cap, **per_seq
+        )
     return result
 
 
 # -- the engine's use ----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class EngineSizing:
-    args: tuple = ()        # tokens the engine appends to the serve command
-    notes: tuple = ()       # why
+    args: tuple = ()  # tokens the engine appends to the serve command
+    notes: tuple = ()  # why
 
 
 NO_CHANGE = EngineSizing()
 
 
 def hf_config_of(recipe: dict) -> dict | None:
-    cfg = (recipe.get("model") or {}).get("hf_config") if isinstance(recipe.get("model"), dict) else None
+    cfg = (
+        (recipe.get("model") or {}).get("hf_config")
+        if isinstance(recipe.get("model"), dict)
+        else None
+    )
     return cfg if isinstance(cfg, dict) and cfg else None
 
 
@@ -552,7 +671,9 @@ def engine_tp(recipe: dict, tp: int) -> int:
     return kv_cache.largest_valid_tp(cfg, tp)
 
 
-def engine_sizing(recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens) -> EngineSizing:
+def engine_sizing(
+    recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens
+) -> EngineSizing:
     """For a recipe with hf_config whose context does not fit one request in the KV cache of the
     process described by `tokens`: a `--max-model-len` rounded down to a multiple of 1024, and why.
     Nothing for recipes without hf_config, or when the context (or the command's own
@@ -570,18 +691,25 @@ def engine_sizing(recipe: dict, variant_key: str, hw_id: str, profile: dict, tok
     if result.max_model_len >= wanted:
         return NO_CHANGE
     gpu = profile.get("display_name") or hw_id
-    where = (f"{result.kv_cache_gib_per_gpu:.1f} GiB of KV cache per {gpu} GPU (budget "
-             f"{result.budget_gib_per_gpu:.1f} GiB at --gpu-memory-utilization {shape.gpu_memory_utilization:g}, "
-             f"weights {result.weights_gib_per_gpu:.1f} GiB, overhead {result.overhead.total_gib:.1f} GiB, TP {shape.tp})")
+    where = (
+        f"{result.kv_cache_gib_per_gpu:.1f} GiB of KV cache per {gpu} GPU (budget "
+        f"{result.budget_gib_per_gpu:.1f} GiB at --gpu-memory-utilization {shape.gpu_memory_utilization:g}, "
+        f"weights {result.weights_gib_per_gpu:.1f} GiB, overhead {result.overhead.total_gib:.1f} GiB, TP {shape.tp})"
+    )
     safe = safe_length(result.max_model_len)
     if safe < SAFE_LEN_STEP:
         return EngineSizing((), (f"a {wanted:,}-token request does not fit: {where}",))
-    return EngineSizing(("--max-model-len", str(safe)),
-                        (f"--max-model-len {safe}: one {wanted:,}-token request does not fit in {where}; "
-                         f"{result.max_model_len:,} tokens do",))
+    return EngineSizing(
+        ("--max-model-len", str(safe)),
+        (
+            f"--max-model-len {safe}: one {wanted:,}-token request does not fit in {where}; "
+            f"{result.max_model_len:,} tokens do",
+        ),
+    )
 
 
 # -- the planner behind `recipes-site fit` -------------------------------------------------------------
+
 
 def _strip_hf_config(recipe: dict) -> dict:
     out = dict(recipe)
@@ -596,22 +724,41 @@ def _fit_process(rendering):
     return rendering.main_process
 
 
-def fit_choice(ctx, recipe: dict, variant_key: str = "default", hw_id: str | None = None,
-               strategy_id: str | None = None, nodes: int | None = None, *, tp: int | None = None,
-               max_model_len: int | None = None, concurrency: int | None = None,
-               kv_cache_dtype: str | None = None, gpu_memory_utilization: float | None = None,
-               with_plan: bool = True) -> FitResult:
+def fit_choice(
+    ctx,
+    recipe: dict,
+    variant_key: str = "default",
+    hw_id: str | None = None,
+    strategy_id: str | None = None,
+    nodes: int | None = None,
+    *,
+    tp: int | None = None,
+    max_model_len: int | None = None,
+    concurrency: int | None = None,
+    kv_cache_dtype: str | None = None,
+    gpu_memory_utilization: float | None = None,
+    with_plan: bool = True,
+) -> FitResult:
     """Fit of the rendering `recipes-site command` would print for this choice (raises
     synthesis.ChoiceError for a choice the recipe does not offer).
 
     The recipe's own command (before the engine's adjustments) decides TP, PP, DP, the KV dtype and
     the memory utilization; `tp`, `kv_cache_dtype` and `gpu_memory_utilization` override them."""
     from recipes_site.synthesis import render_choice
+
     # the recipe's own command decides the shape; the engine's rendering, the TP (and the default
     # node count of a multi-node strategy) it really uses
     cfg = hf_config_of(recipe)
-    engine_rendering = render_choice(ctx, recipe, variant_key, hw_id, strategy_id, nodes) if cfg is not None else None
-    if nodes is None and engine_rendering is not None and engine_rendering.deploy_type == "multi_node":
+    engine_rendering = (
+        render_choice(ctx, recipe, variant_key, hw_id, strategy_id, nodes)
+        if cfg is not None
+        else None
+    )
+    if (
+        nodes is None
+        and engine_rendering is not None
+        and engine_rendering.deploy_type == "multi_node"
+    ):
         nodes = engine_rendering.node_count
     rendering = render_choice(ctx, _strip_hf_config(recipe), variant_key, hw_id, strategy_id, nodes)
     proc = _fit_process(rendering)
@@ -623,41 +770,68 @@ def fit_choice(ctx, recipe: dict, variant_key: str = "default", hw_id: str | Non
         engine = _fit_process(engine_rendering)
         rendered_tp = shape_from_argv(engine.argv if engine else ()).tp
         if rendered_tp != shape.tp:
-            notes.append(f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}")
+            notes.append(
+                f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}"
+            )
             shape = replace(shape, tp=rendered_tp)
     if kv_cache_dtype is not None:
         shape = replace(shape, kv_cache_dtype=kv_cache_dtype)
     if gpu_memory_utilization is not None:
         shape = replace(shape, gpu_memory_utilization=gpu_memory_utilization)
     profile = ctx.profiles.get(rendering.hardware) or {}
-    result = fit_deployment(recipe, rendering.variant, rendering.hardware, profile, shape,
-                            evaluate_len=max_model_len, concurrency=concurrency)
+    result = fit_deployment(
+        recipe,
+        rendering.variant,
+        rendering.hardware,
+        profile,
+        shape,
+        evaluate_len=max_model_len,
+        concurrency=concurrency,
+    )
     result.notes = notes + result.notes
     result.strategy, result.nodes = rendering.strategy, rendering.node_count
     if result.kv_bytes_per_token is None:
-        computed, declared = sizing.variant_weights_gb(recipe, (recipe.get("variants") or {}).get(rendering.variant) or {})
-        weights = sizing.fit(declared or computed, rendering.hardware, profile) if (declared or computed) else None
+        computed, declared = sizing.variant_weights_gb(
+            recipe, (recipe.get("variants") or {}).get(rendering.variant) or {}
+        )
+        weights = (
+            sizing.fit(declared or computed, rendering.hardware, profile)
+            if (declared or computed)
+            else None
+        )
         result.weights_only = weights.as_dict() if weights else None
     if with_plan:
         from recipes_site import plan as plan_mod
+
         shown = engine_rendering or rendering
         proc = _fit_process(shown)
-        overrides = [*(["--tensor-parallel-size", str(tp)] if tp is not None else []),
-                     *(["--kv-cache-dtype", kv_cache_dtype] if kv_cache_dtype is not None else []),
-                     *(["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
-                       if gpu_memory_utilization is not None else [])]
+        overrides = [
+            *(["--tensor-parallel-size", str(tp)] if tp is not None else []),
+            *(["--kv-cache-dtype", kv_cache_dtype] if kv_cache_dtype is not None else []),
+            *(
+                ["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
+                if gpu_memory_utilization is not None
+                else []
+            ),
+        ]
         argv = list(proc.argv) + overrides if proc is not None and overrides else None
         result.plan = plan_mod.rendering_plan(recipe, shown, profile, argv)
-        result.plan_reason = plan_mod.expand(result.plan, sizing.gpu_label(profile, shown.hardware),
-                                             round(sizing.per_gpu_gib(profile), 1))["reason"]
+        result.plan_reason = plan_mod.expand(
+            result.plan,
+            sizing.gpu_label(profile, shown.hardware),
+            round(sizing.per_gpu_gib(profile), 1),
+        )["reason"]
         parts = plan_mod.replica_parts(shown, result.plan, profile) if not overrides else None
         if parts:
-            result.replicas = [{**rep, "command": plan_mod.replica_command(shown.single.command, parts, rep)}
-                               for rep in parts["replicas"]]
+            result.replicas = [
+                {**rep, "command": plan_mod.replica_command(shown.single.command, parts, rep)}
+                for rep in parts["replicas"]
+            ]
     return result
 
 
 # -- the API's kv_sizing and the model page's sizing panel ----------------------------------------------
+
 
 def rendering_fit(recipe: dict, rendering, profile: dict) -> FitResult:
     """The fit of one rendering exactly as the engine renders it: the shape of its main process (the
@@ -690,23 +864,47 @@ def panel_entry(r: FitResult) -> dict:
     and `longest(C)` `max_model_len_at_concurrency` of `fit_deployment(evaluate_len=L, concurrency=C)`.
     """
     s = r.shape
-    kv_bytes = None if r.kv_cache_gib_per_gpu is None else max(0, math.floor(r.kv_cache_gib_per_gpu * GIB))
+    kv_bytes = (
+        None if r.kv_cache_gib_per_gpu is None else max(0, math.floor(r.kv_cache_gib_per_gpu * GIB))
+    )
     return {
-        "strategy": r.strategy, "node_count": r.nodes, "variant": r.variant,
-        "tp": s.tp, "pp": s.pp, "dp": s.dp, "expert_parallel": s.expert_parallel,
-        "kv_cache_dtype": s.kv_cache_dtype, "gpu_memory_utilization": s.gpu_memory_utilization,
-        "vram_gib_per_gpu": _r(r.vram_per_gpu_gib), "budget_gib_per_gpu": _r(r.budget_gib_per_gpu),
-        "weights_gib_per_gpu": _r(r.weights_gib_per_gpu), "overhead_gib_per_gpu": _r(r.overhead.total_gib),
-        "kv_cache_gib_per_gpu": _r(r.kv_cache_gib_per_gpu), "kv_cache_bytes_per_gpu": kv_bytes,
-        "kv_bytes_per_token": r.kv_bytes_per_token, "kv_bytes_per_sequence_window": r.kv_bytes_per_sequence_window,
+        "strategy": r.strategy,
+        "node_count": r.nodes,
+        "variant": r.variant,
+        "tp": s.tp,
+        "pp": s.pp,
+        "dp": s.dp,
+        "expert_parallel": s.expert_parallel,
+        "kv_cache_dtype": s.kv_cache_dtype,
+        "gpu_memory_utilization": s.gpu_memory_utilization,
+        "vram_gib_per_gpu": _r(r.vram_per_gpu_gib),
+        "budget_gib_per_gpu": _r(r.budget_gib_per_gpu),
+        "weights_gib_per_gpu": _r(r.weights_gib_per_gpu),
+        "overhead_gib_per_gpu": _r(r.overhead.total_gib),
+        "kv_cache_gib_per_gpu": _r(r.kv_cache_gib_per_gpu),
+        "kv_cache_bytes_per_gpu": kv_bytes,
+        "kv_bytes_per_token": r.kv_bytes_per_token,
+        "kv_bytes_per_sequence_window": r.kv_bytes_per_sequence_window,
         "kv_bytes_per_token_per_gpu": r.kv_bytes_per_token_per_gpu,
-        "windows_per_gpu": [{"window": w["window"], "bytes_per_token": w["bytes_per_token"]} for w in r.windows_per_gpu],
-        "prefill_chunk": r.prefill_chunk, "context_length": r.context_length, "evaluated_len": r.evaluated_len,
-        "max_tokens": r.max_tokens, "max_concurrency": r.max_concurrency, "max_model_len": r.max_model_len,
-        "safe_max_model_len": r.safe_max_model_len, "context_fits": r.context_fits,
-        "missing_facts": r.missing_facts, "notes": r.notes,
-        **({"state_bytes_per_sequence_per_gpu": r.state_bytes_per_sequence_per_gpu}
-           if r.state_bytes_per_sequence_per_gpu else {}),
+        "windows_per_gpu": [
+            {"window": w["window"], "bytes_per_token": w["bytes_per_token"]}
+            for w in r.windows_per_gpu
+        ],
+        "prefill_chunk": r.prefill_chunk,
+        "context_length": r.context_length,
+        "evaluated_len": r.evaluated_len,
+        "max_tokens": r.max_tokens,
+        "max_concurrency": r.max_concurrency,
+        "max_model_len": r.max_model_len,
+        "safe_max_model_len": r.safe_max_model_len,
+        "context_fits": r.context_fits,
+        "missing_facts": r.missing_facts,
+        "notes": r.notes,
+        **(
+            {"state_bytes_per_sequence_per_gpu": r.state_bytes_per_sequence_per_gpu}
+            if r.state_bytes_per_sequence_per_gpu
+            else {}
+        ),
     }
 
 
@@ -720,9 +918,14 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
         return {"needed_bytes": None, "fits": None, "requests": None, "longest": None}
 
     def seq(tokens: int) -> float:
-        return per_token * tokens + sum(w["bytes_per_token"] * min(tokens, w["window"] + entry.get("prefill_chunk", 0))
-                                        for w in entry.get("windows_per_gpu") or ()) \
+        return (
+            per_token * tokens
+            + sum(
+                w["bytes_per_token"] * min(tokens, w["window"] + entry.get("prefill_chunk", 0))
+                for w in entry.get("windows_per_gpu") or ()
+            )
             + ((entry.get("state_bytes_per_sequence_per_gpu") or 0) if tokens > 0 else 0)
+        )
 
     def needed(tokens: int, requests: int) -> float:
         return math.ceil(requests / entry["dp"]) * seq(tokens)
@@ -744,8 +947,12 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
 
     one = seq(length)
     need = needed(length, concurrency)
-    return {"needed_bytes": need, "fits": need <= kv,
-            "requests": int(kv // one) * entry["dp"] if one > 0 else 0, "longest": longest(concurrency)}
+    return {
+        "needed_bytes": need,
+        "fits": need <= kv,
+        "requests": int(kv // one) * entry["dp"] if one > 0 else 0,
+        "longest": longest(concurrency),
+    }
 
 
 def kv_sizing(ctx, recipe: dict, rendered) -> dict | None:
@@ -760,12 +967,16 @@ def kv_sizing(ctx, recipe: dict, rendered) -> dict | None:
         per_hw = out.setdefault(tree.variant, {})
         for res in tree.by_hardware:
             profile = ctx.profiles.get(res.hardware) or {}
-            deployments = [panel_entry(rendering_fit(recipe, r, profile)) for r in (res.recommended,) + res.alternatives]
+            deployments = [
+                panel_entry(rendering_fit(recipe, r, profile))
+                for r in (res.recommended,) + res.alternatives
+            ]
             per_hw[res.hardware] = {"deployments": deployments}
     return out
 
 
 # -- text form ------------------------------------------------------------------------------------------
+
 
 def _s(count) -> str:
     return "" if count == 1 else "s"
@@ -777,48 +988,75 @@ def _n(value) -> str:
 
 def fit_text(r: FitResult) -> str:
     s = r.shape
-    parallel = f"TP {s.tp}" + (f" x PP {s.pp}" if s.pp > 1 else "") + (f" x DP {s.dp}" if s.dp > 1 else "") \
-        + (" + EP" if s.expert_parallel else "") + (f", DCP {s.dcp}" if s.dcp > 1 else "")
-    lines = [f"{r.model} · {r.variant} ({r.precision}) · {r.hardware} · {r.strategy} · {r.nodes} node"
-             f"{'s' if r.nodes > 1 else ''} · {parallel}"]
+    parallel = (
+        f"TP {s.tp}"
+        + (f" x PP {s.pp}" if s.pp > 1 else "")
+        + (f" x DP {s.dp}" if s.dp > 1 else "")
+        + (" + EP" if s.expert_parallel else "")
+        + (f", DCP {s.dcp}" if s.dcp > 1 else "")
+    )
+    lines = [
+        f"{r.model} · {r.variant} ({r.precision}) · {r.hardware} · {r.strategy} · {r.nodes} node"
+        f"{'s' if r.nodes > 1 else ''} · {parallel}"
+    ]
     if r.kv_bytes_per_token is not None:
         dtype = "fp8" if r.kv_dtype_bytes == 1 else "16-bit"
-        window = (f" + {r.kv_bytes_per_sequence_window:,} B per sequence in windowed layers"
-                  if r.kv_bytes_per_sequence_window else "")
-        lines.append(f"  KV cache per token     {r.kv_bytes_per_token:,} B ({r.attention.upper()}, {dtype} KV){window}; "
-                     f"{r.kv_bytes_per_token_per_gpu:,.0f} B per GPU")
+        window = (
+            f" + {r.kv_bytes_per_sequence_window:,} B per sequence in windowed layers"
+            if r.kv_bytes_per_sequence_window
+            else ""
+        )
+        lines.append(
+            f"  KV cache per token     {r.kv_bytes_per_token:,} B ({r.attention.upper()}, {dtype} KV){window}; "
+            f"{r.kv_bytes_per_token_per_gpu:,.0f} B per GPU"
+        )
     w = "?" if r.weights_gib_per_gpu is None else f"{r.weights_gib_per_gpu:.1f}"
     kv = "?" if r.kv_cache_gib_per_gpu is None else f"{r.kv_cache_gib_per_gpu:.1f}"
-    lines.append(f"  memory per GPU         {r.vram_per_gpu_gib:g} GiB x {s.gpu_memory_utilization:g} = "
-                 f"{r.budget_gib_per_gpu:.1f} GiB: weights {w} + overhead {r.overhead.total_gib:.1f} + KV cache {kv} GiB")
+    lines.append(
+        f"  memory per GPU         {r.vram_per_gpu_gib:g} GiB x {s.gpu_memory_utilization:g} = "
+        f"{r.budget_gib_per_gpu:.1f} GiB: weights {w} + overhead {r.overhead.total_gib:.1f} + KV cache {kv} GiB"
+    )
     if r.kv_bytes_per_token is not None and r.kv_cache_gib_per_gpu is not None:
-        where = (" per DP rank" if s.dp > 1 else "") + (" (full-attention layers)" if r.kv_bytes_per_sequence_window else "")
+        where = (" per DP rank" if s.dp > 1 else "") + (
+            " (full-attention layers)" if r.kv_bytes_per_sequence_window else ""
+        )
         lines.append(f"  KV cache holds         {_n(r.max_tokens)} tokens{where}")
         fits = "fits" if r.context_fits else "does NOT fit one request"
         lines.append(f"  recipe context         {_n(r.context_length)} tokens: {fits}")
-        lines.append(f"  longest request        {_n(r.max_model_len)} tokens (safe --max-model-len {_n(r.safe_max_model_len)})")
+        lines.append(
+            f"  longest request        {_n(r.max_model_len)} tokens (safe --max-model-len {_n(r.safe_max_model_len)})"
+        )
         if r.evaluated_len:
-            lines.append(f"  concurrency            {_n(r.max_concurrency)} request{_s(r.max_concurrency)} of "
-                         f"{r.evaluated_len:,} tokens at once")
+            lines.append(
+                f"  concurrency            {_n(r.max_concurrency)} request{_s(r.max_concurrency)} of "
+                f"{r.evaluated_len:,} tokens at once"
+            )
         if r.concurrency:
-            lines.append(f"  {r.concurrency} concurrent requests   up to {_n(r.max_model_len_at_concurrency)} tokens each")
+            lines.append(
+                f"  {r.concurrency} concurrent requests   up to {_n(r.max_model_len_at_concurrency)} tokens each"
+            )
     if r.missing_facts:
         lines.append("  missing facts          " + "; ".join(r.missing_facts))
     if r.weights_only:
         wo = r.weights_only
-        lines.append(f"  weights-only sizing    {wo['weights_gb']} GB: {wo['min_gpus']} GPU{_s(wo['min_gpus'])}, smallest TP "
-                     f"{wo['tensor_parallel']}, {wo['replicas_per_node']} replica{_s(wo['replicas_per_node'])} per node")
+        lines.append(
+            f"  weights-only sizing    {wo['weights_gb']} GB: {wo['min_gpus']} GPU{_s(wo['min_gpus'])}, smallest TP "
+            f"{wo['tensor_parallel']}, {wo['replicas_per_node']} replica{_s(wo['replicas_per_node'])} per node"
+        )
     for note in r.notes:
         lines.append(f"  note: {note}")
     if r.plan:
         p, nodes = r.plan, r.plan.get("nodes", 1)
-        layout = f"TP {p['tp']}" + (f" x PP {p['pp']}" if p.get("pp", 1) > 1 else "") \
+        layout = (
+            f"TP {p['tp']}"
+            + (f" x PP {p['pp']}" if p.get("pp", 1) > 1 else "")
             + (f" x DP {p['dp']}" if p.get("dp", 1) > 1 else "")
-        lines.append(f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
-                     f"{p.get('verdict') or 'unknown'}. {r.plan_reason}")
+        )
+        lines.append(
+            f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
+            f"{p.get('verdict') or 'unknown'}. {r.plan_reason}"
+        )
         for c in r.replicas or []:
             lines.append(f"# replica on GPUs {c['gpus']}, port {c['port']}")
             lines.append(c["command"])
     return "\n".join(lines)
-
-

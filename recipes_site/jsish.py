@@ -5,6 +5,7 @@ same meaning here.
 maps fall through only on a missing or null entry. Using Python truthiness instead would
 silently change commands (an empty `blackwell: {}` block must still shadow `nvidia:`).
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -30,6 +30,7 @@ once TP exceeds the KV heads) and the recurrent states' heads; MLA's latent and 
 are replicated on every TP rank (`max_tp_shards=1`; only decode context parallelism shards
 them); pipeline parallelism splits the layers; data parallelism keeps a full copy per rank.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,15 @@ HYBRID_PATTERN_TYPES = {"M": MAMBA, "*": FULL, "-": MLP_ONLY, "E": MOE_ONLY}
 
 # --kv-cache-dtype values and their width in bytes; `auto` is the model's 16-bit dtype
 KV_DTYPE_BYTES = {
-    "auto": 2, "bfloat16": 2, "float16": 2, "half": 2,
-    "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1,
+    "auto": 2,
+    "bfloat16": 2,
+    "float16": 2,
+    "half": 2,
+    "fp8": 1,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
+    "fp8_inc": 1,
+    "fp8_ds_mla": 1,
 }
 EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts")
 
@@ -61,7 +69,7 @@ FP8_DS_MLA_ROW_BYTES = 656
 # The sparse-attention indexer's key cache, uint8 whatever the KV dtype: vllm/models/deepseek_v32/attention.py:91,96
 #   self.quant_block_size = 128;  head_dim=self.head_dim + self.head_dim // self.quant_block_size * 4
 INDEXER_QUANT_BLOCK = 128
-DEFAULT_INDEX_HEAD_DIM = 128        # DeepSeek-V3.2 / GLM-5 config.json index_head_dim
+DEFAULT_INDEX_HEAD_DIM = 128  # DeepSeek-V3.2 / GLM-5 config.json index_head_dim
 # Recurrent-state dtypes: conv state in the model dtype (mamba_cache_dtype auto), the SSM/temporal
 # state in `mamba_ssm_dtype` (Qwen3.5, vllm/model_executor/models/config.py:963-966), float32 by
 # default for Nemotron-H (config.py:813 DEFAULT_MAMBA_SSM_CACHE_DTYPE = "float32").
@@ -86,33 +94,39 @@ class KvFactsError(ValueError):
 @dataclass(frozen=True)
 class StateLayers:
     """The recurrent state of a model's linear-attention or Mamba-2 layers (whole model, TP 1)."""
-    kind: str                   # "gated_delta_net" or "mamba2"
+
+    kind: str  # "gated_delta_net" or "mamba2"
     layers: int
-    conv_dim: int               # channels of the short convolution
-    conv_len: int               # kernel - 1 positions kept
-    heads: int                  # heads of the temporal state (split by TP)
-    head_dims: tuple            # the temporal state's per-head shape
-    ssm_bytes: int              # width of the temporal state's dtype
-    n_groups: int = 0           # Mamba-2 B/C groups (replicated up to TP when TP does not divide them)
-    state_size: int = 0         # Mamba-2 state size per group
+    conv_dim: int  # channels of the short convolution
+    conv_len: int  # kernel - 1 positions kept
+    heads: int  # heads of the temporal state (split by TP)
+    head_dims: tuple  # the temporal state's per-head shape
+    ssm_bytes: int  # width of the temporal state's dtype
+    n_groups: int = 0  # Mamba-2 B/C groups (replicated up to TP when TP does not divide them)
+    state_size: int = 0  # Mamba-2 state size per group
 
 
 @dataclass(frozen=True)
 class KvLayout:
     """How one model's KV cache is shaped, independent of dtype and parallelism."""
-    attention: str              # "gqa" (also MHA) or "mla"
+
+    attention: str  # "gqa" (also MHA) or "mla"
     layers: int
-    full_layers: int            # full-attention layers with a cache of their own
-    windows: tuple              # ((window tokens, layer count, layer type), ...) for capped layers
-    elements_per_layer: int     # cached elements per token and full-attention layer (whole model, before TP)
-    kv_heads: int | None = None     # GQA only: KV heads of the full-attention layers
-    head_dim: int | None = None     # GQA only: their head dimension
-    notes: tuple = ()           # assumptions made while reading the config
-    window_kv_heads: int | None = None      # sliding/chunked layers' KV heads (Gemma 4: differ from full)
+    full_layers: int  # full-attention layers with a cache of their own
+    windows: tuple  # ((window tokens, layer count, layer type), ...) for capped layers
+    elements_per_layer: (
+        int  # cached elements per token and full-attention layer (whole model, before TP)
+    )
+    kv_heads: int | None = None  # GQA only: KV heads of the full-attention layers
+    head_dim: int | None = None  # GQA only: their head dimension
+    notes: tuple = ()  # assumptions made while reading the config
+    window_kv_heads: int | None = (
+        None  # sliding/chunked layers' KV heads (Gemma 4: differ from full)
+    )
     window_head_dim: int | None = None
-    index_bytes_per_layer: int = 0          # sparse MLA: indexer key cache bytes per token and layer
-    shared_layers: int = 0                  # layers reading another layer's cache (Gemma 4 E models)
-    states: tuple = ()                      # (StateLayers, ...) of linear-attention / Mamba layers
+    index_bytes_per_layer: int = 0  # sparse MLA: indexer key cache bytes per token and layer
+    shared_layers: int = 0  # layers reading another layer's cache (Gemma 4 E models)
+    states: tuple = ()  # (StateLayers, ...) of linear-attention / Mamba layers
 
     @property
     def window_layers(self) -> int:
@@ -166,8 +180,10 @@ def layer_kinds(cfg: dict) -> list[str] | None:
 def missing_facts(cfg: dict | None) -> list[str]:
     """What the KV arithmetic still needs from hf_config (empty when it can run)."""
     if not isinstance(cfg, dict) or not cfg:
-        return ["model.hf_config (num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim "
-                "or hidden_size; kv_lora_rank and qk_rope_head_dim for MLA)"]
+        return [
+            "model.hf_config (num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim "
+            "or hidden_size; kv_lora_rank and qk_rope_head_dim for MLA)"
+        ]
     out = []
     if _num(cfg, "num_hidden_layers") is None:
         out.append("num_hidden_layers")
@@ -177,12 +193,16 @@ def missing_facts(cfg: dict | None) -> list[str]:
         return out
     if _num(cfg, "num_attention_heads") is None and _num(cfg, "num_key_value_heads") is None:
         out.append("num_key_value_heads")
-    if _num(cfg, "head_dim") is None and (_num(cfg, "hidden_size") is None or _num(cfg, "num_attention_heads") is None):
+    if _num(cfg, "head_dim") is None and (
+        _num(cfg, "hidden_size") is None or _num(cfg, "num_attention_heads") is None
+    ):
         out.append("head_dim (or hidden_size and num_attention_heads)")
     types = layer_kinds(cfg)
     layers = _num(cfg, "num_hidden_layers")
     if types is not None and layers is not None and len(types) != layers:
-        key = "layer_types" if isinstance(cfg.get("layer_types"), list) else "hybrid_override_pattern"
+        key = (
+            "layer_types" if isinstance(cfg.get("layer_types"), list) else "hybrid_override_pattern"
+        )
         out.append(f"{key} with one entry per layer ({len(types)} given for {layers} layers)")
     return out
 
@@ -224,10 +244,22 @@ def _state_layers(cfg: dict, kinds: list[str], notes: list[str]) -> tuple:
             # mamba_utils.py:282-292  conv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads;
             #   temporal_state_shape = (num_v_heads // tp, head_v_dim, head_k_dim)
             kernel = _num(cfg, "linear_conv_kernel_dim") or 4
-            out.append(StateLayers("gated_delta_net", linear, dk * nk * 2 + dv * nv, kernel - 1, nv, (dv, dk), ssm_bytes))
+            out.append(
+                StateLayers(
+                    "gated_delta_net",
+                    linear,
+                    dk * nk * 2 + dv * nv,
+                    kernel - 1,
+                    nv,
+                    (dv, dk),
+                    ssm_bytes,
+                )
+            )
         else:
-            notes.append("linear_attention state not counted: needs linear_num_key_heads, linear_num_value_heads, "
-                         "linear_key_head_dim, linear_value_head_dim")
+            notes.append(
+                "linear_attention state not counted: needs linear_num_key_heads, linear_num_value_heads, "
+                "linear_key_head_dim, linear_value_head_dim"
+            )
     if mamba:
         heads, head_dim = _num(cfg, "mamba_num_heads"), _num(cfg, "mamba_head_dim")
         state, groups = _num(cfg, "ssm_state_size"), _num(cfg, "n_groups")
@@ -235,10 +267,23 @@ def _state_layers(cfg: dict, kinds: list[str], notes: list[str]) -> tuple:
             # mamba_utils.py:201-210  conv_dim = intermediate_size + 2 * n_groups * state_size (intermediate =
             #   mamba_num_heads * mamba_head_dim, nemotron_h.py:799); temporal = (num_heads // tp, head_dim, state_size)
             kernel = _num(cfg, "conv_kernel") or 4
-            out.append(StateLayers("mamba2", mamba, heads * head_dim, kernel - 1, heads, (head_dim, state), ssm_bytes,
-                                   n_groups=groups, state_size=state))
+            out.append(
+                StateLayers(
+                    "mamba2",
+                    mamba,
+                    heads * head_dim,
+                    kernel - 1,
+                    heads,
+                    (head_dim, state),
+                    ssm_bytes,
+                    n_groups=groups,
+                    state_size=state,
+                )
+            )
         else:
-            notes.append("mamba state not counted: needs mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups")
+            notes.append(
+                "mamba state not counted: needs mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups"
+            )
     return tuple(out)
 
 
@@ -254,8 +299,14 @@ def kv_layout(cfg: dict) -> KvLayout:
         if is_sparse_mla(cfg):
             dim = _num(cfg, "index_head_dim") or DEFAULT_INDEX_HEAD_DIM
             index = dim + dim // INDEXER_QUANT_BLOCK * 4
-        return KvLayout("mla", layers, layers, (), cfg["kv_lora_rank"] + cfg["qk_rope_head_dim"],
-                        index_bytes_per_layer=index)
+        return KvLayout(
+            "mla",
+            layers,
+            layers,
+            (),
+            cfg["kv_lora_rank"] + cfg["qk_rope_head_dim"],
+            index_bytes_per_layer=index,
+        )
     kv_heads, head_dim = full_attention_shape(cfg)
     window_heads = _num(cfg, "num_key_value_heads") or cfg["num_attention_heads"]
     window_dim = _head_dim(cfg)
@@ -267,14 +318,20 @@ def kv_layout(cfg: dict) -> KvLayout:
     if types is not None:
         full = 0
         # Gemma 3n / 4: the last num_kv_shared_layers layers read an earlier layer's cache (gemma4.py:403-406)
-        shared = min(len(types), cfg.get("num_kv_shared_layers") or 0) if isinstance(
-            cfg.get("num_kv_shared_layers"), int) else 0
-        own = types[:len(types) - shared]
+        shared = (
+            min(len(types), cfg.get("num_kv_shared_layers") or 0)
+            if isinstance(cfg.get("num_kv_shared_layers"), int)
+            else 0
+        )
+        own = types[: len(types) - shared]
         states = _state_layers(cfg, own, notes)
         for kind in own:
             if kind in NO_KV_LAYER_TYPES:
                 continue
-            window = {SLIDING: _num(cfg, "sliding_window"), CHUNKED: _num(cfg, "attention_chunk_size")}.get(kind)
+            window = {
+                SLIDING: _num(cfg, "sliding_window"),
+                CHUNKED: _num(cfg, "attention_chunk_size"),
+            }.get(kind)
             if window is not None:
                 counts[(window, kind)] = counts.get((window, kind), 0) + 1
                 continue
@@ -291,8 +348,20 @@ def kv_layout(cfg: dict) -> KvLayout:
     elif _num(cfg, "sliding_window") or _num(cfg, "attention_chunk_size"):
         notes.append("no layer_types: every layer is counted as full attention (an upper bound)")
     windows = tuple((w, n, kind) for (w, kind), n in counts.items())
-    return KvLayout("gqa", layers, full, windows, 2 * kv_heads * head_dim, kv_heads, head_dim, tuple(notes),
-                    window_kv_heads=window_heads, window_head_dim=window_dim, shared_layers=shared, states=states)
+    return KvLayout(
+        "gqa",
+        layers,
+        full,
+        windows,
+        2 * kv_heads * head_dim,
+        kv_heads,
+        head_dim,
+        tuple(notes),
+        window_kv_heads=window_heads,
+        window_head_dim=window_dim,
+        shared_layers=shared,
+        states=states,
+    )
 
 
 def kv_dtype_bytes(kv_cache_dtype: str | None) -> int:
@@ -309,6 +378,7 @@ def kv_dtype_bytes(kv_cache_dtype: str | None) -> int:
 
 # -- bytes per token and layer ----------------------------------------------------------------------
 
+
 def _rank_heads(heads: int, tp: int) -> int:
     """KV heads one TP rank keeps: a share while TP <= heads, one replicated head beyond
     (gemma4.py:388-393 `self.num_kv_heads = max(1, self.total_num_kv_heads // tp_size)`)."""
@@ -316,8 +386,9 @@ def _rank_heads(heads: int, tp: int) -> int:
     return math.ceil(heads / tp) if tp <= heads else 1
 
 
-def layer_bytes_per_token_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, dcp: int = 1,
-                                  kind: str = FULL) -> float:
+def layer_bytes_per_token_per_gpu(
+    layout: KvLayout, dtype_bytes: int, tp: int = 1, dcp: int = 1, kind: str = FULL
+) -> float:
     """Bytes one GPU caches per token in one layer of `kind` (FULL, SLIDING or CHUNKED).
 
     GQA: `2 x heads x head_dim x dtype` (kv_cache_interface.py:586-594, `(head_size + head_size_v) *
@@ -332,7 +403,10 @@ def layer_bytes_per_token_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 
             main = layout.elements_per_layer * dtype_bytes
         return (main + layout.index_bytes_per_layer) / max(1, dcp)
     if kind in (SLIDING, CHUNKED):
-        heads, dim = layout.window_kv_heads or layout.kv_heads, layout.window_head_dim or layout.head_dim
+        heads, dim = (
+            layout.window_kv_heads or layout.kv_heads,
+            layout.window_head_dim or layout.head_dim,
+        )
     else:
         heads, dim = layout.kv_heads, layout.head_dim
     return 2 * _rank_heads(heads, tp) * dim * dtype_bytes / max(1, dcp)
@@ -345,36 +419,54 @@ def kv_bytes_per_token(layout: KvLayout, dtype_bytes: int) -> int:
 
 def kv_bytes_per_sequence_window(layout: KvLayout, dtype_bytes: int) -> int:
     """Whole-model bytes one sequence keeps in its sliding/chunked layers at most (0 if none)."""
-    return int(sum(window * count * layer_bytes_per_token_per_gpu(layout, dtype_bytes, kind=kind)
-                   for window, count, kind in layout.windows))
+    return int(
+        sum(
+            window * count * layer_bytes_per_token_per_gpu(layout, dtype_bytes, kind=kind)
+            for window, count, kind in layout.windows
+        )
+    )
 
 
 # -- per GPU ----------------------------------------------------------------------------------------
 
-def kv_bytes_per_token_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1, dcp: int = 1) -> float:
+
+def kv_bytes_per_token_per_gpu(
+    layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1, dcp: int = 1
+) -> float:
     """Bytes one GPU stores per token in its full-attention layers (the busiest pipeline stage)."""
     layers = math.ceil(layout.full_layers / max(1, pp))
     return layers * layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp, dcp)
 
 
-def window_bytes_per_token_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1,
-                                   dcp: int = 1) -> list[tuple[int, int, str, float]]:
+def window_bytes_per_token_per_gpu(
+    layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1, dcp: int = 1
+) -> list[tuple[int, int, str, float]]:
     """Per window: (window tokens, layers on the busiest stage, layer type, bytes per token of those
     layers on one GPU)."""
     out = []
     for window, count, kind in layout.windows:
         layers = math.ceil(count / max(1, pp))
-        out.append((window, layers, kind, layers * layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp, dcp, kind)))
+        out.append(
+            (
+                window,
+                layers,
+                kind,
+                layers * layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp, dcp, kind),
+            )
+        )
     return out
 
 
 # -- recurrent state (linear attention, Mamba) ------------------------------------------------------
 
+
 def _divide(n: int, tp: int) -> int:
     return n // tp if n % tp == 0 else math.ceil(n / tp)
 
 
-def state_bytes_per_layer_per_gpu(state: StateLayers, tp: int = 1, speculative_tokens: int = 0) -> int:
+def state_bytes_per_layer_per_gpu(
+    state: StateLayers, tp: int = 1, speculative_tokens: int = 0
+) -> int:
     """One layer's recurrent state on one GPU: the conv state (model dtype, `conv_len + spec`
     positions) plus the temporal state (`ssm_bytes`); both split by TP (mamba_utils.py:186-293,
     MambaSpec page size = sum of prod(shape) x dtype, kv_cache_interface.py:1110-1114)."""
@@ -398,20 +490,29 @@ class HybridPages:
     attn_page_size_1_token)`), the state page is padded to that page (interface.py:1117-1130), and
     layers are grouped `group_size` at a time, padding the last group of each type
     (v1/core/kv_cache_planning.py:521-542)."""
-    block_size: int             # attention tokens per block
-    attention_page: int         # bytes of one attention layer's block
-    state_page: int             # bytes of one layer's state, unpadded
-    padded_state_page: int      # what vLLM allocates per state layer
-    group_size: int             # layers per KV-cache group
-    state_groups: int           # groups of state layers (each group_size layers, padding included)
+
+    block_size: int  # attention tokens per block
+    attention_page: int  # bytes of one attention layer's block
+    state_page: int  # bytes of one layer's state, unpadded
+    padded_state_page: int  # what vLLM allocates per state layer
+    group_size: int  # layers per KV-cache group
+    state_groups: int  # groups of state layers (each group_size layers, padding included)
 
 
-def hybrid_pages(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1, speculative_tokens: int = 0,
-                 kernel_block: int = KERNEL_BLOCK) -> HybridPages | None:
+def hybrid_pages(
+    layout: KvLayout,
+    dtype_bytes: int,
+    tp: int = 1,
+    pp: int = 1,
+    speculative_tokens: int = 0,
+    kernel_block: int = KERNEL_BLOCK,
+) -> HybridPages | None:
     """The page plan of a hybrid model (None when it has no recurrent-state layers)."""
     if not layout.states:
         return None
-    state_page = max(state_bytes_per_layer_per_gpu(s, tp, speculative_tokens) for s in layout.states)
+    state_page = max(
+        state_bytes_per_layer_per_gpu(s, tp, speculative_tokens) for s in layout.states
+    )
     state_layers = math.ceil(layout.state_layers / max(1, pp))
     attn_layers = math.ceil(layout.full_layers / max(1, pp))
     per_token = int(layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp))
@@ -431,9 +532,15 @@ def state_copies(prefix_caching: bool = True, speculative_tokens: int = 0) -> in
     return base + speculative_tokens
 
 
-def state_bytes_per_sequence_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int = 1, pp: int = 1,
-                                     copies: int | None = None, speculative_tokens: int = 0,
-                                     padded: bool = True) -> int:
+def state_bytes_per_sequence_per_gpu(
+    layout: KvLayout,
+    dtype_bytes: int,
+    tp: int = 1,
+    pp: int = 1,
+    copies: int | None = None,
+    speculative_tokens: int = 0,
+    padded: bool = True,
+) -> int:
     """Bytes of recurrent state one sequence holds on one GPU, whatever its length: `copies` pages
     (default: vLLM's default, prefix caching on) of every state layer on the busiest stage, each padded
     to the attention page and the layer groups padded as vLLM allocates them (`padded=False`: the
@@ -441,15 +548,26 @@ def state_bytes_per_sequence_per_gpu(layout: KvLayout, dtype_bytes: int, tp: int
     if not layout.states:
         return 0
     if not padded:
-        return sum(math.ceil(s.layers / max(1, pp)) * state_bytes_per_layer_per_gpu(s, tp, speculative_tokens)
-                   for s in layout.states)
+        return sum(
+            math.ceil(s.layers / max(1, pp))
+            * state_bytes_per_layer_per_gpu(s, tp, speculative_tokens)
+            for s in layout.states
+        )
     plan = hybrid_pages(layout, dtype_bytes, tp, pp, speculative_tokens)
     copies = state_copies(True, speculative_tokens) if copies is None else copies
     return copies * plan.state_groups * plan.group_size * plan.padded_state_page
 
 
-def sequence_bytes_per_gpu(layout: KvLayout, dtype_bytes: int, tokens: int, tp: int = 1, pp: int = 1,
-                           dcp: int = 1, prefill_chunk: int = 0, state_pages: int | None = None) -> float:
+def sequence_bytes_per_gpu(
+    layout: KvLayout,
+    dtype_bytes: int,
+    tokens: int,
+    tp: int = 1,
+    pp: int = 1,
+    dcp: int = 1,
+    prefill_chunk: int = 0,
+    state_pages: int | None = None,
+) -> float:
     """Bytes one sequence of `tokens` tokens needs on one GPU.
 
     Windowed layers hold `min(tokens, window + prefill_chunk)` tokens: while prefilling in chunks
@@ -466,19 +584,28 @@ def sequence_bytes_per_gpu(layout: KvLayout, dtype_bytes: int, tokens: int, tp: 
     return total
 
 
-def longest_sequence(layout: KvLayout, dtype_bytes: int, budget_bytes: float, sequences: int = 1,
-                     cap: int = 1 << 30, **per_gpu) -> int:
+def longest_sequence(
+    layout: KvLayout,
+    dtype_bytes: int,
+    budget_bytes: float,
+    sequences: int = 1,
+    cap: int = 1 << 30,
+    **per_gpu,
+) -> int:
     """The longest length L (<= cap) such that `sequences` sequences of L tokens fit in `budget_bytes`
     on one GPU; 0 when not even one token fits."""
     if budget_bytes <= 0 or sequences <= 0:
         return 0
 
     def fits(tokens: int) -> bool:
-        return sequences * sequence_bytes_per_gpu(layout, dtype_bytes, tokens, **per_gpu) <= budget_bytes
+        return (
+            sequences * sequence_bytes_per_gpu(layout, dtype_bytes, tokens, **per_gpu)
+            <= budget_bytes
+        )
 
     if fits(cap):
         return cap
-    lo, hi = 0, cap          # fits(lo) holds (0 tokens cost nothing), fits(hi) does not
+    lo, hi = 0, cap  # fits(lo) holds (0 tokens cost nothing), fits(hi) does not
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if fits(mid):
@@ -489,6 +616,7 @@ def longest_sequence(layout: KvLayout, dtype_bytes: int, budget_bytes: float, se
 
 
 # -- tensor-parallel sizes --------------------------------------------------------------------------
+
 
 def tp_problem(cfg: dict | None, tp: int) -> str | None:
     """Why vLLM would refuse tensor-parallel size `tp` for this model (None when it is fine).
@@ -504,7 +632,7 @@ def tp_problem(cfg: dict | None, tp: int) -> str | None:
     if is_mla(cfg):
         return None
     kv_counts = [(_num(cfg, "num_key_value_heads"), "KV heads")]
-    if cfg.get("attention_k_eq_v") is True:          # Gemma 4's full-attention layers (gemma4.py:388-393)
+    if cfg.get("attention_k_eq_v") is True:  # Gemma 4's full-attention layers (gemma4.py:388-393)
         kv_counts.append((_num(cfg, "num_global_key_value_heads"), "global KV heads"))
     for kv_heads, label in kv_counts:
         if kv_heads is None:

@@ -9,16 +9,17 @@ places are never outputs: `/`, the home folder, the current folder, anything hol
 recipes root, and the root's input folders (models/, strategies/, kv_store/). `check_output`
 is called before anything is created, and again under the build lock just before the swap.
 """
+
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 MANIFEST = ".recipes-site-manifest.json"
 GENERATOR = "recipes-site"
-INPUT_FOLDERS = ("models", "strategies", "kv_store")   # the inputs a root may hold (catalog loader)
+INPUT_FOLDERS = ("models", "strategies", "kv_store")  # the inputs a root may hold (catalog loader)
 
 
 class OutputRefused(Exception):
@@ -78,7 +79,7 @@ def _inside(path: Path, folder: Path) -> bool:
 def _cwd() -> Path | None:
     try:
         return Path.cwd().resolve()
-    except OSError:   # the current folder was deleted under us: nothing there to protect
+    except OSError:  # the current folder was deleted under us: nothing there to protect
         return None
 
 
@@ -96,7 +97,7 @@ def _examples(names: list[str]) -> str:
 
 def check_output(out: Path, root: Path | None = None) -> Path:
     """The resolved output folder, or OutputRefused saying why it must not be replaced."""
-    given = str(out)   # Path("") is "." : an empty --out is the current folder, refused below
+    given = str(out)  # Path("") is "." : an empty --out is the current folder, refused below
     if os.path.islink(out) and not os.path.exists(out):
         raise OutputRefused(f"--out {given} is a symlink to nothing; refusing to write through it")
     target = Path(os.path.abspath(out)).resolve()
@@ -107,17 +108,23 @@ def check_output(out: Path, root: Path | None = None) -> Path:
         root = Path(os.path.abspath(root)).resolve()
         if _inside(root, target):
             what = "is" if root == target else "contains"
-            raise OutputRefused(f"{shown} {what} the recipes root {root}; refusing to replace it "
-                                "(choose a new folder, e.g. --out _site)")
+            raise OutputRefused(
+                f"{shown} {what} the recipes root {root}; refusing to replace it "
+                "(choose a new folder, e.g. --out _site)"
+            )
         for name in INPUT_FOLDERS:
             if _inside(target, root / name):
-                raise OutputRefused(f"{shown} lies inside the recipes' input folder {root / name}; "
-                                    "refusing to write there (choose a folder outside it, e.g. --out _site)")
+                raise OutputRefused(
+                    f"{shown} lies inside the recipes' input folder {root / name}; "
+                    "refusing to write there (choose a folder outside it, e.g. --out _site)"
+                )
     for label, place in (("current folder", _cwd()), ("home folder", _home())):
         if place is not None and _inside(place, target):
             what = "is" if place == target else "contains"
-            raise OutputRefused(f"{shown} {what} the {label} {place}; refusing to replace it "
-                                "(choose a new folder, e.g. --out _site)")
+            raise OutputRefused(
+                f"{shown} {what} the {label} {place}; refusing to replace it "
+                "(choose a new folder, e.g. --out _site)"
+            )
     if not os.path.lexists(target):
         return target
     if not target.is_dir():
@@ -127,12 +134,16 @@ def check_output(out: Path, root: Path | None = None) -> Path:
         return target
     manifest = read_manifest(target)
     if manifest is None or not isinstance(manifest.get("files"), list):
-        raise OutputRefused(f"{shown} holds files recipes-site did not write ({_examples(files + other)}) "
-                            f"and no {MANIFEST}; refusing to replace it (choose a new or empty folder, "
-                            "or remove it yourself if it is an old site)")
+        raise OutputRefused(
+            f"{shown} holds files recipes-site did not write ({_examples(files + other)}) "
+            f"and no {MANIFEST}; refusing to replace it (choose a new or empty folder, "
+            "or remove it yourself if it is an old site)"
+        )
     listed = set(manifest["files"])
     foreign = other + [f for f in files if f != MANIFEST and f not in listed]
     if foreign:
-        raise OutputRefused(f"{shown} holds files recipes-site did not write ({_examples(sorted(foreign))}); "
-                            "refusing to replace it (move them away first)")
+        raise OutputRefused(
+            f"{shown} holds files recipes-site did not write ({_examples(sorted(foreign))}); "
+            "refusing to replace it (move them away first)"
+        )
     return target

@@ -32,15 +32,16 @@ the page only looks a plan up. Replica commands of the throughput plan are the s
 pinned to its own GPUs and port (`replica_parts`): no re-rendering, so the cost stays linear in
 the renderings.
 """
+
 from __future__ import annotations
 
 import functools
 import itertools
-from decimal import ROUND_HALF_UP, Decimal
 import json
 import math
 import re
 import shlex
+from decimal import ROUND_HALF_UP, Decimal
 
 from recipes_site import fit, sizing
 from recipes_site.data import vllm_spelling
@@ -50,15 +51,26 @@ FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"
 MAX_FEATURE_STATES = 32
 
 # flags whose value changes what a GPU holds; a feature setting one gets its own plan
-MEMORY_FLAGS = frozenset(fit._FLAGS) | frozenset(fit._SWITCHES) | {
-    "--speculative-config", "--language-model-only", "--limit-mm-per-prompt", "--cpu-offload-gb",
-    "--quantization", "-q", "--kv-offloading-size"}
+MEMORY_FLAGS = (
+    frozenset(fit._FLAGS)
+    | frozenset(fit._SWITCHES)
+    | {
+        "--speculative-config",
+        "--language-model-only",
+        "--limit-mm-per-prompt",
+        "--cpu-offload-gb",
+        "--quantization",
+        "-q",
+        "--kv-offloading-size",
+    }
+)
 
 # EAGLE / EAGLE-3 drafts that load their own checkpoint (`"model"` in --speculative-config)
 DRAFT_METHODS = frozenset({"eagle", "eagle3"})
 
 
 # -- the draft model of --speculative-config -----------------------------------------------------
+
 
 def speculative_config(argv) -> dict | None:
     """The JSON of `--speculative-config` (None when absent or not JSON)."""
@@ -74,11 +86,11 @@ def _speculative_json(argv: tuple) -> tuple[str, str] | None:
     """`--speculative-config`'s text and its canonical form (sort_keys), None when absent or not a
     JSON object."""
     try:
-        text = " ".join(argv)       # argvs are text; no list of str() copies for the usual case
-    except TypeError:               # a caller's argv with numbers: read as their str()
+        text = " ".join(argv)  # argvs are text; no list of str() copies for the usual case
+    except TypeError:  # a caller's argv with numbers: read as their str()
         argv = tuple(map(str, argv))
         text = " ".join(argv)
-    if "--speculative-config" not in text:      # one scan in C: most commands have none
+    if "--speculative-config" not in text:  # one scan in C: most commands have none
         return None
     tokens = argv
     for i, tok in enumerate(tokens):
@@ -133,8 +145,18 @@ def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
 
 # -- the plan of one process ----------------------------------------------------------------------
 
-def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, gpus: int, nodes: int,
-            memo: dict | None = None) -> dict:
+
+def plan_of(
+    recipe: dict,
+    variant_key: str,
+    hw_id: str,
+    profile: dict,
+    argv,
+    *,
+    gpus: int,
+    nodes: int,
+    memo: dict | None = None,
+) -> dict:
     """The plan of a deployment whose memory-deciding process runs `argv`, occupying `gpus` GPUs
     on `nodes` nodes of `profile`. `memo`: a dict the caller keeps for one recipe and one set of
     profiles (`rendering_plans`), so that a plan's figures are computed once per distinct input."""
@@ -144,8 +166,16 @@ def plan_of(recipe: dict, variant_key: str, hw_id: str, profile: dict, argv, *, 
     return _plan(on, argv, shape, shape_values, draft, gpus, nodes, memo)
 
 
-def _plan(on: tuple, argv: tuple, shape: fit.Shape, shape_values: tuple, draft: tuple | None, gpus: int,
-          nodes: int, memo: dict | None) -> dict:
+def _plan(
+    on: tuple,
+    argv: tuple,
+    shape: fit.Shape,
+    shape_values: tuple,
+    draft: tuple | None,
+    gpus: int,
+    nodes: int,
+    memo: dict | None,
+) -> dict:
     """`plan_of` with the argv's `_plan_inputs` and the `_variant_on` of its variant and hardware
     already read."""
     facts, vram, _ = on
@@ -158,25 +188,35 @@ def _plan(on: tuple, argv: tuple, shape: fit.Shape, shape_values: tuple, draft: 
     found = None if memo is None else memo.get(key)
     if found is None:
         split = fit.memory_split(facts, vram, shape)
-        found = _figures(facts.cfg, split, shape, speculative_config(argv) if draft is not None else None), {}
+        found = (
+            _figures(
+                facts.cfg, split, shape, speculative_config(argv) if draft is not None else None
+            ),
+            {},
+        )
         if memo is not None:
             memo[key] = found
     figures, plans = found
     plan = plans.get((gpus, nodes))
     if plan is None:
         # compact: what is 1, false or unknown is left out (`expand` puts it back)
-        plan = plans[gpus, nodes] = {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), **figures}
+        plan = plans[gpus, nodes] = {
+            "gpus": gpus,
+            **({"nodes": nodes} if nodes != 1 else {}),
+            **figures,
+        }
     return plan
 
 
-def _variant_on(recipe: dict, variant_key: str, hw_id: str, profile: dict,
-                memo: dict | None) -> tuple[fit.ModelFacts, float, int]:
+def _variant_on(
+    recipe: dict, variant_key: str, hw_id: str, profile: dict, memo: dict | None
+) -> tuple[fit.ModelFacts, float, int]:
     """`fit.model_facts` of the variant, the memory of one GPU of `profile` (`hw_id`'s) and its GPUs
     per node, kept in `memo` (one recipe's, whose profiles are one per hardware): the same for every
     command there."""
     if memo is None:
         return fit.model_facts(recipe, variant_key), sizing.per_gpu_gib(profile), _per_node(profile)
-    key = ("variant on", variant_key, hw_id)        # beside `_plan`'s 4-tuples
+    key = ("variant on", variant_key, hw_id)  # beside `_plan`'s 4-tuples
     found = memo.get(key)
     if found is None:
         facts = memo.get(("facts", variant_key))
@@ -206,8 +246,13 @@ def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple, tuple | None, int]:
     """What a plan reads of an argv: its shape (with `fit.shape_values` of it, for memo keys), its
     draft (`_draft`) and its GPUs (`Shape.gpus`, for the footprint)."""
     found = _speculative_json(argv)
-    shape = fit.parse_shape(argv)       # (not fit's memo: this one keeps the answer)
-    return shape, fit.shape_values(shape), None if found is None else _text_draft(found[0]), shape.gpus
+    shape = fit.parse_shape(argv)  # (not fit's memo: this one keeps the answer)
+    return (
+        shape,
+        fit.shape_values(shape),
+        None if found is None else _text_draft(found[0]),
+        shape.gpus,
+    )
 
 
 def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict | None) -> dict:
@@ -219,17 +264,29 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
     per_gpu = r.weights_gib_per_gpu
     kv = r.kv_cache_gib_per_gpu
     if per_gpu is not None and draft:
-        per_gpu += draft / max(1, shape.tp) / GIB     # the draft runs with the target's TP
+        per_gpu += draft / max(1, shape.tp) / GIB  # the draft runs with the target's TP
         kv -= draft / max(1, shape.tp) / GIB
     served = shape.max_model_len or r.context_length
     tokens = longest = concurrency = None
-    per_token = None if r.kv_bytes_per_token_per_gpu is None else round(r.kv_bytes_per_token_per_gpu, 3)
+    per_token = (
+        None if r.kv_bytes_per_token_per_gpu is None else round(r.kv_bytes_per_token_per_gpu, 3)
+    )
     kv_bytes = None if kv is None else max(0, math.floor(kv * GIB))
-    windows = [{"window": w, "bytes_per_token": b} for w, _, _, b in r.windows_per_gpu] if r.windows_per_gpu else []
+    windows = (
+        [{"window": w, "bytes_per_token": b} for w, _, _, b in r.windows_per_gpu]
+        if r.windows_per_gpu
+        else []
+    )
     if per_token is not None and kv is not None:
-        entry = {"kv_cache_bytes_per_gpu": kv_bytes, "kv_bytes_per_token_per_gpu": per_token, "dp": shape.dp,
-                 "windows_per_gpu": windows, "prefill_chunk": r.prefill_chunk,
-                 "state_bytes_per_sequence_per_gpu": r.state_bytes_per_sequence_per_gpu, "context_length": served}
+        entry = {
+            "kv_cache_bytes_per_gpu": kv_bytes,
+            "kv_bytes_per_token_per_gpu": per_token,
+            "dp": shape.dp,
+            "windows_per_gpu": windows,
+            "prefill_chunk": r.prefill_chunk,
+            "state_bytes_per_sequence_per_gpu": r.state_bytes_per_sequence_per_gpu,
+            "context_length": served,
+        }
         tokens = int(kv_bytes // per_token) if per_token else None
         if served:
             figures = fit.panel_figures(entry, served, 1)
@@ -267,7 +324,9 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
     if windows:
         out["windows_per_gpu"] = windows
         out["prefill_chunk"] = r.prefill_chunk
-    if r.state_bytes_per_sequence_per_gpu:          # linear-attention / Mamba state, per request (kv_cache.py)
+    if (
+        r.state_bytes_per_sequence_per_gpu
+    ):  # linear-attention / Mamba state, per request (kv_cache.py)
         out["state_bytes_per_sequence_per_gpu"] = r.state_bytes_per_sequence_per_gpu
     if spec and draft:
         out["draft"] = spec.get("model")
@@ -309,29 +368,55 @@ def reason(p: dict, name: str, vram: float) -> str:
     if v is None:
         return "The variant gives no weight size, so there is no estimate."
     if v == OVER:
-        return (f"{_g(w)} GiB of weights per GPU exceed the {_g(budget)} GiB budget of each {name}: "
-                f"this command cannot load the model.")
+        return (
+            f"{_g(w)} GiB of weights per GPU exceed the {_g(budget)} GiB budget of each {name}: "
+            f"this command cannot load the model."
+        )
     if v == NO_KV:
-        return (f"{_g(w)} GiB of weights and {_g(p['overhead_gib_per_gpu'])} GiB of overhead per GPU leave no room "
-                f"for a KV cache in the {_g(budget)} GiB budget of each {name}: vLLM will not start.")
+        return (
+            f"{_g(w)} GiB of weights and {_g(p['overhead_gib_per_gpu'])} GiB of overhead per GPU leave no room "
+            f"for a KV cache in the {_g(budget)} GiB budget of each {name}: vLLM will not start."
+        )
     kv = p["kv_cache_gib_per_gpu"]
     if v == SHORT:
-        return (f"One {p['context_length']:,}-token request needs more than the {_g(kv)} GiB of KV cache per GPU "
-                f"left ({p['max_tokens']:,} tokens): vLLM refuses to start; lower --max-model-len.")
-    gpus = f"{p['gpus']} × {name} ({vram:g} GiB each)" if p["gpus"] > 1 else f"one {name} ({vram:g} GiB)"
+        return (
+            f"One {p['context_length']:,}-token request needs more than the {_g(kv)} GiB of KV cache per GPU "
+            f"left ({p['max_tokens']:,} tokens): vLLM refuses to start; lower --max-model-len."
+        )
+    gpus = (
+        f"{p['gpus']} × {name} ({vram:g} GiB each)"
+        if p["gpus"] > 1
+        else f"one {name} ({vram:g} GiB)"
+    )
     out = f"{_g(p['weights_gib'])} GiB of weights on {gpus}: {_g(w)} GiB per GPU"
     if kv is not None:
-        out += f", leaving {_g(kv)} GiB of KV cache per GPU" + (f" ({p['max_tokens']:,} tokens)" if p["max_tokens"] else "")
+        out += f", leaving {_g(kv)} GiB of KV cache per GPU" + (
+            f" ({p['max_tokens']:,} tokens)" if p["max_tokens"] else ""
+        )
     return out + "."
 
 
 def expand(p: dict, name: str, vram: float) -> dict:
     """A published plan with what it leaves out put back: defaults, the GPU's memory, the KV cache
     in GiB and the verdict's reason (site.js `expand` does the same)."""
-    out = {"nodes": 1, "pp": 1, "dp": 1, "ep": False, "weights_gib": None, "weights_gib_per_gpu": None,
-           "kv_cache_bytes_per_gpu": None, "kv_bytes_per_token_per_gpu": None, "max_tokens": None,
-           "concurrency": None, "context_length": None, "windows_per_gpu": [], "prefill_chunk": 0,
-           "verdict": None, **p, "vram_gib_per_gpu": vram}
+    out = {
+        "nodes": 1,
+        "pp": 1,
+        "dp": 1,
+        "ep": False,
+        "weights_gib": None,
+        "weights_gib_per_gpu": None,
+        "kv_cache_bytes_per_gpu": None,
+        "kv_bytes_per_token_per_gpu": None,
+        "max_tokens": None,
+        "concurrency": None,
+        "context_length": None,
+        "windows_per_gpu": [],
+        "prefill_chunk": 0,
+        "verdict": None,
+        **p,
+        "vram_gib_per_gpu": vram,
+    }
     kv = out["kv_cache_bytes_per_gpu"]
     out["kv_cache_gib_per_gpu"] = None if kv is None else kv / GIB
     out["reason"] = reason(out, name, vram)
@@ -373,7 +458,9 @@ def _footprint(rendering, per_node: int, shape_gpus: int | None) -> tuple[int, i
     return shape_gpus * instances, max(1, instances * math.ceil(shape_gpus / per_node))
 
 
-def rendering_plan(recipe: dict, rendering, profile: dict, argv=None, memo: dict | None = None) -> dict:
+def rendering_plan(
+    recipe: dict, rendering, profile: dict, argv=None, memo: dict | None = None
+) -> dict:
     """The plan of a rendering as shown (`argv`: its memory process with other feature lines;
     `memo`: see `plan_of`)."""
     on = _variant_on(recipe, rendering.variant, rendering.hardware, profile, memo)
@@ -387,12 +474,19 @@ def _rendering_plan(rendering, profile: dict, on: tuple, proc, argv, memo: dict 
     return _tokens_plan(rendering, profile, on, tokens, _plan_inputs(tokens), argv is None, memo)
 
 
-def _tokens_plan(rendering, profile: dict, on: tuple, tokens: tuple, inputs: tuple, as_rendered: bool,
-                 memo: dict | None) -> dict:
+def _tokens_plan(
+    rendering,
+    profile: dict,
+    on: tuple,
+    tokens: tuple,
+    inputs: tuple,
+    as_rendered: bool,
+    memo: dict | None,
+) -> dict:
     """`_rendering_plan` given the argv's tokens and their `_plan_inputs` (`as_rendered`: the
     tokens are the memory process's own, not a feature state's)."""
     shape, shape_values, draft, shape_gpus = inputs
-    if as_rendered and rendering.decode is not None:      # else the main process is `proc`
+    if as_rendered and rendering.decode is not None:  # else the main process is `proc`
         gpus, nodes = footprint(rendering, profile)
     else:
         gpus, nodes = _footprint(rendering, on[2], shape_gpus)
@@ -400,6 +494,7 @@ def _tokens_plan(rendering, profile: dict, on: tuple, tokens: tuple, inputs: tup
 
 
 # -- feature states ---------------------------------------------------------------------------------
+
 
 def _flags(lines) -> set:
     return {line.split(" ", 1)[0] for line in lines or ()}
@@ -441,9 +536,11 @@ def _default_state(features) -> list[tuple]:
 @functools.lru_cache(maxsize=65536)
 def _tokens(line: str) -> tuple:
     """The argv tokens of one command line (shell-quoted as synthesis writes them)."""
-    if _PLAIN.fullmatch(line):     # no quote, backslash or whitespace but spaces: shlex splits at spaces
+    if _PLAIN.fullmatch(
+        line
+    ):  # no quote, backslash or whitespace but spaces: shlex splits at spaces
         return tuple(line.split())
-    if _SINGLE_QUOTED.fullmatch(line):      # how synthesis quotes a JSON value: '{"model": ...}'
+    if _SINGLE_QUOTED.fullmatch(line):  # how synthesis quotes a JSON value: '{"model": ...}'
         return tuple([word.replace("'", "") for word in _WORD.findall(line)])
     return tuple(shlex.split(line))
 
@@ -451,7 +548,7 @@ def _tokens(line: str) -> tuple:
 # printable ASCII but the space, ' " and \ (the only characters shlex.split treats specially, besides
 # whitespace), as the inside of a character class; one pattern for the three below
 _UNQUOTED = r"!#-&(-\[\]-~"
-_QUOTED_RUN = r"'[ -&(-~]*'"   # a single-quoted run of printable ASCII but "'"
+_QUOTED_RUN = r"'[ -&(-~]*'"  # a single-quoted run of printable ASCII but "'"
 # those characters and spaces: a line shlex.split splits at its spaces
 _PLAIN = re.compile(f"[ {_UNQUOTED}]*")
 # _PLAIN's characters and whole '...' runs of printable ASCII but "'": in a single-quoted run shlex.split
@@ -550,13 +647,19 @@ def _choice_states(choices: tuple) -> tuple | None:
     defaults = _default_state(choices)
     others = [s for s in defaults if s[0] not in features]
     blocks = tuple((state_key(state), _block_tokens(choices, others + state)) for state in states)
-    return (tuple(c.name for c in features), _block_tokens(choices, defaults), blocks,
-            tuple(None if block is None else _reads(block) for _, block in blocks))
+    return (
+        tuple(c.name for c in features),
+        _block_tokens(choices, defaults),
+        blocks,
+        tuple(None if block is None else _reads(block) for _, block in blocks),
+    )
 
 
 # Kept per recipe by `_process_states` (one call per distinct process and choices: 1,857 on the
 # compat corpus), the only caller; a second memo here would never be hit.
-def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choices: tuple) -> tuple | None:
+def _memory_states(
+    argv: tuple, command: str, before: tuple, after: tuple, choices: tuple
+) -> tuple | None:
     """The feature states of a process whose memory may differ from the rendered one: (names of
     the memory features, one argv per memory key other than the rendered command's, and
     ((state key, index of its argv or -1 for the rendered command's key), ...)); None when there
@@ -564,15 +667,19 @@ def _memory_states(argv: tuple, command: str, before: tuple, after: tuple, choic
     return _lines_states(_choice_states(choices), argv, command, before, after)
 
 
-def _lines_states(found: tuple | None, argv: tuple, command: str, before: tuple, after: tuple) -> tuple | None:
+def _lines_states(
+    found: tuple | None, argv: tuple, command: str, before: tuple, after: tuple
+) -> tuple | None:
     """`_memory_states` given the `_choice_states` of its choices (`found`)."""
     if found is None:
         return None
     names, default_block, states, block_reads = found
-    try:    # the process's own lines, each side of the feature block, and what a plan reads of them
+    try:  # the process's own lines, each side of the feature block, and what a plan reads of them
         head_line = command.split(" \\\n  ", 1)[0]
         head = _tokens(head_line)
-        reads_before = _line_reads(head_line) + tuple(itertools.chain.from_iterable(map(_line_reads, before)))
+        reads_before = _line_reads(head_line) + tuple(
+            itertools.chain.from_iterable(map(_line_reads, before))
+        )
         reads_after = tuple(itertools.chain.from_iterable(map(_line_reads, after)))
         before, after = _line_tokens(before), _line_tokens(after)
     except ValueError:
@@ -580,9 +687,13 @@ def _lines_states(found: tuple | None, argv: tuple, command: str, before: tuple,
     if head[:2] != ("vllm", "serve") or default_block is None:
         return None
     rebuilt = head + before + default_block + after
-    same = rebuilt == tuple(argv) and _speculative_json(rebuilt) is None    # the usual case, no parse compared
-    if not same and (fit.shape_from_argv(rebuilt) != fit.shape_from_argv(argv)
-                     or not _same_draft_config(rebuilt, tuple(argv))):
+    same = (
+        rebuilt == tuple(argv) and _speculative_json(rebuilt) is None
+    )  # the usual case, no parse compared
+    if not same and (
+        fit.shape_from_argv(rebuilt) != fit.shape_from_argv(argv)
+        or not _same_draft_config(rebuilt, tuple(argv))
+    ):
         return None
     index = {_memory_key(argv): -1}
     argvs, out = [], []
@@ -606,12 +717,12 @@ def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
     lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
     if memo is None:
         return _memory_states(*lines, choices)
-    key = ("feature states", id(choices))           # beside `_plan`'s 4-tuples
+    key = ("feature states", id(choices))  # beside `_plan`'s 4-tuples
     kept = memo.get(key)
     if kept is None or kept[0] is not choices:
         kept = memo[key] = (choices, {}, _choice_states(choices))
     by_process = kept[1]
-    found = by_process.get(lines, by_process)      # (the dict itself: no answer yet; None is one)
+    found = by_process.get(lines, by_process)  # (the dict itself: no answer yet; None is one)
     if found is by_process:
         found = by_process[lines] = _lines_states(kept[2], *lines)
     return found
@@ -619,13 +730,28 @@ def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
 
 def clear_memos() -> None:
     """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
-    for memo in (_speculative_json, _spec_text, _text_draft, _plan_inputs, _tokens, _line_reads, _choice_states,
-                 _replicas):
+    for memo in (
+        _speculative_json,
+        _spec_text,
+        _text_draft,
+        _plan_inputs,
+        _tokens,
+        _line_reads,
+        _choice_states,
+        _replicas,
+    ):
         memo.cache_clear()
 
 
-def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None,
-                    family: dict | None = None) -> dict:
+def rendering_plans(
+    recipe: dict,
+    rendering,
+    profile: dict,
+    choices,
+    locked: bool,
+    memo: dict | None = None,
+    family: dict | None = None,
+) -> dict:
     """The plan of the rendering as rendered (`default`), and of every other feature state that
     changes memory: `{"default": plan, "keys": [feature names], "by": {state key: plan}}`. The page
     names the selected state of the `keys` features (site.js `featureKey`) and shows `by[key]`,
@@ -657,7 +783,7 @@ def rendering_plans(recipe: dict, rendering, profile: dict, choices, locked: boo
             by[name] = p
     if by:
         out["keys"], out["by"] = list(names), by
-    return out      # "keys" and "by" only when some state differs
+    return out  # "keys" and "by" only when some state differs
 
 
 def _family_reads(rendering, family: dict | None) -> tuple:
@@ -686,8 +812,15 @@ def _family_states(proc, choices: tuple, memo: dict | None, family: dict | None)
     return kept[1]
 
 
-def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool, memo: dict | None = None,
-              family: dict | None = None) -> dict:
+def plan_json(
+    recipe: dict,
+    rendering,
+    profile: dict,
+    choices,
+    locked: bool,
+    memo: dict | None = None,
+    family: dict | None = None,
+) -> dict:
     """What a hardware document publishes of a rendering: its plans and, for a command that uses
     part of one node, the parts of the replica commands that fill the node (`memo`, `family`: see
     `rendering_plans`)."""
@@ -698,7 +831,10 @@ def plan_json(recipe: dict, rendering, profile: dict, choices, locked: bool, mem
 
 # -- the throughput plan: replicas of the command shown ---------------------------------------------
 
-def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000, memo: dict | None = None) -> dict | None:
+
+def replica_parts(
+    rendering, plan: dict, profile: dict, first_port: int = 8000, memo: dict | None = None
+) -> dict | None:
     """How many copies of a single-node command fill one node, each on its own GPUs and port.
 
     The page builds replica i's command from the command shown: `serve_prefix` (the GPUs it
@@ -732,11 +868,15 @@ def _replica_parts(proc, used: int, count: int, first_port: int) -> dict:
     port = str(first_port)
     docker = proc.docker_command.split(" \\\n  ")
     n_args = len(proc.command.split(" \\\n  ")) - 1
-    head = docker[:len(docker) - n_args]
+    head = docker[: len(docker) - n_args]
     head = [line.replace(f"-p {port}:{port}", "-p {port}:{port}") for line in head]
     head.insert(1, "-e CUDA_VISIBLE_DEVICES={gpus}")
-    return {"replicas": _replicas(used, count, first_port), "serve_prefix": "export CUDA_VISIBLE_DEVICES={gpus}\n",
-            "docker_head": " \\\n  ".join(head), "suffix": " \\\n  --port {port}"}
+    return {
+        "replicas": _replicas(used, count, first_port),
+        "serve_prefix": "export CUDA_VISIBLE_DEVICES={gpus}\n",
+        "docker_head": " \\\n  ".join(head),
+        "suffix": " \\\n  --port {port}",
+    }
 
 
 # Memo: the replicas depend on the GPUs of one, their count and the first port alone, a few
@@ -746,8 +886,10 @@ def _replica_parts(proc, used: int, count: int, first_port: int) -> dict:
 @functools.lru_cache(maxsize=256, typed=True)
 def _replicas(used: int, count: int, first_port: int) -> list:
     """Replica i of `count`, each on `used` GPUs: its GPUs (CUDA_VISIBLE_DEVICES) and port."""
-    return [{"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": first_port + i}
-            for i in range(count)]
+    return [
+        {"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": first_port + i}
+        for i in range(count)
+    ]
 
 
 def replica_command(command: str, parts: dict, replica: dict) -> str:

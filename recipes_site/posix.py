@@ -5,6 +5,7 @@ two Linux system calls are reached through ctypes; everything else (flock) is in
 library. Each function says what happens where the call is unavailable (another OS, an old
 kernel, a file system without the feature), so the callers need no platform checks.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -75,6 +76,7 @@ def die_with_parent(parent_pid: int) -> None:
     if prctl is None:
         return
     import signal
+
     prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent_pid:
         os._exit(1)
@@ -96,7 +98,9 @@ def keep_freed_memory() -> bool:
     if mallopt is None:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    return bool(mallopt(M_MMAP_THRESHOLD, HEAP_REUSE_BYTES)) and bool(mallopt(M_TRIM_THRESHOLD, HEAP_TRIM_BYTES))
+    return bool(mallopt(M_MMAP_THRESHOLD, HEAP_REUSE_BYTES)) and bool(
+        mallopt(M_TRIM_THRESHOLD, HEAP_TRIM_BYTES)
+    )
 
 
 @contextmanager

@@ -25,6 +25,7 @@ counts as active (OpenAI's 5.1B for gpt-oss-120b leaves it out, Qwen's 3.3B for 
 keeps it); this count keeps it. Multi-token-prediction layers are not counted, nor are vision and
 audio encoders of other families (state them as `extra_parameters`).
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -34,51 +35,116 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipes_site import sizing
-from recipes_site.kv_cache import (FULL, FULL_ALIASES, LINEAR, MAMBA, MLP_ONLY, MOE_ONLY, SLIDING,
-                                   layer_kinds, num_experts)
+from recipes_site.kv_cache import (
+    FULL,
+    FULL_ALIASES,
+    LINEAR,
+    MAMBA,
+    MLP_ONLY,
+    MOE_ONLY,
+    SLIDING,
+    layer_kinds,
+    num_experts,
+)
 
 # hf_config keys copied from config.json (the ones recipes-site reads), in this order
 HF_CONFIG_KEYS = (
-    "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "hidden_size",
-    "max_position_embeddings", "vocab_size", "intermediate_size", "num_experts", "num_local_experts",
-    "n_routed_experts", "moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim", "sliding_window",
-    "attention_chunk_size", "layer_types",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "hidden_size",
+    "max_position_embeddings",
+    "vocab_size",
+    "intermediate_size",
+    "num_experts",
+    "num_local_experts",
+    "n_routed_experts",
+    "moe_intermediate_size",
+    "kv_lora_rank",
+    "qk_rope_head_dim",
+    "sliding_window",
+    "attention_chunk_size",
+    "layer_types",
     # parameter-count shapes
-    "model_type", "tie_word_embeddings", "num_experts_per_tok", "n_shared_experts", "shared_expert_intermediate_size",
-    "first_k_dense_replace", "interleave_moe_layer_step", "intermediate_size_mlp", "q_lora_rank", "qk_nope_head_dim",
-    "v_head_dim", "attn_output_gate", "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
-    "linear_value_head_dim", "linear_conv_kernel_dim", "hybrid_override_pattern", "mamba_num_heads", "mamba_head_dim",
-    "ssm_state_size", "n_groups", "conv_kernel", "hidden_size_per_layer_input", "vocab_size_per_layer_input",
+    "model_type",
+    "tie_word_embeddings",
+    "num_experts_per_tok",
+    "n_shared_experts",
+    "shared_expert_intermediate_size",
+    "first_k_dense_replace",
+    "interleave_moe_layer_step",
+    "intermediate_size_mlp",
+    "q_lora_rank",
+    "qk_nope_head_dim",
+    "v_head_dim",
+    "attn_output_gate",
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_conv_kernel_dim",
+    "hybrid_override_pattern",
+    "mamba_num_heads",
+    "mamba_head_dim",
+    "ssm_state_size",
+    "n_groups",
+    "conv_kernel",
+    "hidden_size_per_layer_input",
+    "vocab_size_per_layer_input",
     "type_vocab_size",
     # exact KV-cache and weight accounting (vLLM's own): Gemma 4 global layers and KV sharing, sparse
     # MLA's indexer, the recurrent state's dtype, a mixed-precision checkpoint's quantization
-    "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
-    "index_topk", "index_head_dim", "index_n_heads", "mamba_ssm_dtype", "quantization_config",
+    "global_head_dim",
+    "num_global_key_value_heads",
+    "attention_k_eq_v",
+    "num_kv_shared_layers",
+    "index_topk",
+    "index_head_dim",
+    "index_n_heads",
+    "mamba_ssm_dtype",
+    "quantization_config",
 )
 # the quantization_config keys recipes-site reads (config.json's block carries many more)
 QUANT_CONFIG_KEYS = ("quant_method", "modules_to_not_convert")
 # model_type values with a structure the key set alone does not state
-ENCODER_MODEL_TYPES = frozenset({"bert", "roberta", "xlm-roberta", "xlm_roberta"})      # encoder-only, no LM head
-TWO_MATRIX_MLP_MODEL_TYPES = frozenset({"nemotron_h"})           # squared-ReLU up/down MLP, no gate
-SHARED_EXPERT_MODEL_TYPES = frozenset({"llama4", "llama4_text"})  # one shared expert of intermediate_size
+ENCODER_MODEL_TYPES = frozenset(
+    {"bert", "roberta", "xlm-roberta", "xlm_roberta"}
+)  # encoder-only, no LM head
+TWO_MATRIX_MLP_MODEL_TYPES = frozenset({"nemotron_h"})  # squared-ReLU up/down MLP, no gate
+SHARED_EXPERT_MODEL_TYPES = frozenset(
+    {"llama4", "llama4_text"}
+)  # one shared expert of intermediate_size
 
 # quantization_config.quant_method (and ModelOpt quant_algo) -> recipe precision
-QUANT_PRECISION = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4", "awq": "awq", "gptq": "gptq",
-                   "nvfp4": "nvfp4", "bitsandbytes": "int4", "mxfp8": "mxfp8"}
+QUANT_PRECISION = {
+    "fp8": "fp8",
+    "fbgemm_fp8": "fp8",
+    "mxfp4": "mxfp4",
+    "awq": "awq",
+    "gptq": "gptq",
+    "nvfp4": "nvfp4",
+    "bitsandbytes": "int4",
+    "mxfp8": "mxfp8",
+}
 DTYPE_PRECISION = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
 # vision_config.model_type of the Qwen3-VL vision transformer (also used by Qwen3.5 and Qwen3.6)
-QWEN_VIT_MODEL_TYPES = frozenset({"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe",
-                                  "qwen3_5_vision", "qwen3_5_moe_vision"})
+QWEN_VIT_MODEL_TYPES = frozenset(
+    {"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "qwen3_5_vision", "qwen3_5_moe_vision"}
+)
 
 
 # -- parameter counts ----------------------------------------------------------------------------------
+
 
 def language_config(config: dict) -> dict:
     """The language model's config: a multimodal model's `text_config` over its top-level keys."""
     text = config.get("text_config")
     if not isinstance(text, dict):
         return config
-    merged = {k: v for k, v in config.items() if k not in ("text_config", "vision_config", "audio_config")}
+    merged = {
+        k: v for k, v in config.items() if k not in ("text_config", "vision_config", "audio_config")
+    }
     merged.update(text)
     return merged
 
@@ -92,11 +158,11 @@ def _int(cfg: dict, key: str, default: int = 0) -> int:
 class ParameterCount:
     total: int
     active: int
-    embedding: int          # input embedding + untied output head
+    embedding: int  # input embedding + untied output head
     attention: int
     dense_mlp: int
-    routed_experts: int     # all routed experts of all MoE layers
-    other: int              # shared experts, routers, norms
+    routed_experts: int  # all routed experts of all MoE layers
+    other: int  # shared experts, routers, norms
     notes: tuple = ()
 
     @property
@@ -110,28 +176,36 @@ def moe_layer_indices(cfg: dict) -> list[int]:
     experts = num_experts(cfg) or 0
     if experts <= 1:
         return []
-    if _pattern_layers(cfg):                                          # Nemotron-H: the `E` blocks
+    if _pattern_layers(cfg):  # Nemotron-H: the `E` blocks
         return [i for i, kind in enumerate(layer_kinds(cfg) or []) if kind == MOE_ONLY]
-    first_dense = _int(cfg, "first_k_dense_replace")                 # DeepSeek
-    freq = _int(cfg, "moe_layer_freq", 1) or 1                       # DeepSeek
-    step = _int(cfg, "decoder_sparse_step", 1) or 1                  # Qwen MoE
-    interleave = _int(cfg, "interleave_moe_layer_step", 1) or 1      # Llama 4
-    dense_only = set(cfg.get("mlp_only_layers") or [])               # Qwen MoE
-    return [i for i in range(layers)
-            if i >= first_dense and i % freq == 0 and (i + 1) % step == 0 and (i + 1) % interleave == 0
-            and i not in dense_only]
+    first_dense = _int(cfg, "first_k_dense_replace")  # DeepSeek
+    freq = _int(cfg, "moe_layer_freq", 1) or 1  # DeepSeek
+    step = _int(cfg, "decoder_sparse_step", 1) or 1  # Qwen MoE
+    interleave = _int(cfg, "interleave_moe_layer_step", 1) or 1  # Llama 4
+    dense_only = set(cfg.get("mlp_only_layers") or [])  # Qwen MoE
+    return [
+        i
+        for i in range(layers)
+        if i >= first_dense
+        and i % freq == 0
+        and (i + 1) % step == 0
+        and (i + 1) % interleave == 0
+        and i not in dense_only
+    ]
 
 
 def _pattern_layers(cfg: dict) -> bool:
     """True when the layers are Nemotron-H blocks (`hybrid_override_pattern`): each block is one
     mixer (Mamba-2, attention) or one MLP, not attention + MLP."""
-    return not isinstance(cfg.get("layer_types"), list) and isinstance(cfg.get("hybrid_override_pattern"), str)
+    return not isinstance(cfg.get("layer_types"), list) and isinstance(
+        cfg.get("hybrid_override_pattern"), str
+    )
 
 
 def _gqa_attention(cfg: dict, hidden: int, heads: int) -> int:
     kv_heads = _int(cfg, "num_key_value_heads", heads) or heads
     head_dim = _int(cfg, "head_dim") or hidden // heads
-    gate = 2 if cfg.get("attn_output_gate") is True else 1              # Qwen3.5: q_proj also emits a gate
+    gate = 2 if cfg.get("attn_output_gate") is True else 1  # Qwen3.5: q_proj also emits a gate
     return hidden * (gate * heads + 2 * kv_heads) * head_dim + heads * head_dim * hidden
 
 
@@ -142,8 +216,14 @@ def _linear_attention(cfg: dict, hidden: int) -> int:
     k_dim, v_dim = cfg["linear_key_head_dim"], cfg["linear_value_head_dim"]
     kernel = _int(cfg, "linear_conv_kernel_dim", 4)
     key, value = k_heads * k_dim, v_heads * v_dim
-    return (hidden * (2 * key + 2 * value) + hidden * 2 * v_heads + (2 * key + value) * kernel
-            + 2 * v_heads + v_dim + value * hidden)
+    return (
+        hidden * (2 * key + 2 * value)
+        + hidden * 2 * v_heads
+        + (2 * key + value) * kernel
+        + 2 * v_heads
+        + v_dim
+        + value * hidden
+    )
 
 
 def _mamba2(cfg: dict, hidden: int) -> int:
@@ -153,7 +233,13 @@ def _mamba2(cfg: dict, hidden: int) -> int:
     inner = heads * head_dim
     conv_dim = inner + 2 * _int(cfg, "n_groups", 1) * cfg["ssm_state_size"]
     kernel = _int(cfg, "conv_kernel", 4)
-    return hidden * (inner + conv_dim + heads) + conv_dim * (kernel + 1) + 3 * heads + inner + inner * hidden
+    return (
+        hidden * (inner + conv_dim + heads)
+        + conv_dim * (kernel + 1)
+        + 3 * heads
+        + inner
+        + inner * hidden
+    )
 
 
 def _encoder_count(cfg: dict) -> ParameterCount:
@@ -166,10 +252,20 @@ def _encoder_count(cfg: dict) -> ParameterCount:
     attention = layers * 4 * (hidden * hidden + hidden)
     mlp = layers * (2 * hidden * inter + inter + hidden)
     other = layers * 4 * hidden + hidden * hidden + hidden + _int(cfg, "extra_parameters")
-    notes = () if positions else ("max_position_embeddings missing: position embeddings not counted",)
+    notes = (
+        () if positions else ("max_position_embeddings missing: position embeddings not counted",)
+    )
     total = embedding + attention + mlp + other
-    return ParameterCount(total=total, active=total, embedding=embedding, attention=attention, dense_mlp=mlp,
-                          routed_experts=0, other=other, notes=notes)
+    return ParameterCount(
+        total=total,
+        active=total,
+        embedding=embedding,
+        attention=attention,
+        dense_mlp=mlp,
+        routed_experts=0,
+        other=other,
+        notes=notes,
+    )
 
 
 def qwen_vision_parameters(vision: dict) -> int | None:
@@ -186,16 +282,29 @@ def qwen_vision_parameters(vision: dict) -> int | None:
 
     Checked against the tensors of the published checkpoints: 415.3M for Qwen3-VL-4B's and
     576.4M for Qwen3-VL-8B's vision model."""
-    if not isinstance(vision, dict) or str(vision.get("model_type") or "") not in QWEN_VIT_MODEL_TYPES:
+    if (
+        not isinstance(vision, dict)
+        or str(vision.get("model_type") or "") not in QWEN_VIT_MODEL_TYPES
+    ):
         return None
-    depth, hidden, inner, out = (vision.get(k) for k in ("depth", "hidden_size", "intermediate_size",
-                                                         "out_hidden_size"))
+    depth, hidden, inner, out = (
+        vision.get(k) for k in ("depth", "hidden_size", "intermediate_size", "out_hidden_size")
+    )
     if not all(isinstance(v, int) and v > 0 for v in (depth, hidden, inner, out)):
         return None
-    patch = _int(vision, "in_channels", 3) * _int(vision, "temporal_patch_size", 2) * _int(vision, "patch_size", 16) ** 2
+    patch = (
+        _int(vision, "in_channels", 3)
+        * _int(vision, "temporal_patch_size", 2)
+        * _int(vision, "patch_size", 16) ** 2
+    )
     embed = patch * hidden + hidden + _int(vision, "num_position_embeddings", 2304) * hidden
-    block = 4 * hidden + (hidden * 3 * hidden + 3 * hidden) + (hidden * hidden + hidden) \
-        + (hidden * inner + inner) + (inner * hidden + hidden)
+    block = (
+        4 * hidden
+        + (hidden * 3 * hidden + 3 * hidden)
+        + (hidden * hidden + hidden)
+        + (hidden * inner + inner)
+        + (inner * hidden + hidden)
+    )
     merged = hidden * _int(vision, "spatial_merge_size", 2) ** 2
     fold = merged * merged + merged + merged * out + out
     deepstack = len(vision.get("deepstack_visual_indexes") or [])
@@ -220,14 +329,18 @@ def parameter_count(config: dict) -> ParameterCount:
     heads = cfg["num_attention_heads"]
     tied = cfg.get("tie_word_embeddings")
     if tied is None:
-        tied = model_type.startswith("gemma")                          # gemma ties them by default
+        tied = model_type.startswith("gemma")  # gemma ties them by default
     embedding = vocab * hidden * (1 if tied else 2)
 
     if _int(cfg, "kv_lora_rank"):
         q_lora, kv_lora = _int(cfg, "q_lora_rank"), cfg["kv_lora_rank"]
         nope, rope = _int(cfg, "qk_nope_head_dim", 128), cfg["qk_rope_head_dim"]
         v_head = _int(cfg, "v_head_dim", nope)
-        q = (hidden * q_lora + q_lora + q_lora * heads * (nope + rope)) if q_lora else hidden * heads * (nope + rope)
+        q = (
+            (hidden * q_lora + q_lora + q_lora * heads * (nope + rope))
+            if q_lora
+            else hidden * heads * (nope + rope)
+        )
         kv = hidden * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_head)
         attention_layer = q + kv + heads * v_head * hidden
     else:
@@ -257,9 +370,12 @@ def parameter_count(config: dict) -> ParameterCount:
     if moe_layers:
         expert_width = _int(cfg, "moe_intermediate_size") or intermediate
         expert = mlp_matrices * hidden * expert_width
-        shared_width = _int(cfg, "shared_expert_intermediate_size") or _int(cfg, "n_shared_experts") * expert_width
+        shared_width = (
+            _int(cfg, "shared_expert_intermediate_size")
+            or _int(cfg, "n_shared_experts") * expert_width
+        )
         if not shared_width and model_type in SHARED_EXPERT_MODEL_TYPES:
-            shared_width = intermediate                                    # Llama 4: one shared expert
+            shared_width = intermediate  # Llama 4: one shared expert
         top_k = _int(cfg, "num_experts_per_tok") or _int(cfg, "experts_per_token")
         if not top_k:
             notes.append("num_experts_per_tok missing: active parameters assume every expert")
@@ -270,26 +386,39 @@ def parameter_count(config: dict) -> ParameterCount:
         active_experts = len(moe_layers) * top_k * expert
     norms = layers * (1 if pattern else 2) * hidden + hidden
 
-    per_layer_width = _int(cfg, "hidden_size_per_layer_input")           # Gemma 3n / Gemma 4 E models
+    per_layer_width = _int(cfg, "hidden_size_per_layer_input")  # Gemma 3n / Gemma 4 E models
     per_layer = 0
     if per_layer_width:
         table = (_int(cfg, "vocab_size_per_layer_input") or vocab) * layers * per_layer_width
         embedding += table
-        per_layer = hidden * layers * per_layer_width + per_layer_width + layers * (2 * hidden * per_layer_width + hidden)
+        per_layer = (
+            hidden * layers * per_layer_width
+            + per_layer_width
+            + layers * (2 * hidden * per_layer_width + hidden)
+        )
     extra = _int(cfg, "extra_parameters")
     if not extra and isinstance(config.get("vision_config"), dict):
         extra = vision_extra_parameters(config) or 0
-        notes.append("vision encoder counted from vision_config" if extra else "vision encoder not counted")
+        notes.append(
+            "vision encoder counted from vision_config" if extra else "vision encoder not counted"
+        )
     total = embedding + attention + dense_mlp + routed + shared + router + norms + per_layer + extra
     if _int(cfg, "num_nextn_predict_layers"):
         notes.append("multi-token-prediction layers not counted")
-    return ParameterCount(total=total, active=total - routed + active_experts, embedding=embedding,
-                          attention=attention, dense_mlp=dense_mlp, routed_experts=routed,
-                          other=shared + router + norms + per_layer + extra, notes=tuple(notes))
+    return ParameterCount(
+        total=total,
+        active=total - routed + active_experts,
+        embedding=embedding,
+        attention=attention,
+        dense_mlp=dense_mlp,
+        routed_experts=routed,
+        other=shared + router + norms + per_layer + extra,
+        notes=tuple(notes),
+    )
 
 
 def format_count(n: float) -> str:
-    """"70.6B", "8.19B", "671B", "1.03T": three significant digits."""
+    """ "70.6B", "8.19B", "671B", "1.03T": three significant digits."""
     billions = n / 1e9
     if billions >= 1000:
         value, unit = billions / 1000, "T"
@@ -305,6 +434,7 @@ def format_count(n: float) -> str:
 
 
 # -- hf_config and precision from a config.json --------------------------------------------------------
+
 
 def derived_layer_types(cfg: dict) -> list[str] | None:
     """`layer_types` when the config states it, or derives it from an older spelling
@@ -326,12 +456,16 @@ def hf_config_from(config: dict) -> dict:
     for key in HF_CONFIG_KEYS:
         value = derived_layer_types(cfg) if key == "layer_types" else cfg.get(key)
         if key == "quantization_config":
-            value = {k: value[k] for k in QUANT_CONFIG_KEYS if k in value} if isinstance(value, dict) else None
+            value = (
+                {k: value[k] for k in QUANT_CONFIG_KEYS if k in value}
+                if isinstance(value, dict)
+                else None
+            )
             value = value or None
         if value is not None:
             out[key] = value
     if "layer_types" in out and all(t in FULL_ALIASES for t in out["layer_types"]):
-        del out["layer_types"]          # all full attention: the list says nothing the count does not
+        del out["layer_types"]  # all full attention: the list says nothing the count does not
     vision = vision_extra_parameters(config)
     if vision and "extra_parameters" not in cfg:
         out["extra_parameters"] = vision
@@ -347,7 +481,11 @@ def precision_from(config: dict) -> str:
             return "nvfp4" if "fp4" in algo else "fp8" if "fp8" in algo else "bf16"
         if method in QUANT_PRECISION:
             return QUANT_PRECISION[method]
-    dtype = config.get("torch_dtype") or config.get("dtype") or language_config(config).get("torch_dtype")
+    dtype = (
+        config.get("torch_dtype")
+        or config.get("dtype")
+        or language_config(config).get("torch_dtype")
+    )
     return DTYPE_PRECISION.get(str(dtype), "bf16")
 
 
@@ -355,13 +493,22 @@ def precision_from(config: dict) -> str:
 
 # the guide's sections (CONTRIBUTING "Writing rules"; tests/test_catalog_guides.py holds the catalog to them)
 GUIDE_SECTIONS = (
-    ("Overview", "what {repo} is, and a table of its variants (checkpoint, weights, where it runs)."),
+    (
+        "Overview",
+        "what {repo} is, and a table of its variants (checkpoint, weights, where it runs).",
+    ),
     ("Prerequisites", "the vLLM release it needs, access to the repository, extra packages."),
     ("Launch", "the `vllm serve {hf_id}` commands that matter."),
     ("Client usage", "a request with curl or the OpenAI client."),
     ("Benchmarking", "a `vllm bench serve` run with input and output lengths like your traffic."),
-    ("Troubleshooting", "memory first (KV cache, `--max-model-len`), then the model's own pitfalls."),
-    ("References", "links to the model card and every source you used, including each variant's checkpoint."),
+    (
+        "Troubleshooting",
+        "memory first (KV cache, `--max-model-len`), then the model's own pitfalls.",
+    ),
+    (
+        "References",
+        "links to the model card and every source you used, including each variant's checkpoint.",
+    ),
 )
 
 
@@ -398,7 +545,9 @@ def _hf_config_lines(hf: dict) -> list[str]:
             lines.append(f"    {key}:")
             lines += [f"      {k}: {_yaml_value(v)}" for k, v in value.items()]
         elif key == "extra_parameters":
-            lines.append(f"    {key}: {value}  # vision encoder, counted from config.json's vision_config")
+            lines.append(
+                f"    {key}: {value}  # vision encoder, counted from config.json's vision_config"
+            )
         else:
             lines.append(f"    {key}: {_yaml_value(value)}")
     return lines
@@ -423,24 +572,41 @@ def scaffold(hf_id: str, config: dict | None = None, today: _dt.date | None = No
     precision = precision_from(config) if config else "bf16"
     multimodal = bool(config) and isinstance(config.get("vision_config"), dict)
     vram = sizing.weight_vram_gb(counts.total / 1e9, precision) if counts else None
-    if config:      # a mixed-precision checkpoint (gpt-oss: MXFP4 experts, BF16 rest) is sized per component
-        exact = sizing.component_weights_gb({"model": {"model_id": hf_id, "hf_config": hf_config_from(config)}},
-                                            {"precision": precision})
+    if (
+        config
+    ):  # a mixed-precision checkpoint (gpt-oss: MXFP4 experts, BF16 rest) is sized per component
+        exact = sizing.component_weights_gb(
+            {"model": {"model_id": hf_id, "hf_config": hf_config_from(config)}},
+            {"precision": precision},
+        )
         vram = vram if exact is None else exact
 
-    lines = ["# yaml-language-server: $schema=../../schema/recipe.schema.json", "meta:",
-             f"  title: {_q(repo)}", f"  slug: {_q(repo.lower())}", f"  provider: {_q(org)}",
-             f"  description: {_q('TODO: one or two sentences about ' + repo + '.')}",
-             f"  date_added: {day}", f"  date_updated: {day}",
-             f"  difficulty: {'intermediate' if moe else 'beginner'}", "  tasks:"]
+    lines = [
+        "# yaml-language-server: $schema=../../schema/recipe.schema.json",
+        "meta:",
+        f"  title: {_q(repo)}",
+        f"  slug: {_q(repo.lower())}",
+        f"  provider: {_q(org)}",
+        f"  description: {_q('TODO: one or two sentences about ' + repo + '.')}",
+        f"  date_added: {day}",
+        f"  date_updated: {day}",
+        f"  difficulty: {'intermediate' if moe else 'beginner'}",
+        "  tasks:",
+    ]
     lines += ["    - multimodal", "    - text"] if multimodal else ["    - text"]
-    lines += ["", "model:", f"  model_id: {_q(hf_id)}",
-              '  min_vllm_version: "0.10.0"  # TODO: the first vLLM release that serves this model']
+    lines += [
+        "",
+        "model:",
+        f"  model_id: {_q(hf_id)}",
+        '  min_vllm_version: "0.10.0"  # TODO: the first vLLM release that serves this model',
+    ]
     if config:
         lines.append(f"  architecture: {'moe' if moe else 'dense'}")
     if counts:
-        lines += [f"  parameter_count: {_q(format_count(counts.total))}",
-                  f"  active_parameters: {_q(format_count(counts.active))}"]
+        lines += [
+            f"  parameter_count: {_q(format_count(counts.total))}",
+            f"  active_parameters: {_q(format_count(counts.active))}",
+        ]
     if isinstance(cfg.get("max_position_embeddings"), int):
         lines.append(f"  context_length: {cfg['max_position_embeddings']}")
     lines += ["  base_args: []", "  base_env: {}"]
@@ -451,10 +617,16 @@ def scaffold(hf_id: str, config: dict | None = None, today: _dt.date | None = No
     if vram is not None:
         lines.append(f"    vram_minimum_gb: {vram}")
     else:
-        lines.append("    vram_minimum_gb: 0  # TODO: ceil(parameters in billions x bytes per parameter x 1.2)")
+        lines.append(
+            "    vram_minimum_gb: 0  # TODO: ceil(parameters in billions x bytes per parameter x 1.2)"
+        )
         notes.append("vram_minimum_gb left at 0: give --config config.json or compute it by hand")
-    lines += [f"    description: {_q('Original ' + precision.upper() + ' weights')}", "",
-              "compatible_strategies:", "  - single_node_tp"]
+    lines += [
+        f"    description: {_q('Original ' + precision.upper() + ' weights')}",
+        "",
+        "compatible_strategies:",
+        "  - single_node_tp",
+    ]
     if moe:
         lines += ["  - single_node_tep", "  - single_node_dep"]
     lines += ["", "guide: |"]
@@ -463,7 +635,9 @@ def scaffold(hf_id: str, config: dict | None = None, today: _dt.date | None = No
     return Scaffold(hf_id, "\n".join(lines) + "\n", notes)
 
 
-def write_scaffold(root: Path, hf_id: str, config_path: Path | None = None, force: bool = False) -> tuple[Path, Scaffold]:
+def write_scaffold(
+    root: Path, hf_id: str, config_path: Path | None = None, force: bool = False
+) -> tuple[Path, Scaffold]:
     """Write models/ORG/REPO.yaml under `root`; raises FileExistsError unless `force`."""
     config = json.loads(Path(config_path).read_text(encoding="utf-8")) if config_path else None
     if config is not None and not isinstance(config, dict):

@@ -11,6 +11,7 @@ site to rebuild into: cache.keep_in_memory) and the open pages reload themselves
 a small script to each HTML page it sends (never to the built files) that polls
 `/__recipes_site/generation`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,12 +27,23 @@ from pathlib import Path
 from recipes_site.outdir import OutputRefused, check_output
 from recipes_site.write import UnsafePath
 
-WATCHED = ("models", "taxonomy.yaml", "strategies", "kv_store", "platforms.yaml", "recipes-site.yaml")
+WATCHED = (
+    "models",
+    "taxonomy.yaml",
+    "strategies",
+    "kv_store",
+    "platforms.yaml",
+    "recipes-site.yaml",
+)
 TYPES = {
-    ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8", ".json": "application/json",
-    ".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8",
-    ".xml": "application/xml; charset=utf-8", ".svg": "image/svg+xml",
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".md": "text/markdown; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".xml": "application/xml; charset=utf-8",
+    ".svg": "image/svg+xml",
 }
 
 
@@ -56,8 +68,11 @@ class SiteHandler(SimpleHTTPRequestHandler):
         (the file itself, a folder on the way, or a folder's index.html) must not publish
         /etc/passwd or a home folder. `..` segments are already dropped by translate_path."""
         local = self.translate_path(self.path)
-        candidates = [local] + ([os.path.join(local, name) for name in ("index.html", "index.htm")]
-                                if os.path.isdir(local) else [])
+        candidates = [local] + (
+            [os.path.join(local, name) for name in ("index.html", "index.htm")]
+            if os.path.isdir(local)
+            else []
+        )
         if any(os.path.lexists(c) and not _contained(c, self.directory) for c in candidates):
             self.send_error(HTTPStatus.NOT_FOUND, "File not found")
             return None
@@ -65,7 +80,11 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     def send_error(self, code, message=None, explain=None):
         page = Path(self.directory) / "404.html"
-        if code != HTTPStatus.NOT_FOUND or not page.is_file() or not _contained(str(page), self.directory):
+        if (
+            code != HTTPStatus.NOT_FOUND
+            or not page.is_file()
+            or not _contained(str(page), self.directory)
+        ):
             return super().send_error(code, message, explain)
         body = page.read_bytes()
         self.send_response(code, message)
@@ -76,7 +95,9 @@ class SiteHandler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
     def log_message(self, format, *args):  # noqa: A002 (the base class's name)
-        if not self.quiet and not getattr(self, "path", "").startswith(RELOAD_PREFIX):   # pages poll it
+        if not self.quiet and not getattr(self, "path", "").startswith(
+            RELOAD_PREFIX
+        ):  # pages poll it
             super().log_message(format, *args)
 
 
@@ -137,9 +158,13 @@ class ReloadingHandler(SiteHandler):
         local = self.translate_path(self.path)
         if os.path.isdir(local):
             if not self.path.split("?", 1)[0].endswith("/"):
-                return None   # the base class redirects to the slash form
+                return None  # the base class redirects to the slash form
             local = os.path.join(local, "index.html")
-        if not local.endswith(".html") or not os.path.isfile(local) or not _contained(local, self.directory):
+        if (
+            not local.endswith(".html")
+            or not os.path.isfile(local)
+            or not _contained(local, self.directory)
+        ):
             return None
         return local
 
@@ -160,8 +185,14 @@ class ReloadingHandler(SiteHandler):
 
     def send_error(self, code, message=None, explain=None):
         page = Path(self.directory) / "404.html"
-        if code == HTTPStatus.NOT_FOUND and page.is_file() and _contained(str(page), self.directory):
-            return self._send(code, with_reload_script(page.read_bytes(), self.generation.value), TYPES[".html"])
+        if (
+            code == HTTPStatus.NOT_FOUND
+            and page.is_file()
+            and _contained(str(page), self.directory)
+        ):
+            return self._send(
+                code, with_reload_script(page.read_bytes(), self.generation.value), TYPES[".html"]
+            )
         return super().send_error(code, message, explain)
 
 
@@ -169,7 +200,13 @@ def watched_state(root: Path, extra: tuple[Path, ...] = ()) -> tuple:
     """(path, mtime, size) of every watched file: any edit, addition or removal changes it."""
     state = []
     for entry in [root / name for name in WATCHED] + list(extra):
-        files = sorted(p for p in entry.rglob("*") if p.is_file()) if entry.is_dir() else [entry] if entry.is_file() else []
+        files = (
+            sorted(p for p in entry.rglob("*") if p.is_file())
+            if entry.is_dir()
+            else [entry]
+            if entry.is_file()
+            else []
+        )
         for p in files:
             try:
                 st = p.stat()
@@ -184,31 +221,51 @@ def rebuild(root: Path, out: Path, log=print, on_swapped=None) -> bool:
     `on_swapped()` runs once the new site is in place (before the old one is deleted)."""
     from recipes_site.build import build
     from recipes_site.exits import describe_os_error
+
     started = time.perf_counter()
     try:
         result = build(root, out, on_swapped=on_swapped)
-    except (OutputRefused, UnsafePath, OSError) as exc:   # the machine's problem, not a bug: one line
-        log(f"build failed: {describe_os_error(exc) if isinstance(exc, OSError) else exc}; "
-            "still serving the previous site")
+    except (
+        OutputRefused,
+        UnsafePath,
+        OSError,
+    ) as exc:  # the machine's problem, not a bug: one line
+        log(
+            f"build failed: {describe_os_error(exc) if isinstance(exc, OSError) else exc}; "
+            "still serving the previous site"
+        )
         return False
-    except Exception:   # a bug must not take the preview down: keep serving the last good site
+    except Exception:  # a bug must not take the preview down: keep serving the last good site
         log(traceback.format_exc().rstrip())
         log("build crashed; still serving the previous site")
         return False
-    if not result.ok:   # asked once: it scans every diagnostic (6,700 warnings on a 1,000-recipe corpus copy)
+    if (
+        not result.ok
+    ):  # asked once: it scans every diagnostic (6,700 warnings on a 1,000-recipe corpus copy)
         for d in result.diagnostics:
             log(d.format())
-        log(f"build failed: {sum(1 for d in result.diagnostics if d.level.name == 'ERROR')} error(s); "
-            "still serving the previous site")
+        log(
+            f"build failed: {sum(1 for d in result.diagnostics if d.level.name == 'ERROR')} error(s); "
+            "still serving the previous site"
+        )
         return False
-    log(f"built {len(result.recipes)} recipes into {out} ({result.files_written} files, "
-        f"{result.files_reused} reused, {time.perf_counter() - started:.2f}s)")
+    log(
+        f"built {len(result.recipes)} recipes into {out} ({result.files_written} files, "
+        f"{result.files_reused} reused, {time.perf_counter() - started:.2f}s)"
+    )
     return True
 
 
-def watch(root: Path, out: Path, stop: threading.Event, interval: float = 0.5, log=print,
-          extra: tuple[Path, ...] = (), seen: tuple | None = None,
-          generation: Generation | None = None) -> None:
+def watch(
+    root: Path,
+    out: Path,
+    stop: threading.Event,
+    interval: float = 0.5,
+    log=print,
+    extra: tuple[Path, ...] = (),
+    seen: tuple | None = None,
+    generation: Generation | None = None,
+) -> None:
     """Poll the recipe files every `interval` seconds and rebuild when they differ from `seen`
     (the state the current site was built from; taken now when not given); a rebuild that
     replaced the site bumps `generation`, which reloads the open pages."""
@@ -221,29 +278,50 @@ def watch(root: Path, out: Path, stop: threading.Event, interval: float = 0.5, l
             rebuild(root, out, log, on_swapped=generation.bump if generation is not None else None)
 
 
-def make_server(out: Path, port: int = 8000, host: str = "127.0.0.1", quiet: bool = False,
-                generation: Generation | None = None) -> ThreadingHTTPServer:
+def make_server(
+    out: Path,
+    port: int = 8000,
+    host: str = "127.0.0.1",
+    quiet: bool = False,
+    generation: Generation | None = None,
+) -> ThreadingHTTPServer:
     """The preview server of `out`; with `generation`, pages reload themselves after a rebuild."""
     base = SiteHandler if generation is None else ReloadingHandler
     handler = type("Handler", (base,), {"quiet": quiet, "generation": generation})
     return ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(out)))
 
 
-def serve(root: Path, out: Path, port: int = 8000, host: str = "127.0.0.1", *,
-          interval: float = 0.5, watch_templates: bool = True) -> int:
+def serve(
+    root: Path,
+    out: Path,
+    port: int = 8000,
+    host: str = "127.0.0.1",
+    *,
+    interval: float = 0.5,
+    watch_templates: bool = True,
+) -> int:
     """Build, serve `out` until interrupted, rebuilding on recipe changes. Returns an exit code.
 
     The recipe files are polled every `interval` seconds: half of it is the average wait between
     a save and its rebuild, and one poll of a 1,000-recipe root costs ~12 ms of CPU."""
-    root, out = Path(root), check_output(Path(out), Path(root))   # refuses like `build`, before any write
+    root, out = (
+        Path(root),
+        check_output(Path(out), Path(root)),
+    )  # refuses like `build`, before any write
     from recipes_site.cache import keep_in_memory
-    keep_in_memory()   # a rebuild parses only the files that changed and re-renders only changed pages
+
+    keep_in_memory()  # a rebuild parses only the files that changed and re-renders only changed pages
     from recipes_site.render.pages import TEMPLATES
+
     extra = (TEMPLATES,) if watch_templates else ()
-    seen = watched_state(root, extra)   # before building: an edit made during the build triggers another
+    seen = watched_state(
+        root, extra
+    )  # before building: an edit made during the build triggers another
     if not rebuild(root, out) and not (out / "index.html").is_file():
-        print("nothing to serve yet: fix the errors above; the server starts anyway and rebuilds on change",
-              file=sys.stderr)
+        print(
+            "nothing to serve yet: fix the errors above; the server starts anyway and rebuilds on change",
+            file=sys.stderr,
+        )
         out.mkdir(parents=True, exist_ok=True)
     generation = Generation()
     try:
@@ -252,8 +330,12 @@ def serve(root: Path, out: Path, port: int = 8000, host: str = "127.0.0.1", *,
         print(f"recipes-site: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
-    watcher = threading.Thread(target=watch, args=(root, out, stop, interval),
-                               kwargs={"extra": extra, "seen": seen, "generation": generation}, daemon=True)
+    watcher = threading.Thread(
+        target=watch,
+        args=(root, out, stop, interval),
+        kwargs={"extra": extra, "seen": seen, "generation": generation},
+        daemon=True,
+    )
     watcher.start()
     print(f"serving {out} at http://{host}:{server.server_address[1]}/  (Ctrl+C to stop)")
     try:

@@ -19,6 +19,7 @@ Layers, later ones winning: the file, then RECIPES_SITE_URL / RECIPES_SITE_REPO_
 environment, then the CLI flags (`--base-url`, `--repo-url`, applied with :func:`overridden`,
 which forked build workers inherit).
 """
+
 from __future__ import annotations
 
 import os
@@ -40,6 +41,7 @@ _BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,100}$")
 
 class SiteSettings(BaseModel):
     """The keys of recipes-site.yaml (strict: unknown keys are errors with a did-you-mean)."""
+
     # defer_build: the validator is built when a recipes-site.yaml is first validated, not by
     # every command importing this module (a root without the file never needs it)
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
@@ -53,19 +55,23 @@ class SiteSettings(BaseModel):
 @dataclass(frozen=True)
 class SiteConfig:
     """The effective settings of one build (None = not configured)."""
+
     repo_url: str | None = None
     site_url: str | None = None
     site_name: str = DEFAULT_SITE_NAME
     edit_branch: str = "main"
 
     @classmethod
-    def from_env(cls, base: "SiteConfig | None" = None) -> "SiteConfig":
+    def from_env(cls, base: SiteConfig | None = None) -> SiteConfig:
         """`base` (default: nothing configured) with the environment's URLs on top."""
         base = base or cls()
         repo = os.environ.get("RECIPES_SITE_REPO_URL")
         site = os.environ.get("RECIPES_SITE_URL")
-        return replace(base, repo_url=repo.rstrip("/") if repo else base.repo_url,
-                       site_url=site.rstrip("/") if site else base.site_url)
+        return replace(
+            base,
+            repo_url=repo.rstrip("/") if repo else base.repo_url,
+            site_url=site.rstrip("/") if site else base.site_url,
+        )
 
     @property
     def published(self) -> bool:
@@ -73,20 +79,30 @@ class SiteConfig:
         return bool(self.site_url)
 
     def edit_url(self, hf_id: str) -> str | None:
-        return f"{self.repo_url}/edit/{self.edit_branch}/models/{hf_id}.yaml" if self.repo_url else None
+        return (
+            f"{self.repo_url}/edit/{self.edit_branch}/models/{hf_id}.yaml"
+            if self.repo_url
+            else None
+        )
 
     def blob_url(self, path: str) -> str | None:
         return f"{self.repo_url}/blob/{self.edit_branch}/{path}" if self.repo_url else None
 
     def issue_url(self, title: str) -> str | None:
-        return f"{self.repo_url}/issues/new?{urlencode({'title': title}, quote_via=quote)}" if self.repo_url else None
+        return (
+            f"{self.repo_url}/issues/new?{urlencode({'title': title}, quote_via=quote)}"
+            if self.repo_url
+            else None
+        )
 
     def request_url(self, hf_id: str | None = None) -> str | None:
         if not self.repo_url:
             return None
         query = {"labels": "recipe-request", "title": f"Recipe request: {hf_id or ''}"}
         if hf_id:
-            query["body"] = f"Model: https://huggingface.co/{hf_id}\nHardware:\nPrecision:\nNotes:\n"
+            query["body"] = (
+                f"Model: https://huggingface.co/{hf_id}\nHardware:\nPrecision:\nNotes:\n"
+            )
         return f"{self.repo_url}/issues/new?{urlencode(query, quote_via=quote)}"
 
     def absolute(self, path: str) -> str:
@@ -99,10 +115,12 @@ class SiteConfig:
         """The path the site is served under ('/' or '/recipes/' for https://acme.github.io/recipes):
         every page and API link is put beneath it (site_root.py)."""
         from recipes_site.site_root import root_of
+
         return root_of(self.site_url)
 
 
 # -- checking values ----------------------------------------------------------------------------------
+
 
 def url_problem(value: str, *, origin_only: bool) -> str | None:
     """Why `value` cannot be the site's base URL or a repository URL, else None; `origin_only`
@@ -131,14 +149,22 @@ def _value_problems(data: dict) -> list[tuple[str, str, str]]:
     text = {k: v for k, v in data.items() if isinstance(v, str)}
     out = []
     if "base_url" in text and (why := check_base_url(text["base_url"])):
-        out.append(("base_url", why, "e.g. https://recipes.example.org or https://<owner>.github.io/<repo>"))
+        out.append(
+            (
+                "base_url",
+                why,
+                "e.g. https://recipes.example.org or https://<owner>.github.io/<repo>",
+            )
+        )
     if "repo_url" in text and (why := url_problem(text["repo_url"], origin_only=False)):
         out.append(("repo_url", why, "e.g. https://github.com/<owner>/<repo>"))
     name = text.get("site_name")
     if name is not None and not (0 < len(name.strip()) <= 80 and "\n" not in name):
         out.append(("site_name", "expected one line of 1 to 80 characters", ""))
     branch = text.get("edit_branch")
-    if branch is not None and (not _BRANCH.match(branch) or ".." in branch or branch.startswith(("-", "/"))):
+    if branch is not None and (
+        not _BRANCH.match(branch) or ".." in branch or branch.startswith(("-", "/"))
+    ):
         out.append(("edit_branch", "expected a git branch name (letters, digits, . _ / -)", ""))
     return out
 
@@ -148,6 +174,7 @@ def load_site_config(root: Path, display=str) -> tuple[SiteConfig, list[Diagnost
     problem of the file as diagnostics at its line; an invalid file yields the defaults."""
     from recipes_site.catalog.schema_errors import validate
     from recipes_site.catalog.yaml import load_yaml_file
+
     path = Path(root) / CONFIG_FILE
     if not path.is_file():
         return SiteConfig(), []
@@ -155,16 +182,20 @@ def load_site_config(root: Path, display=str) -> tuple[SiteConfig, list[Diagnost
     loaded = load_yaml_file(path, shown)
     if loaded.data is None:
         return SiteConfig(), list(loaded.diagnostics)
-    settings, diags = validate(SiteSettings, loaded.data, shown, loaded.positions, loaded.key_positions)
+    settings, diags = validate(
+        SiteSettings, loaded.data, shown, loaded.positions, loaded.key_positions
+    )
     for key, message, hint in _value_problems(loaded.data if isinstance(loaded.data, dict) else {}):
         line, col = loaded.positions.get((key,), (0, 0))
         diags.append(Diagnostic(shown, line, col, Level.ERROR, key, message, hint))
     if diags or settings is None:
         return SiteConfig(), diags
-    return SiteConfig(repo_url=settings.repo_url.rstrip("/") if settings.repo_url else None,
-                      site_url=settings.base_url.rstrip("/") if settings.base_url else None,
-                      site_name=settings.site_name.strip() if settings.site_name else DEFAULT_SITE_NAME,
-                      edit_branch=settings.edit_branch or "main"), []
+    return SiteConfig(
+        repo_url=settings.repo_url.rstrip("/") if settings.repo_url else None,
+        site_url=settings.base_url.rstrip("/") if settings.base_url else None,
+        site_name=settings.site_name.strip() if settings.site_name else DEFAULT_SITE_NAME,
+        edit_branch=settings.edit_branch or "main",
+    ), []
 
 
 def check_site_config(root: Path, display=str) -> tuple[int, list[Diagnostic]]:

@@ -11,6 +11,7 @@ The root is process state set once per build (:func:`served_under`, from `SiteCo
 rather than a parameter of every API and page function: the API documents (api.py) carry site
 links but know nothing of the site's settings, and the forked build workers inherit the value.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -40,7 +41,7 @@ def url(path: str) -> str:
 
 def site_path(href: str) -> str:
     """The inverse of :func:`url`: a link under the root back to its site path ('/x/y')."""
-    return "/" + href[len(_ROOT):] if href.startswith(_ROOT) else href
+    return "/" + href[len(_ROOT) :] if href.startswith(_ROOT) else href
 
 
 @contextmanager
@@ -49,7 +50,9 @@ def served_under(site_root: str):
     root is back (so one process can build a prefixed site and then a preview)."""
     global _ROOT
     saved = _ROOT
-    _ROOT = site_root if site_root.startswith("/") and site_root.endswith("/") else root_of(site_root)
+    _ROOT = (
+        site_root if site_root.startswith("/") and site_root.endswith("/") else root_of(site_root)
+    )
     try:
         yield
     finally:

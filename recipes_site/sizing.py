@@ -11,6 +11,7 @@ against nominal node VRAM; synthesis keeps doing exactly that. The numbers here 
 shown beside the command (GPUs needed, the smallest tensor-parallel size, replicas per node)
 and the basis of the `validate` warning when the declared figure looks wrong.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,9 +23,18 @@ GIB_IN_GB = 2**30 / 1e9
 MISMATCH_TOLERANCE = 0.15
 
 BYTES_PER_PARAM = {
-    "fp32": 4, "bf16": 2, "fp16": 2,
-    "fp8": 1, "int8": 1, "awq": 1, "gptq": 1, "mxfp8": 1,
-    "fp4": 0.5, "nvfp4": 0.5, "mxfp4": 0.5, "int4": 0.5,
+    "fp32": 4,
+    "bf16": 2,
+    "fp16": 2,
+    "fp8": 1,
+    "int8": 1,
+    "awq": 1,
+    "gptq": 1,
+    "mxfp8": 1,
+    "fp4": 0.5,
+    "nvfp4": 0.5,
+    "mxfp4": 0.5,
+    "int4": 0.5,
 }
 
 _COUNT = re.compile(r"^\s*~?\s*(\d+(?:\.\d+)?)\s*([KMBT])\s*$", re.IGNORECASE)
@@ -63,6 +73,7 @@ def declared_mismatch(declared, computed) -> float | None:
 @dataclass(frozen=True)
 class Fit:
     """How one variant's weights land on one hardware profile."""
+
     hardware: str
     weights_gb: float
     gpu_count: int
@@ -70,22 +81,31 @@ class Fit:
     fits_one_gpu: bool
     fits_one_node: bool
     min_gpus: int
-    tensor_parallel: int | None     # smallest power of two holding the weights within one node
-    replicas_per_node: int          # 0 when one node is not enough
-    nodes_needed: int               # nodes for one copy of the weights
+    tensor_parallel: int | None  # smallest power of two holding the weights within one node
+    replicas_per_node: int  # 0 when one node is not enough
+    nodes_needed: int  # nodes for one copy of the weights
 
     def placement(self) -> dict:
         """The per-hardware facts (the weights figure and GPU facts live one level up)."""
-        return {"fits_one_gpu": self.fits_one_gpu, "fits_one_node": self.fits_one_node,
-                "min_gpus": self.min_gpus, "tensor_parallel": self.tensor_parallel,
-                "replicas_per_node": self.replicas_per_node, "nodes_needed": self.nodes_needed}
+        return {
+            "fits_one_gpu": self.fits_one_gpu,
+            "fits_one_node": self.fits_one_node,
+            "min_gpus": self.min_gpus,
+            "tensor_parallel": self.tensor_parallel,
+            "replicas_per_node": self.replicas_per_node,
+            "nodes_needed": self.nodes_needed,
+        }
 
     def as_dict(self) -> dict:
         return {
-            "weights_gb": self.weights_gb, "gpu_count": self.gpu_count,
-            "vram_per_gpu_gib": self.vram_per_gpu_gib, "fits_one_gpu": self.fits_one_gpu,
-            "fits_one_node": self.fits_one_node, "min_gpus": self.min_gpus,
-            "tensor_parallel": self.tensor_parallel, "replicas_per_node": self.replicas_per_node,
+            "weights_gb": self.weights_gb,
+            "gpu_count": self.gpu_count,
+            "vram_per_gpu_gib": self.vram_per_gpu_gib,
+            "fits_one_gpu": self.fits_one_gpu,
+            "fits_one_node": self.fits_one_node,
+            "min_gpus": self.min_gpus,
+            "tensor_parallel": self.tensor_parallel,
+            "replicas_per_node": self.replicas_per_node,
             "nodes_needed": self.nodes_needed,
         }
 
@@ -100,7 +120,7 @@ def gpu_label(profile: dict, hw_id: str = "") -> str:
     name = str(profile.get("display_name") or hw_id)
     m = _COUNT_SUFFIX.search(name)
     if m and int(m.group(1)) == (profile.get("gpu_count") or 1) and m.start() > 0:
-        return name[:m.start()]
+        return name[: m.start()]
     return name
 
 
@@ -117,7 +137,9 @@ def fit(weights_gb: float, hw_id: str, profile: dict) -> Fit | None:
     if found is None:
         return None
     gpus, gib, placement = found
-    return Fit(hardware=hw_id, weights_gb=weights_gb, gpu_count=gpus, vram_per_gpu_gib=gib, **placement)
+    return Fit(
+        hardware=hw_id, weights_gb=weights_gb, gpu_count=gpus, vram_per_gpu_gib=gib, **placement
+    )
 
 
 def _fit_figures(weights_gb: float, profile: dict) -> tuple[int, float, dict] | None:
@@ -133,9 +155,18 @@ def _fit_figures(weights_gb: float, profile: dict) -> tuple[int, float, dict] | 
     while tp < min_gpus:
         tp *= 2
     in_node = tp <= gpus
-    return gpus, gib, {"fits_one_gpu": min_gpus == 1, "fits_one_node": min_gpus <= gpus, "min_gpus": min_gpus,
-                       "tensor_parallel": tp if in_node else None, "replicas_per_node": gpus // tp if in_node else 0,
-                       "nodes_needed": math.ceil(min_gpus / gpus)}
+    return (
+        gpus,
+        gib,
+        {
+            "fits_one_gpu": min_gpus == 1,
+            "fits_one_node": min_gpus <= gpus,
+            "min_gpus": min_gpus,
+            "tensor_parallel": tp if in_node else None,
+            "replicas_per_node": gpus // tp if in_node else 0,
+            "nodes_needed": math.ceil(min_gpus / gpus),
+        },
+    )
 
 
 # -- mixed-precision checkpoints, sized per component ------------------------------------------------
@@ -158,7 +189,9 @@ def mixed_precision_method(recipe: dict, variant: dict) -> str | None:
     when the variant's precision is that method: other checkpoints may quantize differently."""
     model = recipe.get("model") or {}
     cfg = model.get("hf_config") if isinstance(model.get("hf_config"), dict) else {}
-    quant = cfg.get("quantization_config") if isinstance(cfg.get("quantization_config"), dict) else {}
+    quant = (
+        cfg.get("quantization_config") if isinstance(cfg.get("quantization_config"), dict) else {}
+    )
     method = quant.get("quant_method")
     if method not in EXPERTS_ONLY_QUANT_BYTES or variant.get("precision") != method:
         return None
@@ -173,7 +206,8 @@ def component_weights_bytes(recipe: dict, variant: dict) -> float | None:
     method = mixed_precision_method(recipe, variant)
     if method is None:
         return None
-    from recipes_site.scaffold import parameter_count          # scaffold imports this module
+    from recipes_site.scaffold import parameter_count  # scaffold imports this module
+
     try:
         count = parameter_count(recipe["model"]["hf_config"])
     except (KeyError, TypeError, ZeroDivisionError):
@@ -202,15 +236,21 @@ def variant_weights_gb(recipe: dict, variant: dict) -> tuple[int | None, int | N
 def declared_vram_gb(variant: dict) -> int | float | None:
     """The variant's `vram_minimum_gb` when it is a number (None otherwise)."""
     declared = variant.get("vram_minimum_gb")
-    return declared if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
+    return (
+        declared if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
+    )
 
 
 def variant_sizing(recipe: dict, variant: dict, profiles: dict) -> dict:
     """Sizing of one variant on every profile, keyed by hardware id (declared figure preferred)."""
     computed, declared = variant_weights_gb(recipe, variant)
     basis = declared or computed
-    return {"computed_vram_gb": computed, "declared_vram_gb": declared, "basis_gb": basis,
-            "hardware": placements(basis, profiles) if basis else {}}
+    return {
+        "computed_vram_gb": computed,
+        "declared_vram_gb": declared,
+        "basis_gb": basis,
+        "hardware": placements(basis, profiles) if basis else {},
+    }
 
 
 _PLACEMENTS: dict[tuple, dict] = {}
@@ -226,7 +266,7 @@ def placements(weights_gb: float, profiles: dict) -> dict:
     try:
         key = (weights_gb, type(weights_gb), _facts_key(profiles))
         hit = _PLACEMENTS.get(key)
-    except (TypeError, AttributeError):     # an unhashable fact, or not a profile: no memo
+    except (TypeError, AttributeError):  # an unhashable fact, or not a profile: no memo
         return _placements(weights_gb, profiles)
     if hit is None:
         if len(_PLACEMENTS) > 1024:
@@ -240,7 +280,11 @@ def _facts_key(profiles: dict) -> tuple:
     each with its type; the memo key of `placements`."""
     out = []
     for hw_id, profile in profiles.items():
-        gpus, per_gpu, node = profile.get("gpu_count"), profile.get("vram_per_gpu_gb"), profile.get("vram_gb")
+        gpus, per_gpu, node = (
+            profile.get("gpu_count"),
+            profile.get("vram_per_gpu_gb"),
+            profile.get("vram_gb"),
+        )
         out.append((hw_id, gpus, type(gpus), per_gpu, type(per_gpu), node, type(node)))
     return tuple(out)
 

@@ -8,6 +8,7 @@ Ids are instead bucketed by their *normalised* form (lowercase, letters and digi
 with (`llama`, `qwen3`, `deepseek`). A lookup compares the typed id only with the ids of the closest
 organisations and of the same family: a few dozen strings, whatever the catalog size.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -17,8 +18,10 @@ from functools import lru_cache
 from operator import itemgetter
 
 _WORD = re.compile(r"[a-z]+[0-9]*|[0-9]+")
-_NOT_ALNUM = re.compile(r"[^a-z0-9]+")   # lowered text holds no A-Z: the ASCII letters and digits left are these
-CUTOFF = 0.6          # difflib's default similarity floor
+_NOT_ALNUM = re.compile(
+    r"[^a-z0-9]+"
+)  # lowered text holds no A-Z: the ASCII letters and digits left are these
+CUTOFF = 0.6  # difflib's default similarity floor
 
 
 def normalise(text: str) -> str:
@@ -38,11 +41,11 @@ class NameIndex:
     """Known ids, bucketed for cheap suggestions (see the module docstring)."""
 
     def __init__(self, names):
-        self._exact: dict[str, list[str]] = defaultdict(list)    # normalised id -> ids
-        self._by_org: dict[str, list[str]] = defaultdict(list)   # normalised org -> ids
+        self._exact: dict[str, list[str]] = defaultdict(list)  # normalised id -> ids
+        self._by_org: dict[str, list[str]] = defaultdict(list)  # normalised org -> ids
         self._by_family: dict[str, list[str]] = defaultdict(list)
-        self._deletes: dict[str, list[str]] | None = None   # see close()
-        self._closed: dict[tuple, list[str]] = {}            # close()'s answers
+        self._deletes: dict[str, list[str]] | None = None  # see close()
+        self._closed: dict[tuple, list[str]] = {}  # close()'s answers
         for name in dict.fromkeys(names):
             org, _, repo = name.rpartition("/")
             self._exact[normalise(name)].append(name)
@@ -55,11 +58,15 @@ class NameIndex:
         if key in self._exact:
             return self._exact[key][:limit]
         org, _, repo = wanted.rpartition("/")
-        orgs = difflib.get_close_matches(normalise(org), list(self._by_org), n=3, cutoff=CUTOFF) if org else []
+        orgs = (
+            difflib.get_close_matches(normalise(org), list(self._by_org), n=3, cutoff=CUTOFF)
+            if org
+            else []
+        )
         pool = {name for o in orgs for name in self._by_org[o]}
         pool.update(self._by_family.get(_family(repo), ()))
         if not org:
-            pool.update(self._by_org.get("", ()))        # ids without an org (hardware profiles)
+            pool.update(self._by_org.get("", ()))  # ids without an org (hardware profiles)
         # with an org, whole ids are compared; without one, the repo names (a bare
         # `llama-3.3-70b-instruct` is closest to `meta-llama/Llama-3.3-70B-Instruct`)
         compare = normalise if org else (lambda name: normalise(name.rpartition("/")[2]))
@@ -68,7 +75,6 @@ class NameIndex:
             by_key[compare(name)].append(name)
         close = difflib.get_close_matches(key, list(by_key), n=limit, cutoff=CUTOFF)
         return [name for k in close for name in by_key[k]][:limit]
-
 
     def close(self, wanted: str, cutoff: float = 0.92, limit: int = 1) -> list[str]:
         """Known ids a typo or two away from `wanted` (difflib ratio >= `cutoff`), best first.
@@ -112,7 +118,7 @@ def _deletions(key: str):
     """`key` and every string made from it by dropping one character."""
     yield key
     for i in range(len(key)):
-        yield key[:i] + key[i + 1:]
+        yield key[:i] + key[i + 1 :]
 
 
 def closest(word: str, choices, cutoff: float = CUTOFF) -> str | None:
@@ -135,13 +141,13 @@ def closest(word: str, choices, cutoff: float = CUTOFF) -> str | None:
     bounded = []
     for choice, length, chars in _char_counts(tuple(choices)):
         total = length + size
-        if total and 2.0 * min(length, size) / total < cutoff:     # difflib's real_quick_ratio
+        if total and 2.0 * min(length, size) / total < cutoff:  # difflib's real_quick_ratio
             continue
         common = 0
         for char, n in chars:
             have = counts.get(char, 0)
             common += n if n < have else have
-        bound = 2.0 * common / total if total else 1.0            # difflib's quick_ratio
+        bound = 2.0 * common / total if total else 1.0  # difflib's quick_ratio
         if bound >= cutoff:
             bounded.append((bound, choice))
     bounded.sort(key=itemgetter(0), reverse=True)
@@ -152,7 +158,7 @@ def closest(word: str, choices, cutoff: float = CUTOFF) -> str | None:
         if best is not None and bound < best[0]:
             break
         total = len(choice) + size
-        if total:   # the tighter bound first: the ratio's matches are a common subsequence
+        if total:  # the tighter bound first: the ratio's matches are a common subsequence
             tighter = 2.0 * lcs_length(choice, word) / total
             if tighter < cutoff or (best is not None and tighter < best[0]):
                 continue
@@ -205,6 +211,7 @@ def did_you_mean(suggestions: list[str]) -> str:
 
 def model_index(catalog) -> NameIndex:
     """Every id `recipes-site command` accepts: recipe ids and the checkpoints their variants serve."""
+
     def ids():
         for doc in catalog.recipes:
             yield doc.hf_id
@@ -212,4 +219,5 @@ def model_index(catalog) -> NameIndex:
                 checkpoint = (variant or {}).get("model_id") if isinstance(variant, dict) else None
                 if isinstance(checkpoint, str) and "/" in checkpoint:
                     yield checkpoint
+
     return NameIndex(ids())

@@ -14,6 +14,7 @@ Only a folder `outdir.check_output` accepts is replaced, and the writer itself r
 that would land outside the staging folder (absolute, `..`, or through a symlink): recipe ids
 come from strangers, and validation is not the only line of defence.
 """
+
 from __future__ import annotations
 
 import errno
@@ -33,7 +34,7 @@ from recipes_site.cache import stat_stamp
 from recipes_site.outdir import GENERATOR, MANIFEST, check_output, read_manifest, scan_tree
 from recipes_site.posix import exchange, exclusive_lock
 
-DIR_MODE, FILE_MODE = 0o755, 0o644   # a published site is world-readable whatever the umask
+DIR_MODE, FILE_MODE = 0o755, 0o644  # a published site is world-readable whatever the umask
 
 
 class UnsafePath(ValueError):
@@ -52,7 +53,9 @@ class UnsafePath(ValueError):
 # check_circular=False there: the documents are trees of fresh data (YAML aliases are copied, and
 # a recursive one is refused); a cycle would still fail, as RecursionError.
 _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-_fallback_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_fallback_text = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), check_circular=False
+).encode
 
 
 def _refused(value):
@@ -63,8 +66,10 @@ def encode_json(doc) -> bytes:
     """Deterministic, compact JSON bytes with a final newline (key order is the documents' own
     insertion order)."""
     try:
-        return orjson.dumps(doc, default=_refused, option=_ORJSON_OPTIONS | orjson.OPT_APPEND_NEWLINE)
-    except TypeError:   # orjson.JSONEncodeError is a TypeError
+        return orjson.dumps(
+            doc, default=_refused, option=_ORJSON_OPTIONS | orjson.OPT_APPEND_NEWLINE
+        )
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
         return _fallback_text(doc).encode("utf-8") + b"\n"
 
 
@@ -110,11 +115,13 @@ def _make_dirs(base: Path, parts: list[str], made: dict | None = None) -> Path:
         try:
             os.mkdir(folder, DIR_MODE)
             os.chmod(folder, DIR_MODE)
-        except FileExistsError:   # checked before anything is created below it
+        except FileExistsError:  # checked before anything is created below it
             real = folder.resolve()
             if real != base and base not in real.parents:
-                raise UnsafePath(f"refusing to write into {'/'.join(dirs)!r}: it resolves to {real}, "
-                                 "outside the output folder") from None
+                raise UnsafePath(
+                    f"refusing to write into {'/'.join(dirs)!r}: it resolves to {real}, "
+                    "outside the output folder"
+                ) from None
         made[dirs] = folder
     return folder
 
@@ -131,7 +138,11 @@ def _same_file(previous: Path, parts: list[str], data: bytes) -> Path | None:
         return None
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data) or stat.S_IMODE(st.st_mode) != FILE_MODE:
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_size != len(data)
+            or stat.S_IMODE(st.st_mode) != FILE_MODE
+        ):
             return None
         return source if f.read() == data else None
 
@@ -155,11 +166,16 @@ def _write_all(fd: int, data: bytes) -> None:
     (os.fdopen costs an fstat, an ioctl and an lseek per file, 4,000 system calls per build)."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
-def write_files(folder: Path, files: dict[str, bytes], previous: Path | None = None,
-                made: dict | None = None, stamps: dict | None = None) -> int:
+def write_files(
+    folder: Path,
+    files: dict[str, bytes],
+    previous: Path | None = None,
+    made: dict | None = None,
+    stamps: dict | None = None,
+) -> int:
     """Write `files` (relative path -> bytes) under `folder`; returns how many.
 
     Each path is checked before anything is written for it: no absolute path, no `..`, no
@@ -175,7 +191,7 @@ def write_files(folder: Path, files: dict[str, bytes], previous: Path | None = N
     base = Path(folder).resolve()
     prev = Path(previous).resolve() if previous is not None and os.path.isdir(previous) else None
     made = {} if made is None else made
-    if made.setdefault(None, base) != base:   # its paths lie under the folder it was made for
+    if made.setdefault(None, base) != base:  # its paths lie under the folder it was made for
         raise ValueError(f"write_files: a folder memo of {made[None]} used for {base}")
     for rel in sorted(files):
         parts = _parts(rel)
@@ -189,7 +205,7 @@ def write_files(folder: Path, files: dict[str, bytes], previous: Path | None = N
                     stamps[rel] = stat_stamp(os.lstat(target))
                 continue
             except OSError:
-                pass   # already there (replaced below), or no hard links here: write it
+                pass  # already there (replaced below), or no hard links here: write it
         fd = _create(target)
         try:
             try:
@@ -199,7 +215,7 @@ def write_files(folder: Path, files: dict[str, bytes], previous: Path | None = N
                     stamps[rel] = stat_stamp(os.fstat(fd))
             finally:
                 os.close(fd)
-        except OSError as exc:   # ENOSPC/EFBIG name no file: say which one, for the error line
+        except OSError as exc:  # ENOSPC/EFBIG name no file: say which one, for the error line
             if exc.filename is None:
                 raise OSError(exc.errno, exc.strerror, str(target)) from None
             raise
@@ -233,7 +249,9 @@ def link_files(folder: Path, previous: Path, rels) -> None:
         parent = targets.get(dirs)
         if parent is None:
             if not plain_source(dirs):
-                raise UnsafePath(f"refusing to reuse {rel!r}: its folder in the previous site is not a plain folder")
+                raise UnsafePath(
+                    f"refusing to reuse {rel!r}: its folder in the previous site is not a plain folder"
+                )
             parent = targets[dirs] = str(_make_dirs(base, parts[:-1], made))
         source, target = os.path.join(prev, *parts), f"{parent}/{parts[-1]}"
         try:
@@ -257,8 +275,12 @@ def remove_stale(out: Path) -> list[Path]:
     folder carrying our manifest, so a stranger's folder that merely matches the name stays."""
     pattern, removed = _staging_pattern(out), []
     for entry in sorted(out.parent.iterdir()):
-        if pattern.fullmatch(entry.name) and not entry.is_symlink() and entry.is_dir() \
-                and read_manifest(entry) is not None:
+        if (
+            pattern.fullmatch(entry.name)
+            and not entry.is_symlink()
+            and entry.is_dir()
+            and read_manifest(entry) is not None
+        ):
             shutil.rmtree(entry)
             removed.append(entry)
     return removed
@@ -276,7 +298,7 @@ def _seal(staging: Path) -> None:
         elif entry.is_file(follow_symlinks=False) and name != MANIFEST:
             files.append(name)
     empty = [path for path, count in entries.items() if count == 0 and path in parent]
-    while empty:   # a folder whose last entry goes may leave its parent empty in turn
+    while empty:  # a folder whose last entry goes may leave its parent empty in turn
         path = empty.pop()
         os.rmdir(path)
         up = parent[path]
@@ -293,7 +315,7 @@ def _swap(staging: Path, out: Path) -> None:
         return
     if exchange(staging, out):
         return
-    retired = out.parent / f".{out.name}.old-{secrets.token_hex(4)}"   # fallback: a brief gap
+    retired = out.parent / f".{out.name}.old-{secrets.token_hex(4)}"  # fallback: a brief gap
     os.rename(out, retired)
     os.rename(staging, out)
     os.rename(retired, staging)
@@ -306,7 +328,9 @@ def spare_path(out: Path) -> Path:
 
 
 def _ours(folder: Path) -> bool:
-    return not os.path.islink(folder) and os.path.isdir(folder) and read_manifest(folder) is not None
+    return (
+        not os.path.islink(folder) and os.path.isdir(folder) and read_manifest(folder) is not None
+    )
 
 
 def recycle(staging: Path, previous: Path, keep: dict[str, list[int]]) -> set[str]:
@@ -320,15 +344,16 @@ def recycle(staging: Path, previous: Path, keep: dict[str, list[int]]) -> set[st
     included), afterwards it holds only files the build would link there anyway."""
     kept, doomed = set(), []
     if keep and os.stat(staging).st_dev != os.stat(previous).st_dev:
-        keep = {}   # inode numbers compare only within one file system
+        keep = {}  # inode numbers compare only within one file system
     for name, entry in scan_tree(staging):
         if entry.is_dir(follow_symlinks=False):
             continue
-        if name == MANIFEST or (name in keep and entry.is_file(follow_symlinks=False)
-                                and entry.inode() == keep[name][0]):
-            kept.add(name)   # the previous site's file itself (no stat: the inode is in the folder)
+        if name == MANIFEST or (
+            name in keep and entry.is_file(follow_symlinks=False) and entry.inode() == keep[name][0]
+        ):
+            kept.add(name)  # the previous site's file itself (no stat: the inode is in the folder)
         else:
-            doomed.append(entry.path)   # a changed file, a symlink, anything else
+            doomed.append(entry.path)  # a changed file, a symlink, anything else
     for path in doomed:
         os.unlink(path)
     return kept - {MANIFEST}
@@ -355,8 +380,14 @@ def _link_spare(out: Path, spare: Path) -> None:
 
 
 @contextmanager
-def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked: bool = False,
-                  spare: bool = False, keep_spare: bool = False):
+def staged_output(
+    out: Path,
+    root: Path | None = None,
+    on_swapped=None,
+    checked: bool = False,
+    spare: bool = False,
+    keep_spare: bool = False,
+):
     """Yield a staging folder; on a clean exit it replaces `out`, on any exception it vanishes.
 
     Refuses (OutputRefused) before creating anything when `out` is not ours to replace; `root`
@@ -372,19 +403,20 @@ def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked:
     out = Path(os.path.abspath(out)).resolve() if checked else check_output(out, root)
     before = _folder_stamp(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with exclusive_lock(out.parent / f".{out.name}.lock",
-                        f"waiting for another build into {out} to finish"):
+    with exclusive_lock(
+        out.parent / f".{out.name}.lock", f"waiting for another build into {out} to finish"
+    ):
         # again if a build we waited for may have changed it (its swap gives `out` a new inode);
         # otherwise the check just made stands until the one before the swap, which always walks
         if not (checked and before is not None and _folder_stamp(out) == before):
             out = check_output(out, root)
         remove_stale(out)
         staging, spare_dir = None, spare_path(out)
-        if spare and _ours(spare_dir):   # renamed to a staging name: a killed build leaves it stale
+        if spare and _ours(spare_dir):  # renamed to a staging name: a killed build leaves it stale
             staging = out.parent / f".{out.name}.new-{secrets.token_hex(4)}"
             try:
                 os.rename(spare_dir, staging)
-                if not stat.S_ISDIR(os.lstat(staging).st_mode):   # swapped for a symlink meanwhile
+                if not stat.S_ISDIR(os.lstat(staging).st_mode):  # swapped for a symlink meanwhile
                     raise OSError(errno.ENOTDIR, "not a folder", str(staging))
             except OSError:
                 staging = None
@@ -392,7 +424,9 @@ def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked:
             staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
         try:
             os.chmod(staging, DIR_MODE)
-            write_files(staging, {MANIFEST: manifest_bytes(None)})   # marks it as ours while unfinished
+            write_files(
+                staging, {MANIFEST: manifest_bytes(None)}
+            )  # marks it as ours while unfinished
             yield staging
             _seal(staging)
             check_output(out, root)
@@ -402,13 +436,13 @@ def staged_output(out: Path, root: Path | None = None, on_swapped=None, checked:
             if keep_spare and not os.path.lexists(spare_dir):
                 if os.path.isdir(staging):
                     os.rename(staging, spare_dir)
-                else:   # the first site in this folder: a spare of hard links, so the next rebuild has one too
+                else:  # the first site in this folder: a spare of hard links, so the next rebuild has one too
                     try:
                         _link_spare(out, spare_dir)
                     except OSError:
-                        pass   # a spare only saves the next rebuild time
+                        pass  # a spare only saves the next rebuild time
         finally:
-            shutil.rmtree(staging, ignore_errors=True)   # the failed build's files, or the old site
+            shutil.rmtree(staging, ignore_errors=True)  # the failed build's files, or the old site
 
 
 def write_tree(out: Path, files: dict[str, bytes], root: Path | None = None) -> None:

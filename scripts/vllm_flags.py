@@ -33,6 +33,7 @@ The wheel is used: `pip download --no-binary :all: vllm` has to build the sdist'
 which installs vLLM's build requirements (a pinned torch), so it is slower and fails on an
 index without that torch. `--from` also takes an sdist or an unpacked source tree.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,6 +63,7 @@ class SourceError(RuntimeError):
 
 # -- the package as a set of source files ------------------------------------------------------------
 
+
 class Package:
     """Python sources of a vLLM wheel, sdist or source tree, by path relative to the repo root."""
 
@@ -81,15 +83,21 @@ class Package:
                 for member in tf.getmembers():
                     if member.isfile() and member.name.endswith(".py"):
                         data = tf.extractfile(member).read().decode("utf-8")
-                        self.files[member.name.split("/", 1)[1] if "/" in member.name else member.name] = data
+                        self.files[
+                            member.name.split("/", 1)[1] if "/" in member.name else member.name
+                        ] = data
         else:
             raise SourceError(f"{path}: not a wheel, an sdist or a directory")
         if ARG_UTILS not in self.files:
             # an sdist or checkout wrapped in one more folder
-            prefix = next((n[: -len(ARG_UTILS)] for n in self.files if n.endswith("/" + ARG_UTILS)), None)
+            prefix = next(
+                (n[: -len(ARG_UTILS)] for n in self.files if n.endswith("/" + ARG_UTILS)), None
+            )
             if prefix is None:
                 raise SourceError(f"{path}: no {ARG_UTILS} inside")
-            self.files = {n[len(prefix):]: s for n, s in self.files.items() if n.startswith(prefix)}
+            self.files = {
+                n[len(prefix) :]: s for n, s in self.files.items() if n.startswith(prefix)
+            }
         self._trees: dict[str, ast.Module] = {}
 
     def tree(self, name: str) -> ast.Module:
@@ -116,6 +124,7 @@ class Package:
 
 # -- class and field lookup ---------------------------------------------------------------------------
 
+
 def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
     return {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
 
@@ -124,11 +133,19 @@ def _aliases(tree: ast.Module) -> dict[str, ast.expr]:
     """Module-level type aliases (`X = A | B`, `X: TypeAlias = ...`, `type X = ...`)."""
     out = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             out[node.targets[0].id] = node.value
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.value is not None
+        ):
             out[node.target.id] = node.value
-        elif type(node).__name__ == "TypeAlias":         # Python 3.12 `type X = ...`
+        elif type(node).__name__ == "TypeAlias":  # Python 3.12 `type X = ...`
             out[node.name.id] = node.value
     return out
 
@@ -146,7 +163,9 @@ class ClassIndex:
             self._found[name] = None
             pattern = re.compile(rf"^class {re.escape(name)}\b", re.M)
             # config modules first, then the rest of the package
-            candidates = sorted(self.package.files, key=lambda n: (not n.startswith("vllm/config/"), n))
+            candidates = sorted(
+                self.package.files, key=lambda n: (not n.startswith("vllm/config/"), n)
+            )
             for module in candidates:
                 if pattern.search(self.package.files[module]):
                     cls = _classes(self.package.tree(module)).get(name)
@@ -173,13 +192,21 @@ class ClassIndex:
         _, cls = found
         out: dict[str, ast.expr] = {}
         for base in cls.bases:
-            base_name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+            base_name = (
+                base.id
+                if isinstance(base, ast.Name)
+                else base.attr
+                if isinstance(base, ast.Attribute)
+                else None
+            )
             if base_name and self.find(base_name) is not None:
                 out.update(self.fields(base_name))
         for node in cls.body:
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 if _name_of(node.annotation) == "ClassVar" or (
-                        isinstance(node.annotation, ast.Subscript) and _name_of(node.annotation.value) == "ClassVar"):
+                    isinstance(node.annotation, ast.Subscript)
+                    and _name_of(node.annotation.value) == "ClassVar"
+                ):
                     continue
                 out[node.target.id] = node.annotation
         return out
@@ -188,8 +215,10 @@ class ClassIndex:
         found = self.find(name)
         if found is None:
             return False
-        return any(_name_of(d.func if isinstance(d, ast.Call) else d) in ("dataclass", "config")
-                   for d in found[1].decorator_list)
+        return any(
+            _name_of(d.func if isinstance(d, ast.Call) else d) in ("dataclass", "config")
+            for d in found[1].decorator_list
+        )
 
 
 def _name_of(node: ast.AST) -> str | None:
@@ -209,17 +238,23 @@ def _union_members(annotation: ast.expr, index: ClassIndex, depth: int = 0) -> l
     if isinstance(annotation, ast.Constant):
         if annotation.value is None:
             return ["None"]
-        if isinstance(annotation.value, str):          # a string annotation
+        if isinstance(annotation.value, str):  # a string annotation
             try:
-                return _union_members(ast.parse(annotation.value, mode="eval").body, index, depth + 1)
+                return _union_members(
+                    ast.parse(annotation.value, mode="eval").body, index, depth + 1
+                )
             except SyntaxError:
                 return ["?"]
         return ["?"]
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return _union_members(annotation.left, index, depth + 1) + _union_members(annotation.right, index, depth + 1)
+        return _union_members(annotation.left, index, depth + 1) + _union_members(
+            annotation.right, index, depth + 1
+        )
     if isinstance(annotation, ast.Subscript):
         head = _name_of(annotation.value)
-        items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        items = (
+            annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        )
         if head == "Annotated":
             return _union_members(items[0], index, depth + 1)
         if head == "Optional":
@@ -230,8 +265,11 @@ def _union_members(annotation: ast.expr, index: ClassIndex, depth: int = 0) -> l
     name = _name_of(annotation)
     if name is None:
         return ["?"]
-    if name not in ("bool", "str", "int", "float", "dict", "list", "tuple", "set", "None") \
-            and name in index.aliases() and index.find(name) is None:
+    if (
+        name not in ("bool", "str", "int", "float", "dict", "list", "tuple", "set", "None")
+        and name in index.aliases()
+        and index.find(name) is None
+    ):
         return _union_members(index.aliases()[name], index, depth + 1)
     return [name]
 
@@ -243,18 +281,19 @@ def field_is_boolean_optional(cls_name: str, field: str, index: ClassIndex) -> b
         raise SourceError(f"{cls_name} has no field {field!r}")
     members = set(_union_members(fields[field], index))
     if any(index.is_dataclass(m) for m in members if m not in ("bool", "str", "None")):
-        return False                  # a nested config: parsed from JSON
+        return False  # a nested config: parsed from JSON
     if members == {"bool", "str", "None"}:
-        return False                  # `--flag` alone or `--flag value`
+        return False  # `--flag` alone or `--flag value`
     return "bool" in members
 
 
 # -- add_argument calls -------------------------------------------------------------------------------
 
+
 class Option:
     def __init__(self, strings: list[str], boolean: bool, where: str):
         self.strings = strings
-        self.boolean = boolean        # BooleanOptionalAction: also accepts --no-<flag>
+        self.boolean = boolean  # BooleanOptionalAction: also accepts --no-<flag>
         self.where = where
 
 
@@ -285,7 +324,7 @@ class KwargsResolver:
 
     def __init__(self, func: ast.FunctionDef, index: ClassIndex):
         self.index = index
-        self.get_kwargs_vars: dict[str, str] = {}       # var -> config class
+        self.get_kwargs_vars: dict[str, str] = {}  # var -> config class
         self.field_vars: dict[str, tuple[str, str]] = {}  # var -> (class, field)
         self.action_overrides: dict[tuple[str, str], ast.expr] = {}
         for node in ast.walk(func):
@@ -335,7 +374,7 @@ class KwargsResolver:
         return False
 
     def _boolean_of_spread(self, value: ast.expr) -> bool | None:
-        if isinstance(value, ast.Dict):               # {**kwargs["x"], "default": ...}
+        if isinstance(value, ast.Dict):  # {**kwargs["x"], "default": ...}
             explicit = None
             spread = None
             for key, item in zip(value.keys, value.values):
@@ -360,16 +399,19 @@ def options_of_function(func: ast.FunctionDef, where: str, index: ClassIndex) ->
     resolver = KwargsResolver(func, index)
     out = []
     for node in ast.walk(func):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "add_argument"):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_argument"
+        ):
             continue
         strings = [_const(a) for a in node.args]
         if not strings or not all(isinstance(s, str) for s in strings):
             if any(isinstance(a, (ast.JoinedStr, ast.Name, ast.Call)) for a in node.args):
-                continue                              # a loop over config fields: handled separately
+                continue  # a loop over config fields: handled separately
             raise SourceError(f"{where}:{node.lineno}: add_argument without literal option strings")
         if not strings[0].startswith("-"):
-            continue                                  # a positional (model_tag)
+            continue  # a positional (model_tag)
         out.append(Option(strings, resolver.boolean(node), f"{where}:{node.lineno}"))
     return out
 
@@ -383,14 +425,20 @@ def frontend_options(module: str, package: Package, index: ClassIndex) -> list[O
     action_overrides: dict[str, ast.expr] = {}
     for name in FRONTEND_CLASSES:
         for node in ast.walk(classes.get(name) or ast.Module(body=[], type_ignores=[])):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Subscript)
+            ):
                 target = node.targets[0]
                 key = _const(target.slice)
                 inner = target.value
                 if isinstance(inner, ast.Subscript) and isinstance(_const(inner.slice), str):
                     field = _const(inner.slice)
                     if key == "flags" and isinstance(node.value, (ast.List, ast.Tuple)):
-                        extra_flags[field] = [_const(e) for e in node.value.elts if isinstance(_const(e), str)]
+                        extra_flags[field] = [
+                            _const(e) for e in node.value.elts if isinstance(_const(e), str)
+                        ]
                     elif key == "action":
                         action_overrides[field] = node.value
     out = []
@@ -450,12 +498,17 @@ def collect(package: Package) -> tuple[list[str], list[str]]:
             if option.boolean and s.startswith("--"):
                 flags.add("--no-" + s[2:])
                 if pair:
-                    for prefix, inverse in (("--enable-", "--disable-"), ("--disable-", "--enable-")):
+                    for prefix, inverse in (
+                        ("--enable-", "--disable-"),
+                        ("--disable-", "--enable-"),
+                    ):
                         if s.startswith(prefix):
-                            flags.add(inverse + s[len(prefix):])
+                            flags.add(inverse + s[len(prefix) :])
     if "--tensor-parallel-size" not in flags or "--port" not in flags:
         raise SourceError("the parse missed core options (--tensor-parallel-size, --port)")
-    used = [ARG_UTILS, server] + sorted({index.find(c)[0] for c in index._found if index._found[c]} - {ARG_UTILS, server})
+    used = [ARG_UTILS, server] + sorted(
+        {index.find(c)[0] for c in index._found if index._found[c]} - {ARG_UTILS, server}
+    )
     if pair:
         used.append(next(n for n in ARGPARSE_UTILS if n in package.files))
     return sorted(flags), used
@@ -463,10 +516,22 @@ def collect(package: Package) -> tuple[list[str], list[str]]:
 
 # -- download and output ------------------------------------------------------------------------------
 
+
 def download(version: str | None, dest: Path) -> Path:
     spec = f"vllm=={version}" if version else "vllm"
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-           "--dest", str(dest), "--quiet", spec]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--dest",
+        str(dest),
+        "--quiet",
+        spec,
+    ]
     print("+ " + " ".join(cmd), file=sys.stderr)
     subprocess.run(cmd, check=True)
     files = sorted(p for p in dest.iterdir() if p.name.startswith("vllm-"))
@@ -484,8 +549,12 @@ def environment_variables(package: Package) -> list[str]:
     names: set[str] = set()
     for node in ast.walk(package.tree(ENVS)):
         target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name) \
-                and target.id == "environment_variables" and isinstance(node.value, ast.Dict):
+        if (
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and isinstance(target, ast.Name)
+            and target.id == "environment_variables"
+            and isinstance(node.value, ast.Dict)
+        ):
             names.update(k.value for k in node.value.keys if isinstance(k, ast.Constant))
     if not names:
         raise SourceError(f"no environment_variables table in {ENVS}")
@@ -512,11 +581,16 @@ def encode(doc: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", help="vLLM release to read (default: the latest on PyPI)")
-    parser.add_argument("--from", dest="source", type=Path,
-                        help="read this wheel, sdist or source tree instead of downloading")
+    parser.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        help="read this wheel, sdist or source tree instead of downloading",
+    )
     parser.add_argument("--output", type=Path, default=OUTPUT)
-    parser.add_argument("--check", action="store_true",
-                        help="do not write; exit 1 when the output file differs")
+    parser.add_argument(
+        "--check", action="store_true", help="do not write; exit 1 when the output file differs"
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="vllm-flags-") as tmp:
@@ -528,12 +602,16 @@ def main(argv: list[str] | None = None) -> int:
         if current != text:
             print(f"{args.output} is out of date for vLLM {doc['vllm_version']}", file=sys.stderr)
             return 1
-        print(f"{args.output} is up to date ({len(doc['flags'])} flags, vLLM {doc['vllm_version']})")
+        print(
+            f"{args.output} is up to date ({len(doc['flags'])} flags, vLLM {doc['vllm_version']})"
+        )
         return 0
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}: {len(doc['flags'])} flags and {len(doc['env'])} environment variables "
-          f"from vLLM {doc['vllm_version']}")
+    print(
+        f"wrote {args.output}: {len(doc['flags'])} flags and {len(doc['env'])} environment variables "
+        f"from vLLM {doc['vllm_version']}"
+    )
     return 0
 
 

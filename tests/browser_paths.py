@@ -1,10 +1,12 @@
 """A small site built under a path (https://example.org/recipes), for test_base_path.py and the
 browser test of it (tests/browser/test_browser_base_path.py)."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from catalog_kit import copy_project_root
+
 from recipes_site.build import build
 from recipes_site.site_config import overridden
 

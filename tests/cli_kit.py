@@ -4,6 +4,7 @@
 stdout, stderr): an interpreter start and the imports cost more than most commands, and the suite
 makes dozens of such calls. `run_module` is the real `python -m recipes_site`, for the tests of that
 entry point itself."""
+
 from __future__ import annotations
 
 import io
@@ -23,7 +24,7 @@ def run(*args, cwd=PROJECT_ROOT) -> subprocess.CompletedProcess:
         with redirect_stdout(out), redirect_stderr(err):
             try:
                 code = main([str(a) for a in args])
-            except SystemExit as exc:     # argparse: usage errors, --help, --version
+            except SystemExit as exc:  # argparse: usage errors, --help, --version
                 code = exc.code
     finally:
         os.chdir(before)
@@ -31,11 +32,17 @@ def run(*args, cwd=PROJECT_ROOT) -> subprocess.CompletedProcess:
 
 
 def run_module(*args, cwd=PROJECT_ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "recipes_site", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "recipes_site", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
 
 
 def fresh_interpreter(code: str) -> list[str]:
     """Stdout lines of `code` run by a new interpreter: what a command imports at start-up can
     only be seen from a process that has imported nothing yet."""
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()

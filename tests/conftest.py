@@ -1,4 +1,5 @@
 """Shared fixtures: one build of the project's own recipes per test session."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,4 +36,3 @@ def ctx(catalog):
 def recipes(catalog):
     """hf_id -> validated recipe data of the project's own catalog."""
     return {doc.hf_id: doc.data for doc in catalog.recipes}
-

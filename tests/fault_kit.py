@@ -1,5 +1,6 @@
 """Helpers for the output-folder, fault and dev-server security tests: real `recipes-site` runs
 (in a child process when signals or resource limits are involved) and looks at the disk."""
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,10 @@ def big_root(tmp_path: Path, copies: int = 80) -> Path:
     root = small_root(tmp_path, "big-root")
     for i in range(copies):
         path = root / "models" / "acme" / f"Widget-7B-{i}.yaml"
-        path.write_text(VALID_RECIPE.replace('model_id: "acme/Widget-7B"', f'model_id: "acme/Widget-7B-{i}"'),
-                        encoding="utf-8")
+        path.write_text(
+            VALID_RECIPE.replace('model_id: "acme/Widget-7B"', f'model_id: "acme/Widget-7B-{i}"'),
+            encoding="utf-8",
+        )
     return root
 
 
@@ -40,7 +43,9 @@ def snapshot(folder: Path) -> dict[str, bytes | str]:
         for name in files + [d for d in dirs if os.path.islink(os.path.join(base, d))]:
             path = os.path.join(base, name)
             rel = os.path.relpath(path, folder)
-            found[rel] = f"link -> {os.readlink(path)}" if os.path.islink(path) else Path(path).read_bytes()
+            found[rel] = (
+                f"link -> {os.readlink(path)}" if os.path.islink(path) else Path(path).read_bytes()
+            )
     return found
 
 
@@ -103,5 +108,5 @@ def _stat(pid: int) -> tuple[str, int] | None:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = text[text.rindex(")") + 2:].split()
+    fields = text[text.rindex(")") + 2 :].split()
     return fields[0], int(fields[1])

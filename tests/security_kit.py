@@ -1,5 +1,6 @@
 """Helpers for the hostile-recipe tests: a sandbox per attempt, a real build into it, and a look at
 every file the attempt left anywhere in the sandbox (not only in the output folder)."""
+
 from __future__ import annotations
 
 import json
@@ -47,7 +48,11 @@ def recipe(model_id: str = "acme/Widget-7B", *, variants: str = "", meta: str = 
     """The fixture recipe serving ``model_id``, with extra variant entries and meta lines."""
     text = replace(VALID_RECIPE, 'model_id: "acme/Widget-7B"', f"model_id: {json.dumps(model_id)}")
     if variants:
-        text = replace(text, '    description: "BF16 weights."\n', '    description: "BF16 weights."\n' + variants)
+        text = replace(
+            text,
+            '    description: "BF16 weights."\n',
+            '    description: "BF16 weights."\n' + variants,
+        )
     if meta:
         text = replace(text, "  related_recipes: []\n", meta)
     return text
@@ -59,9 +64,9 @@ def variant(key: str, model_id: str) -> str:
 
 @dataclass
 class Attempt:
-    result: object           # BuildResult
+    result: object  # BuildResult
     out: Path
-    created: set             # files that appeared in the sandbox outside the root
+    created: set  # files that appeared in the sandbox outside the root
     root_changed: bool
 
     @property
@@ -94,7 +99,9 @@ def assert_refused(att: Attempt) -> None:
     assert not att.root_changed
 
 
-def refused(tmp_path: Path, recipes: dict[str, str], taxonomy: tuple[str, str] | None = None) -> Attempt:
+def refused(
+    tmp_path: Path, recipes: dict[str, str], taxonomy: tuple[str, str] | None = None
+) -> Attempt:
     """Write ``recipes`` (rel path -> text) and, optionally, replace ``taxonomy[0]`` by
     ``taxonomy[1]`` in taxonomy.yaml; build, and check the build was refused without a trace."""
     root, out = sandbox(tmp_path)
@@ -129,6 +136,7 @@ def commands(out: Path, hf_id: str) -> list[str]:
         elif isinstance(node, list):
             for value in node:
                 walk(value)
+
     for doc in hw_docs(out, hf_id):
         walk(doc)
     return found

@@ -4,6 +4,7 @@ The Context is built from the project's own taxonomy.yaml, strategies/*.yaml and
 kv_store/*.yaml, exactly as the build does: strategies keyed by their `name` (files in byte
 order), kv-store specs merged into the same map after them and listed in `kv_ids`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -25,13 +26,14 @@ def _load_dir(folder: Path) -> dict:
     return specs
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def context() -> Context:
     taxonomy = yaml.safe_load((ROOT / "taxonomy.yaml").read_text(encoding="utf-8"))
     strategies = _load_dir(ROOT / "strategies")
     kv = _load_dir(ROOT / "kv_store")
-    return Context(profiles=taxonomy["hardware_profiles"], strategies={**strategies, **kv},
-                   kv_ids=tuple(kv))
+    return Context(
+        profiles=taxonomy["hardware_profiles"], strategies={**strategies, **kv}, kv_ids=tuple(kv)
+    )
 
 
 def hw(hw_id: str):

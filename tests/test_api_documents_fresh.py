@@ -4,11 +4,14 @@ emptied, outside the synthesis memo that `recipe_documents` keeps open for its r
 read through it), and with the document tables' indices resolved. A memo whose key misses
 something its value depends on (a hardware, a variant, choices kept by identity) makes some
 rendering differ here."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
+from conftest import COMPAT_CORPUS
+from documents_kit import published_renderings
 
 from recipes_site import fit, plan
 from recipes_site.build import synthesis_context
@@ -19,9 +22,6 @@ from recipes_site.render.api import RecipeInput
 from recipes_site.render.rendering_json import rendering_json
 from recipes_site.synthesis.choices import feature_choices
 
-from conftest import COMPAT_CORPUS
-from documents_kit import published_renderings
-
 
 def _forget() -> None:
     fit.clear_memos()
@@ -30,15 +30,24 @@ def _forget() -> None:
     picker._export_lines.cache_clear()
     picker._HEREDOCS.clear()
     picker._EXTRAS.clear()
-    for memo in (plan._speculative_json, plan._spec_text, plan._text_draft, plan._plan_inputs, plan._tokens,
-                 plan._choice_states):
+    for memo in (
+        plan._speculative_json,
+        plan._spec_text,
+        plan._text_draft,
+        plan._plan_inputs,
+        plan._tokens,
+        plan._choice_states,
+    ):
         memo.cache_clear()
 
 
 def _resolved(shown: dict, hw_doc: dict) -> dict:
     """A published rendering with its parts' table indices replaced by the entries they name."""
-    parts = dict(shown["parts"], extras=hw_doc["extra_sets"][shown["parts"]["extras"]],
-                 features=hw_doc["feature_sets"][shown["parts"]["features"]])
+    parts = dict(
+        shown["parts"],
+        extras=hw_doc["extra_sets"][shown["parts"]["extras"]],
+        features=hw_doc["feature_sets"][shown["parts"]["features"]],
+    )
     return dict(shown, parts=parts)
 
 
@@ -46,14 +55,21 @@ def _fresh(rec: RecipeInput, ctx, r) -> dict:
     """The published form of rendering `r`, computed for it alone with every memo empty."""
     _forget()
     profile = ctx.profiles.get(r.hardware) or {}
-    choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
-                              with_kv_store=r.kv is not None)
+    choices = feature_choices(
+        rec.data,
+        ctx.hardware(r.hardware),
+        r.variant,
+        r.feature_strategy,
+        with_kv_store=r.kv is not None,
+    )
     locked = picker.features_locked(choices, r)
     plans = plan.plan_json(rec.data, r, profile, choices, locked)
     precision = mapping(mapping(rec.data.get("variants")).get(r.variant)).get("precision")
     shared = picker.SharedParts(rec, ctx, r.hardware)
-    splits = [picker._split_lines(p.command, p.docker_command, p.lines_before, p.lines_after)
-              for p in r.processes]
+    splits = [
+        picker._split_lines(p.command, p.docker_command, p.lines_before, p.lines_after)
+        for p in r.processes
+    ]
     parts = picker.rendering_parts(r, shared, plans["default"], locked, splits, 0)
     assert parts["summary"] == picker.summary_line(r, profile, precision, plans["default"])
     parts.update(extras=picker._extras(r), features=picker.feature_set_json(choices))
@@ -64,7 +80,11 @@ def _check_every_rendering(cat, ctx) -> int:
     checked = 0
     for rec, r, shown, hw_doc in published_renderings(cat, ctx):
         # JSON text: key order and types (true / 1 / 1.0) count, as in the built files
-        assert json.dumps(_resolved(shown, hw_doc)) == json.dumps(_fresh(rec, ctx, r)), (rec.hf_id, r.hardware, r.key)
+        assert json.dumps(_resolved(shown, hw_doc)) == json.dumps(_fresh(rec, ctx, r)), (
+            rec.hf_id,
+            r.hardware,
+            r.key,
+        )
         checked += 1
     return checked
 

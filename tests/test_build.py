@@ -1,4 +1,5 @@
 """The build pipeline end to end on the project's own recipes: warnings, determinism, atomicity."""
+
 from __future__ import annotations
 
 import gc
@@ -6,6 +7,7 @@ import json
 from pathlib import Path
 
 from catalog_kit import copy_project_root
+
 from recipes_site import build as build_module
 from recipes_site.build import build
 from recipes_site.catalog import PROJECT_ROOT
@@ -13,7 +15,9 @@ from recipes_site.catalog.diagnostics import Level
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def _copy_project(tmp_path: Path) -> Path:
@@ -51,7 +55,9 @@ def test_failed_build_writes_nothing_and_keeps_the_previous_site(tmp_path):
     recipe.write_text(recipe.read_text().replace("variants:", "varaints:", 1))
     result = build(root, out)
     assert not result.ok
-    assert any(d.key_path == "varaints" and "did you mean 'variants'" in d.hint for d in result.diagnostics)
+    assert any(
+        d.key_path == "varaints" and "did you mean 'variants'" in d.hint for d in result.diagnostics
+    )
     assert _tree(out) == before
     # no staging folder left behind; the cache of the first build stays beside (cache.py)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".recipes-site-cache", "_site", "root"]
@@ -87,19 +93,31 @@ def test_models_index_lists_recipes_and_their_checkpoints(project_site):
     ids = [m["id"] for m in index["models"]]
     assert "meta-llama/Llama-3.3-70B-Instruct" in ids
     fp8 = [c for c in index["checkpoints"] if c["id"] == "nvidia/Llama-3.3-70B-Instruct-FP8"]
-    assert fp8 == [{"id": "nvidia/Llama-3.3-70B-Instruct-FP8", "recipe": "meta-llama/Llama-3.3-70B-Instruct",
-                    "variant": "fp8", "json": "/api/v1/models/meta-llama/Llama-3.3-70B-Instruct.json",
-                    "huggingface": "https://huggingface.co/nvidia/Llama-3.3-70B-Instruct-FP8"}]
+    assert fp8 == [
+        {
+            "id": "nvidia/Llama-3.3-70B-Instruct-FP8",
+            "recipe": "meta-llama/Llama-3.3-70B-Instruct",
+            "variant": "fp8",
+            "json": "/api/v1/models/meta-llama/Llama-3.3-70B-Instruct.json",
+            "huggingface": "https://huggingface.co/nvidia/Llama-3.3-70B-Instruct-FP8",
+        }
+    ]
 
 
 def test_hardware_document_recommends_and_lists_every_rendering(project_site):
     out, _ = project_site
     model = json.loads((out / "api/v1/models/meta-llama/Llama-3.3-70B-Instruct.json").read_text())
     hw = model["default_hardware"]["default"]
-    doc = json.loads((out / f"api/v1/models/meta-llama/Llama-3.3-70B-Instruct/hw/{hw}.json").read_text())
+    doc = json.loads(
+        (out / f"api/v1/models/meta-llama/Llama-3.3-70B-Instruct/hw/{hw}.json").read_text()
+    )
     pick = doc["recommended"]["default"]
-    chosen = [r for r in doc["renderings"]
-              if (r["variant"], r["strategy"], r["node_count"]) == (pick["variant"], pick["strategy"], pick["node_count"])]
+    chosen = [
+        r
+        for r in doc["renderings"]
+        if (r["variant"], r["strategy"], r["node_count"])
+        == (pick["variant"], pick["strategy"], pick["node_count"])
+    ]
     assert len(chosen) == 1
     assert chosen[0]["argv"][:3] == ["vllm", "serve", "meta-llama/Llama-3.3-70B-Instruct"]
     assert chosen[0]["command"].startswith("vllm serve meta-llama/Llama-3.3-70B-Instruct \\\n  ")
@@ -113,6 +131,7 @@ def test_guide_lexers_are_imported_before_the_workers_fork():
     many a catalog names; a one-process build does not."""
     import subprocess
     import sys
+
     probe = """
 import sys
 from pathlib import Path
@@ -126,8 +145,14 @@ build._warm_guide_lexers(catalog, [0])
 print(sorted(m for m in sys.modules if m in ("pygments.lexers.python", "pygments.lexers.shell")),
       lexer_class.cache_info().currsize)
 """
-    r = subprocess.run([sys.executable, "-c", probe, str(PROJECT_ROOT)], capture_output=True, text=True, check=True)
-    assert r.stdout.split() == ["['pygments.lexers.python',", "'pygments.lexers.shell']", str(build_module._WARMED_LANGUAGES)]
+    r = subprocess.run(
+        [sys.executable, "-c", probe, str(PROJECT_ROOT)], capture_output=True, text=True, check=True
+    )
+    assert r.stdout.split() == [
+        "['pygments.lexers.python',",
+        "'pygments.lexers.shell']",
+        str(build_module._WARMED_LANGUAGES),
+    ]
 
 
 def test_the_published_recipe_schema_is_the_models_schema(monkeypatch, tmp_path):
@@ -142,6 +167,7 @@ def test_the_published_recipe_schema_is_the_models_schema(monkeypatch, tmp_path)
     from recipes_site.render.pages import TEMPLATES
     from recipes_site.site_config import site_config
     from recipes_site.write import encode_json
+
     generated = encode_json(recipe_json_schema())
     assert encode_json(build_module._recipe_schema()) == generated
     catalog, _ = load_catalog(PROJECT_ROOT)
@@ -164,13 +190,21 @@ def test_a_one_process_build_does_not_import_the_process_pool(tmp_path):
     import os
     import subprocess
     import sys
-    probe = ("import sys; from pathlib import Path; from recipes_site.build import build\n"
-             "assert build(Path(sys.argv[1]), Path(sys.argv[2])).ok\n"
-             "print(sorted(m for m in ('concurrent.futures.process', 'multiprocessing') if m in sys.modules))")
+
+    probe = (
+        "import sys; from pathlib import Path; from recipes_site.build import build\n"
+        "assert build(Path(sys.argv[1]), Path(sys.argv[2])).ok\n"
+        "print(sorted(m for m in ('concurrent.futures.process', 'multiprocessing') if m in sys.modules))"
+    )
     root = _copy_project(tmp_path)
     for jobs, pool in (("1", "[]"), ("2", "['concurrent.futures.process', 'multiprocessing']")):
-        r = subprocess.run([sys.executable, "-c", probe, str(root), str(tmp_path / f"site{jobs}")], capture_output=True,
-                           text=True, check=True, env={**os.environ, "RECIPES_SITE_JOBS": jobs})
+        r = subprocess.run(
+            [sys.executable, "-c", probe, str(root), str(tmp_path / f"site{jobs}")],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "RECIPES_SITE_JOBS": jobs},
+        )
         assert r.stdout.splitlines()[-1] == pool
 
 
@@ -178,6 +212,7 @@ def _logging_worker(log: Path, fail_in_worker: int | None = None):
     """build._worker, noting which process built each recipe (forked workers inherit the patch);
     optionally failing in a forked worker on one recipe."""
     import os
+
     real, parent = build_module._worker, os.getpid()
 
     def worker(index: int):
@@ -186,6 +221,7 @@ def _logging_worker(log: Path, fail_in_worker: int | None = None):
         with open(log, "a") as f:
             f.write(f"{os.getpid()} {index}\n")
         return real(index)
+
     return worker
 
 
@@ -193,6 +229,7 @@ def test_this_process_builds_recipes_beside_its_forked_workers(tmp_path, monkeyp
     """RECIPES_SITE_JOBS=n: n - 1 forked workers and the building process itself share the
     recipes (each built once), and the site is the same bytes whoever built what."""
     import os
+
     monkeypatch.setenv("RECIPES_SITE_JOBS", "1")
     assert build(PROJECT_ROOT, tmp_path / "one").ok
     alone = _tree(tmp_path / "one")
@@ -203,16 +240,18 @@ def test_this_process_builds_recipes_beside_its_forked_workers(tmp_path, monkeyp
         result = build(PROJECT_ROOT, tmp_path / f"site{jobs}", incremental=False)
         assert result.ok
         by = [line.split() for line in log.read_text().splitlines()]
-        assert sorted(int(i) for _, i in by) == list(range(len(result.recipes)))   # each recipe once
+        assert sorted(int(i) for _, i in by) == list(range(len(result.recipes)))  # each recipe once
         pids = {pid for pid, _ in by}
-        assert str(os.getpid()) in pids                      # this process built some
-        assert 2 <= len(pids) <= jobs                        # and at least one worker the others
+        assert str(os.getpid()) in pids  # this process built some
+        assert 2 <= len(pids) <= jobs  # and at least one worker the others
         assert _tree(tmp_path / f"site{jobs}") == alone
 
 
 def test_a_forked_build_of_two_recipes_builds_one_here_and_one_in_the_worker(tmp_path, monkeypatch):
     import os
+
     from recipes_site.catalog import load_catalog
+
     catalog, _ = load_catalog(PROJECT_ROOT)
     monkeypatch.setenv("RECIPES_SITE_JOBS", "2")
     log = tmp_path / "log"
@@ -222,16 +261,22 @@ def test_a_forked_build_of_two_recipes_builds_one_here_and_one_in_the_worker(tmp
     try:
         results = build_module.write_recipes(catalog, staging, [3, 5])
     finally:
-        gc.unfreeze()   # (write_recipes freezes the loaded catalog; build() gives it back)
-    assert [summary.hf_id for _, summary, _ in results] == [catalog.recipes[3].hf_id, catalog.recipes[5].hf_id]
+        gc.unfreeze()  # (write_recipes freezes the loaded catalog; build() gives it back)
+    assert [summary.hf_id for _, summary, _ in results] == [
+        catalog.recipes[3].hf_id,
+        catalog.recipes[5].hf_id,
+    ]
     by = dict(line.split()[::-1] for line in log.read_text().splitlines())
     assert sorted(by) == ["3", "5"] and by["5"] == str(os.getpid()) and by["3"] != str(os.getpid())
 
 
 def test_an_error_in_a_forked_worker_fails_the_build_and_writes_nothing(tmp_path, monkeypatch):
     import pytest
+
     monkeypatch.setenv("RECIPES_SITE_JOBS", "2")
-    monkeypatch.setattr(build_module, "_worker", _logging_worker(tmp_path / "log", fail_in_worker=0))
+    monkeypatch.setattr(
+        build_module, "_worker", _logging_worker(tmp_path / "log", fail_in_worker=0)
+    )
     with pytest.raises(OSError, match="No space left on device"):
         build(PROJECT_ROOT, tmp_path / "site")
     assert not (tmp_path / "site").exists()

@@ -6,6 +6,7 @@ References. Benchmarking runs `vllm bench serve`; Troubleshooting covers memory;
 the sources, among them every checkpoint a variant downloads. The rule itself is the library's
 (`recipes_site/catalog/lint.py: check_guide`, run by `recipes-site validate`); these tests hold
 every bundled recipe to it and show it has teeth."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,18 +35,26 @@ def test_guide_has_the_catalog_shape(hf_id):
 def test_the_shape_check_has_teeth():
     recipe = dict(DOCS["Qwen/Qwen3-32B"].data)
     assert guide_problems("Qwen/Qwen3-32B", recipe) == []
-    without_bench = re.sub(r"## Benchmarking.*?(?=## Troubleshooting)", "", recipe["guide"], flags=re.S)
+    without_bench = re.sub(
+        r"## Benchmarking.*?(?=## Troubleshooting)", "", recipe["guide"], flags=re.S
+    )
     problems = guide_problems("Qwen/Qwen3-32B", {**recipe, "guide": without_bench})
     assert problems == ["guide: the guide has no '## Benchmarking' section"]
     renamed = recipe["guide"].replace("Qwen/Qwen3-32B-FP8", "Qwen/Qwen3-32B-F8")
-    assert any("downloads Qwen/Qwen3-32B-FP8, which the guide does not name" in p
-               for p in guide_problems("Qwen/Qwen3-32B", {**recipe, "guide": renamed}))
+    assert any(
+        "downloads Qwen/Qwen3-32B-FP8, which the guide does not name" in p
+        for p in guide_problems("Qwen/Qwen3-32B", {**recipe, "guide": renamed})
+    )
     unlinked = re.sub(r"https://\S+", "(link)", recipe["guide"])
-    assert "guide: References has no https:// link" in guide_problems("Qwen/Qwen3-32B", {**recipe, "guide": unlinked})
+    assert "guide: References has no https:// link" in guide_problems(
+        "Qwen/Qwen3-32B", {**recipe, "guide": unlinked}
+    )
 
 
 def test_new_recipes_start_with_the_sections():
     import yaml
+
     from recipes_site.scaffold import scaffold
+
     guide = yaml.safe_load(scaffold("acme/Thing-1B").text)["guide"]
     assert list(lint.guide_sections(guide)) == list(lint.GUIDE_SECTIONS)

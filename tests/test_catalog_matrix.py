@@ -17,6 +17,7 @@ with the recipe, variant and hardware named. Each recipe must also carry `model.
 the parameter count computed from it (`scaffold.parameter_count`) must agree with the declared
 `parameter_count` within 5%.
 """
+
 from __future__ import annotations
 
 import copy
@@ -42,14 +43,16 @@ CTX = synthesis_context(CATALOG)
 
 def stated_reason(recipe: dict, variant_key: str, hw_id: str) -> str | None:
     """Why the catalog itself says this variant does not run on `hw_id` (None: it says nothing)."""
-    declared = ((recipe.get("meta") or {}).get("hardware") or {})
+    declared = (recipe.get("meta") or {}).get("hardware") or {}
     if declared.get(hw_id) == "unsupported":
         return f"meta.hardware marks {hw_id} unsupported"
     variant = (recipe.get("variants") or {}).get(variant_key) or {}
     hw = CTX.hardware(hw_id)
     constraint = precision_constraint(variant)
     if not meets_constraint(constraint, hw):
-        wanted = " ".join(str(v) for v in (constraint.get("brand"), constraint.get("generation")) if v)
+        wanted = " ".join(
+            str(v) for v in (constraint.get("brand"), constraint.get("generation")) if v
+        )
         return f"{variant.get('precision')} weights need {wanted} hardware"
     allow = variant.get("supported_hardware")
     if allow and hw_id not in allow:
@@ -76,17 +79,26 @@ def fit_problem(recipe: dict, variant_key: str, hw_id: str) -> str | None:
     if not wanted:
         return "neither --max-model-len nor a context length to check"
     profile = CTX.profiles[rendering.hardware]
-    result = fit.fit_deployment(recipe, rendering.variant, rendering.hardware, profile, shape, evaluate_len=wanted)
-    where = (f"{rendering.strategy} x{rendering.node_count} TP {shape.tp}"
-             + (f" PP {shape.pp}" if shape.pp > 1 else "") + (f" DP {shape.dp}" if shape.dp > 1 else ""))
+    result = fit.fit_deployment(
+        recipe, rendering.variant, rendering.hardware, profile, shape, evaluate_len=wanted
+    )
+    where = (
+        f"{rendering.strategy} x{rendering.node_count} TP {shape.tp}"
+        + (f" PP {shape.pp}" if shape.pp > 1 else "")
+        + (f" DP {shape.dp}" if shape.dp > 1 else "")
+    )
     if result.kv_bytes_per_token is None:
         return f"{where}: KV cache not computable ({'; '.join(result.missing_facts) or 'no hf_config'})"
     if not result.kv_cache_gib_per_gpu or result.kv_cache_gib_per_gpu <= 0:
-        return (f"{where}: weights {result.weights_gib_per_gpu:.1f} GiB + overhead {result.overhead.total_gib:.1f} GiB "
-                f"exceed the {result.budget_gib_per_gpu:.1f} GiB budget per GPU")
+        return (
+            f"{where}: weights {result.weights_gib_per_gpu:.1f} GiB + overhead {result.overhead.total_gib:.1f} GiB "
+            f"exceed the {result.budget_gib_per_gpu:.1f} GiB budget per GPU"
+        )
     if (result.max_model_len or 0) < wanted:
-        return (f"{where}: one {wanted:,}-token request does not fit in {result.kv_cache_gib_per_gpu:.1f} GiB "
-                f"of KV cache per GPU (longest {result.max_model_len:,})")
+        return (
+            f"{where}: one {wanted:,}-token request does not fit in {result.kv_cache_gib_per_gpu:.1f} GiB "
+            f"of KV cache per GPU (longest {result.max_model_len:,})"
+        )
     return None
 
 
@@ -112,9 +124,13 @@ def unsourced_verified_claims(doc, text: str | None = None) -> list[str]:
     entries of meta.hardware need a comment right above `hardware:` naming who ran them."""
     if text is not None:
         loaded = load_yaml_text(text, doc.display_path)
-        doc = dataclasses.replace(doc, data=loaded.data, positions=loaded.positions,
-                                  key_positions=loaded.key_positions)
-    return [f"{doc.hf_id}: {d.message}" for d in lint.check_verified_source(lint.subject(doc, text=text))]
+        doc = dataclasses.replace(
+            doc, data=loaded.data, positions=loaded.positions, key_positions=loaded.key_positions
+        )
+    return [
+        f"{doc.hf_id}: {d.message}"
+        for d in lint.check_verified_source(lint.subject(doc, text=text))
+    ]
 
 
 def test_verified_hardware_names_its_source():
@@ -131,8 +147,12 @@ def test_the_source_check_has_teeth():
 
 
 def test_hf_config_present():
-    missing = [hf_id for hf_id, r in sorted(RECIPES.items())
-               if not isinstance((r.get("model") or {}).get("hf_config"), dict) or not r["model"]["hf_config"]]
+    missing = [
+        hf_id
+        for hf_id, r in sorted(RECIPES.items())
+        if not isinstance((r.get("model") or {}).get("hf_config"), dict)
+        or not r["model"]["hf_config"]
+    ]
     assert missing == [], f"recipes without model.hf_config: {', '.join(missing)}"
 
 
@@ -147,7 +167,8 @@ def test_parameter_count_agrees_with_hf_config(hf_id):
     gap = abs(computed - declared) / declared
     assert gap <= PARAMETER_TOLERANCE, (
         f"{hf_id}: hf_config gives {computed:.2f}B parameters, the recipe declares "
-        f"{model.get('parameter_count')} ({gap:.1%} apart, tolerance {PARAMETER_TOLERANCE:.0%})")
+        f"{model.get('parameter_count')} ({gap:.1%} apart, tolerance {PARAMETER_TOLERANCE:.0%})"
+    )
 
 
 def test_the_matrix_is_not_empty():
@@ -167,11 +188,15 @@ def test_the_matrix_is_not_empty():
 def test_the_check_has_teeth():
     """A command whose weights overflow the GPU is reported; a precision constraint is a reason."""
     llama = copy.deepcopy(RECIPES["meta-llama/Llama-3.3-70B-Instruct"])
-    llama["variants"]["default"]["tp"] = 1                     # 168 GB of BF16 on one 80 GB H100
+    llama["variants"]["default"]["tp"] = 1  # 168 GB of BF16 on one 80 GB H100
     problem = fit_problem(llama, "default", "h100")
     assert problem and "exceed" in problem and "TP 1" in problem
-    llama["variants"]["nvfp4"] = {"precision": "nvfp4", "vram_minimum_gb": 42, "description": "test",
-                                  "model_id": "example/Llama-3.3-70B-NVFP4"}
+    llama["variants"]["nvfp4"] = {
+        "precision": "nvfp4",
+        "vram_minimum_gb": 42,
+        "description": "test",
+        "model_id": "example/Llama-3.3-70B-NVFP4",
+    }
     assert stated_reason(llama, "nvfp4", "h100") == "nvfp4 weights need NVIDIA blackwell hardware"
     assert fit_problem(llama, "nvfp4", "h100") is None
     assert fit_problem(llama, "nvfp4", "b200") is None

@@ -1,9 +1,11 @@
 """Schema validation of recipes (types.py) and how its errors read (schema_errors.py)."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import catalog_kit as kit
 import jsonschema
 import pytest
 
@@ -11,8 +13,6 @@ from recipes_site.catalog import load_catalog
 from recipes_site.catalog.diagnostics import errors
 from recipes_site.catalog.types import Recipe, recipe_json_schema
 
-
-import catalog_kit as kit
 REL = "acme/Widget-7B.yaml"
 
 
@@ -48,11 +48,13 @@ def test_unknown_top_level_key_with_did_you_mean(tmp_path):
     assert diag.hint == "did you mean 'variants'?"
     assert (diag.line, diag.col) == (kit.line_of(text, "varaints:"), 1)
     assert diag.path.endswith("models/acme/Widget-7B.yaml")
-    assert catalog.recipes[0].spec is None          # still in the catalogue, but without a spec
+    assert catalog.recipes[0].spec is None  # still in the catalogue, but without a spec
 
 
 def test_unknown_nested_key_points_at_the_key(tmp_path):
-    text = kit.replace(kit.VALID_RECIPE, "    precision: bf16\n", "    precision: bf16\n    precision_hardwre: x\n")
+    text = kit.replace(
+        kit.VALID_RECIPE, "    precision: bf16\n", "    precision: bf16\n    precision_hardwre: x\n"
+    )
     _, diags = check(tmp_path, text)
     diag = single_error(diags, "variants.default.precision_hardwre")
     assert diag.message == "unknown key 'precision_hardwre'"
@@ -61,15 +63,20 @@ def test_unknown_nested_key_points_at_the_key(tmp_path):
 
 
 def test_unknown_key_without_near_miss_lists_the_allowed_keys(tmp_path):
-    text = kit.replace(kit.VALID_RECIPE, "  slug: \"widget-7b\"\n", "  slug: \"widget-7b\"\n  zzzzzz: 1\n")
+    text = kit.replace(
+        kit.VALID_RECIPE, '  slug: "widget-7b"\n', '  slug: "widget-7b"\n  zzzzzz: 1\n'
+    )
     _, diags = check(tmp_path, text)
     diag = single_error(diags, "meta.zzzzzz")
     assert diag.hint.startswith("allowed keys: title, slug, provider")
 
 
 def test_string_instead_of_list(tmp_path):
-    text = kit.replace(kit.VALID_RECIPE, "  base_args:\n    - \"--trust-remote-code\"\n",
-                       "  base_args: \"--trust-remote-code\"\n")
+    text = kit.replace(
+        kit.VALID_RECIPE,
+        '  base_args:\n    - "--trust-remote-code"\n',
+        '  base_args: "--trust-remote-code"\n',
+    )
     _, diags = check(tmp_path, text)
     diag = single_error(diags, "model.base_args")
     assert diag.message.startswith("expected a list of strings, got a string")
@@ -78,8 +85,11 @@ def test_string_instead_of_list(tmp_path):
 
 
 def test_number_inside_args_list(tmp_path):
-    text = kit.replace(kit.VALID_RECIPE, "    - \"--trust-remote-code\"\n",
-                       "    - \"--trust-remote-code\"\n    - \"--max-num-seqs\"\n    - 8\n")
+    text = kit.replace(
+        kit.VALID_RECIPE,
+        '    - "--trust-remote-code"\n',
+        '    - "--trust-remote-code"\n    - "--max-num-seqs"\n    - 8\n',
+    )
     _, diags = check(tmp_path, text)
     diag = single_error(diags, "model.base_args[2]")
     assert diag.message == "expected a string, got an integer (8)"
@@ -87,33 +97,95 @@ def test_number_inside_args_list(tmp_path):
     assert (diag.line, diag.col) == (kit.line_of(text, "    - 8"), 7)
 
 
-@pytest.mark.parametrize("old, new, key_path, message, hint", [
-    ("    precision: bf16\n", "    precision: nvpf4\n", "variants.default.precision",
-     "unknown value 'nvpf4'; expected one of:", "did you mean 'nvfp4'?"),
-    ("  difficulty: beginner\n", "  difficulty: beginer\n", "meta.difficulty",
-     "unknown value 'beginer'", "did you mean 'beginner'?"),
-    ("  architecture: dense\n", "  architecture: moE\n", "model.architecture",
-     "unknown value 'moE'", "did you mean 'moe'?"),
-    ("    h200: verified\n", "    h200: verifed\n", "meta.hardware.h200",
-     "unknown value 'verifed'", "did you mean 'verified'?"),
-    ("    vram_minimum_gb: 16\n", "    vram_minimum_gb: \"16\"\n", "variants.default.vram_minimum_gb",
-     "expected an integer, got a string (\"16\")", "write the number without quotes: 16"),
-    ("    vram_minimum_gb: 16\n", "    vram_minimum_gb: -1\n", "variants.default.vram_minimum_gb",
-     "expected an integer ≥ 0, got an integer (-1)", ""),
-    ("  min_vllm_version: \"0.10.0\"\n", "  min_vllm_version: 0.18\n", "model.min_vllm_version",
-     "expected a string, got a number (0.18)", 'quote it: "0.18"'),
-    ("  date_added: 2025-01-02\n", "  date_added: yesterday\n", "meta.date_added",
-     "expected a date YYYY-MM-DD, got a string (\"yesterday\")", ""),
-    ("  base_env: {}\n", "  base_env: {\"BAD-NAME\": \"1\"}\n", "model.base_env.BAD-NAME",
-     "'BAD-NAME' is not a valid environment variable name", "use letters, digits and underscores, "
-     "not starting with a digit"),
-    ("  base_env: {}\n", "  base_env: {FOO: [1]}\n", "model.base_env.FOO",
-     "expected a string, number or boolean, got a list", ""),
-    ("  tasks:\n    - text\n", "  tasks: text\n", "meta.tasks",
-     "expected a list of values among: text, multimodal, omni, embedding, got a string", 'write it as a YAML list'),
-    ("  related_recipes: []\n", "  related_recipes: []\n  hardware_notes: 1\n", "meta.hardware_notes",
-     "unknown key 'hardware_notes'", ""),
-])
+@pytest.mark.parametrize(
+    "old, new, key_path, message, hint",
+    [
+        (
+            "    precision: bf16\n",
+            "    precision: nvpf4\n",
+            "variants.default.precision",
+            "unknown value 'nvpf4'; expected one of:",
+            "did you mean 'nvfp4'?",
+        ),
+        (
+            "  difficulty: beginner\n",
+            "  difficulty: beginer\n",
+            "meta.difficulty",
+            "unknown value 'beginer'",
+            "did you mean 'beginner'?",
+        ),
+        (
+            "  architecture: dense\n",
+            "  architecture: moE\n",
+            "model.architecture",
+            "unknown value 'moE'",
+            "did you mean 'moe'?",
+        ),
+        (
+            "    h200: verified\n",
+            "    h200: verifed\n",
+            "meta.hardware.h200",
+            "unknown value 'verifed'",
+            "did you mean 'verified'?",
+        ),
+        (
+            "    vram_minimum_gb: 16\n",
+            '    vram_minimum_gb: "16"\n',
+            "variants.default.vram_minimum_gb",
+            'expected an integer, got a string ("16")',
+            "write the number without quotes: 16",
+        ),
+        (
+            "    vram_minimum_gb: 16\n",
+            "    vram_minimum_gb: -1\n",
+            "variants.default.vram_minimum_gb",
+            "expected an integer ≥ 0, got an integer (-1)",
+            "",
+        ),
+        (
+            '  min_vllm_version: "0.10.0"\n',
+            "  min_vllm_version: 0.18\n",
+            "model.min_vllm_version",
+            "expected a string, got a number (0.18)",
+            'quote it: "0.18"',
+        ),
+        (
+            "  date_added: 2025-01-02\n",
+            "  date_added: yesterday\n",
+            "meta.date_added",
+            'expected a date YYYY-MM-DD, got a string ("yesterday")',
+            "",
+        ),
+        (
+            "  base_env: {}\n",
+            '  base_env: {"BAD-NAME": "1"}\n',
+            "model.base_env.BAD-NAME",
+            "'BAD-NAME' is not a valid environment variable name",
+            "use letters, digits and underscores, not starting with a digit",
+        ),
+        (
+            "  base_env: {}\n",
+            "  base_env: {FOO: [1]}\n",
+            "model.base_env.FOO",
+            "expected a string, number or boolean, got a list",
+            "",
+        ),
+        (
+            "  tasks:\n    - text\n",
+            "  tasks: text\n",
+            "meta.tasks",
+            "expected a list of values among: text, multimodal, omni, embedding, got a string",
+            "write it as a YAML list",
+        ),
+        (
+            "  related_recipes: []\n",
+            "  related_recipes: []\n  hardware_notes: 1\n",
+            "meta.hardware_notes",
+            "unknown key 'hardware_notes'",
+            "",
+        ),
+    ],
+)
 def test_type_and_enum_errors(tmp_path, old, new, key_path, message, hint):
     text = kit.replace(kit.VALID_RECIPE, old, new)
     _, diags = check(tmp_path, text)
@@ -124,7 +196,11 @@ def test_type_and_enum_errors(tmp_path, old, new, key_path, message, hint):
 
 
 def test_yes_is_not_a_boolean(tmp_path):
-    text = kit.replace(kit.VALID_RECIPE, "  context_length: 32768\n", "  context_length: 32768\n  nightly_required: yes\n")
+    text = kit.replace(
+        kit.VALID_RECIPE,
+        "  context_length: 32768\n",
+        "  context_length: 32768\n  nightly_required: yes\n",
+    )
     _, diags = check(tmp_path, text)
     diag = single_error(diags, "model.nightly_required")
     assert diag.message == 'expected true or false, got a string ("yes")'
@@ -132,51 +208,76 @@ def test_yes_is_not_a_boolean(tmp_path):
 
 
 def test_tp_accepts_int_or_hardware_map_and_reports_once(tmp_path):
-    good = kit.replace(kit.VALID_RECIPE, "    vram_minimum_gb: 16\n", "    vram_minimum_gb: 16\n    tp: {h200: 2, hopper: 4}\n")
+    good = kit.replace(
+        kit.VALID_RECIPE,
+        "    vram_minimum_gb: 16\n",
+        "    vram_minimum_gb: 16\n    tp: {h200: 2, hopper: 4}\n",
+    )
     assert check(tmp_path / "a", good)[1] == []
-    bad = kit.replace(kit.VALID_RECIPE, "    vram_minimum_gb: 16\n", "    vram_minimum_gb: 16\n    tp: \"2\"\n")
+    bad = kit.replace(
+        kit.VALID_RECIPE, "    vram_minimum_gb: 16\n", '    vram_minimum_gb: 16\n    tp: "2"\n'
+    )
     _, diags = check(tmp_path / "b", bad)
     assert len(diags) == 1
-    assert diags[0].message == 'expected an integer or a mapping of hardware key to integer, got a string ("2")'
+    assert (
+        diags[0].message
+        == 'expected an integer or a mapping of hardware key to integer, got a string ("2")'
+    )
     assert diags[0].key_path == "variants.default.tp"
-    inner = kit.replace(kit.VALID_RECIPE, "    vram_minimum_gb: 16\n", "    vram_minimum_gb: 16\n    tp: {h200: two}\n")
+    inner = kit.replace(
+        kit.VALID_RECIPE,
+        "    vram_minimum_gb: 16\n",
+        "    vram_minimum_gb: 16\n    tp: {h200: two}\n",
+    )
     _, diags = check(tmp_path / "c", inner)
     assert [d.key_path for d in diags] == ["variants.default.tp.h200"]
     assert diags[0].message == 'expected an integer, got a string ("two")'
 
 
 def test_env_values_keep_their_types(tmp_path):
-    text = kit.replace(kit.VALID_RECIPE, "  base_env: {}\n", "  base_env: {A: \"1\", B: 0, C: true, D: 1.5}\n")
+    text = kit.replace(
+        kit.VALID_RECIPE, "  base_env: {}\n", '  base_env: {A: "1", B: 0, C: true, D: 1.5}\n'
+    )
     catalog, diags = check(tmp_path, text)
     assert diags == []
     assert catalog.recipes[0].spec.model.base_env == {"A": "1", "B": 0, "C": True, "D": 1.5}
 
 
-@pytest.mark.parametrize("install, ok", [
-    ("{pip: false, docker: {note: \"n\"}}", True),
-    ("{pip: null, docker: null}", True),
-    ("{pip: {}, docker: {}}", True),
-    ("{pip: true}", False),
-    ("{pip: \"uv pip install x\"}", False),
-])
+@pytest.mark.parametrize(
+    "install, ok",
+    [
+        ('{pip: false, docker: {note: "n"}}', True),
+        ("{pip: null, docker: null}", True),
+        ("{pip: {}, docker: {}}", True),
+        ("{pip: true}", False),
+        ('{pip: "uv pip install x"}', False),
+    ],
+)
 def test_install_block(tmp_path, install, ok):
-    text = kit.replace(kit.VALID_RECIPE, "  base_env: {}\n", f"  base_env: {{}}\n  install: {install}\n")
+    text = kit.replace(
+        kit.VALID_RECIPE, "  base_env: {}\n", f"  base_env: {{}}\n  install: {install}\n"
+    )
     _, diags = check(tmp_path, text)
     assert (diags == []) is ok, [d.format() for d in diags]
     if not ok:
         assert diags[0].key_path == "model.install.pip"
 
 
-@pytest.mark.parametrize("image, ok", [
-    ("vllm/vllm-openai:v1", True),
-    ("{nvidia: a, amd: b}", True),
-    ("{nvidia: {cu130: c}}", True),
-    ("{cu129: a, cu130: b}", True),
-    ("{nvida: a}", False),
-    ("[a]", False),
-])
+@pytest.mark.parametrize(
+    "image, ok",
+    [
+        ("vllm/vllm-openai:v1", True),
+        ("{nvidia: a, amd: b}", True),
+        ("{nvidia: {cu130: c}}", True),
+        ("{cu129: a, cu130: b}", True),
+        ("{nvida: a}", False),
+        ("[a]", False),
+    ],
+)
 def test_docker_image_shapes(tmp_path, image, ok):
-    text = kit.replace(kit.VALID_RECIPE, "  base_env: {}\n", f"  base_env: {{}}\n  docker_image: {image}\n")
+    text = kit.replace(
+        kit.VALID_RECIPE, "  base_env: {}\n", f"  base_env: {{}}\n  docker_image: {image}\n"
+    )
     _, diags = check(tmp_path, text)
     assert (diags == []) is ok, [d.format() for d in diags]
 
@@ -190,11 +291,11 @@ def test_missing_meta_is_an_error(tmp_path):
 
 
 def test_missing_nested_key_points_at_the_parent(tmp_path):
-    text = kit.replace(kit.VALID_RECIPE, "  title: \"Widget 7B\"\n", "")
+    text = kit.replace(kit.VALID_RECIPE, '  title: "Widget 7B"\n', "")
     _, diags = check(tmp_path, text)
     diag = single_error(diags, "meta.title")
     assert diag.message == "missing required key 'title'"
-    assert (diag.line, diag.col) == (1, 1)          # the `meta:` key
+    assert (diag.line, diag.col) == (1, 1)  # the `meta:` key
     text = kit.replace(kit.VALID_RECIPE, "    vram_minimum_gb: 16\n", "")
     _, diags = check(tmp_path / "2", text)
     diag = single_error(diags, "variants.default.vram_minimum_gb")
@@ -230,7 +331,12 @@ def test_json_schema_is_valid_deterministic_and_documented():
     variant = schema["$defs"]["Variant"]
     assert "nvfp4" in variant["properties"]["precision"]["enum"]
     assert variant["properties"]["precision"]["description"]
-    assert schema["$defs"]["Meta"]["properties"]["difficulty"]["enum"] == ["beginner", "intermediate", "advanced", "hard"]
+    assert schema["$defs"]["Meta"]["properties"]["difficulty"]["enum"] == [
+        "beginner",
+        "intermediate",
+        "advanced",
+        "hard",
+    ]
     assert schema["properties"]["variants"]["required"] == ["default"]
     assert schema["additionalProperties"] is False
 
@@ -243,15 +349,35 @@ def test_json_schema_accepts_the_valid_recipe_and_rejects_typos(tmp_path):
     data = dict(data, varaints={})
     assert list(validator.iter_errors(data))
     env = dict(data["model"], base_env={"PYTHONHASHSEED": 0})
-    assert list(jsonschema.Draft202012Validator(recipe_json_schema()).iter_errors(
-        dict(catalog.recipes[0].data, model=env))) == []
+    assert (
+        list(
+            jsonschema.Draft202012Validator(recipe_json_schema()).iter_errors(
+                dict(catalog.recipes[0].data, model=env)
+            )
+        )
+        == []
+    )
 
 
 # ---- reused field types (types.reused) -----------------------------------------------------------------
 
-REUSED_ALIASES = ("StrOrNone", "BoolOrNone", "StrListOrNone", "ArgsOrNone", "EnvOrNone", "PositiveOrNone",
-                  "NonNegativeOrNone", "IntOrHwMapOrNone", "GpuCountOrNone", "LevelMapsOrNone", "LevelMapOrNone",
-                  "SafeIntOrNone", "PortOrNone", "StrMapOrNone", "ParallelFlagOrNone")
+REUSED_ALIASES = (
+    "StrOrNone",
+    "BoolOrNone",
+    "StrListOrNone",
+    "ArgsOrNone",
+    "EnvOrNone",
+    "PositiveOrNone",
+    "NonNegativeOrNone",
+    "IntOrHwMapOrNone",
+    "GpuCountOrNone",
+    "LevelMapsOrNone",
+    "LevelMapOrNone",
+    "SafeIntOrNone",
+    "PortOrNone",
+    "StrMapOrNone",
+    "ParallelFlagOrNone",
+)
 
 
 def _containers(node, found=None) -> dict:
@@ -259,7 +385,7 @@ def _containers(node, found=None) -> dict:
     found = {} if found is None else found
     if isinstance(node, (dict, list)):
         found[id(node)] = node
-        for value in (node.values() if isinstance(node, dict) else node):
+        for value in node.values() if isinstance(node, dict) else node:
             _containers(value, found)
     return found
 
@@ -274,23 +400,33 @@ def test_a_reused_type_gives_every_field_the_schema_pydantic_builds_in_its_own_c
     from pydantic import create_model
 
     from recipes_site.catalog import types as T
+
     reused_type = getattr(T, alias)
     plain_type = get_args(reused_type)[0]
-    fields = {"first": (reused_type, None), "second": (reused_type, None), "third": (reused_type, None)}
+    fields = {
+        "first": (reused_type, None),
+        "second": (reused_type, None),
+        "third": (reused_type, None),
+    }
     with_alias = create_model("WithAlias", __base__=T._Model, **fields)
-    plain = create_model("Plain", __base__=T._Model, **{name: (plain_type, None) for name in fields})
+    plain = create_model(
+        "Plain", __base__=T._Model, **{name: (plain_type, None) for name in fields}
+    )
     got = with_alias.__pydantic_core_schema__["schema"]["fields"]
     assert got == plain.__pydantic_core_schema__["schema"]["fields"]
     assert with_alias.model_json_schema()["properties"] == plain.model_json_schema()["properties"]
     seen: dict = {}
     for name in fields:
         mine = _containers(got[name])
-        assert not mine.keys() & seen.keys(), f"{alias}: {name} shares a dict or list with an earlier field"
+        assert not mine.keys() & seen.keys(), (
+            f"{alias}: {name} shares a dict or list with an earlier field"
+        )
         seen.update(mine)
 
 
 def test_reused_refuses_a_type_with_a_model_inside():
     from recipes_site.catalog import types as T
+
     with pytest.raises(TypeError):
         T.reused(dict[str, T.Companion] | None)
 
@@ -337,6 +473,7 @@ def test_nested_models_are_built_inside_their_root_with_the_schema_an_eager_buil
     as pydantic does without defer_build (the nested models' schemas reused): same validation,
     same errors. Fails when a model is built eagerly again or deferring changes a schema."""
     from cli_kit import fresh_interpreter
+
     root = kit.make_root(tmp_path)
     kit.write_recipe(root, REL, kit.VALID_RECIPE)
     built, same = fresh_interpreter(_DEFERRED_PROBE % str(root))
@@ -350,10 +487,11 @@ def test_a_nested_model_validates_on_its_own_as_it_does_inside_a_recipe():
     from pydantic import ValidationError
 
     from recipes_site.catalog import types as T
+
     with pytest.raises(ValidationError) as alone:
         T.InstallEntry.model_validate({"command": 5, "notes": "x"})
     with pytest.raises(ValidationError) as inside:
         T.Install.model_validate({"pip": {"command": 5, "notes": "x"}})
-    strip = lambda errs, n: [(e["type"], e["loc"][n:], e["msg"]) for e in errs]   # noqa: E731
+    strip = lambda errs, n: [(e["type"], e["loc"][n:], e["msg"]) for e in errs]  # noqa: E731
     assert strip(alone.value.errors(), 0) == strip(inside.value.errors(), 2)
     assert T.InstallEntry.model_validate({"command": "pip install x"}).command == "pip install x"

@@ -1,4 +1,5 @@
 """recipes_site.catalog.yaml: YAML 1.2 scalars, positions, and hostile input."""
+
 from __future__ import annotations
 
 import math
@@ -29,22 +30,60 @@ def only_error(result):
     return diag
 
 
-@pytest.mark.parametrize("text, expected", [
-    # YAML 1.1 booleans are plain strings in YAML 1.2 (js-yaml 4)
-    ("yes", "yes"), ("no", "no"), ("on", "on"), ("off", "off"), ("y", "y"), ("n", "n"),
-    ("Yes", "Yes"), ("NO", "NO"),
-    ("true", True), ("True", True), ("TRUE", True), ("false", False), ("False", False), ("FALSE", False),
-    ("tRUE", "tRUE"),
-    ("null", None), ("Null", None), ("NULL", None), ("~", None), ("", None),
-    ("0755", 755), ("0o755", 493), ("0x1F", 31), ("-0x10", -16), ("0b101", 5), ("+12", 12), ("0", 0),
-    ("-7", -7), ("08", 8),
-    ("1_000", "1_000"), ("1:30", "1:30"), ("0x", "0x"), ("0o8", "0o8"),
-    ("1e3", 1000.0), ("1.0e3", 1000.0), ("1.5", 1.5), ("-2.5", -2.5), ("1.", 1.0), (".5", 0.5),
-    ("-.5", "-.5"),
-    ("'yes'", "yes"), ('"0755"', "0755"), ("'1e3'", "1e3"), ("'null'", "null"), ("'true'", "true"),
-    ("!!str 12", "12"), ("!!int 12", 12),
-    ("hello world", "hello world"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # YAML 1.1 booleans are plain strings in YAML 1.2 (js-yaml 4)
+        ("yes", "yes"),
+        ("no", "no"),
+        ("on", "on"),
+        ("off", "off"),
+        ("y", "y"),
+        ("n", "n"),
+        ("Yes", "Yes"),
+        ("NO", "NO"),
+        ("true", True),
+        ("True", True),
+        ("TRUE", True),
+        ("false", False),
+        ("False", False),
+        ("FALSE", False),
+        ("tRUE", "tRUE"),
+        ("null", None),
+        ("Null", None),
+        ("NULL", None),
+        ("~", None),
+        ("", None),
+        ("0755", 755),
+        ("0o755", 493),
+        ("0x1F", 31),
+        ("-0x10", -16),
+        ("0b101", 5),
+        ("+12", 12),
+        ("0", 0),
+        ("-7", -7),
+        ("08", 8),
+        ("1_000", "1_000"),
+        ("1:30", "1:30"),
+        ("0x", "0x"),
+        ("0o8", "0o8"),
+        ("1e3", 1000.0),
+        ("1.0e3", 1000.0),
+        ("1.5", 1.5),
+        ("-2.5", -2.5),
+        ("1.", 1.0),
+        (".5", 0.5),
+        ("-.5", "-.5"),
+        ("'yes'", "yes"),
+        ('"0755"', "0755"),
+        ("'1e3'", "1e3"),
+        ("'null'", "null"),
+        ("'true'", "true"),
+        ("!!str 12", "12"),
+        ("!!int 12", 12),
+        ("hello world", "hello world"),
+    ],
+)
 def test_core_schema_scalars(text, expected):
     got = value(text)
     assert got == expected and type(got) is type(expected)
@@ -58,18 +97,24 @@ def test_special_floats():
     assert value(".Nan") == ".Nan"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("2025-12-04", "2025-12-04"),
-    ("2025-12-04 10:30:00", "2025-12-04"),
-    ("2025-12-04T23:30:00Z", "2025-12-04"),
-    ("2025-12-04 23:30:00 -02:00", "2025-12-05"),     # UTC date part
-    ("2025-12-04T00:30:00+01:00", "2025-12-03"),
-    ("2025-1-4 01:02:03", "2025-01-04"),              # one-digit month/day only with a time
-    ("2025-02-30", "2025-02-30"),                     # no such day: stays a string (js-yaml: 03-02), the schema refuses it
-    ("2025-1-4", "2025-1-4"),                         # not a date without a time
-    ("'2025-12-04'", "2025-12-04"),
-    ("yesterday", "yesterday"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("2025-12-04", "2025-12-04"),
+        ("2025-12-04 10:30:00", "2025-12-04"),
+        ("2025-12-04T23:30:00Z", "2025-12-04"),
+        ("2025-12-04 23:30:00 -02:00", "2025-12-05"),  # UTC date part
+        ("2025-12-04T00:30:00+01:00", "2025-12-03"),
+        ("2025-1-4 01:02:03", "2025-01-04"),  # one-digit month/day only with a time
+        (
+            "2025-02-30",
+            "2025-02-30",
+        ),  # no such day: stays a string (js-yaml: 03-02), the schema refuses it
+        ("2025-1-4", "2025-1-4"),  # not a date without a time
+        ("'2025-12-04'", "2025-12-04"),
+        ("yesterday", "yesterday"),
+    ],
+)
 def test_timestamps_become_iso_dates(text, expected):
     assert value(text) == expected
 
@@ -86,9 +131,42 @@ def test_plain_words_as_keys_and_values_resolve_as_resolve_plain_does():
     import itertools
 
     from recipes_site.catalog.yaml import js_key, resolve_plain
-    words = ["True", "true", "TRUE", "tRUE", "False", "FALSE", "null", "Null", "NULL", "nulls", "yes", "No",
-             "é", "ǅx", "x1", "x-y", "inf", "nan", "NaN", "e3", "a:b", "Inf", "_x", "x_", "1", "1.5", "0x1F",
-             "2025-01-02", "~", "-x", ".inf", ".x", "+1"]
+
+    words = [
+        "True",
+        "true",
+        "TRUE",
+        "tRUE",
+        "False",
+        "FALSE",
+        "null",
+        "Null",
+        "NULL",
+        "nulls",
+        "yes",
+        "No",
+        "é",
+        "ǅx",
+        "x1",
+        "x-y",
+        "inf",
+        "nan",
+        "NaN",
+        "e3",
+        "a:b",
+        "Inf",
+        "_x",
+        "x_",
+        "1",
+        "1.5",
+        "0x1F",
+        "2025-01-02",
+        "~",
+        "-x",
+        ".inf",
+        ".x",
+        "+1",
+    ]
     for key, val in itertools.product(words, ["True", "null", "word", "1", "ǅ", "2025-01-02"]):
         result = load(f"{key}: {val}\nlist: [{key}, {val}]\n")
         assert result.diagnostics == [], (key, val)
@@ -96,7 +174,10 @@ def test_plain_words_as_keys_and_values_resolve_as_resolve_plain_does():
         got = result.data[expected_key]
         assert got == resolve_plain(val) and type(got) is type(resolve_plain(val)), (key, val)
         items = result.data["list"]
-        assert [type(v) for v in items] == [type(resolve_plain(key)), type(resolve_plain(val))], (key, val)
+        assert [type(v) for v in items] == [type(resolve_plain(key)), type(resolve_plain(val))], (
+            key,
+            val,
+        )
         assert result.key_positions[(expected_key,)] == (1, 1)
         assert result.positions[(expected_key,)] == (1, len(key) + 3)
     assert load("<<: 1\n").diagnostics[0].message == "merge keys (<<) are not supported"
@@ -124,7 +205,7 @@ def test_anchors_and_aliases_are_copied_with_positions():
     assert result.diagnostics == []
     assert result.data["other"] == {"args": ["--x"]}
     assert result.data["other"] is not result.data["base"]
-    assert result.positions[("other",)] == (3, 8)          # the alias itself
+    assert result.positions[("other",)] == (3, 8)  # the alias itself
     assert result.positions[("other", "args", 0)] == (2, 10)  # what it expands to
 
 
@@ -139,14 +220,16 @@ def test_keys_anchored_aliased_or_not_scalars():
     assert result.positions[("other", "name")] == (3, 8)
     refused = load("a: &m {x: 1}\nb:\n  *m : 2\n").diagnostics
     assert [(d.line, d.col, d.key_path, d.message) for d in refused] == [
-        (3, 3, "b", "alias *m cannot be used as a mapping key")]
+        (3, 3, "b", "alias *m cannot be used as a mapping key")
+    ]
     refused = load("a:\n  ? [1, 2]\n  : x\n").diagnostics
     assert [(d.line, d.col, d.key_path, d.message) for d in refused] == [
-        (2, 5, "a", "a mapping key must be a plain value, not a list or mapping")]
+        (2, 5, "a", "a mapping key must be a plain value, not a list or mapping")
+    ]
     key = "k" * 1000
     big = load("".join(f"m{i}:\n  {key}{i}: 1\n" for i in range(1100))).diagnostics
     assert len(big) == 1 and "expands to more than" in big[0].message
-    block = (big[0].line - 2) // 2      # reported at the inner key that crossed the limit
+    block = (big[0].line - 2) // 2  # reported at the inner key that crossed the limit
     assert (big[0].line, big[0].col, big[0].key_path) == (2 * block + 2, 3, f"m{block}")
 
 
@@ -164,12 +247,15 @@ def test_every_duplicate_is_reported():
     assert [d.line for d in result.diagnostics] == [2, 4]
 
 
-@pytest.mark.parametrize("text", [
-    "x: !!python/object/apply:os.system ['echo hi']\n",
-    "x: !foo bar\n",
-    "x: !custom {a: 1}\n",
-    "x: !!binary aGVsbG8=\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x: !!python/object/apply:os.system ['echo hi']\n",
+        "x: !foo bar\n",
+        "x: !custom {a: 1}\n",
+        "x: !!binary aGVsbG8=\n",
+    ],
+)
 def test_custom_tags_are_errors(text):
     diag = only_error(load(text))
     assert "unsupported YAML tag" in diag.message
@@ -244,13 +330,16 @@ def test_second_document_is_an_error():
     assert "single YAML document" in diag.message and diag.line == 2
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("", "file is empty"),
-    ("# only a comment\n", "file is empty"),
-    ("~\n", "empty (null)"),
-    ("- a\n- b\n", "got a list"),
-    ("just a string\n", "got a single value"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("", "file is empty"),
+        ("# only a comment\n", "file is empty"),
+        ("~\n", "empty (null)"),
+        ("- a\n- b\n", "got a list"),
+        ("just a string\n", "got a single value"),
+    ],
+)
 def test_top_level_must_be_a_mapping(text, needle):
     diag = only_error(load(text))
     assert needle in diag.message and "mapping" in diag.message

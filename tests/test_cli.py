@@ -1,21 +1,29 @@
 """The command line: output format, exit codes, the `command` query and the schema file."""
+
 from __future__ import annotations
 
 import json
 import re
 
 from cli_kit import fresh_interpreter, run, run_module
+
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.types import recipe_json_schema
 
-LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<level>error|warning): (?P<key>\S+): .+$")
+LINE = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<level>error|warning): (?P<key>\S+): .+$"
+)
 
 
 def _root_with(tmp_path, recipe_text: str):
     import shutil
+
     root = tmp_path / "root"
     (root / "models" / "acme").mkdir(parents=True)
-    shutil.copy(PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml", root / "models" / "acme" / "Tiny-1B.yaml")
+    shutil.copy(
+        PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml",
+        root / "models" / "acme" / "Tiny-1B.yaml",
+    )
     (root / "models" / "acme" / "Tiny-1B.yaml").write_text(recipe_text)
     return root
 
@@ -29,7 +37,9 @@ def test_validate_project_root_strict_passes():
 def test_validate_reports_every_problem_with_position_and_exit_1(tmp_path):
     text = (PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml").read_text()
     text = text.replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-1B"')
-    text = text.replace("variants:", "varaints:", 1).replace("difficulty: beginner", "difficulty: hard")
+    text = text.replace("variants:", "varaints:", 1).replace(
+        "difficulty: beginner", "difficulty: hard"
+    )
     root = _root_with(tmp_path, text)
     r = run("validate", str(root))
     assert r.returncode == 1
@@ -43,17 +53,22 @@ def test_validate_reports_every_problem_with_position_and_exit_1(tmp_path):
 
 def test_strict_turns_warnings_into_failure(tmp_path):
     text = (PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml").read_text()
-    text = text.replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-1B"').replace("difficulty: beginner", "difficulty: hard")
+    text = text.replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-1B"').replace(
+        "difficulty: beginner", "difficulty: hard"
+    )
     root = _root_with(tmp_path, text)
     assert run("validate", str(root)).returncode == 0
     assert run("validate", str(root), "--strict").returncode == 1
 
 
 def test_bad_usage_exits_2():
-    assert run_module("validate", "--no-such-flag").returncode == 2     # the `python -m recipes_site` entry too
+    assert (
+        run_module("validate", "--no-such-flag").returncode == 2
+    )  # the `python -m recipes_site` entry too
     assert run("frobnicate").returncode == 2
-    assert run_module("command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "h100").stdout.startswith(
-        "vllm serve meta-llama/Llama-3.3-70B-Instruct \\\n")
+    assert run_module(
+        "command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "h100"
+    ).stdout.startswith("vllm serve meta-llama/Llama-3.3-70B-Instruct \\\n")
 
 
 def test_command_prints_the_recommended_command():
@@ -72,14 +87,30 @@ def test_command_json_and_docker_and_checkpoint_lookup():
 
 
 def test_command_multi_node_prints_head_and_workers():
-    r = run("command", "deepseek-ai/DeepSeek-R1-0528", "--hardware", "h200", "--strategy", "multi_node_tp",
-            "--nodes", "4")
+    r = run(
+        "command",
+        "deepseek-ai/DeepSeek-R1-0528",
+        "--hardware",
+        "h200",
+        "--strategy",
+        "multi_node_tp",
+        "--nodes",
+        "4",
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("--node-rank") == 4 and r.stdout.count("--headless") == 3
     assert "--tensor-parallel-size 32" in r.stdout
     # 3 nodes would be TP 24, which does not divide DeepSeek's 128 attention heads: refused, with the counts that work
-    r = run("command", "deepseek-ai/DeepSeek-R1-0528", "--hardware", "h200", "--strategy", "multi_node_tp",
-            "--nodes", "3")
+    r = run(
+        "command",
+        "deepseek-ai/DeepSeek-R1-0528",
+        "--hardware",
+        "h200",
+        "--strategy",
+        "multi_node_tp",
+        "--nodes",
+        "3",
+    )
     assert r.returncode == 1 and r.stdout == ""
     assert "TP 24 does not divide the 128 attention heads" in r.stderr
     assert "node counts that work: 2, 4, 8, 16" in r.stderr
@@ -90,7 +121,9 @@ def test_command_multi_node_prints_head_and_workers():
 def test_command_rejects_unknown_choices_with_a_reason():
     r = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "h999")
     assert r.returncode == 1 and "unknown hardware 'h999'" in r.stderr
-    r = run("command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "trillium")   # a profile it does not run on
+    r = run(
+        "command", "meta-llama/Llama-3.3-70B-Instruct", "--hardware", "trillium"
+    )  # a profile it does not run on
     assert r.returncode == 1 and "available:" in r.stderr
     r = run("command", "nobody/Nothing")
     assert r.returncode == 1 and "no recipe" in r.stderr
@@ -99,32 +132,39 @@ def test_command_rejects_unknown_choices_with_a_reason():
 def test_recipe_schema_file_is_up_to_date():
     """Byte for byte (key order included): a build publishes this file as the recipe schema."""
     on_disk = (PROJECT_ROOT / "schema" / "recipe.schema.json").read_text(encoding="utf-8")
-    assert on_disk == json.dumps(recipe_json_schema(), indent=2, ensure_ascii=False) + "\n", \
+    assert on_disk == json.dumps(recipe_json_schema(), indent=2, ensure_ascii=False) + "\n", (
         "schema/recipe.schema.json is stale: run `recipes-site schema`"
+    )
 
 
 def test_version_and_help_do_not_load_the_recipe_models():
     """`--version` and `--help` answer without importing pydantic and the recipe models (the
     catalog package imports its loader on first use): 0.05 s instead of 0.2 s of start-up."""
-    probe = ("import sys; from recipes_site.cli import main\n"
-             "for argv in (['--version'], ['--help'], ['build', '--help']):\n"
-             "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'jinja2', 'yaml')"
-             " or m in ('recipes_site.catalog.loader', 'recipes_site.catalog.types')))")
+    probe = (
+        "import sys; from recipes_site.cli import main\n"
+        "for argv in (['--version'], ['--help'], ['build', '--help']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'jinja2', 'yaml')"
+        " or m in ('recipes_site.catalog.loader', 'recipes_site.catalog.types')))"
+    )
     assert fresh_interpreter(probe)[-1] == "[]"
-    from recipes_site.catalog import load_catalog   # still importable from the package
+    from recipes_site.catalog import load_catalog  # still importable from the package
+
     assert callable(load_catalog)
 
 
 def test_only_version_looks_the_installed_version_up():
     """Every command builds the parser; importlib.metadata (the installed version) is imported
     only when `--version` asks for it, and then prints what argparse's version action prints."""
-    probe = ("import sys; from recipes_site.cli import main\n"
-             "try:\n    main(['build', '--help'])\nexcept SystemExit:\n    pass\n"
-             "print('importlib.metadata' in sys.modules)\n"
-             "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
-             "print('importlib.metadata' in sys.modules)")
+    probe = (
+        "import sys; from recipes_site.cli import main\n"
+        "try:\n    main(['build', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print('importlib.metadata' in sys.modules)\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print('importlib.metadata' in sys.modules)"
+    )
     from recipes_site.cli import _version
+
     assert fresh_interpreter(probe)[-3:] == ["False", f"recipes-site {_version()}", "True"]
 
 
@@ -132,12 +172,14 @@ def test_only_the_process_own_command_skips_the_exit_collections():
     """The command of the process itself (argv None: the console script, `python -m`) leaves what
     it allocated out of the collector's exit passes (gc.freeze); main([...]) called by a
     longer-lived process (these tests) leaves its collector alone. Both give the same output."""
-    probe = ("import gc, sys; from recipes_site.cli import main\n"
-             "main(['hardware', '--json']); print(gc.get_freeze_count())\n"
-             "sys.argv = ['recipes-site', 'hardware', '--json']; main(); print(gc.get_freeze_count() > 0)")
+    probe = (
+        "import gc, sys; from recipes_site.cli import main\n"
+        "main(['hardware', '--json']); print(gc.get_freeze_count())\n"
+        "sys.argv = ['recipes-site', 'hardware', '--json']; main(); print(gc.get_freeze_count() > 0)"
+    )
     lines = fresh_interpreter(probe)
     assert lines[-1] == "True" and lines[len(lines) // 2 - 1] == "0"
-    first, second = lines[:len(lines) // 2 - 1], lines[len(lines) // 2:-1]
+    first, second = lines[: len(lines) // 2 - 1], lines[len(lines) // 2 : -1]
     assert first == second and json.loads("\n".join(first))
 
 
@@ -145,10 +187,12 @@ def test_only_the_process_own_build_freezes_its_modules_before_building():
     """`python -m recipes_site build` imports the build's modules with the collector paused and
     freezes them before the build starts (the collector on again); main([...]) in a longer-lived
     process leaves the collector as it was."""
-    probe = ("import gc, sys; import recipes_site.cli as cli\n"
-             "seen = []\n"
-             "cli._build = lambda args: seen.append((gc.get_freeze_count() > 0, gc.isenabled())) or 0\n"
-             "cli.main(['build', 'x'])\n"
-             "sys.argv = ['recipes-site', 'build', 'x']; cli.main()\n"
-             "print(seen)")
+    probe = (
+        "import gc, sys; import recipes_site.cli as cli\n"
+        "seen = []\n"
+        "cli._build = lambda args: seen.append((gc.get_freeze_count() > 0, gc.isenabled())) or 0\n"
+        "cli.main(['build', 'x'])\n"
+        "sys.argv = ['recipes-site', 'build', 'x']; cli.main()\n"
+        "print(seen)"
+    )
     assert fresh_interpreter(probe)[-1] == "[(False, True), (True, True)]"

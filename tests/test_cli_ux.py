@@ -1,6 +1,7 @@
 """The command line as people expect it: --version, `hardware`, did-you-mean for hardware and model
 ids, an explicit variant never silently replaced, `fit` refusing what vLLM refuses, one --nodes rule
 for `command` and `fit`, help text for every argument. Each test runs the real CLI (`main`, through cli_kit)."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,9 +10,10 @@ from importlib.metadata import version
 
 import pytest
 import yaml
-from hypothesis import given, settings, strategies as st
-
 from cli_kit import run as cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from recipes_site import suggest
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.cli import parser
@@ -41,14 +43,22 @@ def test_hardware_lists_every_profile_with_name_gpus_and_memory():
     assert h200.split() == ["h200", "H200", "NVIDIA", "8", "141", "1128", "yes"]
     code, out, _ = run("hardware", "--json")
     rows = {row["id"]: row for row in json.loads(out)}
-    assert rows["rtx_pro_6000"] == {"id": "rtx_pro_6000", "name": "RTX Pro 6000", "brand": "NVIDIA", "gpus": 1,
-                                    "gb_per_gpu": 96, "gb_total": 96, "clusters": False}
+    assert rows["rtx_pro_6000"] == {
+        "id": "rtx_pro_6000",
+        "name": "RTX Pro 6000",
+        "brand": "NVIDIA",
+        "gpus": 1,
+        "gb_per_gpu": 96,
+        "gb_total": 96,
+        "clusters": False,
+    }
 
 
 def test_hardware_shows_a_hostile_name_escaped(tmp_path):
     (tmp_path / "models").mkdir()
     (tmp_path / "taxonomy.yaml").write_text(
-        'hardware_profiles:\n  evil:\n    brand: NVIDIA\n    display_name: "x\\e[2J\\ny"\n    gpu_count: 8\n')
+        'hardware_profiles:\n  evil:\n    brand: NVIDIA\n    display_name: "x\\e[2J\\ny"\n    gpu_count: 8\n'
+    )
     code, out, _ = run("hardware", "--root", str(tmp_path))
     assert code == 0 and "\x1b" not in out
     assert out.splitlines()[1].split()[:2] == ["evil", "x\\x1b[2J\\ny"]
@@ -63,12 +73,15 @@ def test_unknown_hardware_says_so_with_a_did_you_mean(cmd):
     assert code == 1 and "unknown hardware 'zz9';" in err and "did you mean" not in err
 
 
-@pytest.mark.parametrize("typed, first", [
-    ("meta-llama/Llama-3.3-70B-Instrut", LLAMA),       # typo in the repo name
-    ("meta-lama/Llama-3.3-70B-Instruct", LLAMA),       # typo in the org
-    ("llama-3.3-70b-instruct", LLAMA),                 # no org, other case
-    ("qwen/qwen3-8", "Qwen/Qwen3-8B"),
-])
+@pytest.mark.parametrize(
+    "typed, first",
+    [
+        ("meta-llama/Llama-3.3-70B-Instrut", LLAMA),  # typo in the repo name
+        ("meta-lama/Llama-3.3-70B-Instruct", LLAMA),  # typo in the org
+        ("llama-3.3-70b-instruct", LLAMA),  # no org, other case
+        ("qwen/qwen3-8", "Qwen/Qwen3-8B"),
+    ],
+)
 def test_unknown_model_gets_a_did_you_mean(typed, first):
     code, out, err = run("command", typed)
     assert code == 1 and out == ""
@@ -90,8 +103,10 @@ def test_model_suggestions_look_at_a_few_ids_not_all_of_them(monkeypatch):
     monkeypatch.setattr(suggest.difflib, "get_close_matches", counting)
     assert index.suggest("meta-llama/Llama-3.3-70B-Instrut")[0] == LLAMA
     assert index.suggest("org7/Fam7-1007B-Instrct")[0] == "org7/Fam7-1007B-Instruct"
-    assert index.suggest("ORG7/fam7_1007b_instruct") == ["org7/Fam7-1007B-Instruct"]   # same normalised id
-    assert seen and max(seen) <= 501          # the org names; the pools after them are smaller still
+    assert index.suggest("ORG7/fam7_1007b_instruct") == [
+        "org7/Fam7-1007B-Instruct"
+    ]  # same normalised id
+    assert seen and max(seen) <= 501  # the org names; the pools after them are smaller still
 
 
 @pytest.mark.parametrize("cmd", ["command", "fit"])
@@ -101,7 +116,9 @@ def test_an_explicit_variant_is_refused_rather_than_replaced(cmd):
     assert "variant 'default' needs 168 GB, more than one rtx_pro_6000 holds (96 GB)" in err
     assert "cannot be clustered; variants that fit on rtx_pro_6000: fp8, nvfp4, int8, int4" in err
     # a checkpoint only one variant serves names that variant as plainly as --variant does
-    code, out, err = run(cmd, "nvidia/Llama-4-Scout-17B-16E-Instruct-FP8", "--hardware", "rtx_pro_6000")
+    code, out, err = run(
+        cmd, "nvidia/Llama-4-Scout-17B-16E-Instruct-FP8", "--hardware", "rtx_pro_6000"
+    )
     assert code == 1 and out == "" and "variant 'fp8' needs" in err
 
 
@@ -134,14 +151,19 @@ def test_fit_refuses_a_tp_larger_than_the_gpus_present():
 
 def _first_error_line(err: str) -> str:
     line = next(l for l in err.splitlines() if "error:" in l or l.startswith("recipes-site:"))
-    return line.replace("recipes-site fit:", "recipes-site X:").replace("recipes-site command:", "recipes-site X:")
+    return line.replace("recipes-site fit:", "recipes-site X:").replace(
+        "recipes-site command:", "recipes-site X:"
+    )
 
 
-@pytest.mark.parametrize("choice", [
-    (LLAMA, "h100", None),
-    (DEEPSEEK, "h200", "multi_node_tp"),
-    (DEEPSEEK, "h200", "pd_cluster"),
-])
+@pytest.mark.parametrize(
+    "choice",
+    [
+        (LLAMA, "h100", None),
+        (DEEPSEEK, "h200", "multi_node_tp"),
+        (DEEPSEEK, "h200", "pd_cluster"),
+    ],
+)
 def test_nodes_checks_are_the_same_in_command_and_fit(choice):
     model, hw, strategy = choice
     base = [model, "--hardware", hw] + (["--strategy", strategy] if strategy else [])
@@ -153,8 +175,8 @@ def test_nodes_checks_are_the_same_in_command_and_fit(choice):
         if command[0] != 0:
             assert _first_error_line(command[2]) == _first_error_line(fit[2]), nodes
         verdicts[nodes] = command[0]
-    assert verdicts["0"] == verdicts["-1"] == verdicts["x"] == 2          # usage errors, before any lookup
-    assert verdicts["17"] == 1                                            # a refusal with a reason
+    assert verdicts["0"] == verdicts["-1"] == verdicts["x"] == 2  # usage errors, before any lookup
+    assert verdicts["17"] == 1  # a refusal with a reason
     assert 0 in verdicts.values()
 
 
@@ -168,8 +190,11 @@ def _arguments(p: argparse.ArgumentParser, name: str = "recipes-site"):
 
 
 def test_every_argument_has_help_text():
-    missing = [f"{name} {'/'.join(a.option_strings) or a.dest}" for name, a in _arguments(parser())
-               if not a.help or a.help == argparse.SUPPRESS]
+    missing = [
+        f"{name} {'/'.join(a.option_strings) or a.dest}"
+        for name, a in _arguments(parser())
+        if not a.help or a.help == argparse.SUPPRESS
+    ]
     assert missing == []
     subcommands = {name for name, _ in _arguments(parser())}
     assert {"recipes-site command", "recipes-site fit", "recipes-site hardware"} <= subcommands

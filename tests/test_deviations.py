@@ -3,6 +3,7 @@
 Each deliberate deviation is asserted here, and docs/compat-deviations.json (read by
 `shared/tools/compat-parity --deviations`) must cover exactly the fields a build changes.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -42,10 +43,13 @@ def _recipe(project, hf_id: str) -> dict:
 
 def _render(project, hf_id, strategy, hw="h200", variant="default", recipe=None):
     ctx = project[1]
-    return render_strategy(ctx, recipe or _recipe(project, hf_id), variant, strategy, ctx.hardware(hw))
+    return render_strategy(
+        ctx, recipe or _recipe(project, hf_id), variant, strategy, ctx.hardware(hw)
+    )
 
 
 # -- multi-node docker runs on the host network ----------------------------------------------------
+
 
 def test_multi_node_processes_run_on_the_host_network(project):
     r = _render(project, "deepseek-ai/DeepSeek-V3.2", "multi_node_tp", hw="h100")
@@ -76,26 +80,38 @@ def test_tpu_keeps_the_one_host_network_flag_it_had(project):
 
 # -- gated checkpoints get the host's HF_TOKEN ------------------------------------------------------
 
+
 def test_gated_checkpoint_passes_hf_token_through_without_printing_it(project):
     r = _render(project, "meta-llama/Llama-3.1-8B-Instruct", "single_node_tp")
     argv = list(r.single.docker_argv)
     assert argv[argv.index("HF_TOKEN") - 1] == "-e"
     assert "  -e HF_TOKEN \\" in r.single.docker_command.splitlines()
-    assert "HF_TOKEN" not in r.single.command and "HF_TOKEN" not in r.env     # serve form: the shell has it
+    assert (
+        "HF_TOKEN" not in r.single.command and "HF_TOKEN" not in r.env
+    )  # serve form: the shell has it
 
 
 def test_a_variant_serving_another_checkpoint_is_not_gated(project):
     recipe = _recipe(project, "meta-llama/Llama-3.1-8B-Instruct")
-    other = next(k for k, v in recipe["variants"].items() if v.get("model_id") not in (None, recipe["model"]["model_id"]))
+    other = next(
+        k
+        for k, v in recipe["variants"].items()
+        if v.get("model_id") not in (None, recipe["model"]["model_id"])
+    )
     r = _render(project, None, "single_node_tp", variant=other, recipe=recipe)
     assert "HF_TOKEN" not in r.single.docker_argv
 
 
 def test_variant_gated_overrides_the_model(project):
     recipe = json.loads(json.dumps(_recipe(project, "Qwen/Qwen3-8B")))
-    assert "HF_TOKEN" not in _render(project, None, "single_node_tp", recipe=recipe).single.docker_argv
+    assert (
+        "HF_TOKEN" not in _render(project, None, "single_node_tp", recipe=recipe).single.docker_argv
+    )
     recipe["variants"]["fp8"]["gated"] = True
-    assert "HF_TOKEN" in _render(project, None, "single_node_tp", variant="fp8", recipe=recipe).single.docker_argv
+    assert (
+        "HF_TOKEN"
+        in _render(project, None, "single_node_tp", variant="fp8", recipe=recipe).single.docker_argv
+    )
 
 
 def test_gated_rule_lists_exactly_the_fields_gating_changes(project):
@@ -106,25 +122,48 @@ def test_gated_rule_lists_exactly_the_fields_gating_changes(project):
         gated = _recipe(project, hf_id)
         plain = json.loads(json.dumps(gated))
         plain["model"]["gated"] = False
-        for sid in ("single_node_tp", "multi_node_tp", "pd_cluster", "kv_store_centralized_mooncake"):
+        for sid in (
+            "single_node_tp",
+            "multi_node_tp",
+            "pd_cluster",
+            "kv_store_centralized_mooncake",
+        ):
             for hw in ("h100", "h200"):
                 a = rendering_json(_render(project, None, sid, hw=hw, recipe=gated))
                 b = rendering_json(_render(project, None, sid, hw=hw, recipe=plain))
                 changed |= {k for k in a if a[k] != b.get(k)}
     assert changed and changed <= set(RULES["gated-model-hf-token"]["fields"])
-    assert {"docker_command", "docker_argv", "head_docker_command", "vllm_docker_argv", "prefill"} <= changed
+    assert {
+        "docker_command",
+        "docker_argv",
+        "head_docker_command",
+        "vllm_docker_argv",
+        "prefill",
+    } <= changed
 
 
 # -- the Mooncake config heredoc expands our variables, and only them --------------------------------
 
+
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
 def test_heredoc_expands_the_master_address_and_runs_nothing(tmp_path):
-    config = {"master_server_address": "$MOONCAKE_MASTER_IP:50051", "device_name": "$MOONCAKE_DEVICE_NAME",
-              "x": "$(touch pw1)", "y": "`touch pw2`", "z": "a\\b ${HOME} $((1+1)) $", "q": "it's \"q\""}
+    config = {
+        "master_server_address": "$MOONCAKE_MASTER_IP:50051",
+        "device_name": "$MOONCAKE_DEVICE_NAME",
+        "x": "$(touch pw1)",
+        "y": "`touch pw2`",
+        "z": "a\\b ${HOME} $((1+1)) $",
+        "q": 'it\'s "q"',
+    }
     text = heredoc("$MOONCAKE_CONFIG_PATH", config, "note line\n$(touch pw3)")
     assert "<<EOF\n" in text and "<<'EOF'" not in text
-    env = {"PATH": "/usr/bin:/bin", "MOONCAKE_CONFIG_PATH": str(tmp_path / "mooncake.json"),
-           "MOONCAKE_MASTER_IP": "10.1.2.3", "MOONCAKE_DEVICE_NAME": "mlx5_0", "HOME": "/root"}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MOONCAKE_CONFIG_PATH": str(tmp_path / "mooncake.json"),
+        "MOONCAKE_MASTER_IP": "10.1.2.3",
+        "MOONCAKE_DEVICE_NAME": "mlx5_0",
+        "HOME": "/root",
+    }
     subprocess.run([BASH, "--noprofile", "--norc", "-c", text], cwd=tmp_path, env=env, check=True)
     written = json.loads((tmp_path / "mooncake.json").read_text())
     assert written == {**config, "master_server_address": "10.1.2.3:50051", "device_name": "mlx5_0"}
@@ -137,10 +176,13 @@ def test_the_page_and_the_command_write_the_same_config_step(project):
     text = _rendering_text(r, docker=False)
     assert page in text
     assert text.index("cat > $MOONCAKE_CONFIG_PATH <<EOF") < text.index("mooncake_master")
-    assert "cat > $MOONCAKE_STORE_CONFIG_PATH <<EOF" in text      # the store's own config, as on the page
+    assert (
+        "cat > $MOONCAKE_STORE_CONFIG_PATH <<EOF" in text
+    )  # the store's own config, as on the page
 
 
 # -- the deviations file against a build of the public corpus ---------------------------------------
+
 
 @pytest.fixture(scope="module")
 def corpus_site(tmp_path_factory):
@@ -156,23 +198,48 @@ def test_the_file_covers_exactly_the_fields_the_build_changes(corpus_site):
     with gzip.open(COMPAT / "expected" / "renderings.jsonl.gz", "rt") as f:
         for line in f:
             row = json.loads(line)
-            path = corpus_site / "api" / "v1" / "models" / row["recipe"] / "hw" / f"{row['hardware']}.json"
+            path = (
+                corpus_site
+                / "api"
+                / "v1"
+                / "models"
+                / row["recipe"]
+                / "hw"
+                / f"{row['hardware']}.json"
+            )
             if path not in cache:
                 cache[path] = json.loads(path.read_text())
             doc = cache[path]
             key = (row["variant"], row["strategy"], row["node_count"])
-            mine = next(r for r in doc["renderings"] if (r["variant"], r["strategy"], r["node_count"]) == key)
+            mine = next(
+                r
+                for r in doc["renderings"]
+                if (r["variant"], r["strategy"], r["node_count"]) == key
+            )
             diff = {k for k, v in row["expected"].items() if mine.get(k) != v}
             changed |= diff
             if diff and not any(diff <= set(rule["fields"]) for rule in DEVIATIONS):
                 unexplained.append((row["recipe"], row["hardware"], key, sorted(diff)))
     assert unexplained == []
-    assert changed == set(RULES["multi-node-host-network"]["fields"])     # no corpus recipe is gated
+    assert changed == set(RULES["multi-node-host-network"]["fields"])  # no corpus recipe is gated
 
 
 def test_parity_is_exact_modulo_the_documented_deviations(corpus_site):
-    out = subprocess.run([str(PARITY), str(corpus_site), "--deviations", str(ROOT / "docs" / "compat-deviations.json")],
-                         capture_output=True, text=True, check=True).stdout.splitlines()
-    assert out[-2].startswith("parity modulo documented deviations:") and out[-2].endswith(" 100.0%")
-    assert re.search(r"documented deviation multi-node-host-network: [1-9][0-9]* renderings", "\n".join(out))
+    out = subprocess.run(
+        [
+            str(PARITY),
+            str(corpus_site),
+            "--deviations",
+            str(ROOT / "docs" / "compat-deviations.json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert out[-2].startswith("parity modulo documented deviations:") and out[-2].endswith(
+        " 100.0%"
+    )
+    assert re.search(
+        r"documented deviation multi-node-host-network: [1-9][0-9]* renderings", "\n".join(out)
+    )
     assert "fields that differ most" not in "\n".join(out)

@@ -1,6 +1,7 @@
 """Diagnostic keeps every message, hint and key path to one line of at most MAX_TEXT characters
 (diagnostics._bounded), whichever way it gets there: the fast path that checks the three texts
 at once must leave exactly what _bounded gives back for each."""
+
 from __future__ import annotations
 
 import itertools
@@ -15,11 +16,28 @@ class Text(str):
 
 def test_each_text_is_what_bounded_gives_back():
     rnd = random.Random(5)
-    pieces = ["", "a", "é", "\n", "\x00", "\x7f", "\u2028", "\u2029", "\t", "x" * 200, "y" * (MAX_TEXT - 1),
-              "z" * MAX_TEXT, "w" * (MAX_TEXT + 1), "key.path[2]", "…"]
+    pieces = [
+        "",
+        "a",
+        "é",
+        "\n",
+        "\x00",
+        "\x7f",
+        "\u2028",
+        "\u2029",
+        "\t",
+        "x" * 200,
+        "y" * (MAX_TEXT - 1),
+        "z" * MAX_TEXT,
+        "w" * (MAX_TEXT + 1),
+        "key.path[2]",
+        "…",
+    ]
     cases = list(itertools.product(pieces[:6], repeat=3))
     for _ in range(3000):
-        cases.append(tuple("".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 3))) for _ in range(3)))
+        cases.append(
+            tuple("".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 3))) for _ in range(3))
+        )
     cases += [(Text("m\n"), "h", "k"), (Text("m"), "h", "k"), ("m", Text("h"), Text("k"))]
     for message, hint, key_path in cases:
         d = Diagnostic("f.yaml", 1, 2, Level.ERROR, key_path, message, hint)
@@ -28,5 +46,5 @@ def test_each_text_is_what_bounded_gives_back():
 
 
 def test_texts_of_other_types_are_kept():
-    d = Diagnostic("f.yaml", 1, 2, Level.ERROR, "", "m", None)   # not a str: left as it is
+    d = Diagnostic("f.yaml", 1, 2, Level.ERROR, "", "m", None)  # not a str: left as it is
     assert d.hint is None and d.message == "m"

@@ -1,5 +1,6 @@
 """`recipes-site diff`: a real two-commit git repository of recipes, diffed by refs, by folders and
 against the working tree; the pure tree diff; the Markdown report's limits and escaping."""
+
 from __future__ import annotations
 
 import json
@@ -11,13 +12,23 @@ import pytest
 
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.cli import main
-from recipes_site.diff import ApiTree, RenderingKey, _fence, diff_trees, markdown_report, md_text, text_report
+from recipes_site.diff import (
+    ApiTree,
+    RenderingKey,
+    _fence,
+    diff_trees,
+    markdown_report,
+    md_text,
+    text_report,
+)
 
 RECIPE = PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml"
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +45,9 @@ def repo(tmp_path_factory) -> Path:
     target.write_text(text)
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "add Qwen3-8B")
-    changed = text.replace("  base_args: []", '  base_args:\n    - "--max-model-len"\n    - "32768"', 1)
+    changed = text.replace(
+        "  base_args: []", '  base_args:\n    - "--max-model-len"\n    - "32768"', 1
+    )
     changed = changed.replace("    vram_minimum_gb: 20\n", "    vram_minimum_gb: 40\n", 1)
     assert changed != text
     target.write_text(changed)
@@ -53,6 +66,7 @@ def report(repo) -> dict:
     """The JSON report of HEAD~1..HEAD (one run, shared by the tests that read it)."""
     import io
     from contextlib import redirect_stdout
+
     buf = io.StringIO()
     with redirect_stdout(buf):
         assert main(["diff", "HEAD~1", "HEAD", "--root", str(repo), "--format", "json"]) == 0
@@ -62,23 +76,37 @@ def report(repo) -> dict:
 def test_refs_diff_lists_every_changed_rendering_with_a_unified_diff(report):
     assert report["counts"]["changed"] > 10 and report["counts"]["added"] == 0
     # 40 GB of BF16 no longer fit one 32 GB RTX 5090: that rendering is gone
-    assert [(r["status"], r["hardware"], r["variant"]) for r in report["renderings"] if r["status"] != "changed"] \
-        == [("removed", "rtx_5090", "default")]
-    one = next(r for r in report["renderings"] if (r["hardware"], r["variant"], r["strategy"], r["nodes"])
-               == ("h100", "default", "single_node_tp", 1))
+    assert [
+        (r["status"], r["hardware"], r["variant"])
+        for r in report["renderings"]
+        if r["status"] != "changed"
+    ] == [("removed", "rtx_5090", "default")]
+    one = next(
+        r
+        for r in report["renderings"]
+        if (r["hardware"], r["variant"], r["strategy"], r["nodes"])
+        == ("h100", "default", "single_node_tp", 1)
+    )
     assert one["model"] == "Qwen/Qwen3-8B" and one["status"] == "changed"
     assert one["diff"].startswith("--- base\n+++ head\n@@")
-    assert "\n vllm serve Qwen/Qwen3-8B \\\n+  --max-model-len 32768 \\\n   --tensor-parallel-size 1 \\\n" in one["diff"]
+    assert (
+        "\n vllm serve Qwen/Qwen3-8B \\\n+  --max-model-len 32768 \\\n   --tensor-parallel-size 1 \\\n"
+        in one["diff"]
+    )
 
 
 def test_refs_diff_reports_changed_sizing_verdicts(report):
     size = next(v for v in report["sizing"] if v["hardware"] == "")
-    assert (size["variant"], size["before"]["declared_vram_gb"], size["after"]["declared_vram_gb"]) == ("default", 20, 40)
+    assert (
+        size["variant"],
+        size["before"]["declared_vram_gb"],
+        size["after"]["declared_vram_gb"],
+    ) == ("default", 20, 40)
     bf16 = [v for v in report["sizing"] if v["variant"] == "default" and v["hardware"]]
     assert bf16, report["sizing"]
     rtx = next(v for v in bf16 if v["hardware"] == "rtx_5090")
     assert rtx["before"]["fits_one_gpu"] is True and rtx["after"]["fits_one_gpu"] is False
-    assert all(v["variant"] == "default" for v in report["sizing"])   # the FP8 size did not change
+    assert all(v["variant"] == "default" for v in report["sizing"])  # the FP8 size did not change
 
 
 def test_text_report_of_refs(repo, capsys):
@@ -87,10 +115,12 @@ def test_text_report_of_refs(repo, capsys):
     first = out.splitlines()[0]
     assert first.startswith("HEAD~1..HEAD: ") and "renderings changed, 0 added, 1 removed" in first
     assert "- Qwen/Qwen3-8B removed on rtx_5090 default single_node_tp 1 node\n" in out
-    assert "\n    h100 default single_node_tp 1 node\n" in out   # one of a group with the same diff
+    assert "\n    h100 default single_node_tp 1 node\n" in out  # one of a group with the same diff
     assert "Qwen/Qwen3-8B default on rtx_5090: fits_one_gpu true → false" in out
-    assert "Qwen/Qwen3-8B default size: declared_vram_gb 20 → 40, basis_gb 20 → 40\n" in out   # computed: unchanged
-    assert "Qwen/Qwen3-8B default on rtx_5090: variant default → fp8" in out   # the recommendation
+    assert (
+        "Qwen/Qwen3-8B default size: declared_vram_gb 20 → 40, basis_gb 20 → 40\n" in out
+    )  # computed: unchanged
+    assert "Qwen/Qwen3-8B default on rtx_5090: variant default → fp8" in out  # the recommendation
 
 
 def test_head_defaults_to_the_working_tree_and_nothing_is_written_into_the_repository(repo, capsys):
@@ -113,13 +143,17 @@ def test_two_folders_recipes_roots_or_built_sites(repo, tmp_path, capsys):
     old = tmp_path / "old"
     old.mkdir()
     (old / "models" / "Qwen").mkdir(parents=True)
-    (old / "models" / "Qwen" / "Qwen3-8B.yaml").write_text(_git(repo, "show", "HEAD~1:models/Qwen/Qwen3-8B.yaml"))
+    (old / "models" / "Qwen" / "Qwen3-8B.yaml").write_text(
+        _git(repo, "show", "HEAD~1:models/Qwen/Qwen3-8B.yaml")
+    )
     code, out, _ = _run(capsys, "diff", str(old), str(repo), "--format", "json")
     assert code == 0 and json.loads(out)["counts"]["changed"] > 10
     site = tmp_path / "site"
     assert main(["build", str(old), "--out", str(site)]) == 0
     capsys.readouterr()
-    code, out, _ = _run(capsys, "diff", str(site), str(old), "--exit-code")   # a built site vs its own root
+    code, out, _ = _run(
+        capsys, "diff", str(site), str(old), "--exit-code"
+    )  # a built site vs its own root
     assert code == 0, out
 
 
@@ -133,6 +167,7 @@ def test_an_unknown_ref_is_an_error_for_people(repo, capsys):
 
 # -- the pure diff and the reports ----------------------------------------------------------------
 
+
 def _tree(**renderings) -> ApiTree:
     t = ApiTree()
     for name, r in renderings.items():
@@ -141,21 +176,37 @@ def _tree(**renderings) -> ApiTree:
     return t
 
 
-SINGLE = {"hardware": "h100", "variant": "default", "strategy": "single_node_tp", "node_count": 1,
-          "deploy_type": "single_node", "env": {"A": "1"}, "command": "vllm serve o/m \\\n  --x 1",
-          "docker_command": "docker run img o/m", "parts": {"summary": "s"}}
+SINGLE = {
+    "hardware": "h100",
+    "variant": "default",
+    "strategy": "single_node_tp",
+    "node_count": 1,
+    "deploy_type": "single_node",
+    "env": {"A": "1"},
+    "command": "vllm serve o/m \\\n  --x 1",
+    "docker_command": "docker run img o/m",
+    "parts": {"summary": "s"},
+}
 
 
 def test_diff_trees_separates_command_text_from_other_fields():
     docker_only = {**SINGLE, "docker_command": "docker run img2 o/m", "parts": {"summary": "t"}}
     d = diff_trees(_tree(default=SINGLE, gone=SINGLE), _tree(default=docker_only, new=SINGLE))
     by = {c.key.variant: c for c in d.renderings}
-    assert by["default"].status == "changed" and by["default"].diff == "" and by["default"].fields == ["docker_command"]
-    env_too = diff_trees(_tree(default=SINGLE), _tree(default={**docker_only, "env": {"A": "2"}})).renderings[0]
+    assert (
+        by["default"].status == "changed"
+        and by["default"].diff == ""
+        and by["default"].fields == ["docker_command"]
+    )
+    env_too = diff_trees(
+        _tree(default=SINGLE), _tree(default={**docker_only, "env": {"A": "2"}})
+    ).renderings[0]
     assert "-export A=1\n+export A=2" in env_too.diff and env_too.fields == []
     assert by["gone"].status == "removed" and "-export A=1" in by["gone"].diff
     assert by["new"].status == "added" and "+vllm serve o/m \\" in by["new"].diff
-    assert diff_trees(_tree(default=SINGLE), _tree(default=dict(SINGLE, parts={"summary": "x"}))).empty
+    assert diff_trees(
+        _tree(default=SINGLE), _tree(default=dict(SINGLE, parts={"summary": "x"}))
+    ).empty
 
 
 def test_markdown_report_is_capped_with_a_more_line():
@@ -175,10 +226,13 @@ def test_markdown_report_is_capped_with_a_more_line():
 
 
 def test_markdown_report_cannot_be_broken_out_of_by_recipe_text():
-    evil = {**SINGLE, "command": "vllm serve o/m \\\n  --x '```\n<img src=x onerror=alert(1)> @everyone'"}
+    evil = {
+        **SINGLE,
+        "command": "vllm serve o/m \\\n  --x '```\n<img src=x onerror=alert(1)> @everyone'",
+    }
     md = markdown_report(diff_trees(_tree(default=SINGLE), _tree(default=evil)))
     fence = re.search(r"^(`{4,})diff$", md, re.M)
-    assert fence, md   # a fence longer than the recipe's backtick run
+    assert fence, md  # a fence longer than the recipe's backtick run
     assert md.count(fence.group(1)) == 2
     assert "&#60;b" not in md and md_text("<b>|@x") == "&#60;b&#62;&#124;&#64;x"
     assert _fence("a ````` b").startswith("``````diff\n")
@@ -186,7 +240,8 @@ def test_markdown_report_cannot_be_broken_out_of_by_recipe_text():
 
 def test_text_report_of_an_empty_diff_says_so():
     assert text_report(diff_trees(_tree(default=SINGLE), _tree(default=SINGLE))).endswith(
-        "no rendering, sizing verdict or recommendation changed\n")
+        "no rendering, sizing verdict or recommendation changed\n"
+    )
 
 
 def test_a_git_side_is_unpacked_without_links_or_escaping_names(tmp_path):
@@ -194,13 +249,21 @@ def test_a_git_side_is_unpacked_without_links_or_escaping_names(tmp_path):
     is ours, not tarfile's "data" filter, which older Python 3.11 releases lack)."""
     import io
     import tarfile
+
     from recipes_site.diff_sources import _extract_plain
+
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
+
         def add(name, data=b"x", kind=tarfile.REGTYPE, link=""):
             info = tarfile.TarInfo(name)
-            info.type, info.linkname, info.size = kind, link, (len(data) if kind == tarfile.REGTYPE else 0)
+            info.type, info.linkname, info.size = (
+                kind,
+                link,
+                (len(data) if kind == tarfile.REGTYPE else 0),
+            )
             tar.addfile(info, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+
         add("models/acme/ok.yaml", b"meta: {}\n")
         add("../escaped.txt")
         add("/abs.txt")
@@ -213,4 +276,6 @@ def test_a_git_side_is_unpacked_without_links_or_escaping_names(tmp_path):
         _extract_plain(tar, dest)
     made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
     assert made == ["side", "side/models", "side/models/acme", "side/models/acme/ok.yaml"]
-    assert not (tmp_path / "escaped.txt").exists() and not (dest / "models" / "link.yaml").is_symlink()
+    assert (
+        not (tmp_path / "escaped.txt").exists() and not (dest / "models" / "link.yaml").is_symlink()
+    )

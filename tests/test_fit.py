@@ -1,4 +1,5 @@
 """The memory budget model, `recipes-site fit`, the engine's use of it and the hf_config checks."""
+
 from __future__ import annotations
 
 import copy
@@ -7,16 +8,21 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from cli_kit import run
-from recipes_site import fit
 
+from recipes_site import fit
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.catalog.diagnostics import Level
 from recipes_site.synthesis import ChoiceError, render_choice
 
 GIB = 2**30
-H100 = {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 640, "vram_per_gpu_gb": 80}
+H100 = {
+    "brand": "NVIDIA",
+    "generation": "hopper",
+    "gpu_count": 8,
+    "vram_gb": 640,
+    "vram_per_gpu_gb": 80,
+}
 
 
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
@@ -24,36 +30,103 @@ LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
 
 # -- reading a command ------------------------------------------------------------------------------------
 
+
 def test_shape_from_argv():
-    shape = fit.shape_from_argv(["vllm", "serve", "m", "--tensor-parallel-size", "2", "-tp", "4",
-                                 "--data-parallel-size=8", "--enable-expert-parallel", "--kv-cache-dtype", "fp8",
-                                 "--gpu-memory-utilization", "0.95", "--max-model-len", "32k", "--pipeline-parallel-size",
-                                 "2", "--decode-context-parallel-size", "2", "--enforce-eager", "--max-num-seqs", "64"])
+    shape = fit.shape_from_argv(
+        [
+            "vllm",
+            "serve",
+            "m",
+            "--tensor-parallel-size",
+            "2",
+            "-tp",
+            "4",
+            "--data-parallel-size=8",
+            "--enable-expert-parallel",
+            "--kv-cache-dtype",
+            "fp8",
+            "--gpu-memory-utilization",
+            "0.95",
+            "--max-model-len",
+            "32k",
+            "--pipeline-parallel-size",
+            "2",
+            "--decode-context-parallel-size",
+            "2",
+            "--enforce-eager",
+            "--max-num-seqs",
+            "64",
+        ]
+    )
     assert (shape.tp, shape.dp, shape.pp, shape.dcp, shape.gpus) == (4, 8, 2, 2, 64)
     assert shape.expert_parallel and shape.enforce_eager
-    assert (shape.kv_cache_dtype, shape.gpu_memory_utilization, shape.max_model_len, shape.max_num_seqs) == \
-        ("fp8", 0.95, 32000, 64)
+    assert (
+        shape.kv_cache_dtype,
+        shape.gpu_memory_utilization,
+        shape.max_model_len,
+        shape.max_num_seqs,
+    ) == ("fp8", 0.95, 32000, 64)
 
 
 def test_shape_defaults_and_auto_length():
     shape = fit.shape_from_argv(["vllm", "serve", "m", "--max-model-len", "auto"])
     assert shape == fit.Shape()
-    assert (shape.tp, shape.gpu_memory_utilization, shape.kv_cache_dtype, shape.max_model_len) == (1, 0.92, "auto", None)   # vLLM 0.33 default
+    assert (shape.tp, shape.gpu_memory_utilization, shape.kv_cache_dtype, shape.max_model_len) == (
+        1,
+        0.92,
+        "auto",
+        None,
+    )  # vLLM 0.33 default
 
 
 def test_underscore_spellings_are_read_as_vllm_reads_them():
     """vLLM's FlexibleArgumentParser turns underscores in an option's name into dashes, so a recipe's
     `--max_model_len=4096` sizes the engine as `--max-model-len=4096` would; values keep theirs."""
-    dashed = fit.shape_from_argv(["vllm", "serve", "m", "--tensor-parallel-size", "4", "--max-model-len=4096",
-                                  "--kv-cache-dtype", "fp8_e4m3", "--gpu-memory-utilization", "0.8",
-                                  "--enable-expert-parallel", "--max-num-seqs", "64"])
-    underscored = fit.shape_from_argv(["vllm", "serve", "m", "--tensor_parallel_size", "4", "--max_model_len=4096",
-                                       "--kv_cache_dtype", "fp8_e4m3", "--gpu_memory_utilization", "0.8",
-                                       "--enable_expert_parallel", "--max_num_seqs", "64"])
+    dashed = fit.shape_from_argv(
+        [
+            "vllm",
+            "serve",
+            "m",
+            "--tensor-parallel-size",
+            "4",
+            "--max-model-len=4096",
+            "--kv-cache-dtype",
+            "fp8_e4m3",
+            "--gpu-memory-utilization",
+            "0.8",
+            "--enable-expert-parallel",
+            "--max-num-seqs",
+            "64",
+        ]
+    )
+    underscored = fit.shape_from_argv(
+        [
+            "vllm",
+            "serve",
+            "m",
+            "--tensor_parallel_size",
+            "4",
+            "--max_model_len=4096",
+            "--kv_cache_dtype",
+            "fp8_e4m3",
+            "--gpu_memory_utilization",
+            "0.8",
+            "--enable_expert_parallel",
+            "--max_num_seqs",
+            "64",
+        ]
+    )
     assert underscored == dashed
-    assert (dashed.tp, dashed.max_model_len, dashed.kv_cache_dtype, dashed.expert_parallel) == (4, 4096, "fp8_e4m3", True)
+    assert (dashed.tp, dashed.max_model_len, dashed.kv_cache_dtype, dashed.expert_parallel) == (
+        4,
+        4096,
+        "fp8_e4m3",
+        True,
+    )
     # the last occurrence wins, whichever spelling it has
-    assert fit.shape_from_argv(["--tensor-parallel-size", "8", "--tensor_parallel_size", "2"]).tp == 2
+    assert (
+        fit.shape_from_argv(["--tensor-parallel-size", "8", "--tensor_parallel_size", "2"]).tp == 2
+    )
 
 
 def test_a_parsed_shape_is_the_dataclass_made_from_its_flags():
@@ -63,12 +136,22 @@ def test_a_parsed_shape_is_the_dataclass_made_from_its_flags():
     import dataclasses
     import itertools
 
-    values = {"tp": 4, "pp": 2, "dp": 8, "dcp": 2, "expert_parallel": True, "kv_cache_dtype": "fp8",
-              "gpu_memory_utilization": 0.8, "max_model_len": 4096, "max_num_batched_tokens": 512,
-              "max_num_seqs": 64, "enforce_eager": True}
+    values = {
+        "tp": 4,
+        "pp": 2,
+        "dp": 8,
+        "dcp": 2,
+        "expert_parallel": True,
+        "kv_cache_dtype": "fp8",
+        "gpu_memory_utilization": 0.8,
+        "max_model_len": 4096,
+        "max_num_batched_tokens": 512,
+        "max_num_seqs": 64,
+        "enforce_eager": True,
+    }
     assert list(values) == [f.name for f in dataclasses.fields(fit.Shape)]
     for n in (0, 1, 2, 11):
-        for names in itertools.combinations(reversed(list(values)), n):    # any order of `found`
+        for names in itertools.combinations(reversed(list(values)), n):  # any order of `found`
             found = {name: values[name] for name in names}
             made, expected = fit._new_shape(found), fit.Shape(**found)
             assert type(made) is fit.Shape and made == expected and hash(made) == hash(expected)
@@ -80,18 +163,24 @@ def test_a_parsed_shape_is_the_dataclass_made_from_its_flags():
 
     class Text(str):
         pass
-    shape = fit.shape_from_argv(("vllm", "serve", Text("m"), Text("--kv-cache-dtype"), Text("fp8"), "-tp", Text("2")))
+
+    shape = fit.shape_from_argv(
+        ("vllm", "serve", Text("m"), Text("--kv-cache-dtype"), Text("fp8"), "-tp", Text("2"))
+    )
     assert (shape.kv_cache_dtype, shape.tp) == ("fp8", 2) and type(shape.kv_cache_dtype) is str
-    assert fit.shape_from_argv(("--max-model-len", 4096, "-tp", 2)) == fit.Shape(tp=2, max_model_len=4096)
+    assert fit.shape_from_argv(("--max-model-len", 4096, "-tp", 2)) == fit.Shape(
+        tp=2, max_model_len=4096
+    )
 
 
 # -- the overhead model ------------------------------------------------------------------------------------
+
 
 def test_overhead_of_llama_tp8_on_h100_by_hand(recipes):
     cfg = recipes[LLAMA]["model"]["hf_config"]
     over = fit.overhead(cfg, fit.Shape(tp=8), 80)
     activations = 8192 * 2 * (8 * 8192 + 3 * 28672 / 8) + 1024 * 128256 * 8
-    assert over.cuda_context_gib == 1.5                     # 1 GiB + 0.5 GiB for a multi-GPU engine
+    assert over.cuda_context_gib == 1.5  # 1 GiB + 0.5 GiB for a multi-GPU engine
     assert over.activations_gib == pytest.approx(activations / GIB)
     assert over.cuda_graphs_gib == 1.0
     assert over.total_gib == pytest.approx(2.5 + activations / GIB)
@@ -99,35 +188,52 @@ def test_overhead_of_llama_tp8_on_h100_by_hand(recipes):
 
 def test_overhead_variants():
     cfg = {"hidden_size": 4096, "vocab_size": 32000, "intermediate_size": 11008}
-    one = fit.overhead(cfg, fit.Shape(), 24)                              # small GPU: 2048 tokens, 256 sequences
+    one = fit.overhead(cfg, fit.Shape(), 24)  # small GPU: 2048 tokens, 256 sequences
     assert one.cuda_context_gib == 1.0
-    assert one.activations_gib == pytest.approx((2048 * 2 * (8 * 4096 + 3 * 11008) + 256 * 32000 * 8) / GIB)
+    assert one.activations_gib == pytest.approx(
+        (2048 * 2 * (8 * 4096 + 3 * 11008) + 256 * 32000 * 8) / GIB
+    )
     assert fit.overhead(cfg, fit.Shape(enforce_eager=True), 24).cuda_graphs_gib == 0
     assert fit.overhead(None, fit.Shape(), 80).activations_gib == fit.FALLBACK_ACTIVATIONS_GIB
     moe = {**cfg, "num_experts": 64, "moe_intermediate_size": 2048}
-    assert fit.overhead(moe, fit.Shape(), 24).activations_gib > one.activations_gib   # 8 experts x 2048 > 11008
+    assert (
+        fit.overhead(moe, fit.Shape(), 24).activations_gib > one.activations_gib
+    )  # 8 experts x 2048 > 11008
 
 
 # -- the budget ---------------------------------------------------------------------------------------------
 
+
 def test_llama_bf16_tp8_on_h100(recipes):
     r = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8))
-    weights = 168 / 1.2 * 1e9 / 8 / GIB                 # declared 168 GB without the 1.2 factor, over 8 GPUs
-    assert r.budget_gib_per_gpu == pytest.approx(73.6)          # 80 GiB x vLLM's default 0.92
+    weights = 168 / 1.2 * 1e9 / 8 / GIB  # declared 168 GB without the 1.2 factor, over 8 GPUs
+    assert r.budget_gib_per_gpu == pytest.approx(73.6)  # 80 GiB x vLLM's default 0.92
     assert r.weights_gib_per_gpu == pytest.approx(weights)
     kv_gib = 73.6 - weights - r.overhead.total_gib
     assert r.kv_cache_gib_per_gpu == pytest.approx(kv_gib)
-    assert (r.kv_bytes_per_token, r.kv_bytes_per_token_per_gpu, r.kv_bytes_per_sequence_window) == (327_680, 40_960, 0)
+    assert (r.kv_bytes_per_token, r.kv_bytes_per_token_per_gpu, r.kv_bytes_per_sequence_window) == (
+        327_680,
+        40_960,
+        0,
+    )
     assert r.max_tokens == int(kv_gib * GIB // 40_960)
-    assert r.max_concurrency == int(kv_gib * GIB // (40_960 * 131_072)) == r.max_concurrency_per_rank
+    assert (
+        r.max_concurrency == int(kv_gib * GIB // (40_960 * 131_072)) == r.max_concurrency_per_rank
+    )
     assert r.context_fits and r.max_model_len == r.safe_max_model_len == 131_072
 
 
 def test_gpu_memory_utilization_and_fp8_kv(recipes):
     base = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8))
-    more = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8, gpu_memory_utilization=0.97))
-    assert more.kv_cache_gib_per_gpu == pytest.approx(base.kv_cache_gib_per_gpu + 4.0)   # 0.05 more of 80 GiB
-    fp8 = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8, kv_cache_dtype="fp8"))
+    more = fit.fit_deployment(
+        recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8, gpu_memory_utilization=0.97)
+    )
+    assert more.kv_cache_gib_per_gpu == pytest.approx(
+        base.kv_cache_gib_per_gpu + 4.0
+    )  # 0.05 more of 80 GiB
+    fp8 = fit.fit_deployment(
+        recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8, kv_cache_dtype="fp8")
+    )
     assert fp8.kv_bytes_per_token == 163_840
     assert fp8.max_tokens in (2 * base.max_tokens, 2 * base.max_tokens + 1)
 
@@ -138,8 +244,12 @@ def test_context_that_does_not_fit_one_request(recipes):
     longest = int(r.kv_cache_gib_per_gpu * GIB // 163_840)
     assert r.max_model_len == longest
     assert r.safe_max_model_len == longest // 1024 * 1024
-    assert r.evaluated_len == r.safe_max_model_len and r.max_concurrency == 1      # at the length the engine renders
-    asked = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=2), evaluate_len=131_072)
+    assert (
+        r.evaluated_len == r.safe_max_model_len and r.max_concurrency == 1
+    )  # at the length the engine renders
+    asked = fit.fit_deployment(
+        recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=2), evaluate_len=131_072
+    )
     assert asked.max_concurrency == 0
 
 
@@ -153,14 +263,25 @@ def test_weights_that_leave_no_room(recipes):
 def test_concurrency_question(recipes):
     r = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8), concurrency=32)
     per_gpu = r.kv_cache_gib_per_gpu * GIB
-    assert 32 * 40_960 * r.max_model_len_at_concurrency <= per_gpu < 32 * 40_960 * (r.max_model_len_at_concurrency + 1)
-    short = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8), evaluate_len=8192)
+    assert (
+        32 * 40_960 * r.max_model_len_at_concurrency
+        <= per_gpu
+        < 32 * 40_960 * (r.max_model_len_at_concurrency + 1)
+    )
+    short = fit.fit_deployment(
+        recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8), evaluate_len=8192
+    )
     assert short.max_concurrency == int(per_gpu // (40_960 * 8192))
 
 
 def test_mla_keeps_the_whole_latent_per_gpu(recipes):
-    r = fit.fit_deployment(recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h200",
-                           {"gpu_count": 8, "vram_gb": 1128, "vram_per_gpu_gb": 141}, fit.Shape(tp=8))
+    r = fit.fit_deployment(
+        recipes["deepseek-ai/DeepSeek-R1-0528"],
+        "default",
+        "h200",
+        {"gpu_count": 8, "vram_gb": 1128, "vram_per_gpu_gb": 141},
+        fit.Shape(tp=8),
+    )
     assert r.kv_bytes_per_token == r.kv_bytes_per_token_per_gpu == 70_272
     assert any("whole latent" in n for n in r.notes)
 
@@ -172,16 +293,20 @@ def test_data_parallel_ranks_multiply_concurrency_and_split_experts(recipes):
     share = fit.expert_fraction(recipe["model"]["hf_config"])
     assert 0.9 < share < 1
     assert dep.weights_gib_per_gpu == pytest.approx((total * (1 - share) + total * share / 8) / GIB)
-    assert dep.kv_bytes_per_token_per_gpu == 98_304                  # attention is data parallel: all KV heads
+    assert dep.kv_bytes_per_token_per_gpu == 98_304  # attention is data parallel: all KV heads
     assert dep.max_concurrency == 8 * dep.max_concurrency_per_rank > 0
     plain_dp = fit.fit_deployment(recipe, "default", "h100", H100, fit.Shape(dp=8))
-    assert plain_dp.weights_gib_per_gpu == pytest.approx(total / GIB)   # no expert parallelism: a full copy per rank
+    assert plain_dp.weights_gib_per_gpu == pytest.approx(
+        total / GIB
+    )  # no expert parallelism: a full copy per rank
 
 
 def test_windowed_model_uses_window_plus_prefill_chunk(recipes):
     r = fit.fit_deployment(recipes["google/gemma-3-27b-it"], "default", "h100", H100, fit.Shape())
     assert r.kv_bytes_per_sequence_window == 52 * 8192 * 1024 and r.prefill_chunk == 8192
-    assert r.windows_per_gpu == [{"window": 1024, "layers": 52, "kind": "sliding_attention", "bytes_per_token": 52 * 8192}]
+    assert r.windows_per_gpu == [
+        {"window": 1024, "layers": 52, "kind": "sliding_attention", "bytes_per_token": 52 * 8192}
+    ]
     need = 81_920 * 131_072 + 52 * 8192 * (1024 + 8192)
     assert r.max_concurrency == int(r.kv_cache_gib_per_gpu * GIB // need)
 
@@ -199,6 +324,7 @@ def test_without_hf_config_it_is_weights_only(recipes):
 
 # -- the engine ---------------------------------------------------------------------------------------------
 
+
 def _flag(argv, flag):
     return argv[argv.index(flag) + 1] if flag in argv else None
 
@@ -209,10 +335,14 @@ def test_engine_adds_a_safe_max_model_len_when_the_context_does_not_fit(ctx, rec
     argv = r.single.argv
     assert _flag(argv, "--tensor-parallel-size") == "1"
     safe = int(_flag(argv, "--max-model-len"))
-    result = fit.fit_deployment(recipes[LLAMA], "default", "b200", ctx.profiles["b200"], fit.Shape())
+    result = fit.fit_deployment(
+        recipes[LLAMA], "default", "b200", ctx.profiles["b200"], fit.Shape()
+    )
     assert not result.context_fits
     assert safe % 1024 == 0 and safe <= result.max_model_len < safe + 1024
-    assert len(r.notes) == 1 and r.notes[0].startswith(f"--max-model-len {safe}: one 131,072-token request")
+    assert len(r.notes) == 1 and r.notes[0].startswith(
+        f"--max-model-len {safe}: one 131,072-token request"
+    )
 
 
 def test_engine_leaves_fitting_commands_alone(ctx, recipes):
@@ -222,6 +352,7 @@ def test_engine_leaves_fitting_commands_alone(ctx, recipes):
 
 def test_engine_only_ever_adds_max_model_len_to_our_recipes(ctx, recipes):
     from recipes_site.synthesis import synthesize_recipe
+
     ids = set(recipes)
     added = 0
     for hf_id, recipe in recipes.items():
@@ -229,12 +360,16 @@ def test_engine_only_ever_adds_max_model_len_to_our_recipes(ctx, recipes):
         a, b = synthesize_recipe(ctx, hf_id, plain, ids), synthesize_recipe(ctx, hf_id, recipe, ids)
         for ta, tb in zip(a.trees, b.trees, strict=True):
             for ha, hb in zip(ta.by_hardware, tb.by_hardware, strict=True):
-                for ra, rb in zip((ha.recommended,) + ha.alternatives, (hb.recommended,) + hb.alternatives, strict=True):
+                for ra, rb in zip(
+                    (ha.recommended,) + ha.alternatives,
+                    (hb.recommended,) + hb.alternatives,
+                    strict=True,
+                ):
                     pa, pb = ra.main_process, rb.main_process
                     if pa.argv != pb.argv:
                         added += 1
                         i = pb.argv.index("--max-model-len")
-                        assert pb.argv[:i] + pb.argv[i + 2:] == pa.argv
+                        assert pb.argv[:i] + pb.argv[i + 2 :] == pa.argv
                         assert rb.notes
     assert added > 0
 
@@ -250,47 +385,111 @@ def test_engine_respects_a_recipe_max_model_len_that_fits(ctx, recipes):
     assert r.single.argv.count("--max-model-len") == 1
 
 
-ODD_HF = {"num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "head_dim": 128,
-          "hidden_size": 3584, "vocab_size": 152064, "intermediate_size": 18944, "max_position_embeddings": 32768}
+ODD_HF = {
+    "num_hidden_layers": 28,
+    "num_attention_heads": 28,
+    "num_key_value_heads": 4,
+    "head_dim": 128,
+    "hidden_size": 3584,
+    "vocab_size": 152064,
+    "intermediate_size": 18944,
+    "max_position_embeddings": 32768,
+}
 
 
 def odd_recipe(recipes) -> dict:
     recipe = copy.deepcopy(recipes["Qwen/Qwen3-8B"])
     recipe["model"].update(model_id="acme/Odd-7B", context_length=32768, hf_config=dict(ODD_HF))
-    recipe["variants"]["default"]["vram_minimum_gb"] = 100          # more than one H100: auto-fit TP = 8 GPUs
+    recipe["variants"]["default"]["vram_minimum_gb"] = (
+        100  # more than one H100: auto-fit TP = 8 GPUs
+    )
     recipe["compatible_strategies"] = ["single_node_tp", "single_node_tep"]
     return recipe
 
 
 def test_engine_never_renders_a_tp_the_heads_do_not_allow(ctx, recipes):
     recipe = odd_recipe(recipes)
-    assert _flag(render_choice(ctx, recipe, "default", "h100", "single_node_tp").single.argv, "--tensor-parallel-size") == "4"
-    assert _flag(render_choice(ctx, recipe, "default", "h100", "single_node_tep").single.argv, "--tensor-parallel-size") == "4"
+    assert (
+        _flag(
+            render_choice(ctx, recipe, "default", "h100", "single_node_tp").single.argv,
+            "--tensor-parallel-size",
+        )
+        == "4"
+    )
+    assert (
+        _flag(
+            render_choice(ctx, recipe, "default", "h100", "single_node_tep").single.argv,
+            "--tensor-parallel-size",
+        )
+        == "4"
+    )
     plain = fit._strip_hf_config(recipe)
-    assert _flag(render_choice(ctx, plain, "default", "h100", "single_node_tp").single.argv, "--tensor-parallel-size") == "8"
+    assert (
+        _flag(
+            render_choice(ctx, plain, "default", "h100", "single_node_tp").single.argv,
+            "--tensor-parallel-size",
+        )
+        == "8"
+    )
 
 
 def test_fit_choice_reports_the_tp_correction(ctx, recipes):
-    r = fit.fit_choice(ctx, odd_recipe(recipes), "default", "h100", "single_node_tp", with_plan=False)
-    assert r.tp == 4 and r.notes[0] == "TP 8 does not divide the 28 attention heads: the engine renders TP 4"
+    r = fit.fit_choice(
+        ctx, odd_recipe(recipes), "default", "h100", "single_node_tp", with_plan=False
+    )
+    assert (
+        r.tp == 4
+        and r.notes[0] == "TP 8 does not divide the 28 attention heads: the engine renders TP 4"
+    )
 
 
 # -- fit_choice and the throughput plan ---------------------------------------------------------------------
 
+
 def test_fit_choice_reads_the_rendered_command(ctx, recipes):
-    r = fit.fit_choice(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h100", "multi_node_dep", 2,
-                       with_plan=False)
-    assert (r.strategy, r.nodes, r.shape.dp, r.tp, r.shape.expert_parallel) == ("multi_node_dep", 2, 16, 1, True)
-    over = fit.fit_choice(ctx, recipes[LLAMA], "default", "h100", tp=4, kv_cache_dtype="fp8",
-                          gpu_memory_utilization=0.8, with_plan=False)
-    assert (over.tp, over.shape.kv_cache_dtype, over.budget_gib_per_gpu) == (4, "fp8", pytest.approx(64.0))
+    r = fit.fit_choice(
+        ctx,
+        recipes["deepseek-ai/DeepSeek-R1-0528"],
+        "default",
+        "h100",
+        "multi_node_dep",
+        2,
+        with_plan=False,
+    )
+    assert (r.strategy, r.nodes, r.shape.dp, r.tp, r.shape.expert_parallel) == (
+        "multi_node_dep",
+        2,
+        16,
+        1,
+        True,
+    )
+    over = fit.fit_choice(
+        ctx,
+        recipes[LLAMA],
+        "default",
+        "h100",
+        tp=4,
+        kv_cache_dtype="fp8",
+        gpu_memory_utilization=0.8,
+        with_plan=False,
+    )
+    assert (over.tp, over.shape.kv_cache_dtype, over.budget_gib_per_gpu) == (
+        4,
+        "fp8",
+        pytest.approx(64.0),
+    )
 
 
 def test_fit_choice_plans_the_command_it_describes(ctx, recipes):
     """`recipes-site fit` reports the plan (plan.py) of the command `recipes-site command` prints:
     Llama BF16 at TP 8 uses the whole H100 node, so there are no replicas to add."""
     r = fit.fit_choice(ctx, recipes[LLAMA], "default", "h100")
-    assert (r.plan["gpus"], r.plan.get("nodes", 1), r.plan["tp"], r.plan["verdict"]) == (8, 1, 8, "fits")
+    assert (r.plan["gpus"], r.plan.get("nodes", 1), r.plan["tp"], r.plan["verdict"]) == (
+        8,
+        1,
+        8,
+        "fits",
+    )
     assert r.replicas is None
 
 
@@ -305,7 +504,9 @@ def test_fit_choice_replicas_of_a_one_gpu_command(ctx, recipes):
 
 
 def test_fit_choice_says_when_the_weights_do_not_fit(ctx, recipes):
-    r = fit.fit_choice(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h100", "single_node_tp")
+    r = fit.fit_choice(
+        ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h100", "single_node_tp"
+    )
     assert r.plan["verdict"] == "over" and r.replicas is None
     assert r.plan["weights_gib_per_gpu"] > r.plan["budget_gib_per_gpu"]
     assert "cannot load the model" in r.plan_reason
@@ -313,8 +514,17 @@ def test_fit_choice_says_when_the_weights_do_not_fit(ctx, recipes):
 
 # -- the command line ---------------------------------------------------------------------------------------
 
-REQUIRED = {"kv_bytes_per_token", "kv_bytes_per_sequence_window", "tp", "kv_bytes_per_token_per_gpu",
-            "weights_gib_per_gpu", "kv_cache_gib_per_gpu", "max_tokens", "max_concurrency", "max_model_len"}
+REQUIRED = {
+    "kv_bytes_per_token",
+    "kv_bytes_per_sequence_window",
+    "tp",
+    "kv_bytes_per_token_per_gpu",
+    "weights_gib_per_gpu",
+    "kv_cache_gib_per_gpu",
+    "max_tokens",
+    "max_concurrency",
+    "max_model_len",
+}
 
 
 def test_cli_fit_json():
@@ -322,16 +532,33 @@ def test_cli_fit_json():
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert REQUIRED <= set(doc)
-    assert (doc["kv_bytes_per_token"], doc["kv_bytes_per_sequence_window"], doc["tp"]) == (36_864, 4_718_592, 1)
+    assert (doc["kv_bytes_per_token"], doc["kv_bytes_per_sequence_window"], doc["tp"]) == (
+        36_864,
+        4_718_592,
+        1,
+    )
     assert doc["concurrency"] == 16 and doc["max_model_len_at_concurrency"] > 0
     assert (doc["plan"]["gpus"], doc["plan"]["verdict"], len(doc["replicas"])) == (1, "fits", 8)
 
 
 def test_cli_fit_text_and_overrides():
-    r = run("fit", LLAMA, "--hardware", "h100", "--tp", "2", "--kv-cache-dtype", "fp8", "--max-model-len", "8192")
+    r = run(
+        "fit",
+        LLAMA,
+        "--hardware",
+        "h100",
+        "--tp",
+        "2",
+        "--kv-cache-dtype",
+        "fp8",
+        "--max-model-len",
+        "8192",
+    )
     assert r.returncode == 0, r.stderr
     first = r.stdout.splitlines()[0]
-    assert first.startswith(f"{LLAMA} · default (bf16) · h100 · single_node_tp") and first.endswith("TP 2")
+    assert first.startswith(f"{LLAMA} · default (bf16) · h100 · single_node_tp") and first.endswith(
+        "TP 2"
+    )
     assert "163,840 B (GQA, fp8 KV)" in r.stdout and "requests of 8,192 tokens at once" in r.stdout
     # the plan is the overridden command's: TP 2 leaves too little KV cache for the recipe's 131,072 tokens
     assert "plan: 2 GPUs on 1 node, TP 2: short." in r.stdout
@@ -345,24 +572,33 @@ def test_cli_fit_without_hf_config_names_the_missing_facts(tmp_path):
     start = text.index("  # config.json facts")
     end = text.index("\nvariants:")
     (root / "models" / "acme" / "Tiny-8B.yaml").write_text(
-        text[:start].replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-8B"') + text[end:])
+        text[:start].replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-8B"') + text[end:]
+    )
     assert data["model"]["hf_config"]
     r = run("fit", "acme/Tiny-8B", "--root", str(root), "--hardware", "h100", "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["kv_bytes_per_token"] is None and doc["missing_facts"][0].startswith("model.hf_config")
+    assert doc["kv_bytes_per_token"] is None and doc["missing_facts"][0].startswith(
+        "model.hf_config"
+    )
     assert doc["weights_only"]["tensor_parallel"] == 1 and doc["kv_cache_gib_per_gpu"] > 0
     text_out = run("fit", "acme/Tiny-8B", "--root", str(root), "--hardware", "h100")
-    assert "missing facts          model.hf_config" in text_out.stdout and "weights-only sizing" in text_out.stdout
+    assert (
+        "missing facts          model.hf_config" in text_out.stdout
+        and "weights-only sizing" in text_out.stdout
+    )
 
 
-@pytest.mark.parametrize("args, code, message", [
-    (("fit", "acme/Nothing"), 1, "no recipe or checkpoint"),
-    (("fit", LLAMA, "--hardware", "tpu9"), 1, "unknown hardware"),
-    (("fit", LLAMA, "--gpu-memory-utilization", "1.5"), 2, "fraction"),
-    (("fit", LLAMA, "--kv-cache-dtype", "int4"), 2, "invalid choice"),
-    (("fit", LLAMA, "--tp", "0"), 2, "positive"),
-])
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (("fit", "acme/Nothing"), 1, "no recipe or checkpoint"),
+        (("fit", LLAMA, "--hardware", "tpu9"), 1, "unknown hardware"),
+        (("fit", LLAMA, "--gpu-memory-utilization", "1.5"), 2, "fraction"),
+        (("fit", LLAMA, "--kv-cache-dtype", "int4"), 2, "invalid choice"),
+        (("fit", LLAMA, "--tp", "0"), 2, "positive"),
+    ],
+)
 def test_cli_fit_errors(args, code, message):
     r = run(*args)
     assert r.returncode == code and message in r.stderr
@@ -379,22 +615,44 @@ def test_cli_command_prints_the_engine_note_on_stderr():
 def test_fit_refuses_a_multi_node_tp_the_heads_do_not_allow(ctx, recipes):
     # 3 nodes of 8 GPUs: TP 24 does not divide DeepSeek's 128 heads; the engine does not re-shape
     # multi-node deployments, so the choice is refused (render_choice), naming the counts that work
-    with pytest.raises(ChoiceError, match=r"TP 24 does not divide the 128 attention heads; node counts that work: 2, 4, 8, 16"):
-        fit.fit_choice(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h200", "multi_node_tp", 3,
-                       with_plan=False)
+    with pytest.raises(
+        ChoiceError,
+        match=r"TP 24 does not divide the 128 attention heads; node counts that work: 2, 4, 8, 16",
+    ):
+        fit.fit_choice(
+            ctx,
+            recipes["deepseek-ai/DeepSeek-R1-0528"],
+            "default",
+            "h200",
+            "multi_node_tp",
+            3,
+            with_plan=False,
+        )
     # an explicit --tp is taken as asked, and fit says vLLM would refuse it
-    r = fit.fit_choice(ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h200", "multi_node_tp", 4,
-                       tp=24, with_plan=False)
+    r = fit.fit_choice(
+        ctx,
+        recipes["deepseek-ai/DeepSeek-R1-0528"],
+        "default",
+        "h200",
+        "multi_node_tp",
+        4,
+        tp=24,
+        with_plan=False,
+    )
     assert "TP 24 does not divide the 128 attention heads: vLLM refuses this TP size" in r.notes
 
 
 # -- validate: model.hf_config -------------------------------------------------------------------------------
 
+
 def _root(tmp_path, mutate) -> Path:
     root = tmp_path / "root"
     (root / "models" / "acme").mkdir(parents=True)
-    text = (PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml").read_text().replace(
-        'model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-8B"')
+    text = (
+        (PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml")
+        .read_text()
+        .replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "acme/Tiny-8B"')
+    )
     (root / "models" / "acme" / "Tiny-8B.yaml").write_text(mutate(text))
     return root
 
@@ -402,7 +660,9 @@ def _root(tmp_path, mutate) -> Path:
 def diags_for(tmp_path, mutate):
     """The recipe's diagnostics about its model and variants (the copy's related_recipes dangle)."""
     _, diags = load_catalog(_root(tmp_path, mutate))
-    return [d for d in diags if d.path.endswith("Tiny-8B.yaml") and not d.key_path.startswith("meta.")]
+    return [
+        d for d in diags if d.path.endswith("Tiny-8B.yaml") and not d.key_path.startswith("meta.")
+    ]
 
 
 def _warn(diags, key):
@@ -416,52 +676,101 @@ def test_validate_clean_hf_config(tmp_path):
 
 
 def test_validate_unknown_hf_config_key(tmp_path):
-    d = _warn(diags_for(tmp_path, lambda t: t.replace("    head_dim: 128\n", "    head_dim: 128\n    rope_theta: 1000000\n    hiden_size: 1\n")),
-              "model.hf_config.hiden_size")
-    assert d.message == "hf_config key 'hiden_size' is not read by recipes-site" and "hidden_size" in d.hint
+    d = _warn(
+        diags_for(
+            tmp_path,
+            lambda t: t.replace(
+                "    head_dim: 128\n",
+                "    head_dim: 128\n    rope_theta: 1000000\n    hiden_size: 1\n",
+            ),
+        ),
+        "model.hf_config.hiden_size",
+    )
+    assert (
+        d.message == "hf_config key 'hiden_size' is not read by recipes-site"
+        and "hidden_size" in d.hint
+    )
 
 
 def test_validate_context_contradiction(tmp_path):
-    d = _warn(diags_for(tmp_path, lambda t: t.replace("  context_length: 40960", "  context_length: 131072")),
-              "model.context_length")
+    d = _warn(
+        diags_for(
+            tmp_path, lambda t: t.replace("  context_length: 40960", "  context_length: 131072")
+        ),
+        "model.context_length",
+    )
     assert d.message == "context_length 131072 contradicts hf_config.max_position_embeddings 40960"
 
 
 def test_validate_architecture_contradiction(tmp_path):
-    d = _warn(diags_for(tmp_path, lambda t: t.replace("    head_dim: 128\n", "    head_dim: 128\n    num_experts: 64\n")),
-              "model.architecture")
+    d = _warn(
+        diags_for(
+            tmp_path,
+            lambda t: t.replace("    head_dim: 128\n", "    head_dim: 128\n    num_experts: 64\n"),
+        ),
+        "model.architecture",
+    )
     assert "dense but hf_config has 64 routed experts" in d.message
 
 
 def test_validate_missing_facts(tmp_path):
-    d = _warn(diags_for(tmp_path, lambda t: t.replace("    num_hidden_layers: 36\n", "")), "model.hf_config")
+    d = _warn(
+        diags_for(tmp_path, lambda t: t.replace("    num_hidden_layers: 36\n", "")),
+        "model.hf_config",
+    )
     assert d.message == "hf_config lacks num_hidden_layers" and "weights only" in d.hint
 
 
 def test_validate_layer_types(tmp_path):
-    diags = diags_for(tmp_path, lambda t: t.replace(
-        "    head_dim: 128\n", "    head_dim: 128\n    layer_types: [" + ", ".join(["sliding_attention"] * 35 + ["fancy_attention"]) + "]\n"))
-    assert "unknown layer type 'fancy_attention'" in _warn(diags, "model.hf_config.layer_types[35]").message
-    assert _warn(diags, "model.hf_config.layer_types").message == "sliding_attention layers but no sliding_window"
+    diags = diags_for(
+        tmp_path,
+        lambda t: t.replace(
+            "    head_dim: 128\n",
+            "    head_dim: 128\n    layer_types: ["
+            + ", ".join(["sliding_attention"] * 35 + ["fancy_attention"])
+            + "]\n",
+        ),
+    )
+    assert (
+        "unknown layer type 'fancy_attention'"
+        in _warn(diags, "model.hf_config.layer_types[35]").message
+    )
+    assert (
+        _warn(diags, "model.hf_config.layer_types").message
+        == "sliding_attention layers but no sliding_window"
+    )
 
 
 def test_validate_bad_type_is_an_error(tmp_path):
-    diags = diags_for(tmp_path, lambda t: t.replace("    num_hidden_layers: 36", '    num_hidden_layers: "36"'))
-    assert [d.key_path for d in diags if d.level is Level.ERROR] == ["model.hf_config.num_hidden_layers"]
+    diags = diags_for(
+        tmp_path, lambda t: t.replace("    num_hidden_layers: 36", '    num_hidden_layers: "36"')
+    )
+    assert [d.key_path for d in diags if d.level is Level.ERROR] == [
+        "model.hf_config.num_hidden_layers"
+    ]
 
 
 def test_validate_tp_the_heads_do_not_allow(tmp_path):
     def odd(text):
-        text = text.replace("    num_attention_heads: 32\n", "    num_attention_heads: 28\n").replace(
-            "    num_key_value_heads: 8\n", "    num_key_value_heads: 4\n")
+        text = text.replace(
+            "    num_attention_heads: 32\n", "    num_attention_heads: 28\n"
+        ).replace("    num_key_value_heads: 8\n", "    num_key_value_heads: 4\n")
         text = text.replace("    vram_minimum_gb: 20\n", "    vram_minimum_gb: 20\n    tp: 8\n", 1)
-        return text.replace("vram_minimum_gb: 20", "vram_minimum_gb: 150", 1)    # > one H100 and one H200
+        return text.replace(
+            "vram_minimum_gb: 20", "vram_minimum_gb: 150", 1
+        )  # > one H100 and one H200
+
     diags = diags_for(tmp_path, odd)
     pinned = _warn(diags, "variants.default.tp")
-    assert pinned.message == "TP 8 does not divide the 28 attention heads; vLLM refuses this TP size"
+    assert (
+        pinned.message == "TP 8 does not divide the 28 attention heads; vLLM refuses this TP size"
+    )
     assert pinned.hint == "use TP 4"
     node = _warn(diags, "model.hf_config.num_attention_heads")
-    assert node.message == "on h100, h200 the command would need TP 8: TP 8 does not divide the 28 attention heads"
+    assert (
+        node.message
+        == "on h100, h200 the command would need TP 8: TP 8 does not divide the 28 attention heads"
+    )
     assert node.hint.startswith("the engine renders TP 4 there instead")
 
 
@@ -469,6 +778,7 @@ def test_validate_multi_node_tp_the_heads_do_not_allow(tmp_path):
     def odd(text):
         text = text.replace("    num_attention_heads: 32\n", "    num_attention_heads: 40\n")
         return text.replace("  - single_node_tp\n", "  - single_node_tp\n  - multi_node_tp\n", 1)
+
     node = _warn(diags_for(tmp_path, odd), "model.hf_config.num_attention_heads")
     # 40 heads: TP 8 on one node is fine, TP 16 on two nodes of 8 GPUs is not
     assert node.message.startswith("multi-node TP on 2 nodes of h100, h200, b200")

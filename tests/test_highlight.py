@@ -2,6 +2,7 @@
 cached lexer lookup, a RegexLexer loop that tries a run of rules in one joined pattern, a lean
 HTML formatter). It must write exactly what Pygments writes: every fence of the compat corpus
 and of models/, and hostile snippets in many languages, are compared with real Pygments output."""
+
 from __future__ import annotations
 
 import io
@@ -9,6 +10,7 @@ import random
 import re
 
 import pytest
+from conftest import COMPAT_CORPUS
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -18,21 +20,64 @@ from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.render import highlight as hl
 from recipes_site.render.markdown import _ALIASES, render_guide
 
-from conftest import COMPAT_CORPUS
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n(.*?)^ {0,3}\1[ \t]*$", re.M | re.S)
+_FENCE = re.compile(
+    r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n(.*?)^ {0,3}\1[ \t]*$", re.M | re.S
+)
 SNIPPETS = [
-    "", "x", "\n\n", 'echo "unterminated', "cat <<EOF\nhi $x\nEOF\n", "cat <<-'END'\n\t$y\nEND\n",
-    "a=$((1+2**3)) `ls -l` ${x:-y} $(( 16#ff )) $@ $? $1\n\tb\r\nfoo\r", "\x00\x01 <>&\"' \\\n",
-    "ü ☃ \u2028 x", 'def f(x):\n    return f"{x!r:>{w}}" + b"\\x00" + r\'\\d\'  # c\n@deco\nclass A(B): pass\n',
-    "import os, sys as s\nfrom a.b import (c, d)\nasync def g(): await h()\n", '{"a": [1, 2.5e3, true, null], "b": "\\u00e9"}',
-    "FROM x AS y\nRUN echo $HOME && ls\nENV A=1\n", "$ vllm serve x\nINFO ok\n# not a comment\n",
-    "#!/bin/bash\nset -euo pipefail\nfor i in 1 2; do echo $i; done\n", "key: [a, {b: c}]\n# c\n---\n- &x y\n- *x\n",
-    "if [[ -n \"$A\" ]]; then\n  export B='q' ; fi\n", "[12:00] <nick> hi # x\n* nick waves\n-!- a has joined #c\n", "case $x in a) ;; esac", "((", "))", "}", "${", "$(", "`",
+    "",
+    "x",
+    "\n\n",
+    'echo "unterminated',
+    "cat <<EOF\nhi $x\nEOF\n",
+    "cat <<-'END'\n\t$y\nEND\n",
+    "a=$((1+2**3)) `ls -l` ${x:-y} $(( 16#ff )) $@ $? $1\n\tb\r\nfoo\r",
+    "\x00\x01 <>&\"' \\\n",
+    "ü ☃ \u2028 x",
+    'def f(x):\n    return f"{x!r:>{w}}" + b"\\x00" + r\'\\d\'  # c\n@deco\nclass A(B): pass\n',
+    "import os, sys as s\nfrom a.b import (c, d)\nasync def g(): await h()\n",
+    '{"a": [1, 2.5e3, true, null], "b": "\\u00e9"}',
+    "FROM x AS y\nRUN echo $HOME && ls\nENV A=1\n",
+    "$ vllm serve x\nINFO ok\n# not a comment\n",
+    "#!/bin/bash\nset -euo pipefail\nfor i in 1 2; do echo $i; done\n",
+    "key: [a, {b: c}]\n# c\n---\n- &x y\n- *x\n",
+    "if [[ -n \"$A\" ]]; then\n  export B='q' ; fi\n",
+    "[12:00] <nick> hi # x\n* nick waves\n-!- a has joined #c\n",
+    "case $x in a) ;; esac",
+    "((",
+    "))",
+    "}",
+    "${",
+    "$(",
+    "`",
 ]
-LANGUAGES = ["bash", "python", "console", "json", "yaml", "docker", "toml", "ini", "diff", "javascript", "rust",
-             "go", "c++", "html", "xml", "sql", "ruby", "perl", "php", "powershell", "nginx", "make", "irc", "text",
-             "csharp", "nemerle"]   # (these two pick their rules per instance: `token_variants`)
+LANGUAGES = [
+    "bash",
+    "python",
+    "console",
+    "json",
+    "yaml",
+    "docker",
+    "toml",
+    "ini",
+    "diff",
+    "javascript",
+    "rust",
+    "go",
+    "c++",
+    "html",
+    "xml",
+    "sql",
+    "ruby",
+    "perl",
+    "php",
+    "powershell",
+    "nginx",
+    "make",
+    "irc",
+    "text",
+    "csharp",
+    "nemerle",
+]  # (these two pick their rules per instance: `token_variants`)
 FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -61,7 +106,10 @@ def fences() -> list[tuple[str, str]]:
 
 def test_every_fence_of_the_corpora_is_highlighted_as_pygments_does(fences):
     for code, name in fences:
-        assert hl.highlight_html(code, hl.lexer_class(name)) == _pygments(code, name), (name, code[:200])
+        assert hl.highlight_html(code, hl.lexer_class(name)) == _pygments(code, name), (
+            name,
+            code[:200],
+        )
 
 
 def test_hostile_snippets_in_many_languages_are_highlighted_as_pygments_does(fences):
@@ -77,8 +125,17 @@ def test_random_shell_and_python_text_is_highlighted_as_pygments_does():
     """Random strings over the characters the lexers' rules turn on: unbalanced quotes,
     brackets, here-documents, escapes, errors, at every state of the state machine."""
     rng = random.Random(13)
-    alphabet = list("abcxyz019 \t\n\r\\$`'\"(){}[]<>=;&|#!-+*/%^:,.@?~_") + ["<<EOF\n", "\nEOF\n", "$((",
-                                                                               "${#", "f\"", "b'", '"""', "def ", "import "]
+    alphabet = list("abcxyz019 \t\n\r\\$`'\"(){}[]<>=;&|#!-+*/%^:,.@?~_") + [
+        "<<EOF\n",
+        "\nEOF\n",
+        "$((",
+        "${#",
+        'f"',
+        "b'",
+        '"""',
+        "def ",
+        "import ",
+    ]
     for name in ("bash", "python", "console", "yaml"):
         cls = hl.lexer_class(name)
         for _ in range(300):
@@ -97,12 +154,22 @@ def test_the_plain_regex_lexers_take_the_joined_path():
 
 
 def test_format_html_merges_runs_and_ends_every_line_as_the_html_formatter_does():
-    runs = [(Token.Name, "a"), (Token.Name, "b\nc"), (Token.Text, ""), (Token.Name, "d"), (Token.Text, "x<"),
-            (Token.Keyword, "\n"), (Token.Keyword, "if")]
+    runs = [
+        (Token.Name, "a"),
+        (Token.Name, "b\nc"),
+        (Token.Text, ""),
+        (Token.Name, "d"),
+        (Token.Text, "x<"),
+        (Token.Keyword, "\n"),
+        (Token.Keyword, "if"),
+    ]
     out = io.StringIO()
     FORMATTER.format(runs, out)
     assert hl.format_html(runs) == out.getvalue()
-    assert hl.format_html(runs) == '<span class="n">ab</span>\n<span class="n">cd</span>x&lt;\n<span class="k">if</span>\n'
+    assert (
+        hl.format_html(runs)
+        == '<span class="n">ab</span>\n<span class="n">cd</span>x&lt;\n<span class="k">if</span>\n'
+    )
 
 
 def test_unknown_languages_have_no_lexer_and_guides_still_render():
@@ -117,11 +184,22 @@ def test_joined_patterns_keep_only_the_group_of_each_rule():
     for name in ("bash", "python"):
         states = hl._states(hl.lexer_class(name))
         states["root"]
-        joined = [(match, table) for steps in list(states.values()) for match, table, single in steps if single is None]
+        joined = [
+            (match, table)
+            for steps in list(states.values())
+            for match, table, single in steps
+            if single is None
+        ]
         assert joined, name
         for match, table in joined:
-            kept = sum(rule[0].__self__.groups for rule in table.values() if hl._BACK_REFERENCE.search(rule[0].__self__.pattern))
-            assert match.__self__.groups == len(table) + kept and max(table) == match.__self__.groups, name
+            kept = sum(
+                rule[0].__self__.groups
+                for rule in table.values()
+                if hl._BACK_REFERENCE.search(rule[0].__self__.pattern)
+            )
+            assert (
+                match.__self__.groups == len(table) + kept and max(table) == match.__self__.groups
+            ), name
 
 
 def test_the_shell_here_document_rule_is_joined_with_its_neighbours():
@@ -133,7 +211,14 @@ def test_the_shell_here_document_rule_is_joined_with_its_neighbours():
     assert hl.highlight_html(heredoc, hl.lexer_class("bash")) == _pygments(heredoc, "bash")
 
 
-REFERRING = [r"(a|b)\1", r"(')(\w+)\2\1", r"([ab])[\1x]\1", r"(x)\\1", r"(q)(?:\1)+", r"(?:(a)|b)c\1?"]
+REFERRING = [
+    r"(a|b)\1",
+    r"(')(\w+)\2\1",
+    r"([ab])[\1x]\1",
+    r"(x)\\1",
+    r"(q)(?:\1)+",
+    r"(?:(a)|b)c\1?",
+]
 
 
 def test_shifted_refs_keep_every_match_after_other_groups():
@@ -153,13 +238,30 @@ def test_shifted_refs_keep_every_match_after_other_groups():
     assert hl._shifted_refs(r"(a)\1", 98) == r"(a)(?:\99)"
 
 
-GROUPED = [r"(a)(?P<n>b+)", r"[(]x(y)", r"[]()]+(z)", r"[^]()]+", r"\((a|b)\)", r"(?<=a)(b)", r"(?<!\()(c)",
-           r"(?:x)(y)*", r"(?i:(ab))", r"((a)(b))|c", r"[\]()](x)", r"\\(q)", r"(?=(a))a", r"(?!(x))[a-c(]"]
+GROUPED = [
+    r"(a)(?P<n>b+)",
+    r"[(]x(y)",
+    r"[]()]+(z)",
+    r"[^]()]+",
+    r"\((a|b)\)",
+    r"(?<=a)(b)",
+    r"(?<!\()(c)",
+    r"(?:x)(y)*",
+    r"(?i:(ab))",
+    r"((a)(b))|c",
+    r"[\]()](x)",
+    r"\\(q)",
+    r"(?=(a))a",
+    r"(?!(x))[a-c(]",
+]
 
 
 def test_without_groups_keeps_every_match():
     rng = random.Random(7)
-    texts = ["".join(rng.choice("abcxyzqAB()[]\\") for _ in range(rng.randint(0, 12))) for _ in range(400)]
+    texts = [
+        "".join(rng.choice("abcxyzqAB()[]\\") for _ in range(rng.randint(0, 12)))
+        for _ in range(400)
+    ]
     for src in GROUPED:
         plain = hl._without_groups(src)
         before, after = re.compile(src), re.compile(plain)
@@ -176,10 +278,17 @@ def test_a_rule_whose_groups_the_scan_misses_stays_on_its_own():
     from pygments.lexer import RegexLexer
 
     class Odd(RegexLexer):
-        tokens = {"root": [(r"(?#[)(a)", Token.Name), (r"b+", Token.Keyword), (r"\s+", Token.Text), (r".", Token.Error)]}
+        tokens = {
+            "root": [
+                (r"(?#[)(a)", Token.Name),
+                (r"b+", Token.Keyword),
+                (r"\s+", Token.Text),
+                (r".", Token.Error),
+            ]
+        }
 
     assert re.compile(hl._without_groups(r"(?#[)(a)")).groups == 1
-    Odd()   # (Pygments compiles a lexer's rules when it is first made)
+    Odd()  # (Pygments compiles a lexer's rules when it is first made)
     steps = hl._states(Odd)["root"]
     assert all(single is not None for _m, _t, single in steps)
     for code in ["abba c", "a\nbb", "", "ccc"]:
@@ -189,7 +298,7 @@ def test_a_rule_whose_groups_the_scan_misses_stays_on_its_own():
 def test_a_guide_with_a_csharp_fence_renders():
     """C#'s lexer compiles its rules per instance (`token_variants`): it goes through Pygments."""
     assert not hl._plain_regex_lexer(hl.lexer_class("csharp"))
-    html = render_guide("```csharp\nvar x = \"<a>\"; // c\n```\n").html
+    html = render_guide('```csharp\nvar x = "<a>"; // c\n```\n').html
     assert _pygments('var x = "<a>"; // c\n', "csharp") in html
 
 
@@ -202,7 +311,9 @@ def test_each_joined_rule_is_its_pattern_then_an_empty_group():
             if single is None:
                 alternatives = match.__self__.pattern.split(")()|(?:")
                 assert len(alternatives) == len(table)
-                assert match.__self__.pattern.startswith("(?:") and match.__self__.pattern.endswith(")()")
+                assert match.__self__.pattern.startswith("(?:") and match.__self__.pattern.endswith(
+                    ")()"
+                )
 
 
 def test_the_rule_that_matches_first_is_taken_when_rules_overlap_or_match_nothing():
@@ -213,14 +324,22 @@ def test_the_rule_that_matches_first_is_taken_when_rules_overlap_or_match_nothin
 
     class Overlap(RegexLexer):
         tokens = {
-            "root": [(r"ab|a", Token.Name), (r"a+", Token.Keyword), (r"(?=x)", Token.Text, "x"), (r"([bc])(d?)\1", Token.Literal),
-                     (r"b|c", Token.String),
-                     (r"\s+", Token.Text), (r"(?i)d|e", Token.Number)],
+            "root": [
+                (r"ab|a", Token.Name),
+                (r"a+", Token.Keyword),
+                (r"(?=x)", Token.Text, "x"),
+                (r"([bc])(d?)\1", Token.Literal),
+                (r"b|c", Token.String),
+                (r"\s+", Token.Text),
+                (r"(?i)d|e", Token.Number),
+            ],
             "x": [(r"xx|x", Token.Operator), (r"y?", Token.Comment, "#pop")],
         }
 
     Overlap()
-    assert any(single is None and len(table) > 2 for _m, table, single in hl._states(Overlap)["root"])
+    assert any(
+        single is None and len(table) > 2 for _m, table, single in hl._states(Overlap)["root"]
+    )
     rng = random.Random(5)
     for _ in range(300):
         code = "".join(rng.choice("abcdDexy \n") for _ in range(rng.randint(0, 20)))
@@ -235,9 +354,20 @@ def test_a_state_is_joined_after_join_after_positions_with_the_same_tokens(monke
 
     class Two(RegexLexer):
         tokens = {
-            "root": [(r"\[", Token.Punctuation, "inner"), (r"[a-z]+", Token.Name), (r"\s+", Token.Text), (r".", Token.Error)],
-            "inner": [(r"\]", Token.Punctuation, "#pop"), (r"ab|a", Token.Keyword), (r"a+", Token.Name),
-                      (r"(b)(c?)", bygroups(Token.String, Token.Number)), (r"\s+", Token.Text), (r"[^\]]", Token.Literal)],
+            "root": [
+                (r"\[", Token.Punctuation, "inner"),
+                (r"[a-z]+", Token.Name),
+                (r"\s+", Token.Text),
+                (r".", Token.Error),
+            ],
+            "inner": [
+                (r"\]", Token.Punctuation, "#pop"),
+                (r"ab|a", Token.Keyword),
+                (r"a+", Token.Name),
+                (r"(b)(c?)", bygroups(Token.String, Token.Number)),
+                (r"\s+", Token.Text),
+                (r"[^\]]", Token.Literal),
+            ],
         }
 
     monkeypatch.setattr(hl, "JOIN_AFTER", 7)
@@ -245,12 +375,15 @@ def test_a_state_is_joined_after_join_after_positions_with_the_same_tokens(monke
     states = hl._states(Two)
     joined = lambda: any(single is None for _m, _t, single in states["inner"])
     rng = random.Random(3)
-    codes = ["[" + "".join(rng.choice("abc ax]") for _ in range(rng.randint(0, 5))) + "]" for _ in range(3)]
+    codes = [
+        "[" + "".join(rng.choice("abc ax]") for _ in range(rng.randint(0, 5))) + "]"
+        for _ in range(3)
+    ]
     codes += ["x [" + "".join(rng.choice("abc ax") for _ in range(40)) + "] y\n" for _ in range(3)]
     seen = []
     for code in codes:
         assert hl.highlight_html(code, Two) == highlight(code, Two(), FORMATTER), code
         seen.append(joined())
-    assert seen[0] is False and seen[-1] is True   # rule by rule first, joined after 7 positions
+    assert seen[0] is False and seen[-1] is True  # rule by rule first, joined after 7 positions
     assert any(single is None and len(table) > 2 for _m, table, single in states["inner"])
-    assert all(single is None for _m, _t, single in states["root"])   # root: joined at once
+    assert all(single is None for _m, _t, single in states["root"])  # root: joined at once

@@ -5,6 +5,7 @@ One small root (seven of our recipes over four providers, with related recipes a
 to another recipe's page) is built step by step in one module-scoped fixture; each step is also
 built clean (no cache, fresh folder) to compare against.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,14 +18,22 @@ from recipes_site.build import build
 from recipes_site.cache import cache_dir, keep_in_memory
 from recipes_site.catalog import PROJECT_ROOT
 
-RECIPES = ["Qwen/Qwen3-8B", "microsoft/Phi-4-mini-instruct", "microsoft/Phi-4-multimodal-instruct",
-           "microsoft/Phi-4-reasoning", "google/gemma-4-E4B-it", "meta-llama/Llama-3.1-8B-Instruct",
-           "meta-llama/Llama-3.3-70B-Instruct"]
+RECIPES = [
+    "Qwen/Qwen3-8B",
+    "microsoft/Phi-4-mini-instruct",
+    "microsoft/Phi-4-multimodal-instruct",
+    "microsoft/Phi-4-reasoning",
+    "google/gemma-4-E4B-it",
+    "meta-llama/Llama-3.1-8B-Instruct",
+    "meta-llama/Llama-3.3-70B-Instruct",
+]
 LINK = "\n  See also [Gemma 4 E4B](/google/gemma-4-E4B-it/).\n"
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def _inodes(folder: Path) -> dict[str, int]:
@@ -34,7 +43,9 @@ def _inodes(folder: Path) -> dict[str, int]:
 def _recipe_paths(paths, hf_id: str) -> set[str]:
     """The files one recipe produces (its pages and API documents), among `paths`."""
     own = (f"{hf_id}/", f"api/v1/models/{hf_id}/")
-    return {p for p in paths if p.startswith(own) or p in (f"{hf_id}.md", f"api/v1/models/{hf_id}.json")}
+    return {
+        p for p in paths if p.startswith(own) or p in (f"{hf_id}.md", f"api/v1/models/{hf_id}.json")
+    }
 
 
 def _edit(root: Path, hf_id: str, old: str, new: str) -> None:
@@ -76,7 +87,7 @@ def _steps(base: Path, build_step=build):
 
     step("first")
     step("unchanged")
-    _edit(root, "Qwen/Qwen3-8B", "  description: \"Compact", "  description: \"Small")
+    _edit(root, "Qwen/Qwen3-8B", '  description: "Compact', '  description: "Small')
     step("description")
     _edit(root, "microsoft/Phi-4-reasoning", 'title: "Phi-4-reasoning"', 'title: "Phi-4 Reasoning"')
     step("title")
@@ -96,6 +107,7 @@ def kept_steps(tmp_path_factory):
     builds, as `serve` does (cache.keep_in_memory), plus {step: the catalog-wide pages its
     incremental build rendered}."""
     from recipes_site.render import pages
+
     rendered: dict[str, list[str]] = {}
     original = pages._Pages.render
 
@@ -103,6 +115,7 @@ def kept_steps(tmp_path_factory):
         def counting(self, template, path, **page):
             rendered[name].append(path)
             return original(self, template, path, **page)
+
         rendered[name] = []
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(pages._Pages, "render", counting)
@@ -130,7 +143,9 @@ def test_an_unchanged_rebuild_reuses_every_file(steps):
     assert result.files_reused == sum(len(_recipe_paths(inodes, h)) for h in RECIPES)
     first = by_step["first"][2]
     rewritten = [p for p in inodes if inodes[p] != first.get(p)]
-    assert rewritten == [".recipes-site-manifest.json"]   # the rest, indexes included, is hard-linked
+    assert rewritten == [
+        ".recipes-site-manifest.json"
+    ]  # the rest, indexes included, is hard-linked
 
 
 def test_an_edit_rebuilds_only_that_recipes_files(steps):
@@ -146,7 +161,7 @@ def test_an_edit_rebuilds_only_that_recipes_files(steps):
 def test_a_retitled_recipe_rebuilds_the_pages_that_show_its_title(steps):
     _, _, by_step = steps
     before, after = by_step["description"], by_step["title"]
-    page = "microsoft/Phi-4-multimodal-instruct/index.html"   # lists Phi-4-reasoning as related
+    page = "microsoft/Phi-4-multimodal-instruct/index.html"  # lists Phi-4-reasoning as related
     assert b"Phi-4 Reasoning" in after[1][page] and b"Phi-4 Reasoning" not in before[1][page]
     assert before[2][page] != after[2][page]
     unrelated = "meta-llama/Llama-3.3-70B-Instruct/index.html"
@@ -164,6 +179,7 @@ def test_a_removed_recipe_unlinks_the_guides_that_pointed_at_it(steps):
 def test_a_template_change_rebuilds_everything(steps, tmp_path, monkeypatch):
     root, out, _ = steps
     from recipes_site.render import pages
+
     templates = tmp_path / "templates"
     shutil.copytree(pages.TEMPLATES, templates)
     monkeypatch.setattr(pages, "TEMPLATES", templates)
@@ -196,7 +212,9 @@ def test_a_cache_folder_that_is_a_symlink_is_neither_read_nor_written(steps, tmp
 
 
 @pytest.mark.parametrize("name", ["first", "unchanged", "description", "title", "removed"])
-def test_a_build_in_a_process_that_keeps_builds_in_memory_is_byte_identical_to_a_clean_one(kept_steps, name):
+def test_a_build_in_a_process_that_keeps_builds_in_memory_is_byte_identical_to_a_clean_one(
+    kept_steps, name
+):
     _, _, by_step, _ = kept_steps
     _, tree, _, clean = by_step[name]
     assert tree.keys() == clean.keys()
@@ -205,21 +223,28 @@ def test_a_build_in_a_process_that_keeps_builds_in_memory_is_byte_identical_to_a
 
 def test_a_kept_process_renders_again_only_the_catalog_pages_whose_arguments_changed(kept_steps):
     _, _, by_step, rendered = kept_steps
-    assert "hardware/index.html" in rendered["first"] and "microsoft/index.html" in rendered["first"]
-    assert rendered["unchanged"] == []   # the catalog-wide entry: every file hard-linked
+    assert (
+        "hardware/index.html" in rendered["first"] and "microsoft/index.html" in rendered["first"]
+    )
+    assert rendered["unchanged"] == []  # the catalog-wide entry: every file hard-linked
     # Qwen's description shows on its provider page and the home page, not on Microsoft's page
     assert "Qwen/index.html" in rendered["description"] and "index.html" in rendered["description"]
     assert "microsoft/index.html" not in rendered["description"]
-    assert "microsoft/index.html" in rendered["title"]   # Phi-4-reasoning's new title
+    assert "microsoft/index.html" in rendered["title"]  # Phi-4-reasoning's new title
 
 
-def test_an_unchanged_catalog_reuses_the_catalog_wide_files_without_building_them(steps, tmp_path, monkeypatch):
+def test_an_unchanged_catalog_reuses_the_catalog_wide_files_without_building_them(
+    steps, tmp_path, monkeypatch
+):
     root, _, _ = steps
     site = tmp_path / "site"
     assert build(root, site).ok
     before = _tree(site)
     import recipes_site.build as build_module
-    monkeypatch.setattr(build_module, "catalog_files", lambda *a, **k: pytest.fail("catalog files built again"))
+
+    monkeypatch.setattr(
+        build_module, "catalog_files", lambda *a, **k: pytest.fail("catalog files built again")
+    )
     assert build(root, site).ok and _tree(site) == before
 
 
@@ -231,7 +256,7 @@ def test_a_hand_edited_output_file_is_built_again_in_a_kept_process(tmp_path):
         page, home = site / "Qwen/Qwen3-8B/index.html", site / "index.html"
         good_page, good_home = page.read_bytes(), home.read_bytes()
         for path in (page, home):
-            with open(path, "r+b") as f:   # in place: same inode, new size and mtime
+            with open(path, "r+b") as f:  # in place: same inode, new size and mtime
                 f.write(b"tampered")
         assert build(root, site).ok
         assert page.read_bytes() == good_page and home.read_bytes() == good_home
@@ -244,6 +269,7 @@ def test_a_kept_process_recycles_the_previous_site_whatever_it_holds(tmp_path):
     holds beyond the files to reuse (stale pages, a planted symlink, an empty folder) is gone
     from the next site, and nothing outside is touched."""
     from recipes_site.write import spare_path
+
     root, site, outside = _root(tmp_path / "root"), tmp_path / "site", tmp_path / "outside"
     outside.mkdir()
     (outside / "keep.txt").write_text("mine")
@@ -257,7 +283,7 @@ def test_a_kept_process_recycles_the_previous_site_whatever_it_holds(tmp_path):
         (spare / "google/planted").symlink_to(outside, target_is_directory=True)
         (spare / "empty/folder").mkdir(parents=True)
         (spare / "hardware/stray.html").write_text("stray")
-        _edit(root, "Qwen/Qwen3-8B", "  description: \"Compact", "  description: \"Small")
+        _edit(root, "Qwen/Qwen3-8B", '  description: "Compact', '  description: "Small')
         assert build(root, site).ok
         assert _tree(site) == _clean(root, tmp_path / "clean")
         assert not (site / "empty").exists() and not os.path.lexists(site / "google/planted")
@@ -268,6 +294,7 @@ def test_a_kept_process_recycles_the_previous_site_whatever_it_holds(tmp_path):
 
 def test_a_spare_folder_that_is_not_ours_is_left_alone(tmp_path):
     from recipes_site.write import spare_path
+
     root, site = _root(tmp_path / "root"), tmp_path / "site"
     spare = spare_path(site)
     spare.mkdir(parents=True)
@@ -283,6 +310,7 @@ def test_a_spare_folder_that_is_not_ours_is_left_alone(tmp_path):
 
 def test_a_one_shot_build_keeps_no_spare_and_uses_one_that_serve_left(tmp_path):
     from recipes_site.write import spare_path
+
     root, site = _root(tmp_path / "root"), tmp_path / "site"
     assert build(root, site).ok and build(root, site).ok
     assert not os.path.lexists(spare_path(site))
@@ -293,19 +321,20 @@ def test_a_one_shot_build_keeps_no_spare_and_uses_one_that_serve_left(tmp_path):
         keep_in_memory(False)
     assert spare_path(site).is_dir()
     assert build(root, site).ok
-    assert not os.path.lexists(spare_path(site))   # recycled as the staging folder, then deleted
+    assert not os.path.lexists(spare_path(site))  # recycled as the staging folder, then deleted
     assert _tree(site) == _clean(root, tmp_path / "clean")
 
 
 def test_a_kept_process_building_a_new_folder_keeps_a_spare_of_hard_links(tmp_path):
     from recipes_site.write import spare_path
+
     root, site = _root(tmp_path / "root"), tmp_path / "site"
     keep_in_memory()
     try:
         assert build(root, site).ok
         spare = spare_path(site)
         assert _inodes(spare) == _inodes(site)
-        _edit(root, "Qwen/Qwen3-8B", "  description: \"Compact", "  description: \"Small")
+        _edit(root, "Qwen/Qwen3-8B", '  description: "Compact', '  description: "Small')
         assert build(root, site).ok
     finally:
         keep_in_memory(False)

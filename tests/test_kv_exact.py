@@ -4,6 +4,7 @@ Every expected number is computed here from the vLLM source line quoted beside i
 the `vllm` package of the 0.33.0 wheel) or from a published figure, never copied from our own
 output. The recipes are read from models/ so their hf_config blocks are what is tested.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from recipes_site import fit, kv_cache as kv, sizing
+from recipes_site import fit, sizing
+from recipes_site import kv_cache as kv
 from recipes_site.scaffold import hf_config_from, scaffold
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -40,25 +42,32 @@ def gqa_bytes(heads: int, head_dim: int, dtype: int) -> int:
 #   num_global_key_value_heads there when attention_k_eq_v)
 # vllm/model_executor/models/gemma4.py:421-423  k_eq_v layers load K weights into both K and V slots (V is still cached)
 
+
 def test_gemma4_31b_global_layers_are_4_heads_of_512():
     lay = layout("google/gemma-4-31B-it")
-    full = 10 * gqa_bytes(4, 512, BF16)                       # 10 full layers (5 sliding : 1 full over 60)
+    full = 10 * gqa_bytes(4, 512, BF16)  # 10 full layers (5 sliding : 1 full over 60)
     assert kv.kv_bytes_per_token(lay, BF16) == full == 81_920
     assert kv.kv_bytes_per_token(lay, FP8) == full // 2
-    old = 10 * gqa_bytes(16, 256, BF16)                       # what the sliding-layer shape gave before
-    assert old == 2 * full                                    # "today 31B counts double"
+    old = 10 * gqa_bytes(16, 256, BF16)  # what the sliding-layer shape gave before
+    assert old == 2 * full  # "today 31B counts double"
     # 50 sliding layers keep 1024 tokens of 16 KV heads x 256
-    assert kv.kv_bytes_per_sequence_window(lay, BF16) == 50 * gqa_bytes(16, 256, BF16) * 1024 == 800 * 2**20
+    assert (
+        kv.kv_bytes_per_sequence_window(lay, BF16)
+        == 50 * gqa_bytes(16, 256, BF16) * 1024
+        == 800 * 2**20
+    )
     # TP 8: the 4 global KV heads are replicated, one per rank (gemma4.py:393
     #   self.num_kv_heads = max(1, self.total_num_kv_heads // tp_size)); the 16 sliding heads split 2 per rank
     assert kv.kv_bytes_per_token_per_gpu(lay, BF16, tp=8) == 10 * gqa_bytes(1, 512, BF16)
-    assert kv.window_bytes_per_token_per_gpu(lay, BF16, tp=8) == [(1024, 50, kv.SLIDING, 50 * gqa_bytes(2, 256, BF16))]
+    assert kv.window_bytes_per_token_per_gpu(lay, BF16, tp=8) == [
+        (1024, 50, kv.SLIDING, 50 * gqa_bytes(2, 256, BF16))
+    ]
 
 
 def test_gemma4_26b_a4b_global_layers_are_2_heads_of_512():
     lay = layout("google/gemma-4-26B-A4B-it")
     assert kv.kv_bytes_per_token(lay, BF16) == 5 * gqa_bytes(2, 512, BF16) == 20_480
-    assert 5 * gqa_bytes(8, 256, BF16) == 2 * kv.kv_bytes_per_token(lay, BF16)      # double before
+    assert 5 * gqa_bytes(8, 256, BF16) == 2 * kv.kv_bytes_per_token(lay, BF16)  # double before
     assert kv.kv_bytes_per_sequence_window(lay, BF16) == 25 * gqa_bytes(8, 256, BF16) * 1024
 
 
@@ -67,16 +76,25 @@ def test_gemma4_e4b_shares_the_last_18_layers_caches():
     #   layers from there read the target layer's cache, and the runner gives them no KV cache spec
     #   (vllm/v1/worker/gpu_model_runner.py:7096-7106)
     lay = layout("google/gemma-4-E4B-it")
-    assert (lay.shared_layers, lay.full_layers, lay.windows) == (18, 4, ((512, 20, kv.SLIDING),))   # of the first 24
-    full = 4 * gqa_bytes(2, 512, BF16)                        # not attention_k_eq_v: num_key_value_heads on full layers
+    assert (lay.shared_layers, lay.full_layers, lay.windows) == (
+        18,
+        4,
+        ((512, 20, kv.SLIDING),),
+    )  # of the first 24
+    full = 4 * gqa_bytes(2, 512, BF16)  # not attention_k_eq_v: num_key_value_heads on full layers
     assert kv.kv_bytes_per_token(lay, BF16) == full == 16_384
-    old = 7 * gqa_bytes(2, 256, BF16)                         # 7 full layers of width 256, no sharing
-    assert old / full == pytest.approx(0.875)                # "E4B 12.5% low"
+    old = 7 * gqa_bytes(2, 256, BF16)  # 7 full layers of width 256, no sharing
+    assert old / full == pytest.approx(0.875)  # "E4B 12.5% low"
     assert kv.kv_bytes_per_sequence_window(lay, BF16) == 20 * gqa_bytes(2, 256, BF16) * 512
 
 
 def test_gemma4_tp_must_suit_the_global_kv_heads_too():
-    cfg = {"num_attention_heads": 16, "num_key_value_heads": 8, "num_global_key_value_heads": 2, "attention_k_eq_v": True}
+    cfg = {
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "num_global_key_value_heads": 2,
+        "attention_k_eq_v": True,
+    }
     assert kv.tp_problem(cfg, 4) is None and kv.tp_problem(cfg, 8) is None
     odd = {**cfg, "num_global_key_value_heads": 3}
     assert kv.tp_problem(odd, 8) == "TP 8 is not a multiple of the 3 global KV heads"
@@ -90,10 +108,13 @@ MLA = 512 + 64
 #   head_dim=self.head_dim + self.head_dim // self.quant_block_size * 4  (uint8, one head: deepseek_v2.py:661-663)
 INDEXER = 128 + 128 // 128 * 4
 # vllm/model_executor/layers/attention/mla_attention.py:1386  state_content_bytes={"fp8_ds_mla": 656, ...}
-FP8_DS_MLA = 512 * 1 + 4 * 4 + 64 * 2                        # flashmla_sparse.py:79-86: fp8 NoPE, fp32 scales, bf16 RoPE
+FP8_DS_MLA = 512 * 1 + 4 * 4 + 64 * 2  # flashmla_sparse.py:79-86: fp8 NoPE, fp32 scales, bf16 RoPE
 
 
-@pytest.mark.parametrize("hf_id, layers", [("deepseek-ai/DeepSeek-V3.2", 61), ("zai-org/GLM-5", 78), ("zai-org/GLM-5.1", 78)])
+@pytest.mark.parametrize(
+    "hf_id, layers",
+    [("deepseek-ai/DeepSeek-V3.2", 61), ("zai-org/GLM-5", 78), ("zai-org/GLM-5.1", 78)],
+)
 def test_sparse_mla_counts_the_indexer_and_the_656_byte_fp8_row(hf_id, layers):
     lay = layout(hf_id)
     assert lay.sparse and (INDEXER, FP8_DS_MLA) == (132, 656)
@@ -119,7 +140,12 @@ def test_glm5_shapes_as_published():
     for hf_id in ("zai-org/GLM-5", "zai-org/GLM-5.1"):
         cfg = recipe(hf_id)["model"]["hf_config"]
         # GLM-5 config.json (GlmMoeDsaForCausalLM): qk_nope_head_dim 192, DSA indexer 32 heads x 128, top-k 2048
-        assert (cfg["qk_nope_head_dim"], cfg["index_n_heads"], cfg["index_head_dim"], cfg["index_topk"]) == (192, 32, 128, 2048)
+        assert (
+            cfg["qk_nope_head_dim"],
+            cfg["index_n_heads"],
+            cfg["index_head_dim"],
+            cfg["index_topk"],
+        ) == (192, 32, 128, 2048)
     assert kv.kv_bytes_per_token(layout("zai-org/GLM-5"), BF16) == 100_152
 
 
@@ -134,6 +160,7 @@ def test_dense_mla_fp8_is_not_the_sparse_row():
 # mamba_utils.py:288-292  temporal_state_shape = (divide(num_v_heads, tp), head_v_dim, head_k_dim)
 # conv state in the model dtype, temporal in mamba_ssm_dtype: vllm/model_executor/models/config.py:963-966 (Qwen3.5
 #   reads config.json's mamba_ssm_dtype, float32); MambaSpec page = sum(prod(shape) * dtype): kv_cache_interface.py:1110-1114
+
 
 def gdn_state(nk: int, nv: int, dk: int, dv: int, tp: int = 1) -> int:
     return (dk * nk * 2 + dv * nv) // tp * (4 - 1) * 2 + nv // tp * dv * dk * 4
@@ -159,10 +186,15 @@ def test_qwen35_27b_state_per_sequence():
     # with prefix caching (vLLM's default for hybrids) a sequence holds 2 + spec + 1 checkpoint pages per state layer
     # (kv_cache_interface.py:1136-1138 page_size_bytes * (2 + num_speculative_blocks + num_prefill_checkpoint_blocks))
     assert kv.state_bytes_per_sequence_per_gpu(lay, BF16) == 3 * 48 * page
-    assert kv.state_bytes_per_sequence_per_gpu(lay, BF16, copies=kv.state_copies(prefix_caching=False)) == 48 * page
+    assert (
+        kv.state_bytes_per_sequence_per_gpu(lay, BF16, copies=kv.state_copies(prefix_caching=False))
+        == 48 * page
+    )
     assert kv.state_bytes_per_sequence_per_gpu(lay, BF16, padded=False) == 48 * state
     # TP 4 splits the value heads and the conv channels
-    assert kv.state_bytes_per_sequence_per_gpu(lay, BF16, tp=4, padded=False) == 48 * gdn_state(16, 48, 128, 128, tp=4)
+    assert kv.state_bytes_per_sequence_per_gpu(lay, BF16, tp=4, padded=False) == 48 * gdn_state(
+        16, 48, 128, 128, tp=4
+    )
 
 
 def test_qwen36_35b_a3b_state():
@@ -170,7 +202,11 @@ def test_qwen36_35b_a3b_state():
     state = gdn_state(16, 32, 128, 128)
     assert kv.state_bytes_per_layer_per_gpu(lay.states[0]) == state == 2_146_304
     plan = kv.hybrid_pages(lay, BF16)
-    assert (plan.padded_state_page, plan.group_size, plan.state_groups) == (hybrid_page(state, gqa_bytes(2, 256, BF16))[1], 10, 3)
+    assert (plan.padded_state_page, plan.group_size, plan.state_groups) == (
+        hybrid_page(state, gqa_bytes(2, 256, BF16))[1],
+        10,
+        3,
+    )
 
 
 def test_the_state_limits_concurrency():
@@ -206,13 +242,23 @@ def test_nemotron_h_mamba2_state_in_float32():
 def test_mamba2_groups_are_replicated_when_tp_does_not_divide_them():
     # mamba_utils.py:261-269  extra_groups_for_head_shards: 0 when n_groups % tp == 0, else tp - n_groups
     state = kv.StateLayers("mamba2", 1, 64 * 64, 3, 64, (64, 128), 4, n_groups=1, state_size=128)
-    assert kv.state_bytes_per_layer_per_gpu(state, tp=4) == (64 * 64 + 2 * 4 * 128) // 4 * 3 * 2 + 64 // 4 * 64 * 128 * 4
+    assert (
+        kv.state_bytes_per_layer_per_gpu(state, tp=4)
+        == (64 * 64 + 2 * 4 * 128) // 4 * 3 * 2 + 64 // 4 * 64 * 128 * 4
+    )
 
 
 def test_state_heads_must_split_evenly_across_tp():
-    assert kv.tp_problem({"num_attention_heads": 24, "linear_num_value_heads": 48, "linear_num_key_heads": 16}, 8) is None
-    assert kv.tp_problem({"num_attention_heads": 32, "linear_num_value_heads": 36}, 8) == \
-        "TP 8 does not divide the 36 linear_num_value_heads"
+    assert (
+        kv.tp_problem(
+            {"num_attention_heads": 24, "linear_num_value_heads": 48, "linear_num_key_heads": 16}, 8
+        )
+        is None
+    )
+    assert (
+        kv.tp_problem({"num_attention_heads": 32, "linear_num_value_heads": 36}, 8)
+        == "TP 8 does not divide the 36 linear_num_value_heads"
+    )
 
 
 # -- mixed-precision weights: gpt-oss ----------------------------------------------------------------------------
@@ -221,7 +267,10 @@ def test_state_heads_must_split_evenly_across_tp():
 # Published: OpenAI's gpt-oss model card (arXiv 2508.10925) lists the checkpoints as 60.8 GiB (gpt-oss-120b) and
 # 12.8 GiB (gpt-oss-20b), as fitmygpu.com/models/gpt-oss-120b quotes it ("lists a 60.8 GiB checkpoint").
 
-@pytest.mark.parametrize("hf_id, published_gib", [("openai/gpt-oss-120b", 60.8), ("openai/gpt-oss-20b", 12.8)])
+
+@pytest.mark.parametrize(
+    "hf_id, published_gib", [("openai/gpt-oss-120b", 60.8), ("openai/gpt-oss-20b", 12.8)]
+)
 def test_gpt_oss_weights_near_the_published_checkpoint(hf_id, published_gib):
     rec = recipe(hf_id)
     default = rec["variants"]["default"]
@@ -232,37 +281,84 @@ def test_gpt_oss_weights_near_the_published_checkpoint(hf_id, published_gib):
 
 def test_gpt_oss_120b_components():
     rec = recipe("openai/gpt-oss-120b")
-    experts = 36 * 128 * 3 * 2880 * 2880                     # gate, up, down of 128 experts in 36 layers
+    experts = 36 * 128 * 3 * 2880 * 2880  # gate, up, down of 128 experts in 36 layers
     weights = sizing.component_weights_bytes(rec, rec["variants"]["default"])
     from recipes_site.scaffold import parameter_count
+
     rest = parameter_count(rec["model"]["hf_config"]).total - experts
     assert weights == experts * (0.5 + 1 / 32) + rest * 2
-    old = rec["variants"]["default"]["vram_minimum_gb"] / sizing.OVERHEAD * 1e9    # what fit used: 71 GB / 1.2
+    old = (
+        rec["variants"]["default"]["vram_minimum_gb"] / sizing.OVERHEAD * 1e9
+    )  # what fit used: 71 GB / 1.2
     assert old / GIB == pytest.approx(55.1, abs=0.1) and weights / GIB > 60
 
 
 def test_only_the_declared_checkpoint_is_sized_per_component():
     rec = recipe("openai/gpt-oss-120b")
-    assert sizing.component_weights_bytes(rec, rec["variants"]["mxfp4_fp8"]) is None      # AMD's own checkpoint
+    assert (
+        sizing.component_weights_bytes(rec, rec["variants"]["mxfp4_fp8"]) is None
+    )  # AMD's own checkpoint
     assert sizing.component_weights_bytes(rec, {"precision": "bf16"}) is None
-    plain = {**rec, "model": {**rec["model"], "hf_config": {k: v for k, v in rec["model"]["hf_config"].items()
-                                                             if k != "quantization_config"}}}
+    plain = {
+        **rec,
+        "model": {
+            **rec["model"],
+            "hf_config": {
+                k: v for k, v in rec["model"]["hf_config"].items() if k != "quantization_config"
+            },
+        },
+    }
     assert sizing.component_weights_bytes(plain, rec["variants"]["default"]) is None
 
 
 # -- scaffold --------------------------------------------------------------------------------------------------------
 
+
 def test_scaffold_copies_the_exact_accounting_keys():
-    config = {"model_type": "gemma4", "text_config": {
-        "num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "hidden_size": 1024,
-        "global_head_dim": 512, "num_global_key_value_heads": 2, "attention_k_eq_v": True, "num_kv_shared_layers": 2,
-        "sliding_window": 512, "layer_types": ["sliding_attention"] * 5 + ["full_attention"], "vocab_size": 1000}}
+    config = {
+        "model_type": "gemma4",
+        "text_config": {
+            "num_hidden_layers": 6,
+            "num_attention_heads": 8,
+            "num_key_value_heads": 4,
+            "head_dim": 256,
+            "hidden_size": 1024,
+            "global_head_dim": 512,
+            "num_global_key_value_heads": 2,
+            "attention_k_eq_v": True,
+            "num_kv_shared_layers": 2,
+            "sliding_window": 512,
+            "layer_types": ["sliding_attention"] * 5 + ["full_attention"],
+            "vocab_size": 1000,
+        },
+    }
     hf = hf_config_from(config)
-    assert {k: hf[k] for k in ("global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers")} \
-        == {"global_head_dim": 512, "num_global_key_value_heads": 2, "attention_k_eq_v": True, "num_kv_shared_layers": 2}
-    dsa = hf_config_from({"num_hidden_layers": 2, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "index_topk": 2048,
-                          "index_head_dim": 128, "index_n_heads": 64, "mamba_ssm_dtype": "float32",
-                          "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}})
+    assert {
+        k: hf[k]
+        for k in (
+            "global_head_dim",
+            "num_global_key_value_heads",
+            "attention_k_eq_v",
+            "num_kv_shared_layers",
+        )
+    } == {
+        "global_head_dim": 512,
+        "num_global_key_value_heads": 2,
+        "attention_k_eq_v": True,
+        "num_kv_shared_layers": 2,
+    }
+    dsa = hf_config_from(
+        {
+            "num_hidden_layers": 2,
+            "kv_lora_rank": 512,
+            "qk_rope_head_dim": 64,
+            "index_topk": 2048,
+            "index_head_dim": 128,
+            "index_n_heads": 64,
+            "mamba_ssm_dtype": "float32",
+            "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]},
+        }
+    )
     assert (dsa["index_topk"], dsa["index_head_dim"], dsa["index_n_heads"]) == (2048, 128, 64)
     assert dsa["quantization_config"] == {"quant_method": "fp8"}
 
@@ -271,31 +367,62 @@ def test_scaffold_sizes_an_mxfp4_checkpoint_per_component():
     config = {**recipe("openai/gpt-oss-120b")["model"]["hf_config"], "model_type": "gpt_oss"}
     text = scaffold("openai/gpt-oss-120b", config).text
     assert "    quantization_config:\n      quant_method: mxfp4\n" in text
-    exact = sizing.component_weights_bytes({"model": {"model_id": "openai/gpt-oss-120b", "hf_config": hf_config_from(config)}},
-                                           {"precision": "mxfp4"})
+    exact = sizing.component_weights_bytes(
+        {"model": {"model_id": "openai/gpt-oss-120b", "hf_config": hf_config_from(config)}},
+        {"precision": "mxfp4"},
+    )
     assert f"vram_minimum_gb: {math.ceil(exact / 1e9 * 1.2)}\n" in text
 
 
 # -- the page formulas carry the state -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("hf_id, tp", [("Qwen/Qwen3.5-27B", 1), ("Qwen/Qwen3.5-27B", 2), ("nvidia/NVIDIA-Nemotron-Nano-9B-v2", 1)])
+
+@pytest.mark.parametrize(
+    "hf_id, tp",
+    [("Qwen/Qwen3.5-27B", 1), ("Qwen/Qwen3.5-27B", 2), ("nvidia/NVIDIA-Nemotron-Nano-9B-v2", 1)],
+)
 def test_page_formulas_count_the_state_like_fit(hf_id, tp):
     """fit.panel_entry publishes the per-request state and fit.panel_figures (site.js kvFit's reference)
     adds it, so the page's requests and longest length agree with fit_deployment for hybrid models."""
     rec = recipe(hf_id)
     profile = {"gpu_count": 8, "vram_gb": 640}
     for length, concurrency in ((4096, 1), (8192, 4), (32_768, 2)):
-        r = fit.fit_deployment(rec, "default", "h100", profile, fit.Shape(tp=tp), evaluate_len=length,
-                               concurrency=concurrency)
+        r = fit.fit_deployment(
+            rec,
+            "default",
+            "h100",
+            profile,
+            fit.Shape(tp=tp),
+            evaluate_len=length,
+            concurrency=concurrency,
+        )
         entry = fit.panel_entry(r)
         lay = layout(hf_id)
-        assert entry["state_bytes_per_sequence_per_gpu"] == kv.state_bytes_per_sequence_per_gpu(lay, BF16, tp) > 0
+        assert (
+            entry["state_bytes_per_sequence_per_gpu"]
+            == kv.state_bytes_per_sequence_per_gpu(lay, BF16, tp)
+            > 0
+        )
         got = fit.panel_figures(entry, length, concurrency)
-        assert (got["requests"], got["longest"]) == (r.max_concurrency, r.max_model_len_at_concurrency)
-        without = fit.panel_figures({**entry, "state_bytes_per_sequence_per_gpu": 0}, length, concurrency)
+        assert (got["requests"], got["longest"]) == (
+            r.max_concurrency,
+            r.max_model_len_at_concurrency,
+        )
+        without = fit.panel_figures(
+            {**entry, "state_bytes_per_sequence_per_gpu": 0}, length, concurrency
+        )
         assert without["requests"] > got["requests"]
 
 
 def test_entries_without_state_are_unchanged():
-    r = fit.fit_deployment(recipe("openai/gpt-oss-120b"), "default", "h100", {"gpu_count": 8, "vram_gb": 640}, fit.Shape())
-    assert r.state_bytes_per_sequence_per_gpu == 0 and "state_bytes_per_sequence_per_gpu" not in fit.panel_entry(r)
+    r = fit.fit_deployment(
+        recipe("openai/gpt-oss-120b"),
+        "default",
+        "h100",
+        {"gpu_count": 8, "vram_gb": 640},
+        fit.Shape(),
+    )
+    assert (
+        r.state_bytes_per_sequence_per_gpu == 0
+        and "state_bytes_per_sequence_per_gpu" not in fit.panel_entry(r)
+    )

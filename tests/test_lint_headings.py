@@ -1,10 +1,12 @@
 """lint.heading_matches / guide_sections: the guide's `## ` headings found by trying the pattern only
 where a line starts with `## `, which must give exactly what the regex gives scanning every
 character (finditer, findall, split read pairwise)."""
+
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.lint import _HEADING, guide_sections, heading_matches
@@ -28,13 +30,33 @@ def assert_same(guide: str) -> None:
     assert [m.group(1) for m in heading_matches(guide)] == _HEADING.findall(guide)
     sections = guide_sections(guide)
     assert sections == regex_sections(guide)
-    assert list(sections) == list(regex_sections(guide))     # order too
+    assert list(sections) == list(regex_sections(guide))  # order too
 
 
 # headings, their spacing and line breaks, in every combination that matters to the pattern
 # (`^## +(.+?)\s*$` under re.M: a match's trailing \s* may run across blank lines)
-PIECES = st.sampled_from(["## ", "##", "#", " ", "  ", "\n", "\r\n", "\r", "\t", "a", "Usage", "## A\n",
-                          "\n## ", "\n\n## B  \n\n", "x ## y", "### ", "\u2028", "\x0b"])
+PIECES = st.sampled_from(
+    [
+        "## ",
+        "##",
+        "#",
+        " ",
+        "  ",
+        "\n",
+        "\r\n",
+        "\r",
+        "\t",
+        "a",
+        "Usage",
+        "## A\n",
+        "\n## ",
+        "\n\n## B  \n\n",
+        "x ## y",
+        "### ",
+        "\u2028",
+        "\x0b",
+    ]
+)
 
 
 @settings(max_examples=2000, deadline=None)
@@ -43,11 +65,25 @@ def test_heading_matches_are_the_regex_matches(guide):
     assert_same(guide)
 
 
-@pytest.mark.parametrize("guide", [
-    "", "## ", "##  ", "## A", "## A\n## A\n", "## A  \n\n\n## B\ntext\n## A\nlast",
-    "text\n## A\n", "## A\n  \n## B", "\n## A\n\n\n", "## A\r\n## B\r\n", "#### A\n## B",
-    "## A\n## \n## C", "a\n##  \n", "## A\n\x0b\n## B",
-])
+@pytest.mark.parametrize(
+    "guide",
+    [
+        "",
+        "## ",
+        "##  ",
+        "## A",
+        "## A\n## A\n",
+        "## A  \n\n\n## B\ntext\n## A\nlast",
+        "text\n## A\n",
+        "## A\n  \n## B",
+        "\n## A\n\n\n",
+        "## A\r\n## B\r\n",
+        "#### A\n## B",
+        "## A\n## \n## C",
+        "a\n##  \n",
+        "## A\n\x0b\n## B",
+    ],
+)
 def test_heading_matches_on_edges(guide):
     assert_same(guide)
 

@@ -1,5 +1,6 @@
 """catalog.loader._display: the path a diagnostic prints is pathlib's relative_to(cwd).as_posix()
 of its absolute path, else the path as given, computed on strings instead."""
+
 from __future__ import annotations
 
 import os

@@ -4,48 +4,94 @@ inline rules can start (render/md_gates.py). The tokens (and the references mark
 must be exactly those of an unchanged instance with the same options: compared on every guide
 of models/ and of the compat corpus, on hand-made edge cases and on random Markdown. Its HTML
 writer (render/md_renderer.py) must write what markdown-it's RendererHTML writes, on the same texts."""
+
 from __future__ import annotations
 
 import random
 import re
 
 import pytest
+from conftest import COMPAT_CORPUS
 from markdown_it import MarkdownIt
-
-from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from markdown_it.renderer import RendererHTML
 
+from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.render import md_gates
 from recipes_site.render.markdown import _MD, _highlight, _parser, render_guide, safe_link
 
-from conftest import COMPAT_CORPUS
-
 EDGE_CASES = [
-    "", "x", "\n", "a\n---\nb\n===\n", "# h\n## h2 ##\n#no\n####### seven\n", "***\n- - -\n_ _ _\n--\n",
-    "- a\n- b\n\n  c\n* d\n+ e\n1. one\n2) two\n10. ten\n1234567890. long\n-no space\n", "> q\n> > qq\nlazy\n>\n",
-    "```py\ncode\n```\n~~~\ntilde\n~~~~\n``` a`b\n", "    indented\n\n\tcode\n  - list\n      code in list\n",
-    "| a | b |\n|---|:-:|\n| 1 | 2 |\n\n|x|\n-|-\n| y |\n", "a | b\n- | -\n1 | 2\n", "para\n| not | table |\n",
-    "[ref]: /url 'title'\n[ref]\n[Ref][]\n[x][ref]\n", "[a]: <b c>\n[\n]\n", "<div>\nhtml\n</div>\n<!-- c -->\n<b>x</b> <i",
-    "a - b : c = d # e + f % g $ h @ i ^ j { k } l > m", "*em* _em_ **st** __st__ ~~del~~ ~single~ `code` ``a`b``",
-    "[link](/u \"t\") ![img](/i.png) <https://a.b> <me@x.org> &amp; &#65; &nope; \\* \\[ \\", "a  \nb\\\nc\nd",
+    "",
+    "x",
+    "\n",
+    "a\n---\nb\n===\n",
+    "# h\n## h2 ##\n#no\n####### seven\n",
+    "***\n- - -\n_ _ _\n--\n",
+    "- a\n- b\n\n  c\n* d\n+ e\n1. one\n2) two\n10. ten\n1234567890. long\n-no space\n",
+    "> q\n> > qq\nlazy\n>\n",
+    "```py\ncode\n```\n~~~\ntilde\n~~~~\n``` a`b\n",
+    "    indented\n\n\tcode\n  - list\n      code in list\n",
+    "| a | b |\n|---|:-:|\n| 1 | 2 |\n\n|x|\n-|-\n| y |\n",
+    "a | b\n- | -\n1 | 2\n",
+    "para\n| not | table |\n",
+    "[ref]: /url 'title'\n[ref]\n[Ref][]\n[x][ref]\n",
+    "[a]: <b c>\n[\n]\n",
+    "<div>\nhtml\n</div>\n<!-- c -->\n<b>x</b> <i",
+    "a - b : c = d # e + f % g $ h @ i ^ j { k } l > m",
+    "*em* _em_ **st** __st__ ~~del~~ ~single~ `code` ``a`b``",
+    '[link](/u "t") ![img](/i.png) <https://a.b> <me@x.org> &amp; &#65; &nope; \\* \\[ \\',
+    "a  \nb\\\nc\nd",
     "[a [b] c](/u) [a](</u v>) [a]( /u ) [x]y] [[nested]](u) ![a ![b](c)](d) [-:=](#) [a\n- b](c)",
-    "- [ ] task\n- [x] done\n", "1. a\n\n   > q\n\n   ```\n   c\n   ```\n2. b\n", "\u00a0 nbsp\n\r\nCRLF\r\n",
-    "Setext with - inside\n-\n", "p\n    lazy code-looking\n- list after para\n2. ordered after para\n1. one\n",
-    "nul\0 in text\n\n`\0`\n", "cr\ronly\r\rpara\r- item\r", "mixed\r\n\n\0\r",
+    "- [ ] task\n- [x] done\n",
+    "1. a\n\n   > q\n\n   ```\n   c\n   ```\n2. b\n",
+    "\u00a0 nbsp\n\r\nCRLF\r\n",
+    "Setext with - inside\n-\n",
+    "p\n    lazy code-looking\n- list after para\n2. ordered after para\n1. one\n",
+    "nul\0 in text\n\n`\0`\n",
+    "cr\ronly\r\rpara\r- item\r",
+    "mixed\r\n\n\0\r",
     # setext headings (md_gates.gated_lheading): underlines after several lines, indented, in containers, lookalikes
-    "Foo\nbar\n===\n", "Foo\n  ---\n", "Foo\n    ---\n", "a\n= b\n", "a\n--- x\n", "a\n\n===\n", "a\n- b\n===\n",
-    "> a\n> ---\n", "> a\n---\n", "- a\n  b\n  ===\n- c\n  ---\n", "1. a\n   b\n=\n", "a\n# h\n===\n",
-    "| t |\n|---|\n===\n", "a\n```\n===\n```\n", "a\nb\nc\n\t===\n",
+    "Foo\nbar\n===\n",
+    "Foo\n  ---\n",
+    "Foo\n    ---\n",
+    "a\n= b\n",
+    "a\n--- x\n",
+    "a\n\n===\n",
+    "a\n- b\n===\n",
+    "> a\n> ---\n",
+    "> a\n---\n",
+    "- a\n  b\n  ===\n- c\n  ---\n",
+    "1. a\n   b\n=\n",
+    "a\n# h\n===\n",
+    "| t |\n|---|\n===\n",
+    "a\n```\n===\n```\n",
+    "a\nb\nc\n\t===\n",
     # tables (md_gates.gated_table): delimiter rows starting and going on with each character the rule accepts
-    "a|b\n:-|-:\n", "a|b\n|-\n", "a\n-|\n", "a|b\n-- | --\n", "a|b\n|\t-|\n", "a|b\n-:\n", "a|b\n: |\n",
-    "a|b\n-\t|\n", "a|b\n|-|x\n", "a|b\n||\n", "> a|b\n> -|-\n", "- a|b\n  -|-\n", "a|b\n   -|-\n", "a|b\n    -|-\n",
-    "| a | b |\n| - | - |\n", "a|b\n| :-: | -\n", "a|b\n:\t-|-\n",
+    "a|b\n:-|-:\n",
+    "a|b\n|-\n",
+    "a\n-|\n",
+    "a|b\n-- | --\n",
+    "a|b\n|\t-|\n",
+    "a|b\n-:\n",
+    "a|b\n: |\n",
+    "a|b\n-\t|\n",
+    "a|b\n|-|x\n",
+    "a|b\n||\n",
+    "> a|b\n> -|-\n",
+    "- a|b\n  -|-\n",
+    "a|b\n   -|-\n",
+    "a|b\n    -|-\n",
+    "| a | b |\n| - | - |\n",
+    "a|b\n| :-: | -\n",
+    "a|b\n:\t-|-\n",
 ]
 
 
 def _plain() -> MarkdownIt:
     """The instance as it was before md_gates: same options and enabled rules, nothing swapped."""
-    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "linkify": False, "typographer": False})
+    md = MarkdownIt(
+        "commonmark",
+        {"html": False, "highlight": _highlight, "linkify": False, "typographer": False},
+    )
     md.enable(["table", "strikethrough"])
     md.validateLink = safe_link
     return md
@@ -58,9 +104,52 @@ def _dump(md: MarkdownIt, text: str):
 
 
 def _random_markdown(rng: random.Random) -> str:
-    pieces = ["#", "##", "-", "*", "+", "_", "1.", "2)", ">", "|", ":", "=", "~", "`", "```", "~~~", "[", "]",
-              "(", ")", "!", "<", ">", "&", "\\", "    ", "  ", " ", "\t", "\n", "\n\n", "a", "word", "x y",
-              "---", "===", "***", "| a |", "|---|", "[r]:", "/u", "<b>", "&amp;", "http://x.y"]
+    pieces = [
+        "#",
+        "##",
+        "-",
+        "*",
+        "+",
+        "_",
+        "1.",
+        "2)",
+        ">",
+        "|",
+        ":",
+        "=",
+        "~",
+        "`",
+        "```",
+        "~~~",
+        "[",
+        "]",
+        "(",
+        ")",
+        "!",
+        "<",
+        ">",
+        "&",
+        "\\",
+        "    ",
+        "  ",
+        " ",
+        "\t",
+        "\n",
+        "\n\n",
+        "a",
+        "word",
+        "x y",
+        "---",
+        "===",
+        "***",
+        "| a |",
+        "|---|",
+        "[r]:",
+        "/u",
+        "<b>",
+        "&amp;",
+        "http://x.y",
+    ]
     return "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
 
 
@@ -71,8 +160,10 @@ def _guides(root) -> list[str]:
 
 # markdown-it-py 4.x only: its text rule reads its stops from `md.inline.terminator_re`, which
 # md_gates narrows; under 3.x (which pyproject admits) only the block gates are installed
-_NEEDS_4X = pytest.mark.skipif(not hasattr(MarkdownIt().inline, "terminator_re"),
-                               reason="markdown-it-py 3.x: no inline terminator_re to narrow")
+_NEEDS_4X = pytest.mark.skipif(
+    not hasattr(MarkdownIt().inline, "terminator_re"),
+    reason="markdown-it-py 3.x: no inline terminator_re to narrow",
+)
 
 
 @pytest.fixture(scope="module")
@@ -100,13 +191,16 @@ def test_delimiter_post_rules_run_only_for_runs_holding_a_delimiter_character():
     """balance_pairs, strikethrough and emphasis post-processing are gated (md_gates.gated_delimiters):
     called for a run holding '*', '_' or '~', not for one without."""
     from types import SimpleNamespace
+
     calls = []
     gate = md_gates.gated_delimiters(lambda state: calls.append(state.src))
     for src in ["plain [a](b) text", "a *b* c", "snake_case", "~~x~~", "", "` code `"]:
         gate(SimpleNamespace(src=src, delimiters=[], tokens_meta=[]))
     assert calls == ["a *b* c", "snake_case", "~~x~~"]
     names = {r.name: r.fn for r in _MD.inline.ruler2.__rules__}
-    assert all(names[n].__qualname__.startswith("gated_delimiters") for n in md_gates.DELIMITER_RULES)
+    assert all(
+        names[n].__qualname__.startswith("gated_delimiters") for n in md_gates.DELIMITER_RULES
+    )
     assert md_gates.DELIMITER_CHARACTERS == "_*~"
 
 
@@ -114,30 +208,84 @@ def test_delimiter_post_rules_run_only_for_runs_holding_a_delimiter_character():
 def test_a_delimiter_gate_missing_a_character_would_be_caught(monkeypatch):
     def without_tilde(rule):
         return lambda state: rule(state) if ("*" in state.src or "_" in state.src) else None
+
     monkeypatch.setattr(md_gates, "gated_delimiters", without_tilde)
     md, plain = _parser(), _plain()
-    assert any(_dump(md, text) != _dump(plain, text) for text in ["~~struck~~ text", "a ~~b~~ c\n", "x ~y~ z"])
+    assert any(
+        _dump(md, text) != _dump(plain, text)
+        for text in ["~~struck~~ text", "a ~~b~~ c\n", "x ~y~ z"]
+    )
 
 
 def test_link_destinations_are_scanned_as_markdown_its_helper_scans_them():
     """md_links.parse_link_destination: markdown-it's parseLinkDestination's ok, pos and str on
     destinations of every character class its loop tells apart, at every start and three ends."""
     from markdown_it import helpers
+
     from recipes_site.render import md_links
+
     assert _MD.helpers.parseLinkDestination is md_links.parse_link_destination
-    assert _MD.helpers.parseLinkLabel is helpers.parseLinkLabel and _MD.helpers.parseLinkTitle is helpers.parseLinkTitle
+    assert (
+        _MD.helpers.parseLinkLabel is helpers.parseLinkLabel
+        and _MD.helpers.parseLinkTitle is helpers.parseLinkTitle
+    )
     rng = random.Random(17)
-    pieces = ["a", "/", ":", ".", "(", ")", "\\", " ", "\t", "\n", "\x00", "\x1f", "\x7f", "<", ">", "&amp;", "\\(", "\\ ",
-              "é", "\u00a0", "%20", "(" * 8, ")" * 3, "https://x.y/p?q=1#f"]
-    cases = ["", "(", ")", "\\", "a\\", "<a>", "<a", "(" * 33 + ")" * 33, "(" * 32 + ")" * 32, "https://x.y/a_(b)", "a b",
-             "a\\ b", "a\\\nb", "\\)", "x)y", "\x7f", "a\x7fb"]
+    pieces = [
+        "a",
+        "/",
+        ":",
+        ".",
+        "(",
+        ")",
+        "\\",
+        " ",
+        "\t",
+        "\n",
+        "\x00",
+        "\x1f",
+        "\x7f",
+        "<",
+        ">",
+        "&amp;",
+        "\\(",
+        "\\ ",
+        "é",
+        "\u00a0",
+        "%20",
+        "(" * 8,
+        ")" * 3,
+        "https://x.y/p?q=1#f",
+    ]
+    cases = [
+        "",
+        "(",
+        ")",
+        "\\",
+        "a\\",
+        "<a>",
+        "<a",
+        "(" * 33 + ")" * 33,
+        "(" * 32 + ")" * 32,
+        "https://x.y/a_(b)",
+        "a b",
+        "a\\ b",
+        "a\\\nb",
+        "\\)",
+        "x)y",
+        "\x7f",
+        "a\x7fb",
+    ]
     cases += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 20))) for _ in range(1500)]
     for text in cases:
         for pos in range(len(text) + 1):
             for maximum in {len(text), max(pos, len(text) - 1), len(text) + 2}:
                 ours = md_links.parse_link_destination(text, pos, maximum)
                 theirs = helpers.parseLinkDestination(text, pos, maximum)
-                assert (ours.ok, ours.pos, ours.str) == (theirs.ok, theirs.pos, theirs.str), (text, pos, maximum)
+                assert (ours.ok, ours.pos, ours.str) == (theirs.ok, theirs.pos, theirs.str), (
+                    text,
+                    pos,
+                    maximum,
+                )
 
 
 @_NEEDS_4X
@@ -146,13 +294,17 @@ def test_the_instance_runs_the_gated_rules_and_narrow_text_stops():
     active = _MD.block.ruler.get_active_rules()
     assert "html_block" not in active and "html_inline" not in _MD.inline.ruler.get_active_rules()
     assert "-" not in _MD.inline.terminator_re.pattern and "]" in _MD.inline.terminator_re.pattern
-    gated = {r.name for r in _MD.block.ruler.__rules__ if r.fn.__qualname__.startswith(("gated", "gate"))
-             or r.fn.__module__ == md_gates.__name__}
+    gated = {
+        r.name
+        for r in _MD.block.ruler.__rules__
+        if r.fn.__qualname__.startswith(("gated", "gate")) or r.fn.__module__ == md_gates.__name__
+    }
     assert set(md_gates.LINE_STARTS) | {"table", "code", "lheading"} <= gated
 
 
-@pytest.mark.parametrize("rule, starts", [("hr", "*_"), ("list", "*+0123456789"), ("fence", "`"),
-                                          ("heading", "")])
+@pytest.mark.parametrize(
+    "rule, starts", [("hr", "*_"), ("list", "*+0123456789"), ("fence", "`"), ("heading", "")]
+)
 def test_a_wrong_start_set_would_be_caught(rule, starts, monkeypatch):
     """The equality tests fail when a gate's set misses a character its rule starts at."""
     monkeypatch.setitem(md_gates.LINE_STARTS, rule, frozenset(starts))
@@ -182,7 +334,9 @@ def test_a_setext_gate_missing_an_underline_character_would_be_caught(underline,
     assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
 
 
-@pytest.mark.parametrize("row", [r"\|[|\-: \t]*", r"(?:[|:][|\-: \t]|-[|\-:])[|\-:]*", r"[|\-:][|\-:][|\-: \t]*"])
+@pytest.mark.parametrize(
+    "row", [r"\|[|\-: \t]*", r"(?:[|:][|\-: \t]|-[|\-:])[|\-:]*", r"[|\-:][|\-:][|\-: \t]*"]
+)
 def test_a_table_gate_refusing_a_row_the_rule_accepts_would_be_caught(row, monkeypatch):
     monkeypatch.setattr(md_gates, "TABLE_DELIMITER_ROW", re.compile(row))
     broken, plain = _parser(), _plain()
@@ -192,9 +346,15 @@ def test_a_table_gate_refusing_a_row_the_rule_accepts_would_be_caught(row, monke
 def test_the_setext_rule_runs_only_for_paragraphs_with_an_underline_character():
     """The gate is what answers for a paragraph without one (not the rule, called anyway)."""
     from markdown_it.rules_block import lheading
+
     seen = []
     md = _parser()
-    md.block.ruler.at("lheading", md_gates.gated_lheading(lambda state, start, *a: seen.append(start) or lheading(state, start, *a)))
+    md.block.ruler.at(
+        "lheading",
+        md_gates.gated_lheading(
+            lambda state, start, *a: seen.append(start) or lheading(state, start, *a)
+        ),
+    )
     md.parse("plain\nparagraph\n\nheading\n---\n\nlist after\n- x\n\n    code\n", {})
     assert seen == [3, 6]
 
@@ -208,8 +368,12 @@ def test_a_missing_text_stop_would_be_caught(rule, monkeypatch):
 
 
 @_NEEDS_4X
-def test_plain_inline_runs_skip_the_inline_parser_only_when_nothing_in_them_can_start_a_rule(monkeypatch):
-    assert any(r.name == "inline" and r.fn is md_gates.plain_inline for r in _MD.core.ruler.__rules__)
+def test_plain_inline_runs_skip_the_inline_parser_only_when_nothing_in_them_can_start_a_rule(
+    monkeypatch,
+):
+    assert any(
+        r.name == "inline" and r.fn is md_gates.plain_inline for r in _MD.core.ruler.__rules__
+    )
     calls = []
     parse = _MD.inline.parse
     monkeypatch.setattr(_MD.inline, "parse", lambda src, *a: calls.append(src) or parse(src, *a))
@@ -218,7 +382,9 @@ def test_plain_inline_runs_skip_the_inline_parser_only_when_nothing_in_them_can_
 
 
 def test_only_sources_with_a_carriage_return_or_nul_are_normalized(monkeypatch):
-    assert any(r.name == "normalize" and r.fn is md_gates.plain_normalize for r in _MD.core.ruler.__rules__)
+    assert any(
+        r.name == "normalize" and r.fn is md_gates.plain_normalize for r in _MD.core.ruler.__rules__
+    )
     seen = []
     monkeypatch.setattr(md_gates, "core_normalize", lambda state: seen.append(state.src))
     for text in ["plain\n\ntext\n", "a\r\nb", "a\0b", "\u2028 x\x0b\x0c\n"]:
@@ -235,13 +401,13 @@ def test_a_normalize_skipped_for_carriage_returns_would_be_caught(monkeypatch):
 @_NEEDS_4X
 def test_a_fast_path_taken_for_runs_with_markup_would_be_caught():
     broken, plain = _parser(), _plain()
-    broken.inline.terminator_re = re.compile("(?!)")   # every run taken for plain text
+    broken.inline.terminator_re = re.compile("(?!)")  # every run taken for plain text
     assert any(_dump(broken, t) != _dump(plain, t) for t in EDGE_CASES)
 
 
 @_NEEDS_4X
 def test_an_inline_rule_the_module_does_not_know_keeps_the_default_stops():
-    md = MarkdownIt("commonmark")   # html_inline is enabled there
+    md = MarkdownIt("commonmark")  # html_inline is enabled there
     default = md.inline.terminator_re
     md_gates.install(md)
     assert md_gates.text_stops(md) is None and md.inline.terminator_re is default
@@ -249,8 +415,10 @@ def test_an_inline_rule_the_module_does_not_know_keeps_the_default_stops():
 
 RENDER_CASES = [
     "- a\n  > quote in a tight list\n- b\n  ```\n  code\n  ```\n- c\n  # heading\n- d\n  ***\n",
-    '1. a\n\n   b\n2. c\n\n- [x](/u "t&\\"q") ![a "q" & <b>](/i.png "t")\n', "a  \nhard\\\nbreak\n\n***\n\n- \n-\n",
-    "| l | c | r |\n|:--|:-:|--:|\n| `a` | *b* | [c](https://x.y/?a=1&b=\"2\") |\n", "Text with & < > \" ' and &amp; &lt;\n",
+    '1. a\n\n   b\n2. c\n\n- [x](/u "t&\\"q") ![a "q" & <b>](/i.png "t")\n',
+    "a  \nhard\\\nbreak\n\n***\n\n- \n-\n",
+    '| l | c | r |\n|:--|:-:|--:|\n| `a` | *b* | [c](https://x.y/?a=1&b="2") |\n',
+    "Text with & < > \" ' and &amp; &lt;\n",
     "## Title with `code` & <tags>\n\n### Title with `code` & <tags>\n\n[anchor](#title-with-code-tags)\n",
 ]
 
@@ -268,7 +436,10 @@ def _both(text: str, monkeypatch, md=None) -> tuple[str, str]:
     from recipes_site.render import markdown
 
     def render() -> str:
-        return render_guide(text, top_level=3, reserved_ids=frozenset({"main"}), link=lambda h: h).html
+        return render_guide(
+            text, top_level=3, reserved_ids=frozenset({"main"}), link=lambda h: h
+        ).html
+
     with monkeypatch.context() as m:
         m.setattr(markdown, "_MD", md or _MD)
         ours = render()
@@ -278,6 +449,7 @@ def _both(text: str, monkeypatch, md=None) -> tuple[str, str]:
 
 def test_guides_render_to_the_html_markdown_its_own_renderer_writes(guides, monkeypatch):
     from recipes_site.render.md_renderer import GuideRenderer
+
     assert type(_MD.renderer) is GuideRenderer
     rng = random.Random(17)
     for text in guides + EDGE_CASES + RENDER_CASES + [_random_markdown(rng) for _ in range(1500)]:
@@ -285,16 +457,25 @@ def test_guides_render_to_the_html_markdown_its_own_renderer_writes(guides, monk
         assert ours == theirs, text[:200]
 
 
-@pytest.mark.parametrize("case", ["no newline after a hidden paragraph", "no attributes", "nothing escaped"])
+@pytest.mark.parametrize(
+    "case", ["no newline after a hidden paragraph", "no attributes", "nothing escaped"]
+)
 def test_a_renderer_departing_from_markdown_its_would_be_caught(case, monkeypatch):
     from recipes_site.render import md_renderer
+
     cls = md_renderer.GuideRenderer
     if case == "no newline after a hidden paragraph":
         token = cls.renderToken
-        monkeypatch.setattr(cls, "renderToken", lambda self, tokens, idx, *a: token(self, tokens, idx, *a).lstrip("\n"))
+        monkeypatch.setattr(
+            cls,
+            "renderToken",
+            lambda self, tokens, idx, *a: token(self, tokens, idx, *a).lstrip("\n"),
+        )
     elif case == "no attributes":
         monkeypatch.setattr(cls, "renderAttrs", staticmethod(lambda token: ""))
     else:
         monkeypatch.setattr(md_renderer, "_escaped", lambda text: text)
-    broken = _parser()   # (a renderer's rules are bound when it is made)
-    assert any(ours != theirs for ours, theirs in (_both(t, monkeypatch, broken) for t in RENDER_CASES))
+    broken = _parser()  # (a renderer's rules are bound when it is made)
+    assert any(
+        ours != theirs for ours, theirs in (_both(t, monkeypatch, broken) for t in RENDER_CASES)
+    )

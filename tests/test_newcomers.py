@@ -1,10 +1,12 @@
 """What a newcomer reads and runs first: the README's two commands exist as written, the suite is set up
 to run on every core, and the README names every test that skips without the compat corpus.
 (How fast the suite runs is measured, never asserted: see the report in benchmarks/.)"""
+
 from __future__ import annotations
 
 import re
 import shlex
+
 import tomllib
 
 from recipes_site.catalog import PROJECT_ROOT
@@ -35,13 +37,18 @@ def test_the_readme_starts_with_install_and_serve_then_the_suite():
 def test_the_suite_runs_one_module_per_core_by_default():
     addopts = shlex.split(PYPROJECT["tool"]["pytest"]["ini_options"]["addopts"])
     assert addopts[addopts.index("-n") + 1] == "auto"
-    assert addopts[addopts.index("--dist") + 1] == "loadfile"   # module-scoped builds stay on one worker
+    assert (
+        addopts[addopts.index("--dist") + 1] == "loadfile"
+    )  # module-scoped builds stay on one worker
 
 
 def test_the_readme_names_every_test_that_skips_without_the_compat_corpus():
-    files = sorted(p for p in (PROJECT_ROOT / "tests").rglob("test_*.py")
-                   if p.name != "test_newcomers.py" and NEEDS_CORPUS.search(p.read_text(encoding="utf-8")))
-    assert len(files) >= 5                  # the parity, loader and site tests at least
-    note = README[README.index("Tests that skip without the compat corpus"):]
+    files = sorted(
+        p
+        for p in (PROJECT_ROOT / "tests").rglob("test_*.py")
+        if p.name != "test_newcomers.py" and NEEDS_CORPUS.search(p.read_text(encoding="utf-8"))
+    )
+    assert len(files) >= 5  # the parity, loader and site tests at least
+    note = README[README.index("Tests that skip without the compat corpus") :]
     missing = [str(p.relative_to(PROJECT_ROOT)) for p in files if p.name not in note]
     assert missing == [], "name these in README.md's note on compat-corpus skips"

@@ -1,4 +1,5 @@
 """Recipe text is data, never markup: a recipe full of HTML and script renders inert on every page."""
+
 from __future__ import annotations
 
 import json
@@ -86,7 +87,11 @@ class Audit(HTMLParser):
         self.tags.append(tag)
         self.handlers += [(tag, k) for k in a if k.lower().startswith("on")]
         for key in ("href", "src", "action", "formaction", "content"):
-            if a.get(key) and not (tag == "link" and a.get("rel") == "icon") and not (tag == "meta" and key == "content" and not a.get("http-equiv")):
+            if (
+                a.get(key)
+                and not (tag == "link" and a.get("rel") == "icon")
+                and not (tag == "meta" and key == "content" and not a.get("http-equiv"))
+            ):
                 self.urls.append(a[key])
         if tag == "script":
             self._in, self._buf = a, []
@@ -110,11 +115,17 @@ def audit(text: str) -> Audit:
 
 def test_every_html_page_is_inert(files):
     pages = {p: b.decode() for p, b in files.items() if p.endswith(".html")}
-    assert f"{EVIL_ID}/index.html" in pages and "index.html" in pages and "evil-org/index.html" in pages
+    assert (
+        f"{EVIL_ID}/index.html" in pages
+        and "index.html" in pages
+        and "evil-org/index.html" in pages
+    )
     for path, text in pages.items():
         a = audit(text)
         assert a.handlers == [], path
-        assert not [u for u in a.urls if u.strip().lower().startswith(("javascript:", "data:", "vbscript:"))], path
+        assert not [
+            u for u in a.urls if u.strip().lower().startswith(("javascript:", "data:", "vbscript:"))
+        ], path
         for attrs, body in a.scripts:
             if attrs.get("type") == "application/json":
                 json.loads(body)
@@ -131,17 +142,33 @@ def test_no_recipe_string_appears_unescaped(files):
         if not path.endswith(".html"):
             continue
         text = data.decode()
-        for raw in (TITLE, DESCRIPTION, HEADLINE, VARIANT, FEATURE, ARG, "<script>alert(", "<img src=x", "<svg"):
+        for raw in (
+            TITLE,
+            DESCRIPTION,
+            HEADLINE,
+            VARIANT,
+            FEATURE,
+            ARG,
+            "<script>alert(",
+            "<img src=x",
+            "<svg",
+        ):
             assert raw not in text, (path, raw)
 
 
 def test_the_model_page_shows_the_text_escaped(files):
     text = files[f"{EVIL_ID}/index.html"].decode()
-    assert "<title>Evil &lt;/script&gt;&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt; Model on vLLM | vLLM Recipes</title>" in text
+    assert (
+        "<title>Evil &lt;/script&gt;&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt; Model on vLLM | vLLM Recipes</title>"
+        in text
+    )
     assert "&lt;img src=x onerror=alert(&#34;description&#34;)&gt; &amp; friends" in text
-    assert "&lt;script&gt;alert(&#34;guide&#34;)&lt;/script&gt;" in text or "&lt;script&gt;alert(&quot;guide&quot;)&lt;/script&gt;" in text
-    assert "click me" in text   # the link's text stays, as text
-    body = text.split("<body>", 1)[1].lower()   # (the head's favicon is our own data: URL)
+    assert (
+        "&lt;script&gt;alert(&#34;guide&#34;)&lt;/script&gt;" in text
+        or "&lt;script&gt;alert(&quot;guide&quot;)&lt;/script&gt;" in text
+    )
+    assert "click me" in text  # the link's text stays, as text
+    body = text.split("<body>", 1)[1].lower()  # (the head's favicon is our own data: URL)
     for scheme in ("javascript:", "data:", "vbscript:"):
         assert f'href="{scheme}' not in body and f'src="{scheme}' not in body
     assert 'href="https://docs.vllm.ai/"' in text

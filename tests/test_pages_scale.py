@@ -5,6 +5,7 @@ hardware, and walking `next` through the hardware documents yields every entry.
 
 The catalog is synthetic (scale_kit.py: the project's recipes copied under new ids), run through
 the real catalog-wide steps; sizes are gzip level 9 of the file plus the CSS and JS it loads."""
+
 from __future__ import annotations
 
 import gzip
@@ -14,12 +15,12 @@ from urllib.parse import urlsplit
 
 import jsonschema
 import pytest
+from scale_kit import HARDWARE, copies, synthetic_site
 
 from recipes_site.render.api import HW_PAGE
 from recipes_site.render.pages import HW_PAGE_ITEMS
 from recipes_site.render.schemas import schema_for, schema_name_for_path
 from recipes_site.render.search import MAX_SHARDS, PAGE_SIZE, bucket_of
-from scale_kit import HARDWARE, copies, synthetic_site
 
 N = 10_000
 LIMIT = 100 * 1024
@@ -42,7 +43,9 @@ def payload(files: dict, page: str) -> int:
 
 
 def inline(files: dict, page: str, element_id: str):
-    m = re.search(rf'<script type="application/json" id="{element_id}">(.*?)</script>', files[page].decode())
+    m = re.search(
+        rf'<script type="application/json" id="{element_id}">(.*?)</script>', files[page].decode()
+    )
     return json.loads(m.group(1))
 
 
@@ -61,7 +64,9 @@ def test_the_search_shards_hold_every_recipe_once_in_name_order(big):
     summaries, _d, files = big
     data = inline(files, "index.html", "browse-data")
     assert data["total"] == N and 1 < len(data["shards"]) <= MAX_SHARDS
-    assert data["shard_size"] % data["page_size"] == 0   # a page of the unfiltered list is in one shard
+    assert (
+        data["shard_size"] % data["page_size"] == 0
+    )  # a page of the unfiltered list is in one shard
     ids, starts = [], []
     for url in data["shards"]:
         doc = fetched(files, url)
@@ -82,15 +87,20 @@ def test_the_404_page_inlines_no_index_and_its_buckets_find_every_id(big):
     buckets = [fetched(files, u)["ids"] for u in data["ids"]]
     assert max(len(b) for b in buckets) < 1000
     for s in summaries[::97]:
-        assert buckets[bucket_of(s.hf_id.upper().lower(), len(buckets))][s.hf_id.lower()] == f"/{s.hf_id}/"
+        assert (
+            buckets[bucket_of(s.hf_id.upper().lower(), len(buckets))][s.hf_id.lower()]
+            == f"/{s.hf_id}/"
+        )
     assert data["shards"] == inline(files, "index.html", "browse-data")["shards"]
 
 
 def test_hardware_pages_are_bounded_and_together_list_every_model(big):
     summaries, _d, files = big
     for hw in HARDWARE:
-        pages = sorted((k for k in files if re.fullmatch(rf"hardware/{hw}/(page/\d+/)?index\.html", k)),
-                       key=lambda k: int(re.search(r"page/(\d+)/", k).group(1)) if "page/" in k else 1)
+        pages = sorted(
+            (k for k in files if re.fullmatch(rf"hardware/{hw}/(page/\d+/)?index\.html", k)),
+            key=lambda k: int(re.search(r"page/(\d+)/", k).group(1)) if "page/" in k else 1,
+        )
         listed = []
         for k in pages:
             assert payload(files, k) < LIMIT, k
@@ -100,8 +110,11 @@ def test_hardware_pages_are_bounded_and_together_list_every_model(big):
         want = {s.hf_id for s in summaries if s.hardware_entries.get(hw)}
         assert len(listed) == len(set(listed)) and set(listed) == want, hw
         assert len(pages) == -(-len(want) // HW_PAGE_ITEMS)
-        if len(pages) > 1:   # each page links the next one
-            assert f'href="/hardware/{hw}/page/2/" rel="next"' in files[f"hardware/{hw}/index.html"].decode()
+        if len(pages) > 1:  # each page links the next one
+            assert (
+                f'href="/hardware/{hw}/page/2/" rel="next"'
+                in files[f"hardware/{hw}/index.html"].decode()
+            )
 
 
 def test_hardware_documents_are_pages_a_consumer_walks_with_next(big):
@@ -114,7 +127,9 @@ def test_hardware_documents_are_pages_a_consumer_walks_with_next(big):
             doc = docs[path]
             jsonschema.validate(doc, schema)
             assert schema_name_for_path(path) == "hardware"
-            assert doc["page"] == page and doc["total"] == len(want) and len(doc["models"]) <= HW_PAGE
+            assert (
+                doc["page"] == page and doc["total"] == len(want) and len(doc["models"]) <= HW_PAGE
+            )
             assert len(json.dumps(doc)) < 1024 * 1024
             got += doc["models"]
             path, page = (doc["next"] or "/")[1:], page + 1
@@ -123,14 +138,20 @@ def test_hardware_documents_are_pages_a_consumer_walks_with_next(big):
 
 def test_the_provider_facet_keeps_the_largest_providers():
     from recipes_site.render.search import PROVIDER_CHIPS, browse_index
-    models = [{"id": f"org{k}/m{j}", "title": f"M{k}-{j}", "provider": f"P{k:03d}", "hardware": []}
-              for k in range(100) for j in range(1 + k % 5)]
+
+    models = [
+        {"id": f"org{k}/m{j}", "title": f"M{k}-{j}", "provider": f"P{k:03d}", "hardware": []}
+        for k in range(100)
+        for j in range(1 + k % 5)
+    ]
     index = browse_index(models, {}, {})
     chips = index["facets"]["provider"]
     assert len(chips) == PROVIDER_CHIPS and index["more_providers"] == 100 - PROVIDER_CHIPS
     counts = {f"P{k:03d}": 1 + k % 5 for k in range(100)}
     largest = sorted(counts, key=lambda p: (-counts[p], p))[:PROVIDER_CHIPS]
-    assert [(v, n) for v, _l, n in chips] == [(p, counts[p]) for p in sorted(largest)]   # shown by name
+    assert [(v, n) for v, _l, n in chips] == [
+        (p, counts[p]) for p in sorted(largest)
+    ]  # shown by name
 
 
 def test_the_bounded_pages_are_deterministic():

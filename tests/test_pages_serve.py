@@ -1,5 +1,6 @@
 """The preview server: directory indexes, the site's 404 page, content types, and rebuilding when
 a recipe changes (a broken recipe keeps the previous site online)."""
+
 from __future__ import annotations
 
 import shutil
@@ -17,8 +18,15 @@ from recipes_site.serve import make_server, rebuild, watch, watched_state
 
 @pytest.fixture
 def served(tmp_path):
-    out = _site(tmp_path / "site", {"index.html": "<p>home</p>", "404.html": "<p>not here</p>",
-                                    "org/model/index.html": "<p>model</p>", "org/model.md": "# model ünïcode"})
+    out = _site(
+        tmp_path / "site",
+        {
+            "index.html": "<p>home</p>",
+            "404.html": "<p>not here</p>",
+            "org/model/index.html": "<p>model</p>",
+            "org/model.md": "# model ünïcode",
+        },
+    )
     for base in _serving(out):
         yield base, out
 
@@ -53,7 +61,7 @@ def test_directories_serve_their_index(served):
     base, _ = served
     assert fetch(base + "/")[2] == b"<p>home</p>"
     assert fetch(base + "/org/model/")[2] == b"<p>model</p>"
-    assert fetch(base + "/org/model")[2] == b"<p>model</p>"   # redirected to the slash form
+    assert fetch(base + "/org/model")[2] == b"<p>model</p>"  # redirected to the slash form
 
 
 def test_missing_paths_get_the_site_404_page_with_status_404(served):
@@ -108,17 +116,23 @@ def test_a_change_rebuilds_and_a_broken_recipe_keeps_the_old_site(tmp_path, monk
     index = out / "api" / "v1" / "models.json"
     assert "Compact dense Qwen3" in index.read_text()
     stop = threading.Event()
-    thread = threading.Thread(target=watch, args=(root, out, stop, 0.05),
-                              kwargs={"log": log, "seen": watched_state(root)}, daemon=True)
+    thread = threading.Thread(
+        target=watch,
+        args=(root, out, stop, 0.05),
+        kwargs={"log": log, "seen": watched_state(root)},
+        daemon=True,
+    )
     thread.start()
     try:
         recipe = root / "models" / "Qwen" / "Qwen3-8B.yaml"
         recipe.write_text(recipe.read_text().replace("Compact dense Qwen3", "Freshly edited Qwen3"))
         assert _wait(lambda: index.exists() and "Freshly edited Qwen3" in index.read_text())
         recipe.write_text(recipe.read_text().replace("variants:", "varaints:", 1))
-        assert _wait(lambda: any("still serving the previous site" in line for line in lines)), lines
+        assert _wait(lambda: any("still serving the previous site" in line for line in lines)), (
+            lines
+        )
         assert "Freshly edited Qwen3" in index.read_text()
-        assert any("varaints" in line for line in lines)   # the diagnostics are printed
+        assert any("varaints" in line for line in lines)  # the diagnostics are printed
     finally:
         stop.set()
         thread.join(5)
@@ -126,13 +140,20 @@ def test_a_change_rebuilds_and_a_broken_recipe_keeps_the_old_site(tmp_path, monk
 
 # -- live reload ------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def reloading(tmp_path):
     from recipes_site.serve import Generation
-    out = _site(tmp_path / "site", {"index.html": "<html><body><p>home</p></body></html>",
-                                    "404.html": "<p>not here</p>",
-                                    "org/model/index.html": "<body><p>model</p></body>",
-                                    "data.json": '{"a": "</body>"}'})
+
+    out = _site(
+        tmp_path / "site",
+        {
+            "index.html": "<html><body><p>home</p></body></html>",
+            "404.html": "<p>not here</p>",
+            "org/model/index.html": "<body><p>model</p></body>",
+            "data.json": '{"a": "</body>"}',
+        },
+    )
     generation = Generation()
     for base in _serving(out, generation):
         yield base, out, generation
@@ -148,10 +169,14 @@ def test_served_pages_carry_the_reload_script_and_the_files_do_not(reloading):
     assert int(headers["Content-Length"]) == len(body)
     assert fetch(base + "/org/model/")[2] == b"<body><p>model</p>" + SCRIPT % 0 + b"</body>"
     assert fetch(base + "/no/such/page")[:3:2] == (404, b"<p>not here</p>" + SCRIPT % 0)
-    assert fetch(base + "/data.json")[2] == b'{"a": "</body>"}'   # only HTML pages get it
+    assert fetch(base + "/data.json")[2] == b'{"a": "</body>"}'  # only HTML pages get it
     assert (out / "index.html").read_bytes() == b"<html><body><p>home</p></body></html>"
     status, headers, body = fetch(base + "/__recipes_site/reload.js")
-    assert status == 200 and headers["Content-Type"].startswith("text/javascript") and b"location.reload()" in body
+    assert (
+        status == 200
+        and headers["Content-Type"].startswith("text/javascript")
+        and b"location.reload()" in body
+    )
     generation.bump()
     assert fetch(base + "/__recipes_site/generation")[2] == b"1"
     assert fetch(base + "/")[2].count(SCRIPT % 1) == 1
@@ -165,25 +190,38 @@ def test_without_a_generation_the_server_adds_nothing(served):
 
 def test_a_rebuild_by_the_watcher_bumps_the_generation(tmp_path, monkeypatch):
     from recipes_site.serve import Generation
+
     monkeypatch.setenv("RECIPES_SITE_JOBS", "1")
     root, out = _root(tmp_path), tmp_path / "_site"
     assert rebuild(root, out, lambda line: None)
     generation, stop, lines = Generation(), threading.Event(), []
-    thread = threading.Thread(target=watch, args=(root, out, stop, 0.05),
-                              kwargs={"log": lines.append, "seen": watched_state(root), "generation": generation},
-                              daemon=True)
+    thread = threading.Thread(
+        target=watch,
+        args=(root, out, stop, 0.05),
+        kwargs={"log": lines.append, "seen": watched_state(root), "generation": generation},
+        daemon=True,
+    )
     thread.start()
     try:
         recipe = root / "models" / "Qwen" / "Qwen3-8B.yaml"
         recipe.write_text(recipe.read_text().replace("variants:", "varaints:", 1))
-        assert _wait(lambda: any("still serving the previous site" in line for line in lines)), lines
-        assert generation.value == 0                     # a failed rebuild reloads nothing
-        recipe.write_text(recipe.read_text().replace("varaints:", "variants:", 1)
-                          .replace("Compact dense Qwen3", "Freshly edited Qwen3"))
-        assert _wait(lambda: generation.value == 1), lines   # bumped as soon as the new site is in place
+        assert _wait(lambda: any("still serving the previous site" in line for line in lines)), (
+            lines
+        )
+        assert generation.value == 0  # a failed rebuild reloads nothing
+        recipe.write_text(
+            recipe.read_text()
+            .replace("varaints:", "variants:", 1)
+            .replace("Compact dense Qwen3", "Freshly edited Qwen3")
+        )
+        assert _wait(lambda: generation.value == 1), (
+            lines
+        )  # bumped as soon as the new site is in place
         assert _wait(lambda: any(line.startswith("built ") for line in lines)), lines
         built = [line for line in lines if line.startswith("built ")]
-        assert " 0 reused" not in built[-1] and "reused" in built[-1]   # the other recipes came from the cache
+        assert (
+            " 0 reused" not in built[-1] and "reused" in built[-1]
+        )  # the other recipes came from the cache
     finally:
         stop.set()
         thread.join(5)
@@ -197,9 +235,12 @@ def test_a_rebuild_judges_its_diagnostics_once_however_many_warnings(monkeypatch
     corpus copy (6,700 warnings) spend 24 s after the swap, holding up the next rebuild."""
     import recipes_site.build as build_module
     from recipes_site.catalog.diagnostics import Diagnostic, Level
+
     scans = []
     real = build_module.errors
-    monkeypatch.setattr(build_module, "errors", lambda diags: scans.append(len(diags)) or real(diags))
+    monkeypatch.setattr(
+        build_module, "errors", lambda diags: scans.append(len(diags)) or real(diags)
+    )
     warning = Diagnostic("models/x.yaml", 1, 1, Level.WARNING, "meta", "a warning")
     result = build_module.BuildResult(diagnostics=[warning] * 500)
     monkeypatch.setattr(build_module, "build", lambda *a, **k: result)

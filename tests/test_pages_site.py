@@ -1,6 +1,7 @@
 """The built human site on the project's own recipes (and on the compat corpus when present):
 every internal link resolves, the default command is in the HTML, the DOM contract the browser
 tests rely on is there, sitemap/robots/llms.txt, determinism and page weight."""
+
 from __future__ import annotations
 
 import gzip
@@ -31,7 +32,9 @@ def build_site(root: Path, out: Path) -> Path:
         catalog, _ = load_catalog(root)
         recipes = synthesize_catalog(catalog)
         ctx = synthesis_context(catalog)
-        for rel, data in site_pages(catalog, recipes, ctx, api_documents(recipes, ctx, catalog.taxonomy)).items():
+        for rel, data in site_pages(
+            catalog, recipes, ctx, api_documents(recipes, ctx, catalog.taxonomy)
+        ).items():
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
             (out / rel).write_bytes(data)
     return out
@@ -63,7 +66,10 @@ class Page(HTMLParser):
         if tag == "script":
             self._script, self._buf = a, []
         if tag == "pre":
-            self._pre, self._buf = next((k for k in a if k.startswith("data-")), a.get("id", "")), []
+            self._pre, self._buf = (
+                next((k for k in a if k.startswith("data-")), a.get("id", "")),
+                [],
+            )
 
     def handle_data(self, data):
         if self._script is not None or self._pre is not None:
@@ -106,8 +112,10 @@ def broken_links(out: Path) -> list[str]:
     parsed = {rel: Page(p.read_text(encoding="utf-8")) for rel, p in html_pages(out).items()}
     broken = []
     for rel, page in parsed.items():
-        if rel == "404.html":   # served at any depth: its links must be absolute
-            assert all(not l or l.startswith(("/", "http", "#", "mailto:")) for l in page.links), page.links
+        if rel == "404.html":  # served at any depth: its links must be absolute
+            assert all(not l or l.startswith(("/", "http", "#", "mailto:")) for l in page.links), (
+                page.links
+            )
         for link in page.links:
             target, fragment = resolve(out, rel, link)
             if target is None:
@@ -147,6 +155,7 @@ def api(site):
 
 # -- links -------------------------------------------------------------------------------------
 
+
 def test_every_internal_link_of_every_page_resolves(site):
     assert broken_links(site) == []
 
@@ -163,13 +172,23 @@ def test_the_compat_corpus_site_has_no_broken_link_and_light_model_pages(tmp_pat
 
 # -- page types ----------------------------------------------------------------------------------
 
+
 def test_every_page_type_is_built(site, api):
     for m in api["models"]:
         assert (site / m["id"] / "index.html").is_file()
         assert (site / f"{m['id']}.md").is_file()
         assert (site / m["id"].split("/")[0] / "index.html").is_file()
-    for rel in ("index.html", "404.html", "hardware/index.html", "hardware/h200/index.html", "sitemap.xml",
-                "robots.txt", "llms.txt", "static/site.css", "static/site.js"):
+    for rel in (
+        "index.html",
+        "404.html",
+        "hardware/index.html",
+        "hardware/h200/index.html",
+        "sitemap.xml",
+        "robots.txt",
+        "llms.txt",
+        "static/site.css",
+        "static/site.js",
+    ):
         assert (site / rel).is_file(), rel
 
 
@@ -177,8 +196,13 @@ def test_pages_have_opengraph_and_a_canonical_url(site):
     text = (site / "meta-llama/Llama-3.3-70B-Instruct/index.html").read_text()
     assert '<meta property="og:title" content="Llama 3.3 70B Instruct on vLLM">' in text
     assert '<meta property="og:type" content="article">' in text
-    assert re.search(r'<link rel="canonical" href="http[^"]+/meta-llama/Llama-3.3-70B-Instruct/">', text)
-    assert '<meta property="og:description"' in text and '<meta name="twitter:card" content="summary">' in text
+    assert re.search(
+        r'<link rel="canonical" href="http[^"]+/meta-llama/Llama-3.3-70B-Instruct/">', text
+    )
+    assert (
+        '<meta property="og:description"' in text
+        and '<meta name="twitter:card" content="summary">' in text
+    )
 
 
 def test_no_framework_no_cdn_no_external_fonts(site):
@@ -194,13 +218,18 @@ def test_no_framework_no_cdn_no_external_fonts(site):
 
 # -- the model page --------------------------------------------------------------------------------
 
+
 def _default_command(site: Path, hf_id: str) -> tuple[str, str]:
     mdoc = json.loads((site / f"api/v1/models/{hf_id}.json").read_text())
     hw = mdoc["default_hardware"]["default"]
     doc = json.loads((site / f"api/v1/models/{hf_id}/hw/{hw}.json").read_text())
     rec = doc["recommended"]["default"]
-    r = next(r for r in doc["renderings"] if (r["variant"], r["strategy"], r["node_count"])
-             == (rec["variant"], rec["strategy"], rec["node_count"]))
+    r = next(
+        r
+        for r in doc["renderings"]
+        if (r["variant"], r["strategy"], r["node_count"])
+        == (rec["variant"], rec["strategy"], rec["node_count"])
+    )
     part = r["parts"]["processes"][0]
     main = r
     for step in part["path"]:
@@ -217,7 +246,11 @@ def test_the_default_command_is_in_the_html(site, api):
             continue
         hw, command = _default_command(site, m["id"])
         assert page.pres["data-command"] == command, m["id"]
-        checked = [a["data-value"] for tag, a in page.attrs if a.get("role") == "radio" and a.get("aria-checked") == "true"]
+        checked = [
+            a["data-value"]
+            for tag, a in page.attrs
+            if a.get("role") == "radio" and a.get("aria-checked") == "true"
+        ]
         assert checked[0] == hw
 
 
@@ -249,9 +282,15 @@ def test_the_dom_contract_of_the_model_page(site):
     assert axes == ["hardware", "variant", "strategy", "nodes"]
     for selector in ("data-picker", "data-command-card", "data-sizing", "data-copy-status"):
         assert sum(1 for _, a in page.attrs if selector in a) == 1, selector
-    assert [a["data-form"] for tag, a in page.attrs if tag == "button" and "data-form" in a] == ["serve", "docker"]
+    assert [a["data-form"] for tag, a in page.attrs if tag == "button" and "data-form" in a] == [
+        "serve",
+        "docker",
+    ]
     assert sum(1 for tag, a in page.attrs if tag == "button" and "data-copy" in a) == 1
-    assert any(tag == "input" and a.get("type") == "checkbox" and "data-feature" in a for tag, a in page.attrs)
+    assert any(
+        tag == "input" and a.get("type") == "checkbox" and "data-feature" in a
+        for tag, a in page.attrs
+    )
     radios = [a for _, a in page.attrs if a.get("role") == "radio"]
     assert all("data-value" in a and a["aria-checked"] in ("true", "false") for a in radios)
     disabled = [a for a in radios if a.get("aria-disabled") == "true"]
@@ -265,7 +304,11 @@ def test_the_embedded_picker_data_is_the_engine_summary(site):
     data = page.json("picker-data")
     assert data["id"] == "meta-llama/Llama-3.3-70B-Instruct"
     assert data["default"] == {"variant": "default", "hardware": data["initial"]["hardware"]}
-    assert data["initial"] == json.loads((site / data["api_url"].replace("{hw}", data["initial"]["hardware"]).lstrip("/")).read_text())
+    assert data["initial"] == json.loads(
+        (
+            site / data["api_url"].replace("{hw}", data["initial"]["hardware"]).lstrip("/")
+        ).read_text()
+    )
     recipe = load_catalog(PROJECT_ROOT)[0].recipe("meta-llama/Llama-3.3-70B-Instruct").data
     assert list(data["variants"]) == list(recipe["variants"])
     assert "mi300x" not in data["variants"]["fp8"]["hardware"]
@@ -278,25 +321,31 @@ def test_install_block_guide_and_footer(site):
     assert '<pre class="hl"><code class="language-bash">' in text
     assert '<div class="table-wrap"><table>' in text
     assert f'href="{REPO_URL}/edit/main/models/meta-llama/Llama-3.3-70B-Instruct.yaml"' in text
-    assert 'href="/Qwen/Qwen3-30B-A3B/"' in text   # related recipe
+    assert 'href="/Qwen/Qwen3-30B-A3B/"' in text  # related recipe
     assert '<time datetime="2026-11-29">' in text
 
 
 def test_the_repository_url_is_configurable(tmp_path, monkeypatch):
     monkeypatch.setenv("RECIPES_SITE_REPO_URL", "https://git.example.org/team/recipes/")
     monkeypatch.setenv("RECIPES_SITE_URL", "https://recipes.example.org")
-    assert SiteConfig.from_env() == SiteConfig("https://git.example.org/team/recipes", "https://recipes.example.org")
+    assert SiteConfig.from_env() == SiteConfig(
+        "https://git.example.org/team/recipes", "https://recipes.example.org"
+    )
     catalog, _ = load_catalog(PROJECT_ROOT)
     recipes = synthesize_catalog(catalog)
     ctx = synthesis_context(catalog)
     files = site_pages(catalog, recipes, ctx, api_documents(recipes, ctx, catalog.taxonomy))
     page = files["Qwen/Qwen3-8B/index.html"].decode()
     assert 'href="https://git.example.org/team/recipes/edit/main/models/Qwen/Qwen3-8B.yaml"' in page
-    assert "https://git.example.org/team/recipes/issues/new?labels=recipe-request" in files["404.html"].decode()
+    assert (
+        "https://git.example.org/team/recipes/issues/new?labels=recipe-request"
+        in files["404.html"].decode()
+    )
     assert "<loc>https://recipes.example.org/Qwen/Qwen3-8B/</loc>" in files["sitemap.xml"].decode()
 
 
 # -- browse, providers, hardware, 404, redirects ---------------------------------------------------
+
 
 def _shard_records(site: Path, urls: list[str]) -> list[dict]:
     out = []
@@ -312,17 +361,33 @@ def test_the_browse_page_lists_its_first_page_and_shards_hold_every_recipe(site,
     data = page.json("browse-data")
     assert data["total"] == len(api["models"])
     records = _shard_records(site, data["shards"])
-    assert sorted(r["id"] for r in records) == sorted(m["id"] for m in api["models"])   # each exactly once
-    assert rows == [r["id"] for r in records][:data["page_size"]]   # the first page, in name order
+    assert sorted(r["id"] for r in records) == sorted(
+        m["id"] for m in api["models"]
+    )  # each exactly once
+    assert rows == [r["id"] for r in records][: data["page_size"]]  # the first page, in name order
     facets = {a["data-facet"] for tag, a in page.attrs if tag == "input" and "data-facet" in a}
     assert facets == {"task", "architecture", "size", "precision", "hardware", "provider"}
-    assert sum(1 for tag, a in page.attrs if tag == "input" and a.get("type") == "search" and "data-search" in a) == 1
-    assert any("data-result-count" in a for _, a in page.attrs) and any("data-clear-filters" in a for _, a in page.attrs)
+    assert (
+        sum(
+            1
+            for tag, a in page.attrs
+            if tag == "input" and a.get("type") == "search" and "data-search" in a
+        )
+        == 1
+    )
+    assert any("data-result-count" in a for _, a in page.attrs) and any(
+        "data-clear-filters" in a for _, a in page.attrs
+    )
     by_id = {r["id"]: r for r in records}
     assert by_id["deepseek-ai/DeepSeek-R1-0528"]["size"] == ["200-1t"]
     assert by_id["meta-llama/Llama-3.3-70B-Instruct"]["size"] == ["70-200"]
-    assert "fp8" in by_id["meta-llama/Llama-3.3-70B-Instruct"]["precision"]   # any variant, not just the default
-    assert "nvidia/Llama-3.3-70B-Instruct-FP8" in by_id["meta-llama/Llama-3.3-70B-Instruct"]["checkpoints"]
+    assert (
+        "fp8" in by_id["meta-llama/Llama-3.3-70B-Instruct"]["precision"]
+    )  # any variant, not just the default
+    assert (
+        "nvidia/Llama-3.3-70B-Instruct-FP8"
+        in by_id["meta-llama/Llama-3.3-70B-Instruct"]["checkpoints"]
+    )
 
 
 def test_provider_pages_group_their_recipes(site):
@@ -345,29 +410,40 @@ def test_hardware_pages_show_what_fits_with_the_recommended_command(site):
 
 def test_a_variant_checkpoint_redirects_to_its_recipe(site):
     text = (site / "nvidia/Llama-3.3-70B-Instruct-FP8/index.html").read_text()
-    assert '<meta http-equiv="refresh" content="0; url=/meta-llama/Llama-3.3-70B-Instruct/?variant=fp8">' in text
+    assert (
+        '<meta http-equiv="refresh" content="0; url=/meta-llama/Llama-3.3-70B-Instruct/?variant=fp8">'
+        in text
+    )
 
 
 def test_the_404_page_offers_to_request_or_contribute(site, api):
     from recipes_site.render.search import bucket_of
+
     page = Page((site / "404.html").read_text())
     text = (site / "404.html").read_text()
     assert "Request this recipe" in text and "Contribute one yourself" in text
     assert "CONTRIBUTING.md" in text
     data = page.json("nf-data")
-    assert "browse-data" not in text and "Llama-3.3-70B-Instruct" not in text   # nothing inlined
-    buckets = [json.loads((site / urlsplit(u).path.lstrip("/")).read_text())["ids"] for u in data["ids"]]
+    assert "browse-data" not in text and "Llama-3.3-70B-Instruct" not in text  # nothing inlined
+    buckets = [
+        json.loads((site / urlsplit(u).path.lstrip("/")).read_text())["ids"] for u in data["ids"]
+    ]
 
     def lookup(key):
         return buckets[bucket_of(key.lower(), len(buckets))].get(key.lower())
+
     for m in api["models"]:
         assert lookup(m["id"]) == f"/{m['id']}/"
-    assert lookup("NVIDIA/llama-3.3-70b-instruct-fp8") == "/meta-llama/Llama-3.3-70B-Instruct/?variant=fp8"
+    assert (
+        lookup("NVIDIA/llama-3.3-70b-instruct-fp8")
+        == "/meta-llama/Llama-3.3-70B-Instruct/?variant=fp8"
+    )
     assert lookup("qwen") == "/Qwen/"
     assert sum(len(b) for b in buckets) == len({k for b in buckets for k in b})
 
 
 # -- files for machines ---------------------------------------------------------------------------
+
 
 def test_sitemap_lists_home_providers_hardware_and_recipes(site, api):
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
@@ -379,7 +455,10 @@ def test_sitemap_lists_home_providers_hardware_and_recipes(site, api):
         assert f"/{m['id']}/" in locs
     assert "/hardware/h200/" in locs and "/Qwen/" in locs
     assert not any(l.endswith("404.html") or "Llama-3.3-70B-Instruct-FP8" in l for l in locs)
-    lastmod = {urlsplit(u.find("s:loc", ns).text).path: u.find("s:lastmod", ns) for u in root.findall("s:url", ns)}
+    lastmod = {
+        urlsplit(u.find("s:loc", ns).text).path: u.find("s:lastmod", ns)
+        for u in root.findall("s:url", ns)
+    }
     assert lastmod["/meta-llama/Llama-3.3-70B-Instruct/"].text == "2026-11-29"
 
 
@@ -403,6 +482,7 @@ def test_llms_txt_and_one_markdown_file_per_recipe(site, api):
 
 
 # -- properties of the whole output ----------------------------------------------------------------
+
 
 def test_the_pages_are_deterministic(site, tmp_path):
     again = build_site(PROJECT_ROOT, tmp_path / "again")

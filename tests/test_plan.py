@@ -3,11 +3,11 @@ command's own argv and checkpoint, the API hardware documents and `recipes-site 
 same plan, a plan that says "fits" has the memory for its weights, and no default needs more than
 its GPUs hold. Issue 10: a recipe with 200 variants with their own checkpoints builds (the plan
 no longer re-renders a deep copy of the recipe per replica)."""
+
 from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 
 import pytest
 import yaml
@@ -33,7 +33,9 @@ def hw_docs(project_site) -> dict[tuple[str, str], dict]:
 
 def _expand(doc: dict, p: dict) -> dict:
     profile = doc["hardware_profile"]
-    return plan.expand(p, sizing.gpu_label(profile, doc["hardware"]), round(sizing.per_gpu_gib(profile), 1))
+    return plan.expand(
+        p, sizing.gpu_label(profile, doc["hardware"]), round(sizing.per_gpu_gib(profile), 1)
+    )
 
 
 def _plans(doc: dict):
@@ -53,6 +55,7 @@ def _memory_argv(r: dict) -> list[str]:
 
 # -- the plan of every rendering ---------------------------------------------------------------------------
 
+
 def test_a_plan_that_fits_has_the_memory_for_its_weights(hw_docs):
     """GPUs x memory per GPU covers the weights whenever the verdict says the command fits, and
     every GPU's share stays within its budget (the issue's 52 of 882 contradictions)."""
@@ -62,7 +65,10 @@ def test_a_plan_that_fits_has_the_memory_for_its_weights(hw_docs):
             where = (hf, hw, r["variant"], r["strategy"], r["node_count"], key)
             if p["verdict"] == "fits":
                 assert p["gpus"] * p["vram_gib_per_gpu"] >= p["weights_gib"], where
-                assert p["weights_gib_per_gpu"] + p["overhead_gib_per_gpu"] <= p["budget_gib_per_gpu"] + 0.01, where
+                assert (
+                    p["weights_gib_per_gpu"] + p["overhead_gib_per_gpu"]
+                    <= p["budget_gib_per_gpu"] + 0.01
+                ), where
                 assert p["kv_cache_gib_per_gpu"] > 0, where
             elif p["verdict"] == "over":
                 assert p["weights_gib_per_gpu"] > p["budget_gib_per_gpu"], where
@@ -77,29 +83,49 @@ def test_every_plan_describes_its_command(hw_docs):
         for r in doc["renderings"]:
             p, shape = _expand(doc, r["plan"]["default"]), fit.shape_from_argv(_memory_argv(r))
             where = (hf, hw, r["variant"], r["strategy"], r["node_count"])
-            assert (p["tp"], p["pp"], p["dp"], p["ep"]) == (shape.tp, shape.pp, shape.dp, shape.expert_parallel), where
+            assert (p["tp"], p["pp"], p["dp"], p["ep"]) == (
+                shape.tp,
+                shape.pp,
+                shape.dp,
+                shape.expert_parallel,
+            ), where
             if r["deploy_type"] == "single_node":
                 assert p["gpus"] == shape.gpus <= per_node and p["nodes"] == 1, where
             elif r["deploy_type"] == "multi_node":
-                assert p["gpus"] == shape.gpus and p["nodes"] == r["node_count"] == 1 + len(r["worker_argvs"]), where
+                assert p["gpus"] == shape.gpus and p["nodes"] == r["node_count"] == 1 + len(
+                    r["worker_argvs"]
+                ), where
             elif r["deploy_type"] == "pd_cluster":
                 assert p["gpus"] == r["prefill"]["poolGpus"] + r["decode"]["poolGpus"], where
-                assert p["nodes"] >= max(1, r["prefill"]["nodes"] + r["decode"]["nodes"]) or p["nodes"] >= 1, where
+                assert (
+                    p["nodes"] >= max(1, r["prefill"]["nodes"] + r["decode"]["nodes"])
+                    or p["nodes"] >= 1
+                ), where
             if p["context_length"] and "--max-model-len" in _memory_argv(r):
                 assert p["context_length"] == shape.max_model_len, where
 
 
 def test_the_card_header_counts_the_gpus_of_the_command(hw_docs):
     """The issue's "8x H200 · TP=1" for a one-GPU command: the header names the plan's GPUs."""
-    labels = hw_labels(yaml.safe_load((PROJECT_ROOT / "taxonomy.yaml").read_text())["hardware_profiles"])
+    labels = hw_labels(
+        yaml.safe_load((PROJECT_ROOT / "taxonomy.yaml").read_text())["hardware_profiles"]
+    )
     for (hf, hw), doc in hw_docs.items():
-        name = sizing.gpu_label(doc["hardware_profile"], hw)     # one GPU of the box: "RTX Pro 6000", not "... 2x"
+        name = sizing.gpu_label(
+            doc["hardware_profile"], hw
+        )  # one GPU of the box: "RTX Pro 6000", not "... 2x"
         for r in doc["renderings"]:
             p = r["plan"]["default"]
-            assert r["parts"]["summary"].startswith(f"{p['gpus']}× {name}"), (hf, hw, r["parts"]["summary"])
+            assert r["parts"]["summary"].startswith(f"{p['gpus']}× {name}"), (
+                hf,
+                hw,
+                r["parts"]["summary"],
+            )
             assert f"TP={p['tp']}" in r["parts"]["summary"]
     doc = hw_docs[(LLAMA, "h200")]
-    fp8 = next(r for r in doc["renderings"] if r["variant"] == "fp8" and r["strategy"] == "single_node_tp")
+    fp8 = next(
+        r for r in doc["renderings"] if r["variant"] == "fp8" and r["strategy"] == "single_node_tp"
+    )
     assert fp8["parts"]["summary"] == "1× H200 of 8 · TP=1 · FP8"
     assert len(set(labels.values())) == len(labels)
 
@@ -111,11 +137,18 @@ def test_recipes_site_fit_publishes_the_same_plan(ctx, recipes, hw_docs):
         for r in doc["renderings"]:
             nodes = r["node_count"] if r["deploy_type"] == "multi_node" else None
             got = fit.fit_choice(ctx, recipes[hf], r["variant"], hw, r["strategy"], nodes)
-            assert got.plan == r["plan"]["default"], (hf, hw, r["variant"], r["strategy"], r["node_count"])
+            assert got.plan == r["plan"]["default"], (
+                hf,
+                hw,
+                r["variant"],
+                r["strategy"],
+                r["node_count"],
+            )
             if "replicas" in r["plan"]:
                 parts = r["plan"]["replicas"]
                 assert [x["command"] for x in got.replicas] == [
-                    plan.replica_command(r["command"], parts, x) for x in parts["replicas"]]
+                    plan.replica_command(r["command"], parts, x) for x in parts["replicas"]
+                ]
             else:
                 assert not got.replicas
             checked += 1
@@ -127,8 +160,12 @@ def test_no_default_of_ours_needs_more_than_its_gpus_hold(hw_docs):
     defaults stay the reference's; see the lead's report for the ones that do not fit)."""
     for (hf, hw), doc in hw_docs.items():
         for tree, pick in doc["recommended"].items():
-            r = next(x for x in doc["renderings"] if (x["variant"], x["strategy"], x["node_count"])
-                     == (pick["variant"], pick["strategy"], pick["node_count"]))
+            r = next(
+                x
+                for x in doc["renderings"]
+                if (x["variant"], x["strategy"], x["node_count"])
+                == (pick["variant"], pick["strategy"], pick["node_count"])
+            )
             assert plan.holds(r["plan"]["default"]), (hf, hw, tree, r["plan"]["default"]["reason"])
 
 
@@ -145,15 +182,20 @@ def test_deepseek_v32_on_one_h100_node_is_marked(hw_docs):
 
 # -- feature states ----------------------------------------------------------------------------------------
 
+
 def test_a_draft_model_gets_its_own_plan(hw_docs):
     """Spec decoding loads an EAGLE-3 head: its plan counts the head's weights; the replica commands
     are copies of the command shown, so they carry --speculative-config when it is on."""
     doc = hw_docs[(LLAMA, "h200")]
-    r = next(x for x in doc["renderings"] if x["variant"] == "fp8" and x["strategy"] == "single_node_tp")
+    r = next(
+        x for x in doc["renderings"] if x["variant"] == "fp8" and x["strategy"] == "single_node_tp"
+    )
     assert r["plan"]["keys"] == ["spec_decoding"]
     on, off = _expand(doc, r["plan"]["by"]["spec_decoding"]), _expand(doc, r["plan"]["default"])
     assert on["draft"] == "RedHatAI/Llama-3.3-70B-Instruct-speculator.eagle3"
-    assert 1.0 < on["weights_gib"] - off["weights_gib"] < 6.0       # one decoder layer, fc and LM head in bf16
+    assert (
+        1.0 < on["weights_gib"] - off["weights_gib"] < 6.0
+    )  # one decoder layer, fc and LM head in bf16
     assert on["kv_cache_gib_per_gpu"] < off["kv_cache_gib_per_gpu"]
     features = doc["feature_sets"][r["parts"]["features"]]
     spec = next(f for f in features if f["name"] == "spec_decoding")
@@ -161,7 +203,9 @@ def test_a_draft_model_gets_its_own_plan(hw_docs):
     view = plan_view(r, on, {"gpu_count": 8, "label": "H200", "gpu": "H200"}, command)
     assert len(view["commands"]) == 8
     assert all("--speculative-config" in c for _, _, c in view["commands"])
-    assert view["commands"][3][2].startswith("export CUDA_VISIBLE_DEVICES=3\nvllm serve nvidia/Llama-3.3-70B-Instruct-FP8")
+    assert view["commands"][3][2].startswith(
+        "export CUDA_VISIBLE_DEVICES=3\nvllm serve nvidia/Llama-3.3-70B-Instruct-FP8"
+    )
 
 
 def test_plan_keys_name_only_memory_features(hw_docs):
@@ -189,6 +233,7 @@ def test_replica_parts_rebuild_each_copy(hw_docs):
 
 # -- the units ---------------------------------------------------------------------------------------------
 
+
 def test_variant_pills_say_gib(project_site):
     out, _ = project_site
     page = (out / LLAMA / "index.html").read_text()
@@ -197,16 +242,24 @@ def test_variant_pills_say_gib(project_site):
 
 # -- issue 10: many variants with their own checkpoints ------------------------------------------------------
 
+
 def test_a_recipe_with_200_variants_builds(tmp_path):
     """The plan costs one fit per rendering and state (no deep copy of the recipe per replica):
     a recipe with 200 checkpoint variants builds, and each variant's renderings carry their plan."""
     from recipes_site.build import build
+
     source = yaml.safe_load((PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml").read_text())
     source["model"]["model_id"] = "acme/Many-8B"
-    base = dict(source["variants"]["default"], supported_hardware=["h100", "h200"])   # keeps the test quick
+    base = dict(
+        source["variants"]["default"], supported_hardware=["h100", "h200"]
+    )  # keeps the test quick
     source["variants"] = {"default": base}
     for i in range(1, 200):
-        source["variants"][f"v{i:03d}"] = {**base, "model_id": f"acme/Many-8B-ckpt{i:03d}", "description": f"checkpoint {i}"}
+        source["variants"][f"v{i:03d}"] = {
+            **base,
+            "model_id": f"acme/Many-8B-ckpt{i:03d}",
+            "description": f"checkpoint {i}",
+        }
     source["meta"]["related_recipes"] = []
     root = tmp_path / "root"
     (root / "models" / "acme").mkdir(parents=True)

@@ -4,17 +4,17 @@ weights, memory, shape and draft, plans per footprint, feature states per proces
 replica parts per command, argv and --speculative-config readings; picker: locks, extra tabs'
 text) and the memos are emptied after each recipe. They must change nothing: every rendering's
 published plan, lock and extra tabs equal those computed afresh with empty memos."""
+
 from __future__ import annotations
 
 import dataclasses
 import math
-
 import shlex
 
 import pytest
-
 import synthesis_kit
 from documents_kit import published_renderings
+
 from recipes_site import fit, plan, sizing
 from recipes_site.render import picker
 from recipes_site.render.api import RecipeInput
@@ -36,8 +36,13 @@ def test_memoised_documents_equal_a_fresh_computation(catalog, ctx):
     checked = with_states = 0
     for rec, r, shown, hw_doc in published_renderings(catalog, ctx):
         _forget()
-        choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
-                                  with_kv_store=r.kv is not None)
+        choices = feature_choices(
+            rec.data,
+            ctx.hardware(r.hardware),
+            r.variant,
+            r.feature_strategy,
+            with_kv_store=r.kv is not None,
+        )
         locked = picker.features_locked(choices, r)
         _forget()
         fresh = plan.plan_json(rec.data, r, ctx.profiles.get(r.hardware) or {}, choices, locked)
@@ -56,20 +61,45 @@ SEP = " \\\n  "
 
 
 def _rendering(config=None, lines=("vllm serve m", "--a 1", "--b")) -> Rendering:
-    p = Process(argv=("vllm", "serve", "m"), command=SEP.join(lines), env={}, docker_argv=(),
-                docker_command=SEP.join(("docker run img",) + lines[1:]), lines_before=lines[1:2])
-    kv = KvStore(serving_strategy="single_node_tp", instances=1, min_vllm_version=None, head=p, workers=(),
-                 install=None, master=None, store=None, router=None, config=config, config_note=None)
-    return Rendering(hardware="h200", strategy="kv", variant="default", node_count=1,
-                     deploy_type="kv_store_lb", env={}, docker_image="img", kv=kv)
+    p = Process(
+        argv=("vllm", "serve", "m"),
+        command=SEP.join(lines),
+        env={},
+        docker_argv=(),
+        docker_command=SEP.join(("docker run img",) + lines[1:]),
+        lines_before=lines[1:2],
+    )
+    kv = KvStore(
+        serving_strategy="single_node_tp",
+        instances=1,
+        min_vllm_version=None,
+        head=p,
+        workers=(),
+        install=None,
+        master=None,
+        store=None,
+        router=None,
+        config=config,
+        config_note=None,
+    )
+    return Rendering(
+        hardware="h200",
+        strategy="kv",
+        variant="default",
+        node_count=1,
+        deploy_type="kv_store_lb",
+        env={},
+        docker_image="img",
+        kv=kv,
+    )
 
 
 def test_extra_tabs_read_a_config_edited_between_two_recipes_again():
     config = {"port": 1}
     r = _rendering(config)
     first = picker._extras_entry(r)[0]
-    config["port"] = 2                  # the same dict object, changed (the memo keys on identity)
-    picker.clear_memos()                # as api.recipe_documents does after each recipe
+    config["port"] = 2  # the same dict object, changed (the memo keys on identity)
+    picker.clear_memos()  # as api.recipe_documents does after each recipe
     assert picker._extras_entry(r)[0] != first
     assert picker._extras_entry(r)[0] == picker._CANONICAL(picker._extras(r))
 
@@ -77,22 +107,28 @@ def test_extra_tabs_read_a_config_edited_between_two_recipes_again():
 def test_extra_tabs_of_configs_equal_in_python_but_printed_apart_differ():
     texts = [picker._extras_entry(_rendering({"x": value}))[0] for value in (1, True, 1.0, "1")]
     assert len(set(texts)) == 4
-    assert texts == [picker._CANONICAL(picker._extras(_rendering({"x": v}))) for v in (1, True, 1.0, "1")]
+    assert texts == [
+        picker._CANONICAL(picker._extras(_rendering({"x": v}))) for v in (1, True, 1.0, "1")
+    ]
 
 
 def test_a_lock_is_kept_per_feature_set_not_per_command():
-    r = _rendering()                    # fixed line "--a 1", feature block "--b"
+    r = _rendering()  # fixed line "--a 1", feature block "--b"
     free = (FeatureChoice("b", "B", "", True, None, ("--b",)),)
-    clash = (FeatureChoice("a", "A", "", True, None, ("--a 2",)),)   # --a is also a fixed line
+    clash = (FeatureChoice("a", "A", "", True, None, ("--a 2",)),)  # --a is also a fixed line
     texts = {c: picker._interned(c)[1] for c in (free, clash)}
     assert picker.features_locked(free, r, texts[free]) is False
     assert picker.features_locked(clash, r, texts[clash]) is True
     assert picker.features_locked(clash, r) is True and picker.features_locked(free, r) is False
-    other = _rendering(lines=("vllm serve m", "--c 1", "--b"))     # same choices, other fixed line
+    other = _rendering(lines=("vllm serve m", "--c 1", "--b"))  # same choices, other fixed line
     assert picker.features_locked(clash, other, texts[clash]) is False
     unsplit = _rendering(lines=("vllm serve m", "--a 1", "--b"))
-    unsplit = dataclasses.replace(unsplit, kv=dataclasses.replace(unsplit.kv, head=dataclasses.replace(
-        unsplit.kv.head, lines_before=("--z",))))                   # not the command's lines: no join
+    unsplit = dataclasses.replace(
+        unsplit,
+        kv=dataclasses.replace(
+            unsplit.kv, head=dataclasses.replace(unsplit.kv.head, lines_before=("--z",))
+        ),
+    )  # not the command's lines: no join
     assert picker.features_locked(free, unsplit, texts[free]) is True
 
 
@@ -103,18 +139,38 @@ def test_plans_read_only_the_memory_split_of_a_fit(catalog, ctx):
         for variant in doc.data.get("variants") or {"default": {}}:
             facts = fit.model_facts(doc.data, variant)
             for hw, profile in ctx.profiles.items():
-                for shape in (fit.Shape(), fit.Shape(tp=8, kv_cache_dtype="fp8", max_num_batched_tokens=4096),
-                              fit.Shape(tp=2, dp=4, expert_parallel=True, gpu_memory_utilization=0.8)):
+                for shape in (
+                    fit.Shape(),
+                    fit.Shape(tp=8, kv_cache_dtype="fp8", max_num_batched_tokens=4096),
+                    fit.Shape(tp=2, dp=4, expert_parallel=True, gpu_memory_utilization=0.8),
+                ):
                     r = fit.fit_deployment(doc.data, variant, hw, profile, shape)
                     m = fit.memory_split(facts, sizing.per_gpu_gib(profile), shape)
-                    assert (m.budget_gib_per_gpu, m.weights_gb, m.weights_gib_per_gpu, m.overhead,
-                            m.kv_cache_gib_per_gpu, m.context_length, m.kv_bytes_per_token_per_gpu,
-                            m.prefill_chunk, m.state_bytes_per_sequence_per_gpu) == \
-                        (r.budget_gib_per_gpu, r.weights_gb, r.weights_gib_per_gpu, r.overhead,
-                         r.kv_cache_gib_per_gpu, r.context_length, r.kv_bytes_per_token_per_gpu,
-                         r.prefill_chunk, r.state_bytes_per_sequence_per_gpu), (doc.hf_id, variant, hw, shape)
-                    assert [dict(zip(("window", "layers", "kind", "bytes_per_token"), w)) for w in m.windows_per_gpu] \
-                        == r.windows_per_gpu
+                    assert (
+                        m.budget_gib_per_gpu,
+                        m.weights_gb,
+                        m.weights_gib_per_gpu,
+                        m.overhead,
+                        m.kv_cache_gib_per_gpu,
+                        m.context_length,
+                        m.kv_bytes_per_token_per_gpu,
+                        m.prefill_chunk,
+                        m.state_bytes_per_sequence_per_gpu,
+                    ) == (
+                        r.budget_gib_per_gpu,
+                        r.weights_gb,
+                        r.weights_gib_per_gpu,
+                        r.overhead,
+                        r.kv_cache_gib_per_gpu,
+                        r.context_length,
+                        r.kv_bytes_per_token_per_gpu,
+                        r.prefill_chunk,
+                        r.state_bytes_per_sequence_per_gpu,
+                    ), (doc.hf_id, variant, hw, shape)
+                    assert [
+                        dict(zip(("window", "layers", "kind", "bytes_per_token"), w))
+                        for w in m.windows_per_gpu
+                    ] == r.windows_per_gpu
                     checked += 1
     assert checked > 1000
 
@@ -126,24 +182,61 @@ def test_a_draft_model_keys_its_own_figures_only_where_hf_config_sizes_it(recipe
     spec = '{"method": "eagle3", "model": %s, "num_speculative_tokens": 3}'
     profile = ctx.profiles["h100"]
     with_cfg = recipes["meta-llama/Llama-3.3-70B-Instruct"]
-    without = {**with_cfg, "model": {k: v for k, v in with_cfg["model"].items() if k != "hf_config"}}
+    without = {
+        **with_cfg,
+        "model": {k: v for k, v in with_cfg["model"].items() if k != "hf_config"},
+    }
     for recipe in (with_cfg, without):
         memo: dict = {}
-        plans = [plan.plan_of(recipe, "default", "h100", profile, head + [spec % model], gpus=8, nodes=1, memo=memo)
-                 for model in ('"a/b"', '"c/d"', "1", "true")]
+        plans = [
+            plan.plan_of(
+                recipe,
+                "default",
+                "h100",
+                profile,
+                head + [spec % model],
+                gpus=8,
+                nodes=1,
+                memo=memo,
+            )
+            for model in ('"a/b"', '"c/d"', "1", "true")
+        ]
         plan.clear_memos()
-        fresh = [plan.plan_of(recipe, "default", "h100", profile, head + [spec % model], gpus=8, nodes=1)
-                 for model in ('"a/b"', '"c/d"', "1", "true")]
+        fresh = [
+            plan.plan_of(recipe, "default", "h100", profile, head + [spec % model], gpus=8, nodes=1)
+            for model in ('"a/b"', '"c/d"', "1", "true")
+        ]
         assert plans == fresh
-        assert [p.get("draft") for p in plans] == (["a/b", "c/d", 1, True] if recipe is with_cfg else [None] * 4)
-    assert plan._draft({"method": "eagle3", "model": 1}) != plan._draft({"method": "eagle3", "model": True})
+        assert [p.get("draft") for p in plans] == (
+            ["a/b", "c/d", 1, True] if recipe is with_cfg else [None] * 4
+        )
+    assert plan._draft({"method": "eagle3", "model": 1}) != plan._draft(
+        {"method": "eagle3", "model": True}
+    )
 
 
-@pytest.mark.parametrize("line", [
-    "--max-model-len 32768", "--tensor-parallel-size  8", "", "--served-model-name a#b $HOME ~ ; | &",
-    "--speculative-config '{\"method\": \"mtp\"}'", "--chat-template \"a b\"", "--x a\\ b", "--x\ta",
-    "--x\u00a0a", "--x \u00e9", "--speculative-config '{\"model\": \"a/b\", \"num_speculative_tokens\": 4}'",
-    "a '' b", "'a b'c 'd'' e'", "--x 'a\\' b", "--x 'a\"b' \"c\"", "--x 'a\tb'", "--x '\u00e9'"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--max-model-len 32768",
+        "--tensor-parallel-size  8",
+        "",
+        "--served-model-name a#b $HOME ~ ; | &",
+        '--speculative-config \'{"method": "mtp"}\'',
+        '--chat-template "a b"',
+        "--x a\\ b",
+        "--x\ta",
+        "--x\u00a0a",
+        "--x \u00e9",
+        '--speculative-config \'{"model": "a/b", "num_speculative_tokens": 4}\'',
+        "a '' b",
+        "'a b'c 'd'' e'",
+        "--x 'a\\' b",
+        '--x \'a"b\' "c"',
+        "--x 'a\tb'",
+        "--x '\u00e9'",
+    ],
+)
 def test_command_lines_split_as_shlex_splits_them(line):
     """plan._tokens splits plain lines and single-quoted runs without shlex: the tokens must be shlex's."""
     plan.clear_memos()
@@ -154,12 +247,20 @@ def test_generated_quoted_lines_split_as_shlex_splits_them():
     """Lines of plain text, '...' runs (holding quotes, backslashes, tabs, spaces) and stray quotes:
     plan._tokens gives shlex.split's tokens, or raises as it does for an unclosed quote."""
     import random
+
     rng = random.Random(3)
-    inner, outer = ["a", " ", '"', "\\", "{", "}", ":", "-", "$", "\u00e9", "\t"], ["a", " ", "-", "=", "#", "'", "\\", '"']
+    inner, outer = (
+        ["a", " ", '"', "\\", "{", "}", ":", "-", "$", "\u00e9", "\t"],
+        ["a", " ", "-", "=", "#", "'", "\\", '"'],
+    )
     fast = 0
     for _ in range(5000):
-        line = "".join(("'" + "".join(rng.choices(inner, k=rng.randint(0, 5))) + "'") if rng.random() < 0.4
-                       else "".join(rng.choices(outer, k=rng.randint(0, 3))) for _ in range(rng.randint(0, 5)))
+        line = "".join(
+            ("'" + "".join(rng.choices(inner, k=rng.randint(0, 5))) + "'")
+            if rng.random() < 0.4
+            else "".join(rng.choices(outer, k=rng.randint(0, 3)))
+            for _ in range(rng.randint(0, 5))
+        )
         plan.clear_memos()
         fast += bool(plan._SINGLE_QUOTED.fullmatch(line)) and not plan._PLAIN.fullmatch(line)
         try:
@@ -169,21 +270,44 @@ def test_generated_quoted_lines_split_as_shlex_splits_them():
                 plan._tokens(line)
         else:
             assert plan._tokens(line) == expected, line
-    assert fast > 500       # the single-quoted path was taken
+    assert fast > 500  # the single-quoted path was taken
 
 
 def test_shape_reads_flags_written_inline_and_skips_values():
-    argv = ["vllm", "serve", "--max-model-len", "--tensor-parallel-size=4", "-tp", "2", "--max-model-len=8k",
-            "--enforce-eager=1", "--kv-cache-dtype", "-ep", "--max-num-seqs", "0128", "--pipeline-parallel-size", "２",
-            "--max-num-batched-tokens", "²"]
+    argv = [
+        "vllm",
+        "serve",
+        "--max-model-len",
+        "--tensor-parallel-size=4",
+        "-tp",
+        "2",
+        "--max-model-len=8k",
+        "--enforce-eager=1",
+        "--kv-cache-dtype",
+        "-ep",
+        "--max-num-seqs",
+        "0128",
+        "--pipeline-parallel-size",
+        "２",
+        "--max-num-batched-tokens",
+        "²",
+    ]
     fit.clear_memos()
     shape = fit.shape_from_argv(argv)
     # "--max-model-len" reads the next token as its value (a flag, no length), the next flag still
     # counts; a switch with "=" is no switch; "-ep" is both dtype and switch; a full-width "２" is
     # a number to Python's int, a superscript "²" is not (both as before plain ASCII digits got
     # their own path)
-    assert (shape.tp, shape.max_model_len, shape.enforce_eager, shape.kv_cache_dtype, shape.expert_parallel,
-            shape.max_num_seqs, shape.pp, shape.max_num_batched_tokens) == (2, 8000, False, "-ep", True, 128, 2, None)
+    assert (
+        shape.tp,
+        shape.max_model_len,
+        shape.enforce_eager,
+        shape.kv_cache_dtype,
+        shape.expert_parallel,
+        shape.max_num_seqs,
+        shape.pp,
+        shape.max_num_batched_tokens,
+    ) == (2, 8000, False, "-ep", True, 128, 2, None)
 
 
 def test_feature_states_are_kept_per_choices(catalog, ctx):
@@ -192,12 +316,19 @@ def test_feature_states_are_kept_per_choices(catalog, ctx):
     not taken for new ones."""
     found = None
     for doc in catalog.recipes:
-        rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
+        rec = RecipeInput(
+            doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids)
+        )
         for tree in rec.rendered.trees:
             for res in tree.by_hardware:
                 for r in (res.recommended,) + res.alternatives:
-                    choices = feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
-                                              with_kv_store=r.kv is not None)
+                    choices = feature_choices(
+                        rec.data,
+                        ctx.hardware(r.hardware),
+                        r.variant,
+                        r.feature_strategy,
+                        with_kv_store=r.kv is not None,
+                    )
                     profile = ctx.profiles.get(r.hardware) or {}
                     if not found and "by" in plan.plan_json(rec.data, r, profile, choices, False):
                         found = rec, r, profile, tuple(choices)
@@ -209,19 +340,25 @@ def test_feature_states_are_kept_per_choices(catalog, ctx):
     fresh = {c: plan.plan_json(rec.data, r, profile, c, False) for c in (choices, fewer)}
     assert fresh[choices] != fresh[fewer]
     memo: dict = {}
-    assert [plan.plan_json(rec.data, r, profile, c, False, memo) for c in (choices, fewer)] == \
-        [fresh[choices], fresh[fewer]]
+    assert [plan.plan_json(rec.data, r, profile, c, False, memo) for c in (choices, fewer)] == [
+        fresh[choices],
+        fresh[fewer],
+    ]
     proc = plan.memory_process(r)
     lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
-    stale = {("feature states", id(fewer)): (choices, {lines: plan._memory_states(*lines, choices)})}
+    stale = {
+        ("feature states", id(fewer)): (choices, {lines: plan._memory_states(*lines, choices)})
+    }
     assert plan.plan_json(rec.data, r, profile, fewer, False, stale) == fresh[fewer]
     # the family memo (picker.Shown.plans) of a rendering and its re-labelled copy keeps the states
     # per choices too: the copy asked with other choices gets its own
     family: dict = {}
     copy = r.relabelled(r.hardware)
     memo = {}
-    assert [plan.plan_json(rec.data, x, profile, c, False, memo, family) for x, c in ((r, choices), (copy, fewer))] \
-        == [fresh[choices], fresh[fewer]]
+    assert [
+        plan.plan_json(rec.data, x, profile, c, False, memo, family)
+        for x, c in ((r, choices), (copy, fewer))
+    ] == [fresh[choices], fresh[fewer]]
     stale_family = {("states", id(fewer)): (choices, plan._process_states(proc, choices, None))}
     assert plan.plan_json(rec.data, copy, profile, fewer, False, {}, stale_family) == fresh[fewer]
 
@@ -230,8 +367,13 @@ def _state_commands(proc, choices: tuple) -> dict:
     """Each memory feature state's whole argv (the process's own lines around the state's feature
     block, as the page joins them); {} when the process has no states or cannot be rebuilt."""
     found = plan._choice_states(choices)
-    if found is None or plan._memory_states(proc.argv, proc.command, proc.lines_before, proc.lines_after,
-                                            choices) is None:
+    if (
+        found is None
+        or plan._memory_states(
+            proc.argv, proc.command, proc.lines_before, proc.lines_after, choices
+        )
+        is None
+    ):
         return {}
     head = tuple(shlex.split(proc.command.split(SEP, 1)[0]))
     before = tuple(t for line in proc.lines_before for t in shlex.split(line))
@@ -249,36 +391,66 @@ def test_every_feature_state_shows_the_plan_of_its_own_command(catalog, ctx):
     for rec, r, shown, _ in published_renderings(catalog, ctx):
         if shown["parts"]["features_locked"]:
             continue
-        choices = tuple(feature_choices(rec.data, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
-                                        with_kv_store=r.kv is not None))
+        choices = tuple(
+            feature_choices(
+                rec.data,
+                ctx.hardware(r.hardware),
+                r.variant,
+                r.feature_strategy,
+                with_kv_store=r.kv is not None,
+            )
+        )
         profile = ctx.profiles.get(r.hardware) or {}
         published = shown["plan"]
         for key, argv in _state_commands(plan.memory_process(r), choices).items():
             _forget()
             own = plan.rendering_plan(rec.data, r, profile, argv)
-            assert published.get("by", {}).get(key, published["default"]) == own, (rec.hf_id, r.key, key)
+            assert published.get("by", {}).get(key, published["default"]) == own, (
+                rec.hf_id,
+                r.key,
+                key,
+            )
             states += 1
             drafts += "draft" in own
     assert states > 1000, states
-    assert drafts or "meta-llama/Llama-3.3-70B-Instruct" not in {d.hf_id for d in catalog.recipes}, drafts
+    assert drafts or "meta-llama/Llama-3.3-70B-Instruct" not in {
+        d.hf_id for d in catalog.recipes
+    }, drafts
 
 
 def test_feature_states_get_a_plan_per_shape_and_draft_only():
     """A state gets its own plan when its command's shape or draft differs from the rendered
     command's; a --speculative-config that loads no draft (MTP), however written, shares its plan."""
+
     def feature(name, line):
-        return FeatureChoice(name=name, label=name, description="", default=False, modes=None, lines=(line,))
-    mtp = "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": %d}'"
-    eagle = "--speculative-config '{\"method\": \"eagle3\", \"model\": \"a/b\"}'"
-    choices = (feature("mtp1", mtp % 1), feature("mtp2", mtp % 2), feature("fp8", "--kv-cache-dtype fp8"),
-               feature("eagle", eagle), feature("len", "--max-model-len 4096"))
+        return FeatureChoice(
+            name=name, label=name, description="", default=False, modes=None, lines=(line,)
+        )
+
+    mtp = '--speculative-config \'{"method": "mtp", "num_speculative_tokens": %d}\''
+    eagle = '--speculative-config \'{"method": "eagle3", "model": "a/b"}\''
+    choices = (
+        feature("mtp1", mtp % 1),
+        feature("mtp2", mtp % 2),
+        feature("fp8", "--kv-cache-dtype fp8"),
+        feature("eagle", eagle),
+        feature("len", "--max-model-len 4096"),
+    )
     argv = ("vllm", "serve", "m", "--tensor-parallel-size", "2")
     _forget()
-    names, argvs, states = plan._memory_states(argv, SEP.join(("vllm serve m", "--tensor-parallel-size 2")),
-                                               ("--tensor-parallel-size 2",), (), choices)
+    names, argvs, states = plan._memory_states(
+        argv,
+        SEP.join(("vllm serve m", "--tensor-parallel-size 2")),
+        ("--tensor-parallel-size 2",),
+        (),
+        choices,
+    )
     by = dict(states)
     assert by["mtp1"] == by["mtp2"] == by["mtp1,mtp2"] == by[""] == -1
-    assert len({by["fp8"], by["eagle"], by["len"], by["fp8,len"]}) == 4 and -1 not in {by["fp8"], by["eagle"]}
+    assert len({by["fp8"], by["eagle"], by["len"], by["fp8,len"]}) == 4 and -1 not in {
+        by["fp8"],
+        by["eagle"],
+    }
     assert by["mtp1,fp8"] == by["mtp1,mtp2,fp8"] == by["fp8"]
     assert fit.shape_from_argv(argvs[by["fp8"]]).kv_cache_dtype == "fp8"
 
@@ -290,13 +462,44 @@ def test_the_reads_of_runs_plan_as_the_runs_themselves():
     the runs' reads joined give the argv's shape, draft and GPUs. Fails when a run's first token,
     a flag's value, an '=' token or --speculative-config is left out of the reads."""
     import random
+
     rng = random.Random(13)
     eagle = '{"method": "eagle3", "model": "a/b"}'
-    words = ["vllm", "serve", "m", "-tp", "--tensor-parallel-size", "--tensor_parallel_size", "-pp", "-dp",
-             "--max-model-len", "--max_model_len", "--kv-cache-dtype", "--gpu-memory-utilization", "--enforce-eager",
-             "--enable-expert-parallel", "-ep", "--max-num-seqs", "--trust-remote-code", "--speculative-config",
-             "2", "4", "0", "32k", "auto", "0.8", "fp8", eagle, '{"method": "eagle", "model": "c/d"}',
-             "--max-model-len=8192", "-tp=8", "--speculative-config=" + eagle, "--x=1", "a=b", "--served-model-name"]
+    words = [
+        "vllm",
+        "serve",
+        "m",
+        "-tp",
+        "--tensor-parallel-size",
+        "--tensor_parallel_size",
+        "-pp",
+        "-dp",
+        "--max-model-len",
+        "--max_model_len",
+        "--kv-cache-dtype",
+        "--gpu-memory-utilization",
+        "--enforce-eager",
+        "--enable-expert-parallel",
+        "-ep",
+        "--max-num-seqs",
+        "--trust-remote-code",
+        "--speculative-config",
+        "2",
+        "4",
+        "0",
+        "32k",
+        "auto",
+        "0.8",
+        "fp8",
+        eagle,
+        '{"method": "eagle", "model": "c/d"}',
+        "--max-model-len=8192",
+        "-tp=8",
+        "--speculative-config=" + eagle,
+        "--x=1",
+        "a=b",
+        "--served-model-name",
+    ]
     differ = 0
     for _ in range(4000):
         argv = tuple(rng.choice(words) for _ in range(rng.randint(0, 12)))
@@ -314,13 +517,25 @@ def test_the_reads_of_runs_plan_as_the_runs_themselves():
 def test_replica_lists_are_kept_per_gpus_count_and_first_port():
     """plan._replicas is memoised on all it reads: asked in any order, each list is the one worked
     out afresh (fails when the key leaves out the GPUs per replica, the count or the first port)."""
+
     def fresh(used, count, port):
-        return [{"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": port + i}
-                for i in range(count)]
+        return [
+            {"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": port + i}
+            for i in range(count)
+        ]
+
     plan.clear_memos()
-    asked = [(1, 8, 8000), (2, 8, 8000), (2, 4, 8000), (2, 4, 9000), (1, 8, 8000), (4, 2, 8000), (2, 4, 8000)]
+    asked = [
+        (1, 8, 8000),
+        (2, 8, 8000),
+        (2, 4, 8000),
+        (2, 4, 9000),
+        (1, 8, 8000),
+        (4, 2, 8000),
+        (2, 4, 8000),
+    ]
     assert [plan._replicas(*a) for a in asked] == [fresh(*a) for a in asked]
-    with pytest.raises(TypeError):      # as range() refuses it, whatever an equal int key holds
+    with pytest.raises(TypeError):  # as range() refuses it, whatever an equal int key holds
         plan._replicas(1.0, 8, 8000)
 
 
@@ -328,15 +543,37 @@ def test_rounded_figures_equal_round_whatever_was_asked_before():
     """plan._round2 keeps round(x, 2) of positive floats only: asked in any order, each answer is
     round()'s, in value, sign and type (fails when 0.0 and -0.0 share an entry, or an int or a float
     subclass takes an equal float's)."""
+
     class Half(float):
         pass
-    values = [0.0, -0.0, 2.0, 2, True, Half(2.0), 1.005, 80.0 * 0.92, 2.675, -2.675, 1e300, float("inf"),
-              float("-inf"), 0.125, 7, 3.14159]
+
+    values = [
+        0.0,
+        -0.0,
+        2.0,
+        2,
+        True,
+        Half(2.0),
+        1.005,
+        80.0 * 0.92,
+        2.675,
+        -2.675,
+        1e300,
+        float("inf"),
+        float("-inf"),
+        0.125,
+        7,
+        3.14159,
+    ]
     for order in (values, values[::-1], values[1::2] + values[::2]):
         plan._ROUNDED.clear()
         for x in order * 2:
             got, want = plan._round2(x), round(x, 2)
-            assert (got, type(got), math.copysign(1, got)) == (want, type(want), math.copysign(1, want)), x
+            assert (got, type(got), math.copysign(1, got)) == (
+                want,
+                type(want),
+                math.copysign(1, want),
+            ), x
     plan._ROUNDED.clear()
     nan = plan._round2(float("nan"))
     assert nan != nan
@@ -346,10 +583,21 @@ def test_overheads_without_shapes_are_kept_per_context_and_graphs():
     """fit._fallback_overhead shares one Overhead per (CUDA context, CUDA graphs): one GPU or several,
     eager or not, each combination gets its own figures whatever was asked before."""
     fit._fallback_overhead.cache_clear()
-    shapes = [fit.Shape(), fit.Shape(enforce_eager=True), fit.Shape(tp=2), fit.Shape(tp=2, enforce_eager=True)]
+    shapes = [
+        fit.Shape(),
+        fit.Shape(enforce_eager=True),
+        fit.Shape(tp=2),
+        fit.Shape(tp=2, enforce_eager=True),
+    ]
     got = [fit.overhead(None, s, 80.0) for s in shapes + shapes[::-1]]
-    want = [fit.Overhead(1.0 + (0.5 if s.gpus > 1 else 0), fit.FALLBACK_ACTIVATIONS_GIB, 0.0 if s.enforce_eager else 1.0)
-            for s in shapes + shapes[::-1]]
+    want = [
+        fit.Overhead(
+            1.0 + (0.5 if s.gpus > 1 else 0),
+            fit.FALLBACK_ACTIVATIONS_GIB,
+            0.0 if s.enforce_eager else 1.0,
+        )
+        for s in shapes + shapes[::-1]
+    ]
     assert got == want
     assert fit._fallback_overhead.cache_info().currsize == 4
 
@@ -359,7 +607,9 @@ def test_an_entry_shares_with_its_relabelled_copies_only(catalog, ctx):
     own `hardware`; a rendering that differs in another field (here the environment and the
     command) gets its own, equal to a fresh computation."""
     doc = catalog.recipes[0]
-    rec = RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids))
+    rec = RecipeInput(
+        doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids)
+    )
     r = rec.rendered.trees[0].by_hardware[0].recommended
     across = picker.AcrossHardware(ctx)
     families = across.families
@@ -371,25 +621,43 @@ def test_an_entry_shares_with_its_relabelled_copies_only(catalog, ctx):
     for one in (r, moved, other):
         entry = shared.entry(one, shared.shown(one), None, False, 0)
         fresh = rendering_json(one)
-        assert list(entry)[:len(fresh)] == list(fresh) and {k: entry[k] for k in fresh} == fresh
-        assert entry["parts"]["processes"] == picker.rendering_parts(
-            one, shared, None, False, [picker._split(p) for p in one.processes], 0)["processes"]
+        assert list(entry)[: len(fresh)] == list(fresh) and {k: entry[k] for k in fresh} == fresh
+        assert (
+            entry["parts"]["processes"]
+            == picker.rendering_parts(
+                one, shared, None, False, [picker._split(p) for p in one.processes], 0
+            )["processes"]
+        )
 
 
 def _keyed_features() -> dict:
     """Features whose choices depend on the profile by id, generation, brand and opt-in."""
     r = synthesis_kit.recipe(compatible_strategies=["single_node_tp", "single_node_tep"])
-    r["variants"]["fp8"] = {"precision": "fp8", "vram_minimum_gb": 8, "default_modes": {"gated": "slow"}}
+    r["variants"]["fp8"] = {
+        "precision": "fp8",
+        "vram_minimum_gb": 8,
+        "default_modes": {"gated": "slow"},
+    }
     r["hardware_opt_in_features"] = {"b200": ["plain"], "mi300x": ["moved"]}
     r["features"] = {
         "plain": {"args": ["--plain"]},
-        "gated": {"modes": {"fast": {"args": ["--fast"], "hardware": {"hopper": "unsupported"}},
-                            "slow": {"args": ["--slow"], "hardware_overrides": {"b300": {"args": ["--slow-b300"]}},
-                                     "variants": ["fp8"]},
-                            "amd": {"args": ["--amd"], "hardware": {"h200": "unsupported"}}},
-                  "default_mode": "fast"},
-        "moved": {"args": ["--moved"], "hardware_overrides": {"blackwell": {"args": ["--moved-bw"]}},
-                  "strategies": ["single_node_tep"]},
+        "gated": {
+            "modes": {
+                "fast": {"args": ["--fast"], "hardware": {"hopper": "unsupported"}},
+                "slow": {
+                    "args": ["--slow"],
+                    "hardware_overrides": {"b300": {"args": ["--slow-b300"]}},
+                    "variants": ["fp8"],
+                },
+                "amd": {"args": ["--amd"], "hardware": {"h200": "unsupported"}},
+            },
+            "default_mode": "fast",
+        },
+        "moved": {
+            "args": ["--moved"],
+            "hardware_overrides": {"blackwell": {"args": ["--moved-bw"]}},
+            "strategies": ["single_node_tep"],
+        },
     }
     return r
 
@@ -400,19 +668,35 @@ def test_choices_are_reused_across_profiles_that_answer_alike_only(monkeypatch):
     ignored, some profile gets another's choices: the test has teeth)."""
     ctx = synthesis_kit.context()
     recipe = _keyed_features()
-    keys = [(v, s, kv) for v in ("default", "fp8") for s in ("single_node_tp", "single_node_tep") for kv in (False, True)]
+    keys = [
+        (v, s, kv)
+        for v in ("default", "fp8")
+        for s in ("single_node_tp", "single_node_tep")
+        for kv in (False, True)
+    ]
 
     def published() -> dict:
         across = picker.AcrossHardware(ctx)
-        with synthesizing(recipe):          # as recipe_documents asks them
-            return {(hw, *key): across.choices(recipe, hw, *key)[0] for hw in ctx.profiles for key in keys}
+        with synthesizing(recipe):  # as recipe_documents asks them
+            return {
+                (hw, *key): across.choices(recipe, hw, *key)[0]
+                for hw in ctx.profiles
+                for key in keys
+            }
 
-    fresh = {(hw, v, s, kv): feature_choices(recipe, ctx.hardware(hw), v, s, with_kv_store=kv)
-             for hw in ctx.profiles for v, s, kv in keys}
+    fresh = {
+        (hw, v, s, kv): feature_choices(recipe, ctx.hardware(hw), v, s, with_kv_store=kv)
+        for hw in ctx.profiles
+        for v, s, kv in keys
+    }
     assert len(set(fresh.values())) >= 6
     calls = []
-    monkeypatch.setattr(picker, "feature_choices", lambda *a, **k: calls.append(a[1].label) or feature_choices(*a, **k))
+    monkeypatch.setattr(
+        picker,
+        "feature_choices",
+        lambda *a, **k: calls.append(a[1].label) or feature_choices(*a, **k),
+    )
     assert published() == fresh
-    assert 0 < len(calls) < len(fresh) / 2         # reused on most profiles
+    assert 0 < len(calls) < len(fresh) / 2  # reused on most profiles
     monkeypatch.setattr(Recording, "agrees", lambda self, other: True)
     assert published() != fresh

@@ -2,6 +2,7 @@
 (render/precompiled.py: one module per template in recipes_site/data/templates_code/, indexed by
 recipes_site/data/compiled_templates.json). The store must be current, be used, and never stand in
 for a template it was not compiled from."""
+
 from __future__ import annotations
 
 import shutil
@@ -11,8 +12,10 @@ from jinja2.bccache import Bucket
 from recipes_site.render import precompiled
 from recipes_site.render.pages import TEMPLATES, _environment
 
-REGENERATE = ("stale: run `python -m recipes_site.render.precompiled` and commit recipes_site/data/compiled_templates.json "
-              "and recipes_site/data/templates_code/")
+REGENERATE = (
+    "stale: run `python -m recipes_site.render.precompiled` and commit recipes_site/data/compiled_templates.json "
+    "and recipes_site/data/templates_code/"
+)
 
 
 def _made_here(env) -> bool:
@@ -27,12 +30,17 @@ def test_the_store_holds_the_current_code_of_every_template():
     assert "model.html" in names and "base.html" in names
     if _made_here(env):
         wanted = precompiled.store_files(env)
-        assert {p: p.read_text(encoding="utf-8") for p in wanted if p.exists()} == wanted, REGENERATE
-        assert set(precompiled.MODULES.glob("*.py")) == {p for p in wanted if p.parent == precompiled.MODULES}, REGENERATE
-    else:   # another jinja2: the code may differ, but the store must still follow the templates
+        assert {p: p.read_text(encoding="utf-8") for p in wanted if p.exists()} == wanted, (
+            REGENERATE
+        )
+        assert set(precompiled.MODULES.glob("*.py")) == {
+            p for p in wanted if p.parent == precompiled.MODULES
+        }, REGENERATE
+    else:  # another jinja2: the code may differ, but the store must still follow the templates
         stored = precompiled._stored()["templates"]
-        assert {n: e["sha1"] for n, e in stored.items()} == \
-            {n: e["sha1"] for n, e in precompiled.compiled(env)["templates"].items()}, REGENERATE
+        assert {n: e["sha1"] for n, e in stored.items()} == {
+            n: e["sha1"] for n, e in precompiled.compiled(env)["templates"].items()
+        }, REGENERATE
 
 
 def test_a_store_made_by_another_jinja2_is_not_used(monkeypatch):
@@ -52,13 +60,17 @@ def test_the_environment_loads_the_compiled_code_named_after_the_template():
     source = (TEMPLATES / "model.html").read_text(encoding="utf-8")
     bucket = _bucket(env, "model.html", source)
     if not _made_here(env):
-        assert bucket.code is None   # compiled from its file, as without a store
+        assert bucket.code is None  # compiled from its file, as without a store
         return
     assert bucket.code is not None
     # the very code jinja would compile from the file, every nested function named after the template
     # (dont_inherit: this module's `from __future__` must not reach it; jinja's compile() has none)
-    assert bucket.code == compile(env.compile(source, "model.html", str(TEMPLATES / "model.html"), raw=True),
-                                  str(TEMPLATES / "model.html"), "exec", dont_inherit=True)
+    assert bucket.code == compile(
+        env.compile(source, "model.html", str(TEMPLATES / "model.html"), raw=True),
+        str(TEMPLATES / "model.html"),
+        "exec",
+        dont_inherit=True,
+    )
     assert {c.co_filename for c in _codes(bucket.code)} == {str(TEMPLATES / "model.html")}
     assert len(list(_codes(bucket.code))) > 5
     assert env.get_template("model.html").filename == str(TEMPLATES / "model.html")
@@ -94,17 +106,23 @@ def test_an_edited_template_is_compiled_from_its_file(tmp_path):
     """What `serve` sees when a template is edited: the edit shows, the stale module is not used."""
     shutil.copytree(TEMPLATES, tmp_path / "templates", ignore=shutil.ignore_patterns("static"))
     page = tmp_path / "templates" / "redirect.html"
-    page.write_text(page.read_text(encoding="utf-8").replace("<title>", "<title>EDITED "), encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("<title>", "<title>EDITED "), encoding="utf-8"
+    )
     env = _environment(str(tmp_path / "templates"))
-    html = env.get_template("redirect.html").render(title="t", target="/x/", recipe="a/b", canonical=None,
-                                                     description="d")
+    html = env.get_template("redirect.html").render(
+        title="t", target="/x/", recipe="a/b", canonical=None, description="d"
+    )
     assert "EDITED" in html
     assert _bucket(env, "redirect.html", page.read_text(encoding="utf-8")).code is None
 
 
 def test_code_made_under_other_environment_options_is_not_used():
     from jinja2 import Environment, FileSystemLoader
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True)   # no trim/lstrip_blocks
+
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES)), autoescape=True
+    )  # no trim/lstrip_blocks
     env.bytecode_cache = precompiled.PrecompiledTemplates(env)
     source = (TEMPLATES / "model.html").read_text(encoding="utf-8")
     assert _bucket(env, "model.html", source).code is None

@@ -1,5 +1,6 @@
 """Issue 13 "linear": structural checks that no per-recipe step scans the whole catalog (no timing:
 speed figures live in benchmarks/scale_bench.py)."""
+
 from __future__ import annotations
 
 import difflib
@@ -55,12 +56,14 @@ class _Scans:
                 scans.count += 1
                 return super().__iter__()
 
-            if base is list:   # `x in a_list` is a scan too (sets and dicts answer `in` by hash)
+            if base is list:  # `x in a_list` is a scan too (sets and dicts answer `in` by hash)
+
                 def __contains__(self, item):
                     scans.count += 1
                     return super().__contains__(item)
 
             if base is dict:
+
                 def keys(self):
                     scans.count += 1
                     return super().keys()
@@ -84,23 +87,31 @@ def test_no_per_recipe_step_scans_the_catalog():
 
     catalog, _ = load_catalog(PROJECT_ROOT)
     index = catalog.index
-    index.site_paths, index.names, index.provider_name("Qwen"), index.more_from_provider("Qwen", set())  # built once
+    (
+        index.site_paths,
+        index.names,
+        index.provider_name("Qwen"),
+        index.more_from_provider("Qwen", set()),
+    )  # built once
     scans = _Scans()
     object.__setattr__(catalog, "recipes", scans.wrap(list, catalog.recipes))
     index.by_id = scans.wrap(dict, index.by_id)
     index.ids = scans.wrap(frozenset, index.ids)
     index.__dict__["site_paths"] = scans.wrap(frozenset, index.site_paths)
     ctx = synthesis_context(catalog)
-    picked = [i for i, d in enumerate(catalog.recipes)
-              if d.hf_id.startswith("Qwen/") and d.data["meta"].get("related_recipes")][:2]
-    assert picked and scans.count == 1   # that pass, counted
+    picked = [
+        i
+        for i, d in enumerate(catalog.recipes)
+        if d.hf_id.startswith("Qwen/") and d.data["meta"].get("related_recipes")
+    ][:2]
+    assert picked and scans.count == 1  # that pass, counted
     scans.count = 0
     for i in picked:
         doc = catalog.recipes[i]
         related, more, provider, _standalone = recipe_neighbours(catalog, doc)
-        assert related and more and provider   # the neighbours are really looked up
+        assert related and more and provider  # the neighbours are really looked up
         files, _summary = recipe_files(catalog, i, ctx=ctx)
         assert f"{doc.hf_id}/index.html" in files
     assert scans.count == 0
-    catalog.recipe(catalog.recipes[-1].hf_id)   # a scan by id (Catalog.recipe) is counted
+    catalog.recipe(catalog.recipes[-1].hf_id)  # a scan by id (Catalog.recipe) is counted
     assert scans.count == 1

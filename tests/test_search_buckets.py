@@ -1,8 +1,10 @@
 """search.bucket_of: the 404 page's id bucket of a key, which site.js `bucketOf` computes the same
 way (FNV-1a over UTF-16 code units, as charCodeAt gives them, modulo the bucket count)."""
+
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recipes_site.render.search import bucket_of
 
@@ -12,7 +14,11 @@ def plain_bucket(key: str, n: int) -> int:
     h = 0x811C9DC5
     for ch in key:
         code = ord(ch)
-        units = [code] if code < 0x10000 else [0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)]
+        units = (
+            [code]
+            if code < 0x10000
+            else [0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)]
+        )
         for unit in units:
             h = ((h ^ unit) * 0x01000193) & 0xFFFFFFFF
     return h % n

@@ -4,6 +4,7 @@ around the swap, run twice at once, or starved by the file system. Each case is 
 outlive its build) and at the disk (the output is always a complete site, the old or the new
 one; whatever a killed build stranded is removed by the next build; output is world-readable).
 """
+
 from __future__ import annotations
 
 import json
@@ -16,13 +17,26 @@ import sys
 from pathlib import Path
 
 import pytest
-from fault_kit import (alive, big_root, children, cli, complete_site, leftovers, run_cli, small_root, snapshot,
-                       wait_for)
+from fault_kit import (
+    alive,
+    big_root,
+    children,
+    cli,
+    complete_site,
+    leftovers,
+    run_cli,
+    small_root,
+    snapshot,
+    wait_for,
+)
 
 from recipes_site.posix import exclusive_lock
 from recipes_site.write import write_tree
 
-TWO_WORKERS = {**os.environ, "RECIPES_SITE_JOBS": "3"}   # the build process and two forked workers, even on a one-core machine
+TWO_WORKERS = {
+    **os.environ,
+    "RECIPES_SITE_JOBS": "3",
+}  # the build process and two forked workers, even on a one-core machine
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +57,12 @@ def _old_site(roots, tmp_path: Path) -> tuple[Path, dict]:
 def _start_big_build(big: Path, out: Path, **popen) -> tuple[subprocess.Popen, list[int]]:
     """Start a build of the big root; return once its workers run and its staging folder exists."""
     proc = cli("build", str(big), "--out", str(out), env=TWO_WORKERS, **popen)
-    started = wait_for(lambda: len(children(proc.pid)) >= 2
-                       and any(".new-" in n for n in leftovers(out.parent, out.name)))
+    started = wait_for(
+        lambda: (
+            len(children(proc.pid)) >= 2
+            and any(".new-" in n for n in leftovers(out.parent, out.name))
+        )
+    )
     assert started and proc.poll() is None, "the build finished before it could be interrupted"
     return proc, children(proc.pid)
 
@@ -59,11 +77,12 @@ def test_sigkill_leaves_no_worker_and_the_next_build_removes_the_staging(roots, 
     proc, workers = _start_big_build(big, out)
     proc.kill()
     proc.wait()
-    assert wait_for(lambda: not any(alive(w) for w in workers), timeout=30), \
-        [w for w in workers if alive(w)]
-    assert snapshot(out) == before                       # the old site, whole
+    assert wait_for(lambda: not any(alive(w) for w in workers), timeout=30), [
+        w for w in workers if alive(w)
+    ]
+    assert snapshot(out) == before  # the old site, whole
     stale = leftovers(tmp_path, "site")
-    assert any(".new-" in name for name in stale), stale   # what the killed build stranded
+    assert any(".new-" in name for name in stale), stale  # what the killed build stranded
     again = run_cli("build", str(small), "--out", str(out))
     assert again.returncode == 0, again.stderr
     assert leftovers(tmp_path, "site") == []
@@ -88,7 +107,7 @@ def test_ctrl_c_to_the_process_group_exits_130_without_a_traceback(roots, tmp_pa
     _, big, _ = roots
     out, before = _old_site(roots, tmp_path)
     proc, workers = _start_big_build(big, out, start_new_session=True)
-    os.killpg(proc.pid, signal.SIGINT)   # what the terminal does: parent and workers get SIGINT
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal does: parent and workers get SIGINT
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130
     assert err.splitlines()[-1] == "recipes-site: interrupted"
@@ -113,14 +132,20 @@ sys.exit(main(sys.argv[2:]))
 
 
 @pytest.mark.parametrize("moment", ["before", "after"])
-def test_a_kill_at_the_swap_leaves_a_complete_site_and_the_next_build_tidies(roots, tmp_path, moment):
+def test_a_kill_at_the_swap_leaves_a_complete_site_and_the_next_build_tidies(
+    roots, tmp_path, moment
+):
     small = roots[0]
     out, before = _old_site(roots, tmp_path)
     newer = small_root(tmp_path, "newer")
     recipe = newer / "models" / "acme" / "Widget-7B.yaml"
     recipe.write_text(recipe.read_text().replace("A small dense test model.", "The newer Widget."))
-    killed = subprocess.run([sys.executable, "-c", KILL_AT_SWAP, moment, "build", str(newer), "--out", str(out)],
-                            capture_output=True, text=True, env={**os.environ, "RECIPES_SITE_JOBS": "1"})
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_AT_SWAP, moment, "build", str(newer), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "RECIPES_SITE_JOBS": "1"},
+    )
     assert killed.returncode == -signal.SIGKILL
     assert complete_site(out)
     models = (out / "api" / "v1" / "models.json").read_text()
@@ -131,7 +156,7 @@ def test_a_kill_at_the_swap_leaves_a_complete_site_and_the_next_build_tidies(roo
     assert any(".new-" in name for name in leftovers(tmp_path, "site"))
     assert run_cli("build", str(small), "--out", str(out)).returncode == 0
     assert leftovers(tmp_path, "site") == []
-    assert snapshot(out) == before   # rebuilt from the small root: the same bytes as at the start
+    assert snapshot(out) == before  # rebuilt from the small root: the same bytes as at the start
 
 
 POLL = """
@@ -156,7 +181,9 @@ def test_the_site_never_goes_missing_during_a_swap(tmp_path):
     out, stop = tmp_path / "site", tmp_path / "stop"
     files = {"index.html": b"<p>home</p>", "api/v1/models.json": b"{}", "404.html": b"<p>no</p>"}
     write_tree(out, files)
-    poller = subprocess.Popen([sys.executable, "-c", POLL, str(out), str(stop)], stdout=subprocess.PIPE, text=True)
+    poller = subprocess.Popen(
+        [sys.executable, "-c", POLL, str(out), str(stop)], stdout=subprocess.PIPE, text=True
+    )
     assert wait_for(lambda: Path(str(stop) + ".ready").exists())
     try:
         for i in range(150):
@@ -172,12 +199,15 @@ def test_the_site_never_goes_missing_during_a_swap(tmp_path):
 def test_without_an_exchange_call_the_fallback_still_replaces_cleanly(tmp_path, monkeypatch):
     """Where renameat2 is missing (other systems, old glibc) two renames do the swap."""
     import recipes_site.write as writer
+
     monkeypatch.setattr(writer, "exchange", lambda a, b: False)
     out = tmp_path / "site"
     write_tree(out, {"index.html": b"one", "old.html": b"x"})
     write_tree(out, {"index.html": b"two"})
-    assert snapshot(out) == {".recipes-site-manifest.json": b'{"generator":"recipes-site","files":["index.html"]}\n',
-                             "index.html": b"two"}
+    assert snapshot(out) == {
+        ".recipes-site-manifest.json": b'{"generator":"recipes-site","files":["index.html"]}\n',
+        "index.html": b"two",
+    }
     assert leftovers(tmp_path, "site") == []
 
 
@@ -191,13 +221,14 @@ def test_two_concurrent_builds_into_one_folder_run_one_after_the_other(roots, tm
     def count() -> bool:
         stagings.add(sum(".new-" in n for n in leftovers(tmp_path, "site")))
         return first.poll() is not None and second.poll() is not None
+
     assert wait_for(count, timeout=300, step=0.01)
     _, err1 = first.communicate()
     _, err2 = second.communicate()
     assert (first.returncode, second.returncode) == (0, 0), err1 + err2
-    assert max(stagings) == 1   # never two builds writing at once
+    assert max(stagings) == 1  # never two builds writing at once
     assert complete_site(out) and leftovers(tmp_path, "site") == []
-    assert snapshot(out) == snapshot(roots[2])   # the second build (small root) ran last
+    assert snapshot(out) == snapshot(roots[2])  # the second build (small root) ran last
 
 
 def test_a_build_waits_while_another_holds_the_output_lock(roots, tmp_path):
@@ -208,16 +239,20 @@ def test_a_build_waits_while_another_holds_the_output_lock(roots, tmp_path):
     log = tmp_path / "stderr.txt"
     with exclusive_lock(tmp_path / ".site.lock", "unused"), log.open("w") as err:
         waiting = cli("build", str(small), "--out", str(out), stderr=err)
-        assert wait_for(lambda: "waiting for another build into" in log.read_text() or waiting.poll() is not None)
+        assert wait_for(
+            lambda: (
+                "waiting for another build into" in log.read_text() or waiting.poll() is not None
+            )
+        )
         assert waiting.poll() is None, log.read_text()
-        assert leftovers(tmp_path, "site") == [".site.lock"]   # no staging: it writes nothing yet
+        assert leftovers(tmp_path, "site") == [".site.lock"]  # no staging: it writes nothing yet
         assert snapshot(out) == before
     assert waiting.wait(timeout=120) == 0, log.read_text()
     assert complete_site(out) and leftovers(tmp_path, "site") == []
 
 
 def _file_size_limit():
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # so a write past the limit fails with EFBIG
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # so a write past the limit fails with EFBIG
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 
 
@@ -237,12 +272,29 @@ def _mount_namespace_works(tmp_path: Path) -> bool:
     probe.mkdir()
     if not shutil.which("unshare"):
         return False
-    return subprocess.run(["unshare", "--mount", "--propagation", "private", "mount", "-t", "tmpfs", "tmpfs",
-                           str(probe)], capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "mount",
+                "-t",
+                "tmpfs",
+                "tmpfs",
+                str(probe),
+            ],
+            capture_output=True,
+        ).returncode
+        == 0
+    )
 
 
-@pytest.mark.parametrize("options, message", [("size=64k", "error: No space left on device: "),
-                                              ("ro", "error: Read-only file system: ")])
+@pytest.mark.parametrize(
+    "options, message",
+    [("size=64k", "error: No space left on device: "), ("ro", "error: Read-only file system: ")],
+)
 def test_disk_full_and_read_only_are_one_line(roots, tmp_path, options, message):
     """A real full disk (a 64 KiB tmpfs) and a read-only one, mounted in a private mount namespace
     that vanishes with the child (needs root or user namespaces; skipped otherwise)."""
@@ -250,10 +302,28 @@ def test_disk_full_and_read_only_are_one_line(roots, tmp_path, options, message)
         pytest.skip("cannot mount a tmpfs in a private mount namespace here")
     mnt = tmp_path / "mnt"
     mnt.mkdir()
-    script = (f'mount -t tmpfs -o {options} tmpfs "$1" && exec "$2" -m recipes_site build "$3" --out "$1/site"; '
-              'echo mount failed >&2; exit 9')
-    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                           str(mnt), sys.executable, str(roots[0])], capture_output=True, text=True, env=TWO_WORKERS)
+    script = (
+        f'mount -t tmpfs -o {options} tmpfs "$1" && exec "$2" -m recipes_site build "$3" --out "$1/site"; '
+        "echo mount failed >&2; exit 9"
+    )
+    done = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            str(mnt),
+            sys.executable,
+            str(roots[0]),
+        ],
+        capture_output=True,
+        text=True,
+        env=TWO_WORKERS,
+    )
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines()[-1].startswith(message), done.stderr
     _no_traceback(done.stderr)

@@ -3,6 +3,7 @@ and deleted (the recipes root, its models/, a file, the home folder, `''`). Each
 real `recipes-site build` (or `serve`) with that `--out`; afterwards the disk is inspected: a
 refused build exits 1 with one `error:` line and leaves every byte where it was, and the writer
 itself refuses document paths that would land outside the staging folder."""
+
 from __future__ import annotations
 
 import json
@@ -13,15 +14,15 @@ import pytest
 from fault_kit import leftovers, small_root, snapshot
 
 from recipes_site import build as build_module
+from recipes_site.cache import file_stamp
 from recipes_site.cli import main
 from recipes_site.outdir import MANIFEST
-from recipes_site.cache import file_stamp
 from recipes_site.write import UnsafePath, encode_json, write_files
 
 
 @pytest.fixture(autouse=True)
 def _in_process(monkeypatch):
-    monkeypatch.setenv("RECIPES_SITE_JOBS", "1")   # these builds are tiny: no worker processes
+    monkeypatch.setenv("RECIPES_SITE_JOBS", "1")  # these builds are tiny: no worker processes
 
 
 @pytest.fixture(scope="module")
@@ -48,20 +49,37 @@ def refused(capsys, *argv: str, watch: Path, contains: str) -> str:
 
 def test_out_is_the_recipes_root(tmp_path, capsys):
     root = small_root(tmp_path)
-    refused(capsys, "build", str(root), "--out", str(root), watch=tmp_path, contains="is the recipes root")
+    refused(
+        capsys,
+        "build",
+        str(root),
+        "--out",
+        str(root),
+        watch=tmp_path,
+        contains="is the recipes root",
+    )
     assert (root / "models" / "acme" / "Widget-7B.yaml").is_file()
 
 
 def test_out_contains_the_recipes_root(tmp_path, capsys):
     root = small_root(tmp_path / "work")
-    refused(capsys, "build", str(root), "--out", str(tmp_path / "work"), watch=tmp_path,
-            contains="contains the recipes root")
+    refused(
+        capsys,
+        "build",
+        str(root),
+        "--out",
+        str(tmp_path / "work"),
+        watch=tmp_path,
+        contains="contains the recipes root",
+    )
 
 
 def test_out_inside_models(tmp_path, capsys):
     root = small_root(tmp_path)
     for out in (root / "models", root / "models" / "acme", root / "models" / "new" / "site"):
-        refused(capsys, "build", str(root), "--out", str(out), watch=tmp_path, contains="input folder")
+        refused(
+            capsys, "build", str(root), "--out", str(out), watch=tmp_path, contains="input folder"
+        )
     assert not (root / "models" / "new").exists()
 
 
@@ -77,8 +95,18 @@ def test_out_is_the_home_folder(tmp_path, capsys, monkeypatch):
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text("secret")
     monkeypatch.setenv("HOME", str(home))
-    refused(capsys, "build", str(root), "--out", str(home), watch=home, contains="is the home folder")
-    refused(capsys, "build", str(root), "--out", str(home.parent), watch=home, contains="contains the home folder")
+    refused(
+        capsys, "build", str(root), "--out", str(home), watch=home, contains="is the home folder"
+    )
+    refused(
+        capsys,
+        "build",
+        str(root),
+        "--out",
+        str(home.parent),
+        watch=home,
+        contains="contains the home folder",
+    )
 
 
 @pytest.mark.parametrize("out", ["", ".", "./"])
@@ -94,8 +122,15 @@ def test_out_contains_the_current_folder(tmp_path, capsys, monkeypatch):
     root, cwd = small_root(tmp_path / "elsewhere"), tmp_path / "a" / "b"
     cwd.mkdir(parents=True)
     monkeypatch.chdir(cwd)
-    refused(capsys, "build", str(root), "--out", str(tmp_path / "a"), watch=tmp_path / "a",
-            contains="contains the current folder")
+    refused(
+        capsys,
+        "build",
+        str(root),
+        "--out",
+        str(tmp_path / "a"),
+        watch=tmp_path / "a",
+        contains="contains the current folder",
+    )
 
 
 def test_out_is_the_file_system_root(tmp_path, capsys):
@@ -109,9 +144,11 @@ def test_out_holds_files_the_build_did_not_write(tmp_path, capsys):
     root, out = small_root(tmp_path), tmp_path / "docs"
     out.mkdir()
     (out / "report.pdf").write_text("not ours")
-    line = refused(capsys, "build", str(root), "--out", str(out), watch=tmp_path, contains="did not write")
+    line = refused(
+        capsys, "build", str(root), "--out", str(out), watch=tmp_path, contains="did not write"
+    )
     assert "report.pdf" in line and MANIFEST in line
-    assert leftovers(tmp_path, "docs") == []   # no staging folder, no lock file
+    assert leftovers(tmp_path, "docs") == []  # no staging folder, no lock file
 
 
 def test_a_file_added_to_a_built_site_blocks_the_next_build(built, tmp_path, capsys):
@@ -119,7 +156,9 @@ def test_a_file_added_to_a_built_site_blocks_the_next_build(built, tmp_path, cap
     out = tmp_path / "site"
     shutil.copytree(site, out)
     (out / "api" / "notes.txt").write_text("added by hand")
-    line = refused(capsys, "build", str(root), "--out", str(out), watch=tmp_path, contains="did not write")
+    line = refused(
+        capsys, "build", str(root), "--out", str(out), watch=tmp_path, contains="did not write"
+    )
     assert "api/notes.txt" in line
 
 
@@ -162,18 +201,39 @@ def test_the_manifest_lists_exactly_the_written_files(built):
 
 def test_serve_refuses_the_same_folders(tmp_path, capsys, monkeypatch):
     root = small_root(tmp_path)
-    refused(capsys, "serve", str(root), "--out", str(root), "--port", "0", watch=tmp_path,
-            contains="is the recipes root")
+    refused(
+        capsys,
+        "serve",
+        str(root),
+        "--out",
+        str(root),
+        "--port",
+        "0",
+        watch=tmp_path,
+        contains="is the recipes root",
+    )
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("not ours")
-    refused(capsys, "serve", str(root), "--out", str(tmp_path / "docs"), "--port", "0", watch=tmp_path,
-            contains="did not write")
+    refused(
+        capsys,
+        "serve",
+        str(root),
+        "--out",
+        str(tmp_path / "docs"),
+        "--port",
+        "0",
+        watch=tmp_path,
+        contains="did not write",
+    )
 
 
 # -- the writer refuses paths outside its folder (defence in depth behind `validate`) ----------
 
-@pytest.mark.parametrize("rel", ["/etc/cron.d/x", "../escape.txt", "a/../../escape.txt", "a/b/../../../escape.txt",
-                                 "..", ""])
+
+@pytest.mark.parametrize(
+    "rel",
+    ["/etc/cron.d/x", "../escape.txt", "a/../../escape.txt", "a/b/../../../escape.txt", "..", ""],
+)
 def test_writer_refuses_paths_that_leave_the_folder(tmp_path, rel):
     folder = tmp_path / "stage"
     folder.mkdir()
@@ -191,7 +251,7 @@ def test_writer_refuses_a_symlinked_folder_that_points_outside(tmp_path):
         write_files(folder, {"api/v1/models.json": b"{}"})
     assert list(outside.iterdir()) == []
     (folder / "index.html").symlink_to(outside / "planted")
-    with pytest.raises(OSError):   # the file itself a symlink: O_NOFOLLOW
+    with pytest.raises(OSError):  # the file itself a symlink: O_NOFOLLOW
         write_files(folder, {"index.html": b"x"})
     assert list(outside.iterdir()) == []
 
@@ -205,23 +265,42 @@ def test_writer_stamps_are_the_files_stamps_and_its_folder_memo_carries_over(tmp
     previous.mkdir()
     write_files(previous, {"api/v1/same.json": b"same\n"})
     made, stamps = {}, {}
-    write_files(folder, {"api/v1/a.json": b"a" * 70_000, "api/v1/same.json": b"same\n", "x/y/empty": b""},
-                previous=previous, made=made, stamps=stamps)
-    write_files(folder, {"api/v1/b.json": "é\n".encode(), "api/v2/c.json": b"c"}, made=made, stamps=stamps)
-    assert sorted(stamps) == ["api/v1/a.json", "api/v1/b.json", "api/v1/same.json", "api/v2/c.json", "x/y/empty"]
+    write_files(
+        folder,
+        {"api/v1/a.json": b"a" * 70_000, "api/v1/same.json": b"same\n", "x/y/empty": b""},
+        previous=previous,
+        made=made,
+        stamps=stamps,
+    )
+    write_files(
+        folder, {"api/v1/b.json": "é\n".encode(), "api/v2/c.json": b"c"}, made=made, stamps=stamps
+    )
+    assert sorted(stamps) == [
+        "api/v1/a.json",
+        "api/v1/b.json",
+        "api/v1/same.json",
+        "api/v2/c.json",
+        "x/y/empty",
+    ]
     for rel, stamp in stamps.items():
         assert stamp == file_stamp(folder / rel), rel
     assert (folder / "api/v1/a.json").read_bytes() == b"a" * 70_000
     assert (folder / "x/y/empty").read_bytes() == b""
-    assert (folder / "api/v1/same.json").stat().st_ino == (previous / "api/v1/same.json").stat().st_ino
-    with pytest.raises(ValueError, match="folder memo"):   # a memo's folders belong to one folder
+    assert (folder / "api/v1/same.json").stat().st_ino == (
+        previous / "api/v1/same.json"
+    ).stat().st_ino
+    with pytest.raises(ValueError, match="folder memo"):  # a memo's folders belong to one folder
         write_files(previous, {"api/v1/d.json": b"d"}, made=made)
     assert not (previous / "api/v1/d.json").exists() and not (folder / "api/v1/d.json").exists()
 
 
-@pytest.mark.parametrize("doc", [{"a": "é — ×", "b": [1, 2.5, None, True]}, "plain", [], {"k": "\u2028😀"}])
+@pytest.mark.parametrize(
+    "doc", [{"a": "é — ×", "b": [1, 2.5, None, True]}, "plain", [], {"k": "\u2028😀"}]
+)
 def test_encode_json_is_compact_utf8_with_a_final_newline(doc):
-    assert encode_json(doc) == (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    assert encode_json(doc) == (
+        json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n"
+    ).encode("utf-8")
 
 
 def test_encode_json_still_refuses_a_cycle():
@@ -231,15 +310,20 @@ def test_encode_json_still_refuses_a_cycle():
         encode_json(doc)
 
 
-def test_a_build_whose_documents_escape_fails_and_keeps_the_old_site(built, tmp_path, capsys, monkeypatch):
+def test_a_build_whose_documents_escape_fails_and_keeps_the_old_site(
+    built, tmp_path, capsys, monkeypatch
+):
     root, site = built
     out = tmp_path / "deep" / "site"
     out.parent.mkdir()
     shutil.copytree(site, out)
     before = snapshot(tmp_path)
     real = build_module.recipe_pages
-    monkeypatch.setattr(build_module, "recipe_pages",
-                        lambda *a, **k: {**real(*a, **k), "../escaped.html": b"<script>"})
+    monkeypatch.setattr(
+        build_module,
+        "recipe_pages",
+        lambda *a, **k: {**real(*a, **k), "../escaped.html": b"<script>"},
+    )
     capsys.readouterr()
     assert main(["build", str(root), "--out", str(out)]) == 1
     err = capsys.readouterr().err

@@ -2,6 +2,7 @@
 through a symlink planted in the output (a file, a folder, a folder's index.html, the 404 page)
 or through `..` in the URL, and a rebuild must never make it answer 404. Each case is a real
 request to a real server on 127.0.0.1 serving a real build."""
+
 from __future__ import annotations
 
 import http.client
@@ -47,7 +48,7 @@ def planted(tmp_path_factory):
     (out / "leakdir").symlink_to(base / "private")
     (out / "trap").mkdir()
     (out / "trap" / "index.html").symlink_to(base / "secret.txt")
-    (out / "inside.html").symlink_to(out / "index.html")   # a link that stays inside is fine
+    (out / "inside.html").symlink_to(out / "index.html")  # a link that stays inside is fine
     (out / "404.html").unlink()
     (out / "404.html").symlink_to(base / "secret.txt")
     server = _serve(out)
@@ -56,10 +57,24 @@ def planted(tmp_path_factory):
     server.server_close()
 
 
-@pytest.mark.parametrize("path", ["/leak.txt", "/leakdir/key", "/leakdir/", "/trap/", "/trap/index.html", "/trap",
-                                  "/../secret.txt", "/%2e%2e/secret.txt", "/acme/../../secret.txt",
-                                  "/acme/%2E%2E/%2E%2E/private/key", "/..%2fsecret.txt", "//../secret.txt",
-                                  "/no/such/page"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/leak.txt",
+        "/leakdir/key",
+        "/leakdir/",
+        "/trap/",
+        "/trap/index.html",
+        "/trap",
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/acme/../../secret.txt",
+        "/acme/%2E%2E/%2E%2E/private/key",
+        "/..%2fsecret.txt",
+        "//../secret.txt",
+        "/no/such/page",
+    ],
+)
 def test_nothing_outside_the_output_is_served(planted, path):
     server, _ = planted
     status, body = get(server, path)
@@ -89,13 +104,17 @@ def test_rebuilds_never_make_the_server_answer_404(tmp_path, monkeypatch):
         while not done.is_set():
             for path in ("/", "/api/v1/models.json", "/acme/Widget-7B/"):
                 statuses.append(get(server, path)[0])
+
     thread = threading.Thread(target=hammer, daemon=True)
     thread.start()
     try:
         recipe = root / "models" / "acme" / "Widget-7B.yaml"
         for i in range(8):
-            recipe.write_text(recipe.read_text().replace("A small dense test model", f"Edit {i}:", 1)
-                              .replace(f"Edit {i - 1}:", f"Edit {i}:", 1))
+            recipe.write_text(
+                recipe.read_text()
+                .replace("A small dense test model", f"Edit {i}:", 1)
+                .replace(f"Edit {i - 1}:", f"Edit {i}:", 1)
+            )
             assert rebuild(root, out, log=lambda line: None)
     finally:
         done.set()

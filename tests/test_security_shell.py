@@ -8,25 +8,26 @@ file behind; an intact command hands the stubs exactly the rendering's `argv` / 
 The invariant over every build (our recipes, the attacker's, the public corpus when present):
 `split(command) == shell_words(argv)` for every process and docker form.
 """
+
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from recipes_site.build import build, synthesis_context
 from recipes_site.catalog import load_catalog
 from recipes_site.catalog.diagnostics import Level
+from recipes_site.catalog.shell_rules import arg_problem, image_problem
 from recipes_site.cli import _rendering_text
 from recipes_site.jsish import js_str
 from recipes_site.synthesis import render_strategy, synthesize_recipe
-from recipes_site.catalog.shell_rules import arg_problem, image_problem
 from recipes_site.synthesis.shell import shell_words, unit_line
 
 HERE = Path(__file__).resolve().parent
@@ -37,10 +38,24 @@ RECIPE = "models/acme/Hostile-7B.yaml"
 BASH = shutil.which("bash")
 STUBS = ("vllm", "docker", "vllm-router", "mooncake_master", "uv", "python3")
 # Every $NAME our commands leave for the user's shell (synthesis and the strategy/kv vocabulary).
-PLACEHOLDERS = ("HEAD_IP", "IFACE_NAME", "MOONCAKE_CONFIG_PATH", "MOONCAKE_STORE_CONFIG_PATH", "MOONCAKE_MASTER_IP",
-                "MOONCAKE_DEVICE_NAME", "MOONCAKE_STORE_DEVICE_NAME", "ROUTER_HOST", "ROUTER_PORT",
-                "PREFILL_DP_RPC_PORT", "DECODE_DP_RPC_PORT",
-                *(f"{role}_{i}" for role in ("PREFILL_NODE", "DECODE_NODE", "VLLM_INSTANCE") for i in range(1, 5)))
+PLACEHOLDERS = (
+    "HEAD_IP",
+    "IFACE_NAME",
+    "MOONCAKE_CONFIG_PATH",
+    "MOONCAKE_STORE_CONFIG_PATH",
+    "MOONCAKE_MASTER_IP",
+    "MOONCAKE_DEVICE_NAME",
+    "MOONCAKE_STORE_DEVICE_NAME",
+    "ROUTER_HOST",
+    "ROUTER_PORT",
+    "PREFILL_DP_RPC_PORT",
+    "DECODE_DP_RPC_PORT",
+    *(
+        f"{role}_{i}"
+        for role in ("PREFILL_NODE", "DECODE_NODE", "VLLM_INSTANCE")
+        for i in range(1, 5)
+    ),
+)
 
 needs_bash = pytest.mark.skipif(BASH is None, reason="bash is not installed")
 
@@ -64,13 +79,25 @@ def paste(text: str, tmp: Path, env: dict | None = None) -> tuple[set, list]:
     for name in STUBS:
         (stubs / name).write_text(STUB)
         (stubs / name).chmod(0o755)
-    environ = {"PATH": f"{stubs}:/usr/bin:/bin", "HOME": "~", "CALLS": str(calls), "LC_ALL": "C.UTF-8",
-               **{name: f"${name}" for name in PLACEHOLDERS}, **(env or {})}
+    environ = {
+        "PATH": f"{stubs}:/usr/bin:/bin",
+        "HOME": "~",
+        "CALLS": str(calls),
+        "LC_ALL": "C.UTF-8",
+        **{name: f"${name}" for name in PLACEHOLDERS},
+        **(env or {}),
+    }
     script = tmp / "pasted.sh"
     script.write_text(text)
-    subprocess.run([BASH, "--noprofile", "--norc", str(script)], cwd=work, env=environ,
-                   stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-    recorded = []     # in no particular order (a stub names its record by its pid)
+    subprocess.run(
+        [BASH, "--noprofile", "--norc", str(script)],
+        cwd=work,
+        env=environ,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    recorded = []  # in no particular order (a stub names its record by its pid)
     for record in sorted(calls.glob("*.argv")):
         argv = record.read_bytes().decode().split("\0")[:-1]
         env_items = record.with_suffix(".env").read_bytes().decode().split("\0")[:-1]
@@ -80,6 +107,7 @@ def paste(text: str, tmp: Path, env: dict | None = None) -> tuple[set, list]:
 
 # -- what a build lets a user copy ------------------------------------------------------------------
 
+
 def _get(doc, path):
     for key in path:
         doc = doc[key]
@@ -87,11 +115,17 @@ def _get(doc, path):
 
 
 def _argv_path(path: list) -> list:
-    return [k.replace("commands", "argvs").replace("command", "argv") if isinstance(k, str) else k for k in path]
+    return [
+        k.replace("commands", "argvs").replace("command", "argv") if isinstance(k, str) else k
+        for k in path
+    ]
 
 
 def hw_documents(site: Path):
-    yield from (json.loads(p.read_text()) for p in sorted((site / "api" / "v1" / "models").rglob("hw/*.json")))
+    yield from (
+        json.loads(p.read_text())
+        for p in sorted((site / "api" / "v1" / "models").rglob("hw/*.json"))
+    )
 
 
 def processes(site: Path):
@@ -99,8 +133,14 @@ def processes(site: Path):
     for doc in hw_documents(site):
         for r in doc["renderings"]:
             for part in r["parts"]["processes"]:
-                yield (r, part, _get(r, part["path"]), _get(r, _argv_path(part["path"])),
-                       _get(r, part["docker_path"]), _get(r, _argv_path(part["docker_path"])))
+                yield (
+                    r,
+                    part,
+                    _get(r, part["path"]),
+                    _get(r, _argv_path(part["path"])),
+                    _get(r, part["docker_path"]),
+                    _get(r, _argv_path(part["docker_path"])),
+                )
 
 
 def extra_texts(site: Path):
@@ -108,9 +148,17 @@ def extra_texts(site: Path):
     for doc in hw_documents(site):
         for r in doc["renderings"]:
             for extra in doc["extra_sets"][r["parts"]["extras"]]:
-                yield extra["text"] if "text" in extra else extra.get("prefix", "") + _get(r, extra["path"])
+                yield (
+                    extra["text"]
+                    if "text" in extra
+                    else extra.get("prefix", "") + _get(r, extra["path"])
+                )
     for path in (site / "api" / "v1" / "models").rglob("*.json"):
-        install = json.loads(path.read_text()).get("model", {}).get("install", {}) if path.parent.name != "hw" else {}
+        install = (
+            json.loads(path.read_text()).get("model", {}).get("install", {})
+            if path.parent.name != "hw"
+            else {}
+        )
         if "docker" in install:
             yield install["docker"]["command"]
 
@@ -126,8 +174,8 @@ def split(command: str) -> list[str]:
         elif c == "'":
             quoted = True
         elif c == "\\":
-            if command[i + 1:i + 2] != "\n":
-                out.append(command[i:i + 2])
+            if command[i + 1 : i + 2] != "\n":
+                out.append(command[i : i + 2])
             i += 2
             continue
         out.append(c)
@@ -146,7 +194,7 @@ def docker_words(docker_argv: list) -> list:
     words = shell_words(docker_argv)
     for i in range(len(words) - 1):
         if words[i] == "--shm-size":
-            return words[:i] + [f"--shm-size={words[i + 1]}"] + words[i + 2:]
+            return words[:i] + [f"--shm-size={words[i + 1]}"] + words[i + 2 :]
     return words
 
 
@@ -176,7 +224,9 @@ def assert_round_trip_of_root(root: Path) -> int:
                     for p in r.processes:
                         where = (doc.hf_id, r.hardware, r.strategy, r.variant)
                         assert split(p.command) == shell_words(p.argv), where
-                        assert split(without_header(p.docker_command)) == docker_words(p.docker_argv), where
+                        assert split(without_header(p.docker_command)) == docker_words(
+                            p.docker_argv
+                        ), where
                         n += 1
     return n
 
@@ -190,6 +240,7 @@ def accepted_site(tmp_path_factory):
 
 
 # -- the attacks ------------------------------------------------------------------------------------
+
 
 def test_the_attacker_recipe_validates(accepted_site):
     """The payloads sit in fields whose values may hold any text: validation cannot stop them."""
@@ -210,13 +261,13 @@ def test_no_pasted_serve_or_docker_command_runs_the_payload(accepted_site, tmp_p
         assert touched == set(), where
         assert [c[0] for c in calls] == [shell_words(argv)], where
         env = r[part["id"]]["env"] if r["deploy_type"] == "pd_cluster" else r["env"]
-        for name, value in env.items():    # our placeholders are set to their own names here
+        for name, value in env.items():  # our placeholders are set to their own names here
             assert calls[0][1][name] == js_str(value), (where, name)
         touched, calls = paste(docker_command, tmp_path)
         assert touched == set(), where
         assert [c[0] for c in calls] == [docker_words(docker_argv)], where
         seen += 1
-    assert seen >= 40       # single, multi-node head/worker, prefill/decode, kv instances, on 9 GPUs
+    assert seen >= 40  # single, multi-node head/worker, prefill/decode, kv instances, on 9 GPUs
 
 
 @needs_bash
@@ -235,8 +286,18 @@ def test_recipes_site_command_output_is_inert(accepted_site, tmp_path):
     ctx = synthesis_context(catalog)
     doc = next(d for d in catalog.recipes if d.hf_id == "acme/Hostile-7B")
     rendered = synthesize_recipe(ctx, doc.hf_id, doc.data, {doc.hf_id})
-    renderings = [r for tree in rendered.trees for res in tree.by_hardware for r in (res.recommended, *res.alternatives)]
-    assert {r.deploy_type for r in renderings} == {"single_node", "multi_node", "pd_cluster", "kv_store_lb"}
+    renderings = [
+        r
+        for tree in rendered.trees
+        for res in tree.by_hardware
+        for r in (res.recommended, *res.alternatives)
+    ]
+    assert {r.deploy_type for r in renderings} == {
+        "single_node",
+        "multi_node",
+        "pd_cluster",
+        "kv_store_lb",
+    }
     texts = [_rendering_text(r, docker) for r in renderings for docker in (False, True)]
     touched, calls = paste("\n".join(texts), tmp_path)
     assert touched == set()
@@ -250,13 +311,18 @@ def test_only_our_placeholders_expand(accepted_site, tmp_path):
     doc = json.loads((accepted_site / "api/v1/models/acme/Hostile-7B/hw/h200.json").read_text())
     multi = next(r for r in doc["renderings"] if r["deploy_type"] == "multi_node")
     part = multi["parts"]["processes"][0]
-    _, calls = paste(part["exports"] + multi["head_command"], tmp_path,
-                     env={"HEAD_IP": "10.0.0.1", "IFACE_NAME": "eth9", "HOME": "/root"})
+    _, calls = paste(
+        part["exports"] + multi["head_command"],
+        tmp_path,
+        env={"HEAD_IP": "10.0.0.1", "IFACE_NAME": "eth9", "HOME": "/root"},
+    )
     argv, environ = calls[0]
     assert argv[argv.index("--master-addr") + 1] == "10.0.0.1"
     assert environ["GLOO_SOCKET_IFNAME"] == "eth9"
     assert environ["HEAD_LOOKALIKE"] == "$HEAD_IP" and environ["HOME_ENV"] == "$HOME"
-    _, calls = paste(multi["head_docker_command"], tmp_path, env={"HEAD_IP": "10.0.0.1", "IFACE_NAME": "eth9"})
+    _, calls = paste(
+        multi["head_docker_command"], tmp_path, env={"HEAD_IP": "10.0.0.1", "IFACE_NAME": "eth9"}
+    )
     argv = calls[0][0]
     assert "GLOO_SOCKET_IFNAME=eth9" in argv and "HEAD_LOOKALIKE=$HEAD_IP" in argv
     assert argv[argv.index("--master-addr") + 1] == "10.0.0.1"
@@ -264,7 +330,7 @@ def test_only_our_placeholders_expand(accepted_site, tmp_path):
 
 # -- payloads in fields with a grammar: refused by validate, inert even without it ------------------
 
-REJECTED = {   # key path -> what validate must say about it
+REJECTED = {  # key path -> what validate must say about it
     "model.docker_image": "is not a container image reference",
     "model.base_args[0]": "is not a flag name",
     "model.base_args[1]": "is not a flag name",
@@ -286,7 +352,7 @@ def test_validate_refuses_each_payload_at_its_line(tmp_path):
         assert "touch pw" in text[found[0].line - 1], (key_path, found[0].line)
         assert found[0].path.endswith(RECIPE)
     result = build(FIXTURES / "rejected", tmp_path / "site")
-    assert not result.ok and not (tmp_path / "site").exists()     # a failed build writes nothing
+    assert not result.ok and not (tmp_path / "site").exists()  # a failed build writes nothing
 
 
 def test_flag_messages_suggest_the_flag_they_start_with():
@@ -319,6 +385,7 @@ def test_unvalidated_payloads_are_still_inert(tmp_path):
 
 # -- the invariant over whole builds ------------------------------------------------------------------
 
+
 def test_round_trip_over_the_attacker_build(accepted_site):
     assert assert_round_trip(accepted_site) >= 40
 
@@ -334,23 +401,35 @@ def test_round_trip_over_the_public_corpus():
 
 # -- property: any string in any field that reaches a command --------------------------------------
 
-HOSTILE = st.text(alphabet=st.sampled_from(list("ab/ -=$(){}`'\"\\;|&<>*?~#!\n\t%^[]") + ["é", "\u2028", "😀"]),
-                  min_size=1, max_size=12)
+HOSTILE = st.text(
+    alphabet=st.sampled_from(list("ab/ -=$(){}`'\"\\;|&<>*?~#!\n\t%^[]") + ["é", "\u2028", "😀"]),
+    min_size=1,
+    max_size=12,
+)
 STRATEGIES = ("single_node_tp", "multi_node_tp", "pd_cluster", "kv_store_centralized_mooncake")
 
 
-def _hostile_recipe(value: str, arg: str, positional: str, env_value: str, path: str, model: str, image: str) -> dict:
+def _hostile_recipe(
+    value: str, arg: str, positional: str, env_value: str, path: str, model: str, image: str
+) -> dict:
     """Hostile strings in every field that reaches a command; model_id and docker_image too, which
     validate refuses, to show synthesis quotes them all the same."""
     return {
         "meta": {"title": "T", "tasks": ["text"]},
-        "model": {"model_id": model, "docker_image": image,
-                  "base_args": [positional, "--served-model-name", arg, f"--chat-template={value}"],
-                  "base_env": {"E1": env_value, "A_CONFIG_PATH": path}},
+        "model": {
+            "model_id": model,
+            "docker_image": image,
+            "base_args": [positional, "--served-model-name", arg, f"--chat-template={value}"],
+            "base_env": {"E1": env_value, "A_CONFIG_PATH": path},
+        },
         "features": {"f": {"description": "", "args": ["--tool-call-parser", value]}},
-        "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 16, "extra_env": {"E2": value}}},
+        "variants": {
+            "default": {"precision": "bf16", "vram_minimum_gb": 16, "extra_env": {"E2": value}}
+        },
         "compatible_strategies": list(STRATEGIES[:3]),
-        "strategy_overrides": {"pd_cluster": {"prefill": {"vllm_args": ["--max-num-seqs", arg], "env": {"E3": value}}}},
+        "strategy_overrides": {
+            "pd_cluster": {"prefill": {"vllm_args": ["--max-num-seqs", arg], "env": {"E3": value}}}
+        },
     }
 
 
@@ -361,12 +440,24 @@ def project_context():
 
 
 @needs_bash
-@settings(max_examples=40, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(value=HOSTILE, arg=HOSTILE.filter(lambda s: not s.startswith("-")), positional=HOSTILE.filter(lambda s: not s.startswith("-")),
-       env_value=HOSTILE, path=HOSTILE, model=HOSTILE, image=HOSTILE)
-def test_any_string_reaches_the_command_as_one_inert_word(project_context, tmp_path_factory, value, arg, positional,
-                                                          env_value, path, model, image):
+@settings(
+    max_examples=40,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    value=HOSTILE,
+    arg=HOSTILE.filter(lambda s: not s.startswith("-")),
+    positional=HOSTILE.filter(lambda s: not s.startswith("-")),
+    env_value=HOSTILE,
+    path=HOSTILE,
+    model=HOSTILE,
+    image=HOSTILE,
+)
+def test_any_string_reaches_the_command_as_one_inert_word(
+    project_context, tmp_path_factory, value, arg, positional, env_value, path, model, image
+):
     recipe = _hostile_recipe(value, arg, positional, env_value, path, model, image)
     hw = project_context.hardware("h200")
     tmp = tmp_path_factory.mktemp("prop")
@@ -386,15 +477,35 @@ def test_any_string_reaches_the_command_as_one_inert_word(project_context, tmp_p
 
 # -- the recipe-side grammars ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("image", ["vllm/vllm-openai:latest", "quay.io/ascend/vllm-ascend:qwen3.8-a5",
-                                   "localhost:5000/a/b_c:1.0", "vllm/vllm-openai-rocm:nightly-cbe9c40f998f",
-                                   "ghcr.io/org/img@sha256:" + "a" * 64, "[::1]:5000/x:y"])
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "vllm/vllm-openai:latest",
+        "quay.io/ascend/vllm-ascend:qwen3.8-a5",
+        "localhost:5000/a/b_c:1.0",
+        "vllm/vllm-openai-rocm:nightly-cbe9c40f998f",
+        "ghcr.io/org/img@sha256:" + "a" * 64,
+        "[::1]:5000/x:y",
+    ],
+)
 def test_image_references_that_docker_accepts(image):
     assert image_problem(image) is None
 
 
-@pytest.mark.parametrize("image", ["Vllm/Openai:latest", "vllm/vllm-openai:latest;id", "vllm/x:$(id)", "a b",
-                                   "vllm/x:" + "t" * 129, "-v/x", "vllm/x@sha256:abc", ""])
+@pytest.mark.parametrize(
+    "image",
+    [
+        "Vllm/Openai:latest",
+        "vllm/vllm-openai:latest;id",
+        "vllm/x:$(id)",
+        "a b",
+        "vllm/x:" + "t" * 129,
+        "-v/x",
+        "vllm/x@sha256:abc",
+        "",
+    ],
+)
 def test_image_references_that_are_refused(image):
     assert image_problem(image)[0] == "error"
 
@@ -405,13 +516,30 @@ def test_the_corpus_legacy_shapes_are_warnings_that_print_bare():
     assert level == "warning" and "'--max-model-len', 'auto'" in hint
     assert unit_line(("--max-model-len auto",)) == "--max-model-len auto"
     assert shell_words(["--max-model-len auto", "docker pull a/b:c", "x y"]) == [
-        "--max-model-len", "auto", "docker", "pull", "a/b:c", "x y"]
+        "--max-model-len",
+        "auto",
+        "docker",
+        "pull",
+        "a/b:c",
+        "x y",
+    ]
 
 
-@pytest.mark.parametrize("token, level", [("--tensor-parallel-size", None), ("-O3", None), ("--x.y_z=1", None),
-                                          ("--kv-transfer-config={\"a\": 1}", None), ("plain value", None),
-                                          ("--a b;c", "error"), ("--é", "error"), ("-", "error"),
-                                          ("--a\nb", "error"), ("value\x00", "error")])
+@pytest.mark.parametrize(
+    "token, level",
+    [
+        ("--tensor-parallel-size", None),
+        ("-O3", None),
+        ("--x.y_z=1", None),
+        ('--kv-transfer-config={"a": 1}', None),
+        ("plain value", None),
+        ("--a b;c", "error"),
+        ("--é", "error"),
+        ("-", "error"),
+        ("--a\nb", "error"),
+        ("value\x00", "error"),
+    ],
+)
 def test_argument_grammar(token, level):
     found = arg_problem(token)
     assert (found[0] if found else None) == level
@@ -421,5 +549,9 @@ def test_argument_grammar(token, level):
 def test_the_public_corpus_still_validates_without_errors():
     _, diags = load_catalog(COMPAT)
     assert [d.format() for d in diags if d.level is Level.ERROR] == []
-    shapes = [d for d in diags if "one list item" in d.message or "is a command, not an image" in d.message]
-    assert shapes    # its '--max-model-len auto' and 'docker pull ...' image, as warnings
+    shapes = [
+        d
+        for d in diags
+        if "one list item" in d.message or "is a command, not an image" in d.message
+    ]
+    assert shapes  # its '--max-model-len auto' and 'docker pull ...' image, as warnings

@@ -2,6 +2,7 @@
 followed, not published), link loops are a clean error, and no message quotes more than a short
 excerpt of a file. Each case is a real build (or `recipes-site validate`) followed by a look at
 the disk and at everything printed."""
+
 from __future__ import annotations
 
 import os
@@ -11,7 +12,7 @@ import sys
 import pytest
 import security_kit as kit
 
-SECRET = "sk-live-" + "7f3Kq9ZxW2" * 400        # 4,008 characters that must never be printed whole
+SECRET = "sk-live-" + "7f3Kq9ZxW2" * 400  # 4,008 characters that must never be printed whole
 
 
 @pytest.fixture()
@@ -25,11 +26,18 @@ def outside(tmp_path):
 
 
 def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "recipes_site", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "recipes_site", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-@pytest.mark.parametrize("target", ["/etc/passwd", "elsewhere/Widget-7B.yaml", "elsewhere/secret.txt"])
+@pytest.mark.parametrize(
+    "target", ["/etc/passwd", "elsewhere/Widget-7B.yaml", "elsewhere/secret.txt"]
+)
 def test_a_file_link_leaving_the_root_is_refused_and_not_read(tmp_path, outside, target):
     root, out = kit.sandbox(tmp_path)
     kit.write(root, "acme/Widget-7B.yaml", kit.recipe())
@@ -41,7 +49,10 @@ def test_a_file_link_leaving_the_root_is_refused_and_not_read(tmp_path, outside,
     assert err.path.endswith("models/acme/Leak.yaml") and "outside the recipes root" in err.message
     printed = _cli("validate", str(root), cwd=tmp_path)
     assert printed.returncode == 1
-    assert "root:" not in printed.stdout + printed.stderr and SECRET[:30] not in printed.stdout + printed.stderr
+    assert (
+        "root:" not in printed.stdout + printed.stderr
+        and SECRET[:30] not in printed.stdout + printed.stderr
+    )
 
 
 def test_a_folder_link_leaving_the_root_is_not_walked(tmp_path, outside):
@@ -93,17 +104,24 @@ def test_links_inside_the_root_are_followed(tmp_path):
     att = kit.attempt(tmp_path, root, out)
     assert att.result.ok, att.text()
     assert sorted(att.result.recipes) == ["acme/Gadget-1B", "acme/Widget-7B"]
-    assert any(c.startswith("vllm serve acme/Gadget-1B ") for c in kit.commands(out, "acme/Gadget-1B"))
+    assert any(
+        c.startswith("vllm serve acme/Gadget-1B ") for c in kit.commands(out, "acme/Gadget-1B")
+    )
 
 
-@pytest.mark.parametrize("content", [
-    SECRET + "\n",                                             # a single scalar: "the top level must be a mapping"
-    "meta: [" + SECRET + "\n",                                 # YAML syntax error
-    "meta:\n  title: x\n  difficulty: " + SECRET + "\n",       # schema error quoting the value
-    "model: !!int " + SECRET + "\n",                           # tag mismatch quoting the value
-    SECRET + ": 1\n",                                          # unknown key
-    "root:x:0:0:root:/root:/bin/bash\n" * 40 + "daemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n",  # /etc/passwd-like
-], ids=["scalar", "syntax", "schema", "tag", "key", "passwd"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        SECRET + "\n",  # a single scalar: "the top level must be a mapping"
+        "meta: [" + SECRET + "\n",  # YAML syntax error
+        "meta:\n  title: x\n  difficulty: " + SECRET + "\n",  # schema error quoting the value
+        "model: !!int " + SECRET + "\n",  # tag mismatch quoting the value
+        SECRET + ": 1\n",  # unknown key
+        "root:x:0:0:root:/root:/bin/bash\n" * 40
+        + "daemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n",  # /etc/passwd-like
+    ],
+    ids=["scalar", "syntax", "schema", "tag", "key", "passwd"],
+)
 def test_messages_quote_only_a_short_excerpt_of_the_file(tmp_path, content):
     root, out = kit.sandbox(tmp_path)
     (root / "models" / "acme").mkdir()
@@ -114,16 +132,21 @@ def test_messages_quote_only_a_short_excerpt_of_the_file(tmp_path, content):
     text = printed.stdout + printed.stderr
     assert printed.returncode == 1 and "Widget-7B.yaml" in text
     assert SECRET[:200] not in text
-    assert text.count("root:x:0:0") <= 3 and "daemon:x" not in text      # an 80-character excerpt at most
+    assert (
+        text.count("root:x:0:0") <= 3 and "daemon:x" not in text
+    )  # an 80-character excerpt at most
     assert all(len(line) < 800 for line in text.splitlines())
     assert len(text) < 4000
 
 
 def test_a_huge_value_in_a_message_is_clipped_to_one_line(tmp_path):
     root, out = kit.sandbox(tmp_path)
-    big = "A" * 300_000 + "\\nforged.yaml:1:1: error: x"          # YAML "\n": a newline in the value
-    kit.write(root, "acme/Widget-7B.yaml",
-              kit.replace(kit.recipe(), "  difficulty: beginner", f'  difficulty: "{big}"'))
+    big = "A" * 300_000 + "\\nforged.yaml:1:1: error: x"  # YAML "\n": a newline in the value
+    kit.write(
+        root,
+        "acme/Widget-7B.yaml",
+        kit.replace(kit.recipe(), "  difficulty: beginner", f'  difficulty: "{big}"'),
+    )
     att = kit.attempt(tmp_path, root, out)
     kit.assert_refused(att)
     [err] = att.errors
@@ -148,5 +171,7 @@ def test_a_shared_file_of_the_root_linking_out_is_refused_unread(tmp_path, outsi
     (root / rel).symlink_to(outside / "secret.txt")
     att = kit.attempt(tmp_path, root, out)
     kit.assert_refused(att)
-    assert [(e.path.endswith(rel), "outside the recipes root" in e.message) for e in att.errors] == [(True, True)]
+    assert [
+        (e.path.endswith(rel), "outside the recipes root" in e.message) for e in att.errors
+    ] == [(True, True)]
     assert SECRET[:20] not in att.text()

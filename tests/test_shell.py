@@ -1,28 +1,40 @@
 """Shell quoting and the layout of the copy-pasteable `vllm serve` command."""
+
 from __future__ import annotations
 
 import pytest
 
-from recipes_site.synthesis.shell import Placeholder, continued, quote, serve_command, unit_line, unit_lines, units_of
+from recipes_site.synthesis.shell import (
+    Placeholder,
+    continued,
+    quote,
+    serve_command,
+    unit_line,
+    unit_lines,
+    units_of,
+)
 
 
-@pytest.mark.parametrize("value, quoted", [
-    ('{"a":1}', "'{\"a\":1}'"),
-    ("it's", "'it'\\''s'"),
-    (Placeholder("$HEAD_IP"), "$HEAD_IP"),          # ours: left for the shell to expand
-    (Placeholder("$VLLM_INSTANCE_1"), "$VLLM_INSTANCE_1"),
-    ("$HEAD_IP", "'$HEAD_IP'"),                    # a recipe string that looks the same stays literal
-    ("0.92", "0.92"),
-    ("deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2"),
-    ("a=b,c:d@e+f%g", "a=b,c:d@e+f%g"),
-    ("expandable_segments:True", "expandable_segments:True"),
-    ("hello world", "'hello world'"),
-    ("$lower", "'$lower'"),            # not an upper-case variable name
-    ("$HOME/x", "'$HOME/x'"),          # a variable plus more text is quoted
-    ("${HEAD_IP}", "'${HEAD_IP}'"),
-    ("a*b", "'a*b'"),
-    ("a;b", "'a;b'"),
-])
+@pytest.mark.parametrize(
+    "value, quoted",
+    [
+        ('{"a":1}', "'{\"a\":1}'"),
+        ("it's", "'it'\\''s'"),
+        (Placeholder("$HEAD_IP"), "$HEAD_IP"),  # ours: left for the shell to expand
+        (Placeholder("$VLLM_INSTANCE_1"), "$VLLM_INSTANCE_1"),
+        ("$HEAD_IP", "'$HEAD_IP'"),  # a recipe string that looks the same stays literal
+        ("0.92", "0.92"),
+        ("deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2"),
+        ("a=b,c:d@e+f%g", "a=b,c:d@e+f%g"),
+        ("expandable_segments:True", "expandable_segments:True"),
+        ("hello world", "'hello world'"),
+        ("$lower", "'$lower'"),  # not an upper-case variable name
+        ("$HOME/x", "'$HOME/x'"),  # a variable plus more text is quoted
+        ("${HEAD_IP}", "'${HEAD_IP}'"),
+        ("a*b", "'a*b'"),
+        ("a;b", "'a;b'"),
+    ],
+)
 def test_quote(value, quoted):
     assert quote(value) == quoted
 
@@ -46,39 +58,70 @@ def test_units_of_tells_a_flag_by_its_leading_dash_alone():
 
 
 def test_unit_lines_are_each_units_line():
-    units = [("--a", "1"), ("--a", Placeholder("$HEAD_IP")), ("--a", "$HEAD_IP"), ("pos",), ("--x=$Y",),
-             (Placeholder("$HEAD_IP"),), ("$HEAD_IP",), ("--b", "two words")]
+    units = [
+        ("--a", "1"),
+        ("--a", Placeholder("$HEAD_IP")),
+        ("--a", "$HEAD_IP"),
+        ("pos",),
+        ("--x=$Y",),
+        (Placeholder("$HEAD_IP"),),
+        ("$HEAD_IP",),
+        ("--b", "two words"),
+    ]
     assert unit_lines(units) == tuple(unit_line(u) for u in units) and unit_lines([]) == ()
     assert unit_lines(units)[1:3] == ("--a $HEAD_IP", "--a '$HEAD_IP'")
 
 
 def test_plain_unit_lines_are_unit_lines_of_plain_strings():
     from recipes_site.synthesis.shell import plain_unit_lines
-    plain = [("--a", "1"), ("--a", "$HEAD_IP"), ("pos",), ("--x=$Y",), ("$HEAD_IP",), ("--b", "two words")]
+
+    plain = [
+        ("--a", "1"),
+        ("--a", "$HEAD_IP"),
+        ("pos",),
+        ("--x=$Y",),
+        ("$HEAD_IP",),
+        ("--b", "two words"),
+    ]
     assert plain_unit_lines(plain) == unit_lines(plain) and plain_unit_lines([]) == ()
 
 
 def test_units_of():
     tokens = ["--a", "1", "--b", "--c", "x", "pos", "--d", "--e", "-1", "--f"]
-    assert units_of(tokens) == [("--a", "1"), ("--b",), ("--c", "x"), ("pos",), ("--d",), ("--e",), ("-1",), ("--f",)]
+    assert units_of(tokens) == [
+        ("--a", "1"),
+        ("--b",),
+        ("--c", "x"),
+        ("pos",),
+        ("--d",),
+        ("--e",),
+        ("-1",),
+        ("--f",),
+    ]
 
 
 def test_unit_line_quotes_only_values():
-    assert unit_line(("--kv-transfer-config", '{"k":"v"}')) == "--kv-transfer-config '{\"k\":\"v\"}'"
-    assert unit_line(("--x=a b",)) == "--x='a b'"         # a flag's inline value is quoted on its own
-    assert unit_line(("--max-model-len auto",)) == "--max-model-len auto"   # the corpus's legacy one-item form
+    assert unit_line(("--kv-transfer-config", '{"k":"v"}')) == '--kv-transfer-config \'{"k":"v"}\''
+    assert unit_line(("--x=a b",)) == "--x='a b'"  # a flag's inline value is quoted on its own
+    assert (
+        unit_line(("--max-model-len auto",)) == "--max-model-len auto"
+    )  # the corpus's legacy one-item form
     assert unit_line(("stray positional",)) == "'stray positional'"
     assert unit_line(("--a;b",)) == "'--a;b'"
 
 
 def test_serve_command_layout():
-    units = [("--trust-remote-code",), ("--tensor-parallel-size", "4"),
-             ("--compilation-config", '{"cudagraph_mode":"PIECEWISE"}'), ("--master-addr", Placeholder("$HEAD_IP"))]
+    units = [
+        ("--trust-remote-code",),
+        ("--tensor-parallel-size", "4"),
+        ("--compilation-config", '{"cudagraph_mode":"PIECEWISE"}'),
+        ("--master-addr", Placeholder("$HEAD_IP")),
+    ]
     assert serve_command("MiniMaxAI/MiniMax-M2.5", units) == (
         "vllm serve MiniMaxAI/MiniMax-M2.5 \\\n"
         "  --trust-remote-code \\\n"
         "  --tensor-parallel-size 4 \\\n"
-        "  --compilation-config '{\"cudagraph_mode\":\"PIECEWISE\"}' \\\n"
+        '  --compilation-config \'{"cudagraph_mode":"PIECEWISE"}\' \\\n'
         "  --master-addr $HEAD_IP"
     )
 

@@ -1,5 +1,6 @@
 """catalog.shell_rules.shell_word_problems (a plain recursion) finds what its first definition,
 a generator over the whole recipe, found: same problems, same order, same key paths."""
+
 from __future__ import annotations
 
 import random
@@ -10,7 +11,10 @@ import pytest
 from recipes_site.catalog import shell_rules as SR
 from recipes_site.catalog.yaml import load_yaml_file
 
-ROOTS = [Path(__file__).resolve().parents[1] / "models", Path(__file__).resolve().parents[2] / "shared/compat/corpus/models"]
+ROOTS = [
+    Path(__file__).resolve().parents[1] / "models",
+    Path(__file__).resolve().parents[2] / "shared/compat/corpus/models",
+]
 
 
 def reference(data, path=()):
@@ -46,9 +50,28 @@ def reference(data, path=()):
             yield from reference(value, where)
 
 
-KEYS = sorted(SR.ARG_KEYS | SR.ENV_KEYS | SR.SKIPPED) + ["docker_image", "variants", "x", "features"]
-LEAVES = ["--ok", "--bad;flag", "--max-model-len 8", "value", "a\x01b", "--gpu-memory-utilization", "1.5",
-          "--gpu_memory_utilization=0", "vllm/vllm-openai:v1", "docker pull vllm/x", "Bad Image", 3, None, True]
+KEYS = sorted(SR.ARG_KEYS | SR.ENV_KEYS | SR.SKIPPED) + [
+    "docker_image",
+    "variants",
+    "x",
+    "features",
+]
+LEAVES = [
+    "--ok",
+    "--bad;flag",
+    "--max-model-len 8",
+    "value",
+    "a\x01b",
+    "--gpu-memory-utilization",
+    "1.5",
+    "--gpu_memory_utilization=0",
+    "vllm/vllm-openai:v1",
+    "docker pull vllm/x",
+    "Bad Image",
+    3,
+    None,
+    True,
+]
 
 
 def tree(rnd: random.Random, depth: int):
@@ -70,8 +93,14 @@ def test_equal_to_the_generator_on_generated_trees():
         kinds.update(item[1] for item in got)
     assert kinds == {"error", "warning"}
     # a skipped key is skipped at the top only; an argument key holding a map is walked into
-    data = {"meta": {"args": ["--bad;x"]}, "x": {"meta": {"args": ["--bad;y"]}, "args": {"env": {"A": "\x02"}}}}
-    assert [p for p, *_ in SR.shell_word_problems(data)] == [("x", "meta", "args", 0), ("x", "args", "env", "A")]
+    data = {
+        "meta": {"args": ["--bad;x"]},
+        "x": {"meta": {"args": ["--bad;y"]}, "args": {"env": {"A": "\x02"}}},
+    }
+    assert [p for p, *_ in SR.shell_word_problems(data)] == [
+        ("x", "meta", "args", 0),
+        ("x", "args", "env", "A"),
+    ]
 
 
 @pytest.mark.parametrize("root", ROOTS, ids=["models", "compat"])

@@ -1,18 +1,23 @@
 """recipes-site.yaml: a strict typed file in the recipes root, read by build and serve; a preview
 build (no base URL) says so and bakes no made-up address in; --publish refuses it."""
+
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from recipes_site import cli
-from recipes_site.catalog import PROJECT_ROOT, load_catalog
-from recipes_site.site_config import CONFIG_FILE, SiteConfig, load_site_config, overridden, site_config
+from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.site_config import (
+    CONFIG_FILE,
+    SiteConfig,
+    load_site_config,
+    overridden,
+    site_config,
+)
 
 RECIPE = "Qwen/Qwen3-8B"
 CONFIG = """\
@@ -28,7 +33,13 @@ def _root(tmp: Path, config: str | None) -> Path:
     root = tmp / "root"
     target = root / "models" / f"{RECIPE}.yaml"
     target.parent.mkdir(parents=True)
-    target.write_text(re.sub(r"  related_recipes:\n(    - .*\n)+", "", (PROJECT_ROOT / "models" / f"{RECIPE}.yaml").read_text()))
+    target.write_text(
+        re.sub(
+            r"  related_recipes:\n(    - .*\n)+",
+            "",
+            (PROJECT_ROOT / "models" / f"{RECIPE}.yaml").read_text(),
+        )
+    )
     if config is not None:
         (root / CONFIG_FILE).write_text(config)
     return root
@@ -61,28 +72,47 @@ def _text(site: Path) -> str:
 
 # -- the file -------------------------------------------------------------------------------------
 
+
 def test_the_file_is_read_with_types_and_normalised(tmp_path):
     root = _root(tmp_path, CONFIG)
     config, diags = load_site_config(root)
     assert diags == []
-    assert config == SiteConfig(repo_url="https://git.acme.test/ml/recipes", site_url="https://recipes.acme.test",
-                                site_name="Acme Recipes", edit_branch="trunk")
-    assert config.edit_url(RECIPE) == "https://git.acme.test/ml/recipes/edit/trunk/models/Qwen/Qwen3-8B.yaml"
+    assert config == SiteConfig(
+        repo_url="https://git.acme.test/ml/recipes",
+        site_url="https://recipes.acme.test",
+        site_name="Acme Recipes",
+        edit_branch="trunk",
+    )
+    assert (
+        config.edit_url(RECIPE)
+        == "https://git.acme.test/ml/recipes/edit/trunk/models/Qwen/Qwen3-8B.yaml"
+    )
 
 
 def test_every_problem_of_the_file_is_reported_at_its_line_by_validate(tmp_path, capsys):
-    root = _root(tmp_path, "site_nam: Acme\nbase_url: https://acme.github.io/recipes/?x=1\nrepo_url: 42\n"
-                           "edit_branch: ../x\n")
+    root = _root(
+        tmp_path,
+        "site_nam: Acme\nbase_url: https://acme.github.io/recipes/?x=1\nrepo_url: 42\n"
+        "edit_branch: ../x\n",
+    )
     code = cli.main(["validate", str(root)])
     out = capsys.readouterr().out
     assert code == 1
     lines = [line for line in out.splitlines() if CONFIG_FILE in line]
     assert len(lines) == 4, out
-    assert re.search(r"recipes-site\.yaml:1:1: error: site_nam: unknown key 'site_nam' \(did you mean 'site_name'\?\)", out)
-    assert re.search(r"recipes-site\.yaml:2:\d+: error: base_url: expected a URL without credentials, query or "
-                     r"fragment", out)
+    assert re.search(
+        r"recipes-site\.yaml:1:1: error: site_nam: unknown key 'site_nam' \(did you mean 'site_name'\?\)",
+        out,
+    )
+    assert re.search(
+        r"recipes-site\.yaml:2:\d+: error: base_url: expected a URL without credentials, query or "
+        r"fragment",
+        out,
+    )
     assert re.search(r"recipes-site\.yaml:3:\d+: error: repo_url: expected a string, got .*42", out)
-    assert re.search(r"recipes-site\.yaml:4:\d+: error: edit_branch: expected a git branch name", out)
+    assert re.search(
+        r"recipes-site\.yaml:4:\d+: error: edit_branch: expected a git branch name", out
+    )
 
 
 def test_an_invalid_file_fails_the_build_and_writes_nothing(tmp_path, capsys):
@@ -107,7 +137,7 @@ def test_layers_file_then_environment_then_cli_flags(tmp_path, monkeypatch):
     with overridden(base_url="https://flag.acme.test/", repo_url=None):
         assert site_config(root).site_url == "https://flag.acme.test"
         assert site_config(root).repo_url == "https://git.acme.test/ml/recipes"
-    assert site_config(root).site_url == "https://env.acme.test"   # the flag's block is over
+    assert site_config(root).site_url == "https://env.acme.test"  # the flag's block is over
 
 
 def test_a_base_url_may_have_a_path_but_the_preview_servers_may_not(tmp_path, capsys):
@@ -115,7 +145,11 @@ def test_a_base_url_may_have_a_path_but_the_preview_servers_may_not(tmp_path, ca
     (test_base_path.py); serve serves its site at the root of its own address."""
     root = _root(tmp_path, "base_url: https://acme.github.io/recipes/\n")
     config, diags = load_site_config(root)
-    assert diags == [] and config.site_url == "https://acme.github.io/recipes" and config.root == "/recipes/"
+    assert (
+        diags == []
+        and config.site_url == "https://acme.github.io/recipes"
+        and config.root == "/recipes/"
+    )
     with overridden(base_url="https://acme.github.io/recipes"):
         assert site_config(_root(tmp_path / "b", None)).root == "/recipes/"
     with pytest.raises(SystemExit) as exc:
@@ -134,12 +168,16 @@ def test_serve_defaults_the_base_url_to_its_own_address(tmp_path, monkeypatch):
     monkeypatch.setattr("recipes_site.serve.serve", fake_serve)
     root = _root(tmp_path, CONFIG)
     assert cli.main(["serve", str(root), "--port", "8123"]) == 0
-    assert seen["config"].site_url == "http://127.0.0.1:8123" and seen["config"].site_name == "Acme Recipes"
+    assert (
+        seen["config"].site_url == "http://127.0.0.1:8123"
+        and seen["config"].site_name == "Acme Recipes"
+    )
     assert cli.main(["serve", str(root), "--base-url", "https://preview.acme.test"]) == 0
     assert seen["config"].site_url == "https://preview.acme.test"
 
 
 # -- what the two kinds of build write -------------------------------------------------------------
+
 
 def test_a_published_build_uses_the_files_settings_everywhere(sites):
     site = sites["published"]
@@ -150,7 +188,9 @@ def test_a_published_build_uses_the_files_settings_everywhere(sites):
     assert f"<loc>https://recipes.acme.test/{RECIPE}/</loc>" in (site / "sitemap.xml").read_text()
     assert "Sitemap: https://recipes.acme.test/sitemap.xml" in (site / "robots.txt").read_text()
     llms = (site / "llms.txt").read_text()
-    assert llms.startswith("# Acme Recipes\n") and f"(https://recipes.acme.test/{RECIPE}.md)" in llms
+    assert (
+        llms.startswith("# Acme Recipes\n") and f"(https://recipes.acme.test/{RECIPE}.md)" in llms
+    )
     schema = json.loads((site / "api/v1/schema/model.schema.json").read_text())
     assert schema["$id"] == "https://recipes.acme.test/api/v1/schema/model.schema.json"
 
@@ -167,7 +207,9 @@ def test_a_preview_build_bakes_in_no_address(sites):
     assert 'href="/sitemap.xml"' not in page
     assert "Sitemap:" not in (site / "robots.txt").read_text()
     assert f"[Qwen3 8B](/{RECIPE}.md)" in (site / "llms.txt").read_text()
-    assert all("$id" not in json.loads(p.read_text()) for p in (site / "api/v1/schema").glob("*.json"))
+    assert all(
+        "$id" not in json.loads(p.read_text()) for p in (site / "api/v1/schema").glob("*.json")
+    )
 
 
 def test_a_preview_build_says_so_and_publish_refuses_it(tmp_path, capsys):
@@ -179,7 +221,24 @@ def test_a_preview_build_says_so_and_publish_refuses_it(tmp_path, capsys):
     assert cli.main(["build", str(root), "--out", str(tmp_path / "b"), "--publish"]) == 2
     assert "--publish needs the site's base URL" in capsys.readouterr().err
     assert not (tmp_path / "b").exists()
-    assert cli.main(["build", str(root), "--out", str(tmp_path / "c"), "--publish",
-                     "--base-url", "https://flag.acme.test", "--repo-url", "https://git.acme.test/x"]) == 0
+    assert (
+        cli.main(
+            [
+                "build",
+                str(root),
+                "--out",
+                str(tmp_path / "c"),
+                "--publish",
+                "--base-url",
+                "https://flag.acme.test",
+                "--repo-url",
+                "https://git.acme.test/x",
+            ]
+        )
+        == 0
+    )
     assert "warning" not in capsys.readouterr().err
-    assert '<link rel="canonical" href="https://flag.acme.test/' in (tmp_path / "c" / RECIPE / "index.html").read_text()
+    assert (
+        '<link rel="canonical" href="https://flag.acme.test/'
+        in (tmp_path / "c" / RECIPE / "index.html").read_text()
+    )

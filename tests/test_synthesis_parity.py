@@ -5,6 +5,7 @@ compares every reference rendering, default hardware and recommendation, as
 `shared/tools/compat-parity` does. Runs only where the shared corpus exists (developer
 machines); CI machines skip it. The corpus is read in place, never copied into the project.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -12,12 +13,14 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import COMPAT_CORPUS
+
 from recipes_site.build import build
 
 EXPECTED = COMPAT_CORPUS.parent / "expected"
-DEVIATIONS = json.loads((Path(__file__).resolve().parents[1] / "docs" / "compat-deviations.json").read_text())
+DEVIATIONS = json.loads(
+    (Path(__file__).resolve().parents[1] / "docs" / "compat-deviations.json").read_text()
+)
 
 
 def _rows(name: str):
@@ -46,7 +49,14 @@ def test_every_reference_rendering_is_reproduced(corpus_site):
         total += 1
         doc = _doc(cache, corpus_site / row["recipe"] / "hw" / f"{row['hardware']}.json")
         key = (row["variant"], row["strategy"], row["node_count"])
-        mine = next((r for r in doc.get("renderings", []) if (r["variant"], r["strategy"], r["node_count"]) == key), None)
+        mine = next(
+            (
+                r
+                for r in doc.get("renderings", [])
+                if (r["variant"], r["strategy"], r["node_count"]) == key
+            ),
+            None,
+        )
         if mine is None:
             mismatches.append((row["recipe"], row["hardware"], key, "missing"))
             continue
@@ -62,7 +72,11 @@ def test_default_hardware_and_recommendations_match(corpus_site):
     cache, wrong = {}, []
     for row in _rows("selection.jsonl.gz"):
         if "default_hardware" in row:
-            got = _doc(cache, corpus_site / f"{row['recipe']}.json").get("default_hardware", {}).get(row["tree_variant"])
+            got = (
+                _doc(cache, corpus_site / f"{row['recipe']}.json")
+                .get("default_hardware", {})
+                .get(row["tree_variant"])
+            )
             want = row["default_hardware"]
         else:
             doc = _doc(cache, corpus_site / row["recipe"] / "hw" / f"{row['hardware']}.json")

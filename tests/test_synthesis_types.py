@@ -3,6 +3,7 @@ frozen dataclass's object.__setattr__ per field, issue 13) must stay what datacl
 the declared fields, in order, with their defaults; frozen, comparable, replaceable. Their makers
 `process` and `rendering` (no class call) must make exactly what the class call makes; likewise
 KvStore, PdPool and HardwareResult with `kv_store`, `pd_pool` and `hardware_result`."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -10,11 +11,26 @@ import inspect
 
 import pytest
 
-from recipes_site.synthesis.types import (HardwareResult, KvStore, PdPool, Process, Rendering, hardware_result, kv_store,
-                                          pd_pool, process, rendering)
+from recipes_site.synthesis.types import (
+    HardwareResult,
+    KvStore,
+    PdPool,
+    Process,
+    Rendering,
+    hardware_result,
+    kv_store,
+    pd_pool,
+    process,
+    rendering,
+)
 
-MAKERS = [(Process, process), (Rendering, rendering), (KvStore, kv_store), (PdPool, pd_pool),
-          (HardwareResult, hardware_result)]
+MAKERS = [
+    (Process, process),
+    (Rendering, rendering),
+    (KvStore, kv_store),
+    (PdPool, pd_pool),
+    (HardwareResult, hardware_result),
+]
 
 
 @pytest.mark.parametrize("cls", [cls for cls, _ in MAKERS])
@@ -22,12 +38,15 @@ def test_init_takes_the_declared_fields_in_order_with_their_defaults(cls):
     params = list(inspect.signature(cls.__init__).parameters.values())[1:]
     assert [(p.name, p.default) for p in params] == [
         (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default)
-        for f in dataclasses.fields(cls)]
+        for f in dataclasses.fields(cls)
+    ]
 
 
 @pytest.mark.parametrize("cls, maker", MAKERS)
 def test_a_maker_takes_its_class_arguments(cls, maker):
-    assert inspect.signature(maker).parameters == dict(list(inspect.signature(cls.__init__).parameters.items())[1:])
+    assert inspect.signature(maker).parameters == dict(
+        list(inspect.signature(cls.__init__).parameters.items())[1:]
+    )
 
 
 @pytest.mark.parametrize("cls, maker", MAKERS)
@@ -35,19 +54,26 @@ def test_a_maker_takes_its_class_arguments(cls, maker):
 def test_a_maker_makes_what_the_class_makes(cls, maker, by_keyword):
     values = {f.name: object() for f in dataclasses.fields(cls)}
     made = maker(**values) if by_keyword else maker(*values.values())
-    extra = ["_family"] if cls is Rendering else []   # Rendering.family's token: not a field
+    extra = ["_family"] if cls is Rendering else []  # Rendering.family's token: not a field
     assert type(made) is cls and made == cls(**values) and list(vars(made)) == list(values) + extra
     assert list(vars(cls(**values))) == list(values) + extra
     assert all(getattr(made, name) is value for name, value in values.items())
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.env = {}
-    required = {f.name: values[f.name] for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING}
-    assert maker(**required) == cls(**required)      # defaults as the class's
+    required = {
+        f.name: values[f.name] for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING
+    }
+    assert maker(**required) == cls(**required)  # defaults as the class's
 
 
 def _process(**changes):
-    fields = dict(argv=("vllm", "serve", "m"), command="vllm serve m", env={"A": "1"}, docker_argv=("docker",),
-                  docker_command="docker run m")
+    fields = dict(
+        argv=("vllm", "serve", "m"),
+        command="vllm serve m",
+        env={"A": "1"},
+        docker_argv=("docker",),
+        docker_command="docker run m",
+    )
     return Process(**{**fields, **changes})
 
 
@@ -72,9 +98,15 @@ def test_defaults_equality_and_replace_behave_as_a_dataclass():
 
 def test_a_relabelled_rendering_is_the_same_rendering_on_another_profile():
     p = _process()
-    r = Rendering("h200", "single_node_tp", "default", 1, "single_node", {"A": "1"}, "img", single=p)
+    r = Rendering(
+        "h200", "single_node_tp", "default", 1, "single_node", {"A": "1"}, "img", single=p
+    )
     moved = r.relabelled("h100")
-    assert moved == dataclasses.replace(r, hardware="h100") and moved.single is p and moved.env is r.env
+    assert (
+        moved == dataclasses.replace(r, hardware="h100")
+        and moved.single is p
+        and moved.env is r.env
+    )
     assert r.hardware == "h200" and type(moved) is Rendering
     with pytest.raises(dataclasses.FrozenInstanceError):
         moved.hardware = "b200"
@@ -85,14 +117,32 @@ def test_a_family_is_a_rendering_and_its_relabelled_copies():
     same family; a rendering made anew is not, whether it differs in any other field (even an
     equal but distinct object) or in none; equality and repr still see the fields alone."""
     p = _process()
-    r = Rendering("h200", "single_node_tp", "default", 1, "single_node", {"A": "1"}, "img", single=p)
+    r = Rendering(
+        "h200", "single_node_tp", "default", 1, "single_node", {"A": "1"}, "img", single=p
+    )
     assert r.relabelled("h100").relabelled("b200").family is r.relabelled("h100").family is r.family
     assert dataclasses.replace(r, hardware="b200").family is not r.family
     assert dataclasses.replace(r).family is not r.family and dataclasses.replace(r) == r
-    assert "_family" not in repr(r) and rendering(*(getattr(r, f.name) for f in dataclasses.fields(r))).family is not r.family
-    others = {"strategy": "multi_node_tp", "variant": "fp8", "node_count": 2, "deploy_type": "multi_node",
-              "env": {"A": "1"}, "docker_image": "other", "single": _process(), "head": p, "workers": (p,),
-              "prefill": object(), "decode": object(), "router": object(), "router_config": {}, "kv": object()}
+    assert (
+        "_family" not in repr(r)
+        and rendering(*(getattr(r, f.name) for f in dataclasses.fields(r))).family is not r.family
+    )
+    others = {
+        "strategy": "multi_node_tp",
+        "variant": "fp8",
+        "node_count": 2,
+        "deploy_type": "multi_node",
+        "env": {"A": "1"},
+        "docker_image": "other",
+        "single": _process(),
+        "head": p,
+        "workers": (p,),
+        "prefill": object(),
+        "decode": object(),
+        "router": object(),
+        "router_config": {},
+        "kv": object(),
+    }
     assert set(others) == {f.name for f in dataclasses.fields(Rendering)} - {"hardware"}
     for name, value in others.items():
         assert dataclasses.replace(r, **{name: value}).family is not r.family, name

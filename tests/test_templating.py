@@ -1,4 +1,5 @@
 """PageEnvironment (render/templating.py) looks `x.name` up exactly as jinja's Environment does."""
+
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
@@ -30,7 +31,14 @@ class _Name(str):
 
 
 OBJECTS = [
-    {"label": "L", "items": "not the method", "get": 1, "__class__": "x", "__len__": 0, "keys": None},
+    {
+        "label": "L",
+        "items": "not the method",
+        "get": 1,
+        "__class__": "x",
+        "__len__": 0,
+        "keys": None,
+    },
     {},
     {1: "int key"},
     _WithAttribute(label="item"),
@@ -42,8 +50,21 @@ OBJECTS = [
     ["a", "list"],
     None,
 ]
-NAMES = ["label", "items", "get", "keys", "__class__", "__len__", "__dict__", "mro", "__name__", "missing",
-         "upper", _Name("label"), _Name("items")]
+NAMES = [
+    "label",
+    "items",
+    "get",
+    "keys",
+    "__class__",
+    "__len__",
+    "__dict__",
+    "mro",
+    "__name__",
+    "missing",
+    "upper",
+    _Name("label"),
+    _Name("items"),
+]
 
 
 def _outcome(env, obj, name):
@@ -51,7 +72,11 @@ def _outcome(env, obj, name):
     if isinstance(value, Undefined):
         return ("undefined", type(value), value._undefined_name, value._undefined_obj is obj)
     if callable(value):
-        return ("callable", getattr(value, "__name__", None), getattr(value, "__self__", None) is obj)
+        return (
+            "callable",
+            getattr(value, "__name__", None),
+            getattr(value, "__self__", None) is obj,
+        )
     return ("value", value)
 
 
@@ -65,15 +90,21 @@ def test_getattr_equals_jinja_on_dicts_subclasses_and_other_objects(undefined):
 
 def test_a_dict_key_named_like_a_dict_method_stays_the_method():
     env = PageEnvironment()
-    out = env.from_string("{{ d.label }} {{ d.items()|list|length }} {{ d.get('items') }} [{{ d.nothing }}]")
+    out = env.from_string(
+        "{{ d.label }} {{ d.items()|list|length }} {{ d.get('items') }} [{{ d.nothing }}]"
+    )
     assert out.render(d={"label": "L", "items": "I"}) == "L 2 I []"
 
 
 def test_templates_render_alike():
-    source = ("{% for k, v in data.items() %}{{ k }}={{ v.label }}/{{ v.get('n', 0) }}/{{ v.values is callable }};"
-              "{% endfor %}{{ obj.label }} {{ sub.label }} {{ miss.label }}")
+    source = (
+        "{% for k, v in data.items() %}{{ k }}={{ v.label }}/{{ v.get('n', 0) }}/{{ v.values is callable }};"
+        "{% endfor %}{{ obj.label }} {{ sub.label }} {{ miss.label }}"
+    )
     data = {"a": {"label": "<A>", "n": 2}, "items": {"label": "B", "values": "V"}, "c": {}}
     page = dict(data=data, obj=_Object(), sub=_WithAttribute(label="item"), miss=_Missing())
     expected = Environment(autoescape=True).from_string(source).render(**page)
     assert PageEnvironment(autoescape=True).from_string(source).render(**page) == expected
-    assert "a=&lt;A&gt;/2/True;" in expected and "items=B/0/True;" in expected   # .values: the method
+    assert (
+        "a=&lt;A&gt;/2/True;" in expected and "items=B/0/True;" in expected
+    )  # .values: the method

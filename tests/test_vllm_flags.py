@@ -8,6 +8,7 @@ argument lists and environments). On top of those rules, this module walks what 
 shows: each recipe's renderings (every variant tree, hardware profile, strategy and process,
 with the flags and variables the strategies and the engine add) and every line a user can
 toggle on the page (each feature and each feature mode)."""
+
 from __future__ import annotations
 
 import copy
@@ -17,7 +18,7 @@ import re
 import pytest
 
 from recipes_site.build import synthesis_context
-from recipes_site.catalog import PROJECT_ROOT, load_catalog, lint
+from recipes_site.catalog import PROJECT_ROOT, lint, load_catalog
 from recipes_site.data import base_flag, vllm_flags
 from recipes_site.synthesis import synthesize_recipe
 from recipes_site.synthesis.choices import feature_choices
@@ -46,8 +47,10 @@ def processes(r) -> list[tuple[str, object]]:
     """(where, process) for each `vllm serve` process of a rendering (Rendering.processes order)."""
     where = f"variant {r.variant}, {r.hardware}, {r.strategy} x{r.node_count}"
     procs = r.processes
-    return [(where + (f" (process {i + 1} of {len(procs)})" if len(procs) > 1 else ""), p)
-            for i, p in enumerate(procs)]
+    return [
+        (where + (f" (process {i + 1} of {len(procs)})" if len(procs) > 1 else ""), p)
+        for i, p in enumerate(procs)
+    ]
 
 
 def _serve_flags(argv) -> list[str]:
@@ -75,10 +78,18 @@ def unknown_flags(hf_id: str, recipe: dict, ctx, standalone: set) -> list[str]:
         if key in seen_choices:
             continue
         seen_choices.add(key)
-        for choice in feature_choices(recipe, ctx.hardware(r.hardware), r.variant, r.feature_strategy,
-                                      with_kv_store=r.kv is not None):
-            groups = ([(f"feature {choice.name}:{m.name}", m.lines) for m in choice.modes]
-                      if choice.modes else [(f"feature {choice.name}", choice.lines or ())])
+        for choice in feature_choices(
+            recipe,
+            ctx.hardware(r.hardware),
+            r.variant,
+            r.feature_strategy,
+            with_kv_store=r.kv is not None,
+        ):
+            groups = (
+                [(f"feature {choice.name}:{m.name}", m.lines) for m in choice.modes]
+                if choice.modes
+                else [(f"feature {choice.name}", choice.lines or ())]
+            )
             for label, lines in groups:
                 for line in lines:
                     flag = base_flag(line.split(" ", 1)[0])
@@ -109,8 +120,10 @@ def unknown_env(hf_id: str, recipe: dict, ctx, standalone: set) -> list[str]:
 @pytest.mark.parametrize("hf_id", RECIPE_IDS)
 def test_every_vllm_environment_variable_is_read_by_vllm(hf_id, catalog_and_context):
     problems = check_recipe(unknown_env, hf_id, catalog_and_context)
-    assert not problems, (f"environment variables vLLM {vllm_flags()['vllm_version']} does not read "
-                          "(scripts/vllm_flags.py regenerates the list):\n" + "\n".join(problems))
+    assert not problems, (
+        f"environment variables vLLM {vllm_flags()['vllm_version']} does not read "
+        "(scripts/vllm_flags.py regenerates the list):\n" + "\n".join(problems)
+    )
 
 
 def check_recipe(check, hf_id, catalog_and_context, edit=None) -> list[str]:
@@ -126,49 +139,78 @@ def check_recipe(check, hf_id, catalog_and_context, edit=None) -> list[str]:
 
 def test_the_env_check_fails_on_a_dropped_variable(catalog_and_context):
     def edit(recipe):
-        recipe["model"]["base_env"] = {"VLLM_ATTENTION_BACKEND": "FLASH_ATTN", "HF_HUB_OFFLINE": "1"}
+        recipe["model"]["base_env"] = {
+            "VLLM_ATTENTION_BACKEND": "FLASH_ATTN",
+            "HF_HUB_OFFLINE": "1",
+        }
+
     problems = check_recipe(unknown_env, "Qwen/Qwen3-8B", catalog_and_context, edit)
-    assert any(p.startswith("Qwen/Qwen3-8B: model.base_env.VLLM_ATTENTION_BACKEND: ") for p in problems)
-    assert any("h100" in p and p.endswith(": VLLM_ATTENTION_BACKEND") for p in problems)   # rendered too
+    assert any(
+        p.startswith("Qwen/Qwen3-8B: model.base_env.VLLM_ATTENTION_BACKEND: ") for p in problems
+    )
+    assert any(
+        "h100" in p and p.endswith(": VLLM_ATTENTION_BACKEND") for p in problems
+    )  # rendered too
     assert not any("HF_HUB_OFFLINE" in p or "VLLM_ROCM_USE_AITER" in p for p in problems)
 
 
 @pytest.mark.parametrize("hf_id", RECIPE_IDS)
 def test_every_rendered_flag_is_a_vllm_serve_option(hf_id, catalog_and_context):
-    problems = (check_recipe(unknown_flags, hf_id, catalog_and_context)
-                + rule_problems(lint.check_vllm_flags, hf_id, catalog_and_context[0].recipe(hf_id).data))
-    assert not problems, (f"flags unknown to vllm serve {vllm_flags()['vllm_version']} "
-                          "(scripts/vllm_flags.py regenerates the list):\n" + "\n".join(problems))
+    problems = check_recipe(unknown_flags, hf_id, catalog_and_context) + rule_problems(
+        lint.check_vllm_flags, hf_id, catalog_and_context[0].recipe(hf_id).data
+    )
+    assert not problems, (
+        f"flags unknown to vllm serve {vllm_flags()['vllm_version']} "
+        "(scripts/vllm_flags.py regenerates the list):\n" + "\n".join(problems)
+    )
 
 
 def test_the_check_fails_on_a_made_up_flag(catalog_and_context):
     def edit(recipe):
         recipe["model"]["base_args"] = ["--definitely-not-a-vllm-flag", "1"]
-        recipe["features"]["bogus"] = {"description": "a misspelt plugin flag",
-                                       "args": ["--tool-call-parser-plugin", "parser.py"]}
+        recipe["features"]["bogus"] = {
+            "description": "a misspelt plugin flag",
+            "args": ["--tool-call-parser-plugin", "parser.py"],
+        }
+
     problems = check_recipe(unknown_flags, "Qwen/Qwen3-8B", catalog_and_context, edit)
-    assert any(p.startswith("Qwen/Qwen3-8B: ") and p.endswith(": --definitely-not-a-vllm-flag") for p in problems)
+    assert any(
+        p.startswith("Qwen/Qwen3-8B: ") and p.endswith(": --definitely-not-a-vllm-flag")
+        for p in problems
+    )
     assert any("feature bogus" in p and p.endswith(": --tool-call-parser-plugin") for p in problems)
-    assert not any(p.endswith(": --tensor-parallel-size") or p.endswith(": --reasoning-parser") for p in problems)
-    static = check_recipe(lambda hf_id, recipe, *_: rule_problems(lint.check_vllm_flags, hf_id, recipe),
-                          "Qwen/Qwen3-8B", catalog_and_context, edit)
-    assert [p.split(": '")[0] for p in static] == ["Qwen/Qwen3-8B: model.base_args[0]",
-                                                    "Qwen/Qwen3-8B: features.bogus.args[0]"]
+    assert not any(
+        p.endswith(": --tensor-parallel-size") or p.endswith(": --reasoning-parser")
+        for p in problems
+    )
+    static = check_recipe(
+        lambda hf_id, recipe, *_: rule_problems(lint.check_vllm_flags, hf_id, recipe),
+        "Qwen/Qwen3-8B",
+        catalog_and_context,
+        edit,
+    )
+    assert [p.split(": '")[0] for p in static] == [
+        "Qwen/Qwen3-8B: model.base_args[0]",
+        "Qwen/Qwen3-8B: features.bogus.args[0]",
+    ]
 
 
-@pytest.mark.parametrize("token, flag", [
-    ("--tensor-parallel-size", "--tensor-parallel-size"),
-    ("--kernel-config.enable_flashinfer_autotune=False", "--kernel-config"),
-    ("--speculative-config.num_speculative_tokens", "--speculative-config"),
-    ("--compilation-config.custom_ops+", "--compilation-config"),
-    ("--chat-template-content-format=string", "--chat-template-content-format"),
-    ("--tokenizer_mode", "--tokenizer-mode"),
-    ("-tp", "-tp"),
-    ("-O3", "--optimization-level"),
-    ("-1", None),
-    ("mistral", None),
-    ('{"method":"mtp"}', None),
-])
+@pytest.mark.parametrize(
+    "token, flag",
+    [
+        ("--tensor-parallel-size", "--tensor-parallel-size"),
+        ("--kernel-config.enable_flashinfer_autotune=False", "--kernel-config"),
+        ("--speculative-config.num_speculative_tokens", "--speculative-config"),
+        ("--compilation-config.custom_ops+", "--compilation-config"),
+        ("--chat-template-content-format=string", "--chat-template-content-format"),
+        ("--tokenizer_mode", "--tokenizer-mode"),
+        ("-tp", "-tp"),
+        ("-O3", "--optimization-level"),
+        ("-1", None),
+        ("mistral", None),
+        ('{"method":"mtp"}', None),
+    ],
+)
 def test_tokens_map_to_their_base_option(token, flag):
     assert base_flag(token) == flag
 
@@ -180,8 +222,15 @@ def test_flag_list_records_its_vllm_release():
     flags = data["flags"]
     assert flags == sorted(set(flags))
     # options, their aliases and the negative forms vLLM derives for boolean options
-    for flag in ("--tensor-parallel-size", "-tp", "--enable-expert-parallel", "--no-enable-prefix-caching",
-                 "--tool-call-parser", "--reasoning-parser", "--port"):
+    for flag in (
+        "--tensor-parallel-size",
+        "-tp",
+        "--enable-expert-parallel",
+        "--no-enable-prefix-caching",
+        "--tool-call-parser",
+        "--reasoning-parser",
+        "--port",
+    ):
         assert flag in flags
     assert all(f.startswith("-") for f in flags)
     env = data["env"]

@@ -3,6 +3,7 @@
 The published bytes were the standard encoder's until orjson took over; these tests pin where the
 two agree (so published documents did not change) and what happens where orjson cannot encode.
 """
+
 import datetime
 import json
 import math
@@ -24,28 +25,36 @@ def test_every_code_point_is_written_as_the_standard_encoder_writes_it():
     # one string per 4,096 code points, so a difference names its block
     points = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
     for start in range(0, len(points), 4096):
-        text = "".join(map(chr, points[start:start + 4096]))
+        text = "".join(map(chr, points[start : start + 4096]))
         assert encode_json({"s": text}) == stdlib_bytes({"s": text}), hex(points[start])
 
 
 def _random_doc(rng: random.Random, depth: int = 0):
     kind = rng.randrange(9 if depth < 5 else 6)
     if kind == 0:
-        return rng.randrange(-2**63, 2**64)
-    if kind == 1:    # the floats documents hold: sizes, GiB rounded to 2 places, ratios
+        return rng.randrange(-(2**63), 2**64)
+    if kind == 1:  # the floats documents hold: sizes, GiB rounded to 2 places, ratios
         return round(rng.uniform(-1e6, 1e6), rng.randrange(0, 4)) or 0.0
     if kind == 2:
         return rng.uniform(1e-4, 1e15) * rng.choice((1, -1))
     if kind == 3:
-        return "".join(chr(rng.choice((rng.randrange(0x20), rng.randrange(0x20, 0x80), rng.randrange(0x80, 0xD800))))
-                       for _ in range(rng.randrange(12)))
+        return "".join(
+            chr(
+                rng.choice(
+                    (rng.randrange(0x20), rng.randrange(0x20, 0x80), rng.randrange(0x80, 0xD800))
+                )
+            )
+            for _ in range(rng.randrange(12))
+        )
     if kind == 4:
         return rng.choice((True, False, None))
     if kind == 5:
         return ""
     if kind in (6, 7):
         return [_random_doc(rng, depth + 1) for _ in range(rng.randrange(4))]
-    return {f"k{i}\n\"{rng.randrange(99)}": _random_doc(rng, depth + 1) for i in range(rng.randrange(4))}
+    return {
+        f'k{i}\n"{rng.randrange(99)}': _random_doc(rng, depth + 1) for i in range(rng.randrange(4))
+    }
 
 
 def test_random_documents_match_the_standard_encoder():
@@ -63,12 +72,16 @@ def _nested(depth: int) -> list:
     return doc
 
 
-@pytest.mark.parametrize("doc", [
-    {"big": 2**64},                       # beyond 64 bits
-    {"small": -2**63 - 1},
-    {1: "int key", None: "null key"},     # json turns keys into strings
-    _nested(300),                         # orjson stops at 255 levels
-], ids=["big-int", "small-int", "non-string-keys", "deep-nesting"])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"big": 2**64},  # beyond 64 bits
+        {"small": -(2**63) - 1},
+        {1: "int key", None: "null key"},  # json turns keys into strings
+        _nested(300),  # orjson stops at 255 levels
+    ],
+    ids=["big-int", "small-int", "non-string-keys", "deep-nesting"],
+)
 def test_what_orjson_refuses_is_written_by_the_standard_encoder(doc):
     assert encode_json(doc) == stdlib_bytes(doc)
     assert json_text(doc) == STDLIB(doc)

@@ -8,6 +8,7 @@
 models (~0.15 s), which `recipes-site --version`, `--help` and `new` never need, yet they import
 ``recipes_site.catalog.diagnostics`` (and so this package) through the CLI.
 """
+
 from recipes_site.catalog.documents import PROJECT_ROOT, Catalog, RecipeDoc
 
 __all__ = ["load_catalog", "Catalog", "RecipeDoc", "PROJECT_ROOT"]
@@ -16,5 +17,6 @@ __all__ = ["load_catalog", "Catalog", "RecipeDoc", "PROJECT_ROOT"]
 def __getattr__(name: str):
     if name == "load_catalog":
         from recipes_site.catalog.loader import load_catalog
+
         return load_catalog
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,15 +3,16 @@
 Stages never print and never raise on bad *input*: they return diagnostics, which lets one
 build report every problem of every file at once.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from enum import Enum
 
-EXCERPT_CHARS = 80      # longest quotation of file content in a message
-MAX_TEXT = 600          # longest message or hint, whatever it quotes
-CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")   # what a one-line text must not hold
+EXCERPT_CHARS = 80  # longest quotation of file content in a message
+MAX_TEXT = 600  # longest message or hint, whatever it quotes
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")  # what a one-line text must not hold
 
 
 def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
@@ -41,20 +42,24 @@ class Level(str, Enum):
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
-    path: str            # file path as shown to the user (relative to the cwd when possible)
-    line: int            # 1-based; 0 when unknown
-    col: int             # 1-based; 0 when unknown
+    path: str  # file path as shown to the user (relative to the cwd when possible)
+    line: int  # 1-based; 0 when unknown
+    col: int  # 1-based; 0 when unknown
     level: Level
-    key_path: str        # dotted key path inside the document, e.g. "variants.default.precision"; "" for the whole file
+    key_path: str  # dotted key path inside the document, e.g. "variants.default.precision"; "" for the whole file
     message: str
-    hint: str = ""       # e.g. "did you mean `tool_calling`?"
+    hint: str = ""  # e.g. "did you mean `tool_calling`?"
 
     def __post_init__(self) -> None:
         message, hint, key_path = self.message, self.hint, self.key_path
-        if (message.__class__ is str and hint.__class__ is str and key_path.__class__ is str
-                and len(message) + len(hint) + len(key_path) <= MAX_TEXT
-                and not CONTROL_CHARS.search(message + hint + key_path)):
-            return   # what _bounded would give back for each of the three (most diagnostics: one check)
+        if (
+            message.__class__ is str
+            and hint.__class__ is str
+            and key_path.__class__ is str
+            and len(message) + len(hint) + len(key_path) <= MAX_TEXT
+            and not CONTROL_CHARS.search(message + hint + key_path)
+        ):
+            return  # what _bounded would give back for each of the three (most diagnostics: one check)
         for name in ("message", "hint", "key_path"):
             value = getattr(self, name)
             if isinstance(value, str):

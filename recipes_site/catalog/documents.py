@@ -1,4 +1,5 @@
 """The loaded catalogue: one RecipeDoc per recipe file, and the Catalog that holds them."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -15,20 +16,25 @@ if TYPE_CHECKING:
 # templates/: the repository itself (a clone, an editable install), else the copy a wheel carries
 # (setup.py puts it in recipes_site/_project/).
 _PACKAGE = Path(recipes_site.__file__).resolve().parent
-PROJECT_ROOT = (_PACKAGE.parent if (_PACKAGE.parent / "taxonomy.yaml").is_file() and (_PACKAGE.parent / "templates").is_dir()
-                else _PACKAGE / "_project")
+PROJECT_ROOT = (
+    _PACKAGE.parent
+    if (_PACKAGE.parent / "taxonomy.yaml").is_file() and (_PACKAGE.parent / "templates").is_dir()
+    else _PACKAGE / "_project"
+)
 
 
 @dataclass(frozen=True)
 class RecipeDoc:
-    path: Path          # the file
-    display_path: str   # path as printed in diagnostics (relative to the cwd if possible)
-    rel_path: str       # "models/<org>/<repo>.yaml" relative to the root, forward slashes
-    hf_id: str          # "<org>/<repo>" derived from the path (first dir under models/ + file stem)
-    data: dict          # the loaded YAML as plain Python values, YAML key order, dates "YYYY-MM-DD"
-    spec: "Recipe | None"   # the validated model; None if the file had schema errors
-    positions: dict     # key path tuple -> (line, col) of the value, 1-based; list items by int index
-    key_positions: dict = field(default_factory=dict, repr=False)  # key path -> (line, col) of the key
+    path: Path  # the file
+    display_path: str  # path as printed in diagnostics (relative to the cwd if possible)
+    rel_path: str  # "models/<org>/<repo>.yaml" relative to the root, forward slashes
+    hf_id: str  # "<org>/<repo>" derived from the path (first dir under models/ + file stem)
+    data: dict  # the loaded YAML as plain Python values, YAML key order, dates "YYYY-MM-DD"
+    spec: Recipe | None  # the validated model; None if the file had schema errors
+    positions: dict  # key path tuple -> (line, col) of the value, 1-based; list items by int index
+    key_positions: dict = field(
+        default_factory=dict, repr=False
+    )  # key path -> (line, col) of the key
 
     def position(self, path: tuple, *, at_key: bool = False) -> tuple[int, int]:
         """Best source position for ``path`` (the key itself with ``at_key``), else its nearest
@@ -39,21 +45,24 @@ class RecipeDoc:
 @dataclass(frozen=True)
 class Catalog:
     root: Path
-    taxonomy: dict                 # plain data of the effective taxonomy.yaml ({} if none)
-    strategies: dict               # name -> plain data of strategies/*.yaml, byte-sorted file order
-    kv_stores: dict                # name -> plain data of kv_store/*.yaml, byte-sorted file order
-    platforms: dict | None         # platforms.yaml data, or None
-    recipes: list                  # RecipeDoc per recipe that loaded as YAML, in traversal order
-    files_checked: int             # number of files read
+    taxonomy: dict  # plain data of the effective taxonomy.yaml ({} if none)
+    strategies: dict  # name -> plain data of strategies/*.yaml, byte-sorted file order
+    kv_stores: dict  # name -> plain data of kv_store/*.yaml, byte-sorted file order
+    platforms: dict | None  # platforms.yaml data, or None
+    recipes: list  # RecipeDoc per recipe that loaded as YAML, in traversal order
+    files_checked: int  # number of files read
 
     def hardware_profiles(self) -> dict:
-        profiles = self.taxonomy.get("hardware_profiles") if isinstance(self.taxonomy, dict) else None
+        profiles = (
+            self.taxonomy.get("hardware_profiles") if isinstance(self.taxonomy, dict) else None
+        )
         return profiles if isinstance(profiles, dict) else {}
 
     @cached_property
     def index(self):
         """Lookups over all recipes, built once on first use (catalog/index.py: why)."""
         from recipes_site.catalog.index import CatalogIndex
+
         return CatalogIndex(self)
 
     def recipe(self, hf_id: str) -> RecipeDoc | None:
@@ -64,7 +73,9 @@ class Catalog:
         return None
 
 
-def locate(positions: dict, key_positions: dict, path: tuple, *, at_key: bool = False) -> tuple[int, int]:
+def locate(
+    positions: dict, key_positions: dict, path: tuple, *, at_key: bool = False
+) -> tuple[int, int]:
     path = tuple(path)
     if at_key and path in key_positions:
         return key_positions[path]

@@ -12,13 +12,14 @@ to ASCII letters and digits: an id is ``<org>/<name>`` or ``<name>``; each part 
 of ``A-Z a-z 0-9 _ - .``, starts and ends with a letter, digit or ``_``, and holds neither ``..``
 nor ``--``. So no part can be ``.``, ``..`` or empty, and no id can be absolute.
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
 
-MAX_PART = 96                      # huggingface_hub's REPO_ID_REGEX: [\w\-.]{1,96}
-MAX_ID = 2 * MAX_PART + 1          # org/name
+MAX_PART = 96  # huggingface_hub's REPO_ID_REGEX: [\w\-.]{1,96}
+MAX_ID = 2 * MAX_PART + 1  # org/name
 _PART = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,94}[A-Za-z0-9_])?\Z")
 # JSON Schema spelling for editors (the length and the ".."/"--" rules are checked in code).
 JSON_PATTERN = r"^[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_])?(?:/[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_])?)?$"
@@ -78,8 +79,10 @@ def id_message(value: str, what: str, problem: str) -> str:
     return f"{what} '{_shown(value)}' {problem}"
 
 
-ID_HINT = ("ids follow the Hugging Face repo-id grammar: <org>/<name>, each part 1-96 letters, digits, "
-           "'-', '_' or '.', not starting or ending with '.' or '-', without '..' or '--'")
+ID_HINT = (
+    "ids follow the Hugging Face repo-id grammar: <org>/<name>, each part 1-96 letters, digits, "
+    "'-', '_' or '.', not starting or ending with '.' or '-', without '..' or '--'"
+)
 
 
 def collision_key(path_id: str) -> str:

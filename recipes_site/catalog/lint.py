@@ -24,16 +24,18 @@ marker file ``.recipes-site-project`` (this repository does), or this repository
 any other root (the public compat corpus, a folder of someone else's recipes) is *foreign*: its
 authors did not sign up for our house rules, so it still validates with 0 errors and builds.
 """
+
 from __future__ import annotations
 
 import bisect
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from recipes_site import sizing
 from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
@@ -47,13 +49,22 @@ PROJECT_MARKER = ".recipes-site-project"
 
 # The guide's shape (CONTRIBUTING section 1): a reader finds the same things in the same place on
 # every model page.
-GUIDE_SECTIONS = ("Overview", "Prerequisites", "Launch", "Client usage", "Benchmarking", "Troubleshooting",
-                  "References")
+GUIDE_SECTIONS = (
+    "Overview",
+    "Prerequisites",
+    "Launch",
+    "Client usage",
+    "Benchmarking",
+    "Troubleshooting",
+    "References",
+)
 _MEMORY = re.compile(r"memory|KV cache|OOM|--max-model-len|--gpu-memory-utilization", re.I)
 _HEADING = re.compile(r"^## +(.+?)\s*$", re.M)
 _LINK = re.compile(r"https://")
 _PLACEHOLDER = re.compile(r"\b(TODO|FIXME)\b")
-_LINE_BREAK = re.compile(r"\r\n?|\n")     # YAML's line breaks (str.splitlines also splits at \f, \u2028, ...)
+_LINE_BREAK = re.compile(
+    r"\r\n?|\n"
+)  # YAML's line breaks (str.splitlines also splits at \f, \u2028, ...)
 # Keys whose lists are `vllm serve` arguments, and keys whose maps are environments (types.py: Args,
 # EnvMap): shell_rules.ARG_KEYS / ENV_KEYS. `omni` tasks run vllm-omni, whose options are not in the vLLM list.
 _SKIP_SUBTREES = frozenset({"omni"})
@@ -93,7 +104,7 @@ class VllmVocabulary:
     version: str
     flags: frozenset
     env: frozenset
-    flag_list: tuple      # sorted, for did-you-mean
+    flag_list: tuple  # sorted, for did-you-mean
     env_list: tuple
 
     def unknown_flag(self, token: str) -> str | None:
@@ -107,13 +118,19 @@ class VllmVocabulary:
 
     def flag_hint(self, flag: str, *, suggest: bool = True) -> str:
         match = _closest(flag, self.flag_list) if suggest else None
-        return (f"did you mean '{match}'?" if match
-                else f"see `vllm serve --help` (vLLM {self.version}); recipes_site/data/vllm_flags.json lists them")
+        return (
+            f"did you mean '{match}'?"
+            if match
+            else f"see `vllm serve --help` (vLLM {self.version}); recipes_site/data/vllm_flags.json lists them"
+        )
 
     def env_hint(self, name: str, *, suggest: bool = True) -> str:
         match = _closest(name, self.env_list) if suggest else None
-        return (f"did you mean '{match}'?" if match
-                else f"vllm/envs.py of vLLM {self.version} lists the variables it reads; remove this one")
+        return (
+            f"did you mean '{match}'?"
+            if match
+            else f"vllm/envs.py of vLLM {self.version} lists the variables it reads; remove this one"
+        )
 
 
 @lru_cache(maxsize=1024)
@@ -126,8 +143,13 @@ def _closest(word: str, choices: tuple, cutoff: float = 0.75) -> str | None:
 @lru_cache(maxsize=1)
 def vocabulary() -> VllmVocabulary:
     data = vllm_flags()
-    return VllmVocabulary(str(data.get("vllm_version", "?")), frozenset(data["flags"]), frozenset(data["env"]),
-                          tuple(sorted(data["flags"])), tuple(sorted(data["env"])))
+    return VllmVocabulary(
+        str(data.get("vllm_version", "?")),
+        frozenset(data["flags"]),
+        frozenset(data["env"]),
+        tuple(sorted(data["flags"])),
+        tuple(sorted(data["env"])),
+    )
 
 
 # ---- what a rule sees -------------------------------------------------------------------------------
@@ -154,12 +176,28 @@ class LintSubject:
         """What check_vllm_flags and check_vllm_env read, found in one walk of the recipe."""
         return _vllm_blocks(self.doc.data)
 
-    def at(self, path: tuple, message: str, hint: str = "", *, at_key: bool = False,
-           line: int = 0, col: int = 0) -> Diagnostic:
+    def at(
+        self,
+        path: tuple,
+        message: str,
+        hint: str = "",
+        *,
+        at_key: bool = False,
+        line: int = 0,
+        col: int = 0,
+    ) -> Diagnostic:
         """A diagnostic at ``path`` (its source position, unless ``line`` is given)."""
         if not line:
             line, col = self.doc.position(tuple(path), at_key=at_key)
-        return Diagnostic(self.doc.display_path, line, col, self.level, format_key_path(tuple(path)), message, hint)
+        return Diagnostic(
+            self.doc.display_path,
+            line,
+            col,
+            self.level,
+            format_key_path(tuple(path)),
+            message,
+            hint,
+        )
 
 
 def subject(doc: RecipeDoc, level: Level = Level.ERROR, text: str | None = None) -> LintSubject:
@@ -228,12 +266,19 @@ def check_vllm_flags(s: LintSubject) -> list[Diagnostic]:
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
                 continue
-            token = item.split()[0]      # "--flag value" written as one item: the flag is the first word
+            token = item.split()[
+                0
+            ]  # "--flag value" written as one item: the flag is the first word
             flag = vocab.unknown_flag(token)
             if flag:
-                out.append(s.at(path + (i,), f"'{_excerpt(flag)}' is not a `vllm serve` option "
-                                f"(vLLM {vocab.version}); expected a flag from recipes_site/data/vllm_flags.json",
-                                vocab.flag_hint(flag, suggest=len(out) < _SUGGESTIONS)))
+                out.append(
+                    s.at(
+                        path + (i,),
+                        f"'{_excerpt(flag)}' is not a `vllm serve` option "
+                        f"(vLLM {vocab.version}); expected a flag from recipes_site/data/vllm_flags.json",
+                        vocab.flag_hint(flag, suggest=len(out) < _SUGGESTIONS),
+                    )
+                )
     return out
 
 
@@ -245,9 +290,15 @@ def check_vllm_env(s: LintSubject) -> list[Diagnostic]:
     for path, value in s.vllm_blocks.env:
         for name in value:
             if vocab.unknown_env(name):
-                out.append(s.at(path + (name,), f"'{_excerpt(name)}' is not an environment variable vLLM "
-                                f"{vocab.version} reads; expected a name from recipes_site/data/vllm_flags.json",
-                                vocab.env_hint(name, suggest=len(out) < _SUGGESTIONS), at_key=True))
+                out.append(
+                    s.at(
+                        path + (name,),
+                        f"'{_excerpt(name)}' is not an environment variable vLLM "
+                        f"{vocab.version} reads; expected a name from recipes_site/data/vllm_flags.json",
+                        vocab.env_hint(name, suggest=len(out) < _SUGGESTIONS),
+                        at_key=True,
+                    )
+                )
     return out
 
 
@@ -272,7 +323,7 @@ def guide_sections(guide: str, matches: list[re.Match] | None = None) -> dict[st
     if matches is None:
         matches = heading_matches(guide)
     ends = [m.start() for m in matches[1:]] + [len(guide)]
-    return {m.group(1): guide[m.end():end] for m, end in zip(matches, ends)}
+    return {m.group(1): guide[m.end() : end] for m, end in zip(matches, ends)}
 
 
 _SOURCE_HEADING = re.compile(r"^\s*## +(.+?)\s*$")
@@ -285,7 +336,7 @@ def _heading_lines(s: LintSubject) -> dict[str, int]:
     lines: dict[str, int] = {}
     for number in range(max(start, 1), len(s.lines) + 1):
         line = s.lines[number - 1]
-        match = _SOURCE_HEADING.match(line) if "## " in line else None   # a heading holds "## "
+        match = _SOURCE_HEADING.match(line) if "## " in line else None  # a heading holds "## "
         if match:
             lines.setdefault(match.group(1), number)
     return lines
@@ -298,52 +349,93 @@ def check_guide(s: LintSubject) -> list[Diagnostic]:
     guide = data.get("guide")
     wanted = ", ".join(GUIDE_SECTIONS)
     if not isinstance(guide, str) or not guide.strip():
-        return [s.at(("guide",) if "guide" in data else (), "the recipe has no guide",
-                     f"write `guide: |` with the `## ` sections {wanted} (CONTRIBUTING section 1)", at_key=True)]
+        return [
+            s.at(
+                ("guide",) if "guide" in data else (),
+                "the recipe has no guide",
+                f"write `guide: |` with the `## ` sections {wanted} (CONTRIBUTING section 1)",
+                at_key=True,
+            )
+        ]
     out = []
     heading_lines = _heading_lines(s)
 
     def at_heading(name: str, message: str, hint: str) -> None:
         line = heading_lines.get(name, 0)
-        out.append(s.at(("guide",), message, hint, at_key=not line, line=line, col=1 if line else 0))
+        out.append(
+            s.at(("guide",), message, hint, at_key=not line, line=line, col=1 if line else 0)
+        )
 
     matches = heading_matches(guide)
     found = [m.group(1) for m in matches]
     counts = Counter(found)
     for name, count in counts.items():
         if count > 1:
-            at_heading(name, f"guide section '## {_excerpt(name)}' appears {count} times", "merge them into one")
+            at_heading(
+                name,
+                f"guide section '## {_excerpt(name)}' appears {count} times",
+                "merge them into one",
+            )
     for name in dict.fromkeys(found):
         if name not in GUIDE_SECTIONS:
             close = _closest(name, GUIDE_SECTIONS, 0.6) if len(out) < _SUGGESTIONS else None
-            at_heading(name, f"guide section '## {_excerpt(name)}' is not one of the catalog's sections",
-                       f"did you mean '## {close}'?" if close else f"the sections are, in order: {wanted}")
+            at_heading(
+                name,
+                f"guide section '## {_excerpt(name)}' is not one of the catalog's sections",
+                f"did you mean '## {close}'?" if close else f"the sections are, in order: {wanted}",
+            )
     missing = [name for name in GUIDE_SECTIONS if name not in found]
     if missing:
-        out.append(s.at(("guide",), "the guide has no " + ", ".join(f"'## {n}'" for n in missing)
-                        + (" section" if len(missing) == 1 else " sections"),
-                        f"the sections are, in order: {wanted}", at_key=True))
+        out.append(
+            s.at(
+                ("guide",),
+                "the guide has no "
+                + ", ".join(f"'## {n}'" for n in missing)
+                + (" section" if len(missing) == 1 else " sections"),
+                f"the sections are, in order: {wanted}",
+                at_key=True,
+            )
+        )
     ours = [n for n in dict.fromkeys(found) if n in GUIDE_SECTIONS]
     if ours != [n for n in GUIDE_SECTIONS if n in ours]:
-        out.append(s.at(("guide",), f"guide sections out of order: {', '.join(ours)}",
-                        f"expected {wanted}", at_key=True))
+        out.append(
+            s.at(
+                ("guide",),
+                f"guide sections out of order: {', '.join(ours)}",
+                f"expected {wanted}",
+                at_key=True,
+            )
+        )
 
     sections = guide_sections(guide, matches)
     if "Benchmarking" in sections and "vllm bench serve" not in sections["Benchmarking"]:
-        at_heading("Benchmarking", "Benchmarking has no `vllm bench serve` command",
-                   "show a `vllm bench serve` run with input and output lengths like real traffic")
+        at_heading(
+            "Benchmarking",
+            "Benchmarking has no `vllm bench serve` command",
+            "show a `vllm bench serve` run with input and output lengths like real traffic",
+        )
     if "Troubleshooting" in sections and not _MEMORY.search(sections["Troubleshooting"]):
-        at_heading("Troubleshooting", "Troubleshooting says nothing about memory",
-                   "cover the memory fixes first: KV cache, --max-model-len, --gpu-memory-utilization")
+        at_heading(
+            "Troubleshooting",
+            "Troubleshooting says nothing about memory",
+            "cover the memory fixes first: KV cache, --max-model-len, --gpu-memory-utilization",
+        )
     if "References" in sections and not _LINK.search(sections["References"]):
-        at_heading("References", "References has no https:// link",
-                   "link the model card and every source the recipe relies on")
+        at_heading(
+            "References",
+            "References has no https:// link",
+            "link the model card and every source the recipe relies on",
+        )
     for key, variant in _map(data.get("variants")).items():
         repo = _map(variant).get("model_id")
         if isinstance(repo, str) and repo and repo not in guide:
-            out.append(s.at(("variants", key, "model_id"),
-                            f"variant '{key}' downloads {_excerpt(repo)}, which the guide does not name",
-                            f"link https://huggingface.co/{_excerpt(repo)} under ## References"))
+            out.append(
+                s.at(
+                    ("variants", key, "model_id"),
+                    f"variant '{key}' downloads {_excerpt(repo)}, which the guide does not name",
+                    f"link https://huggingface.co/{_excerpt(repo)} under ## References",
+                )
+            )
     return out
 
 
@@ -358,10 +450,16 @@ def check_verified_source(s: LintSubject) -> list[Diagnostic]:
     above = s.lines[line - 2].strip() if 1 < line <= len(s.lines) + 1 else ""
     if above.startswith("#"):
         return []
-    return [s.at(("meta", "hardware"), f"verified on {', '.join(map(str, claims))} without a source: "
-                 "expected a comment right above `hardware:` naming who ran it",
-                 "e.g. `# Runs reported by the vLLM project's recipe (linked under References).`; "
-                 "otherwise write `supported`", at_key=True)]
+    return [
+        s.at(
+            ("meta", "hardware"),
+            f"verified on {', '.join(map(str, claims))} without a source: "
+            "expected a comment right above `hardware:` naming who ran it",
+            "e.g. `# Runs reported by the vLLM project's recipe (linked under References).`; "
+            "otherwise write `supported`",
+            at_key=True,
+        )
+    ]
 
 
 def _key_index(doc: RecipeDoc) -> tuple[list, list]:
@@ -375,7 +473,9 @@ def check_placeholders(s: LintSubject) -> list[Diagnostic]:
     each names what is missing)."""
     positions, paths = None, None
     out = []
-    if "TODO" not in s.text and "FIXME" not in s.text:     # most files: one substring scan, no regex per line
+    if (
+        "TODO" not in s.text and "FIXME" not in s.text
+    ):  # most files: one substring scan, no regex per line
         return out
     for number, line in enumerate(s.lines, 1):
         match = _PLACEHOLDER.search(line)
@@ -385,18 +485,24 @@ def check_placeholders(s: LintSubject) -> list[Diagnostic]:
             positions, paths = _key_index(s.doc)
         i = bisect.bisect_right(positions, (number, match.start() + 1)) - 1
         path = paths[i] if i >= 0 else ()
-        out.append(s.at(path, f"placeholder left: {_excerpt(line[match.start():].rstrip(chr(34) + chr(39)))!r}",
-                        "replace it with the real value or text, then delete the marker",
-                        line=number, col=match.start() + 1))
+        out.append(
+            s.at(
+                path,
+                f"placeholder left: {_excerpt(line[match.start() :].rstrip(chr(34) + chr(39)))!r}",
+                "replace it with the real value or text, then delete the marker",
+                line=number,
+                col=match.start() + 1,
+            )
+        )
     return out
 
 
 _FACT_HINTS = {
     "architecture": "write dense or moe: moe when config.json lists routed experts "
-                    "(num_experts, num_local_experts or n_routed_experts)",
+    "(num_experts, num_local_experts or n_routed_experts)",
     "context_length": "the longest request in tokens, config.json's max_position_embeddings; "
-                      "`recipes-site new --config config.json` fills it",
-    "parameter_count": "total parameters incl. every expert, as a string like \"7B\" or \"671B\"",
+    "`recipes-site new --config config.json` fills it",
+    "parameter_count": 'total parameters incl. every expert, as a string like "7B" or "671B"',
 }
 
 
@@ -414,17 +520,29 @@ def check_missing_facts(s: LintSubject) -> list[Diagnostic]:
         variant = _map(variant)
         if variant.get("vram_minimum_gb") == 0:
             computed, _ = sizing.variant_weights_gb(data, variant)
-            formula = "ceil(parameters in billions x bytes per parameter x 1.2), CONTRIBUTING section 3"
-            out.append(s.at(("variants", key, "vram_minimum_gb"),
-                            "vram_minimum_gb is 0: expected the GB the weights need; the hardware and TP size "
-                            "are chosen from it",
-                            f"set it to {computed}: {formula}" if computed else f"set it to {formula}"))
+            formula = (
+                "ceil(parameters in billions x bytes per parameter x 1.2), CONTRIBUTING section 3"
+            )
+            out.append(
+                s.at(
+                    ("variants", key, "vram_minimum_gb"),
+                    "vram_minimum_gb is 0: expected the GB the weights need; the hardware and TP size "
+                    "are chosen from it",
+                    f"set it to {computed}: {formula}" if computed else f"set it to {formula}",
+                )
+            )
     return out
 
 
 LintRule = Callable[[LintSubject], "list[Diagnostic]"]
-LINT_RULES: tuple = (check_vllm_flags, check_vllm_env, check_guide, check_verified_source,
-                     check_placeholders, check_missing_facts)
+LINT_RULES: tuple = (
+    check_vllm_flags,
+    check_vllm_env,
+    check_guide,
+    check_verified_source,
+    check_placeholders,
+    check_missing_facts,
+)
 
 
 def lint_recipe(doc: RecipeDoc, level: Level, text: str | None = None) -> list[Diagnostic]:
@@ -436,7 +554,15 @@ def lint_recipe(doc: RecipeDoc, level: Level, text: str | None = None) -> list[D
         try:
             out.extend(rule(s))
         except Exception as exc:  # noqa: BLE001 - report, never raise out of the catalog
-            out.append(Diagnostic(doc.display_path, 0, 0, Level.ERROR, "",
-                                  f"internal error in check {rule.__name__}: {type(exc).__name__}: {exc}",
-                                  "this is a bug in recipes-site; please report it"))
+            out.append(
+                Diagnostic(
+                    doc.display_path,
+                    0,
+                    0,
+                    Level.ERROR,
+                    "",
+                    f"internal error in check {rule.__name__}: {type(exc).__name__}: {exc}",
+                    "this is a bug in recipes-site; please report it",
+                )
+            )
     return out

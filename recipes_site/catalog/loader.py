@@ -5,6 +5,7 @@ kv_store/*.yaml (each directory listing in byte order), then the recipes under m
 each directory listing in byte order, like Node's sorted readdir). A piece missing from the root is
 taken from the project's own folder (PROJECT_ROOT); recipes come only from ROOT/models.
 """
+
 from __future__ import annotations
 
 import errno
@@ -12,13 +13,18 @@ import os
 from pathlib import Path
 
 from recipes_site.catalog import types as T
-from recipes_site.catalog.checks import Report, check_taxonomy, feature_mode_suppressions, run_recipe_checks
+from recipes_site.catalog import yaml as yaml_module
+from recipes_site.catalog.checks import (
+    Report,
+    check_taxonomy,
+    feature_mode_suppressions,
+    run_recipe_checks,
+)
 from recipes_site.catalog.diagnostics import Diagnostic, Level
 from recipes_site.catalog.documents import PROJECT_ROOT, Catalog, RecipeDoc
-from recipes_site.catalog.lint import lint_level, lint_recipe
 from recipes_site.catalog.ids import ID_HINT, collision_key, id_message, id_problem
+from recipes_site.catalog.lint import lint_level, lint_recipe
 from recipes_site.catalog.schema_errors import validate
-from recipes_site.catalog import yaml as yaml_module
 from recipes_site.catalog.yaml import LoadedYaml, format_key_path, load_yaml_file
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
@@ -37,11 +43,11 @@ def _display(path: Path, cwd: Path) -> str:
     base = str(cwd)
     if absolute == base:
         return "."
-    if base.endswith("/"):      # the root: '/', or '//' (a root of its own for pathlib and normpath)
+    if base.endswith("/"):  # the root: '/', or '//' (a root of its own for pathlib and normpath)
         if absolute.startswith(base) and absolute.startswith("//") == base.startswith("//"):
-            return absolute[len(base):]
+            return absolute[len(base) :]
     elif absolute.startswith(base + "/"):
-        return absolute[len(base) + 1:]
+        return absolute[len(base) + 1 :]
     return str(path)
 
 
@@ -53,11 +59,13 @@ def _sorted_dir(directory: Path) -> list[os.DirEntry]:
 class _Loader:
     def __init__(self, root: Path, strict: bool = False):
         self.root = root
-        self.lint_level = lint_level(root, strict)   # contributor checks: errors only under --strict on a project root
+        self.lint_level = lint_level(
+            root, strict
+        )  # contributor checks: errors only under --strict on a project root
         self.real_root = os.path.realpath(root)
         self.cwd = Path(os.path.abspath(Path.cwd()))
         self.files = 0
-        self.file_diags: list[list[Diagnostic]] = []   # one list per file, in processing order
+        self.file_diags: list[list[Diagnostic]] = []  # one list per file, in processing order
 
     def display(self, path: Path) -> str:
         return _display(path, self.cwd)
@@ -66,7 +74,7 @@ class _Loader:
         """ROOT/name if present, else PROJECT_ROOT/name if present, else None."""
         for base in (self.root, PROJECT_ROOT):
             candidate = base / name
-            if (candidate.is_dir() if directory else candidate.is_file()):
+            if candidate.is_dir() if directory else candidate.is_file():
                 return candidate
         return None
 
@@ -74,12 +82,25 @@ class _Loader:
         """Load one file of the root; a file of ROOT reached through a link that leaves the root
         (taxonomy.yaml, strategies/*.yaml ... -> /etc/passwd) is refused unread, like recipes."""
         self.files += 1
-        inside_root = os.path.commonpath([os.path.abspath(self.root), os.path.abspath(path)]) == os.path.abspath(self.root)
+        inside_root = os.path.commonpath(
+            [os.path.abspath(self.root), os.path.abspath(path)]
+        ) == os.path.abspath(self.root)
         if inside_root and os.path.realpath(path) != os.path.abspath(path):
             problem = self.link_problem(path)
             if problem:
-                return LoadedYaml(diagnostics=[Diagnostic(display, 0, 0, Level.ERROR, "", problem,
-                                                          "replace the link with the file itself, inside the recipes root")])
+                return LoadedYaml(
+                    diagnostics=[
+                        Diagnostic(
+                            display,
+                            0,
+                            0,
+                            Level.ERROR,
+                            "",
+                            problem,
+                            "replace the link with the file itself, inside the recipes root",
+                        )
+                    ]
+                )
         return load_yaml_file(path, display)
 
     # -- shared files
@@ -88,7 +109,9 @@ class _Loader:
         loaded = self.read(path, display)
         diags = list(loaded.diagnostics)
         if loaded.data is not None:
-            _, errors = validate(model, loaded.data, display, loaded.positions, loaded.key_positions)
+            _, errors = validate(
+                model, loaded.data, display, loaded.positions, loaded.key_positions
+            )
             diags += errors
         return loaded.data, diags, loaded
 
@@ -110,15 +133,21 @@ class _Loader:
             name = data.get("name") if isinstance(data, dict) else None
             if isinstance(name, str):
                 if name in files or name in taken:
-                    report.error(("name",), f"the name '{name}' is already used by {files.get(name) or taken[name]}",
-                                 "strategy and kv_store names must be unique")
+                    report.error(
+                        ("name",),
+                        f"the name '{name}' is already used by {files.get(name) or taken[name]}",
+                        "strategy and kv_store names must be unique",
+                    )
                 else:
                     specs[name] = data
                     files[name] = self.display(path)
                     stem = entry.name[: -len(".yaml")]
                     if name != stem:
-                        report.warning(("name",), f"name '{name}' differs from the file name '{entry.name}'",
-                                       f"rename the file to {name}.yaml")
+                        report.warning(
+                            ("name",),
+                            f"name '{name}' differs from the file name '{entry.name}'",
+                            f"rename the file to {name}.yaml",
+                        )
             pending.append(diags + report.items)
         return specs, files, pending
 
@@ -148,8 +177,18 @@ class _Loader:
         found: list[Path] = []
         seen_dirs: set = set()
         refused = lambda path, message: self.file_diags.append(  # noqa: E731
-            [Diagnostic(self.display(path), 0, 0, Level.ERROR, "", message,
-                        "replace the link with the file itself, inside the recipes root")])
+            [
+                Diagnostic(
+                    self.display(path),
+                    0,
+                    0,
+                    Level.ERROR,
+                    "",
+                    message,
+                    "replace the link with the file itself, inside the recipes root",
+                )
+            ]
+        )
         if models.is_symlink():
             problem = self.link_problem(models)
             if problem:
@@ -164,8 +203,18 @@ class _Loader:
             try:
                 entries = _sorted_dir(directory)
             except OSError as exc:
-                self.file_diags.append([Diagnostic(self.display(directory), 0, 0, Level.ERROR, "",
-                                                   f"cannot list the directory: {exc.strerror or exc}")])
+                self.file_diags.append(
+                    [
+                        Diagnostic(
+                            self.display(directory),
+                            0,
+                            0,
+                            Level.ERROR,
+                            "",
+                            f"cannot list the directory: {exc.strerror or exc}",
+                        )
+                    ]
+                )
                 return
             for entry in entries:
                 if entry.name.startswith("."):
@@ -192,40 +241,89 @@ class _Loader:
         parts = rel.split("/")
         if not path.name.endswith(RECIPE_SUFFIXES):
             self.files += 1
-            return None, [Diagnostic(display, 0, 0, Level.ERROR, "",
-                                     "not a recipe file: recipe files end in .yaml or .yml",
-                                     "rename it, or move it out of models/")], ""
+            return (
+                None,
+                [
+                    Diagnostic(
+                        display,
+                        0,
+                        0,
+                        Level.ERROR,
+                        "",
+                        "not a recipe file: recipe files end in .yaml or .yml",
+                        "rename it, or move it out of models/",
+                    )
+                ],
+                "",
+            )
         diags: list[Diagnostic] = []
         if len(parts) != 3:
             where = "directly under models/" if len(parts) == 2 else "nested too deeply"
-            diags.append(Diagnostic(display, 0, 0, Level.ERROR, "",
-                                    f"recipe file is {where}: recipes live at models/<hf_org>/<hf_repo>.yaml",
-                                    "move it to models/<org>/<repo>.yaml"))
+            diags.append(
+                Diagnostic(
+                    display,
+                    0,
+                    0,
+                    Level.ERROR,
+                    "",
+                    f"recipe file is {where}: recipes live at models/<hf_org>/<hf_repo>.yaml",
+                    "move it to models/<org>/<repo>.yaml",
+                )
+            )
         stem = path.name.rsplit(".", 1)[0]
         hf_id = f"{parts[1]}/{stem}" if len(parts) >= 3 else stem
         if len(parts) == 3:
             problem = id_problem(hf_id, org_required=True)
             if problem:
-                diags.append(Diagnostic(display, 0, 0, Level.ERROR, "",
-                                        "the file path names the recipe " + id_message(hf_id, "id", problem),
-                                        "rename the file: " + ID_HINT))
+                diags.append(
+                    Diagnostic(
+                        display,
+                        0,
+                        0,
+                        Level.ERROR,
+                        "",
+                        "the file path names the recipe " + id_message(hf_id, "id", problem),
+                        "rename the file: " + ID_HINT,
+                    )
+                )
         loaded = self.read(path, display)
         diags += loaded.diagnostics
         if loaded.data is None:
             return None, diags, ""
         suppress = feature_mode_suppressions(loaded.data)
-        spec, errors = validate(T.Recipe, loaded.data, display, loaded.positions, loaded.key_positions,
-                                suppress=suppress)
+        spec, errors = validate(
+            T.Recipe,
+            loaded.data,
+            display,
+            loaded.positions,
+            loaded.key_positions,
+            suppress=suppress,
+        )
         diags += errors
-        doc = RecipeDoc(path=path, display_path=display, rel_path=rel, hf_id=hf_id, data=loaded.data,
-                        spec=spec, positions=loaded.positions, key_positions=loaded.key_positions)
+        doc = RecipeDoc(
+            path=path,
+            display_path=display,
+            rel_path=rel,
+            hf_id=hf_id,
+            data=loaded.data,
+            spec=spec,
+            positions=loaded.positions,
+            key_positions=loaded.key_positions,
+        )
         return doc, diags, loaded.text
 
     # -- everything
     def run(self) -> tuple[Catalog, list[Diagnostic]]:
         root = self.root
         if not root.is_dir():
-            diag = Diagnostic(self.display(root), 0, 0, Level.ERROR, "", "recipes root not found (not a directory)")
+            diag = Diagnostic(
+                self.display(root),
+                0,
+                0,
+                Level.ERROR,
+                "",
+                "recipes root not found (not a directory)",
+            )
             return Catalog(root, {}, {}, {}, None, [], 0), [diag]
 
         taxonomy: dict = {}
@@ -244,7 +342,10 @@ class _Loader:
             platforms = data if isinstance(data, dict) else None
             self.file_diags.append(diags)
 
-        from recipes_site.site_config import check_site_config   # recipes-site.yaml, never from PROJECT_ROOT
+        from recipes_site.site_config import (
+            check_site_config,
+        )  # recipes-site.yaml, never from PROJECT_ROOT
+
         site_files, site_diags = check_site_config(root, self.display)
         self.files += site_files
         self.file_diags.append(site_diags)
@@ -257,8 +358,18 @@ class _Loader:
         recipe_diags: list[tuple[RecipeDoc | None, list[Diagnostic], str]] = []
         models = root / "models"
         if not models.is_dir():
-            self.file_diags.append([Diagnostic(self.display(models), 0, 0, Level.ERROR, "",
-                                               "the recipes root has no models/ directory")])
+            self.file_diags.append(
+                [
+                    Diagnostic(
+                        self.display(models),
+                        0,
+                        0,
+                        Level.ERROR,
+                        "",
+                        "the recipes root has no models/ directory",
+                    )
+                ]
+            )
         else:
             for path in self.walk_models(models):
                 doc, diags, text = self.load_recipe(path)
@@ -266,11 +377,22 @@ class _Loader:
                 if doc is not None:
                     docs.append(doc)
 
-        catalog = Catalog(root=root, taxonomy=taxonomy, strategies=strategies, kv_stores=kv_stores,
-                          platforms=platforms, recipes=docs, files_checked=self.files)
+        catalog = Catalog(
+            root=root,
+            taxonomy=taxonomy,
+            strategies=strategies,
+            kv_stores=kv_stores,
+            platforms=platforms,
+            recipes=docs,
+            files_checked=self.files,
+        )
 
         if taxonomy_loaded is not None and taxonomy_loaded.data is not None:
-            report = Report(self.display(taxonomy_path), taxonomy_loaded.positions, taxonomy_loaded.key_positions)
+            report = Report(
+                self.display(taxonomy_path),
+                taxonomy_loaded.positions,
+                taxonomy_loaded.key_positions,
+            )
             check_taxonomy(taxonomy, catalog, report)
             taxonomy_diags.extend(report.items)
 
@@ -300,7 +422,7 @@ def _path_ids(doc: RecipeDoc, *, checkpoints: bool):
             yield "org", doc.hf_id.split("/", 1)[0], None
         return
     variants = doc.data.get("variants") if isinstance(doc.data, dict) else None
-    for key, variant in (variants.items() if isinstance(variants, dict) else ()):
+    for key, variant in variants.items() if isinstance(variants, dict) else ():
         mid = variant.get("model_id") if isinstance(variant, dict) else None
         if isinstance(mid, str) and mid.count("/") == 1:
             yield "id", mid, ("variants", key, "model_id")
@@ -327,23 +449,34 @@ def path_collisions(docs: list[RecipeDoc]) -> dict[int, list[Diagnostic]]:
                 other_raw, other = first[key]
                 if (space, raw) in exact:
                     if checkpoints or space == "org":
-                        continue   # the same folder again, or a checkpoint served twice: one file
+                        continue  # the same folder again, or a checkpoint served twice: one file
                     other = exact[(space, raw)]
                     message = f"recipe id '{raw}' is already used by {other.display_path}"
                     hint = "each model needs exactly one recipe file"
                 else:
                     exact[(space, raw)] = doc
                     what = "organisation folder" if space == "org" else "id"
-                    message = (f"{what} '{raw}' differs from '{other_raw}' of {other.display_path} only in letter "
-                               "case or Unicode normalisation: both name the same file on macOS and Windows")
+                    message = (
+                        f"{what} '{raw}' differs from '{other_raw}' of {other.display_path} only in letter "
+                        "case or Unicode normalisation: both name the same file on macOS and Windows"
+                    )
                     hint = f"spell it '{other_raw}' exactly, or give it another name"
                 line, col = doc.position(key_path) if key_path else (0, 0)
-                out.setdefault(id(doc), []).append(Diagnostic(doc.display_path, line, col, Level.ERROR,
-                                                              format_key_path(key_path or ()), message, hint))
+                out.setdefault(id(doc), []).append(
+                    Diagnostic(
+                        doc.display_path,
+                        line,
+                        col,
+                        Level.ERROR,
+                        format_key_path(key_path or ()),
+                        message,
+                        hint,
+                    )
+                )
     return out
 
 
-_LINTED: dict = {}   # id(doc.data) -> (data, key, diagnostics), only while parses are remembered
+_LINTED: dict = {}  # id(doc.data) -> (data, key, diagnostics), only while parses are remembered
 
 
 def _lint(doc: RecipeDoc, level, text: str) -> list[Diagnostic]:

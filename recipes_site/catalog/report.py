@@ -9,6 +9,7 @@ a CI diff of the JSON is meaningful.
 * json: ``{"diagnostics": [{path, line, col, level, key_path, message, hint}, ...],
   "summary": {files, errors, warnings, root_kind}}``.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,9 @@ FORMATS = ("text", "github", "json")
 
 def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Stable output order: by file, position, key path, then errors before warnings, message."""
-    return sorted(diags, key=lambda d: (d.path, d.line, d.col, d.key_path, d.level.value, d.message, d.hint))
+    return sorted(
+        diags, key=lambda d: (d.path, d.line, d.col, d.key_path, d.level.value, d.message, d.hint)
+    )
 
 
 # GitHub's workflow-command escaping, as @actions/core does it (actions/toolkit,
@@ -50,17 +53,32 @@ def github_annotation(d: Diagnostic) -> str:
 
 
 def diagnostic_json(d: Diagnostic) -> dict:
-    return {"path": d.path, "line": d.line, "col": d.col, "level": d.level.value, "key_path": d.key_path,
-            "message": d.message, "hint": d.hint}
+    return {
+        "path": d.path,
+        "line": d.line,
+        "col": d.col,
+        "level": d.level.value,
+        "key_path": d.key_path,
+        "message": d.message,
+        "hint": d.hint,
+    }
 
 
-def render(diags: list[Diagnostic], files: int, fmt: str = "text", *, root_kind: str | None = None) -> str:
+def render(
+    diags: list[Diagnostic], files: int, fmt: str = "text", *, root_kind: str | None = None
+) -> str:
     """The whole report in format ``fmt`` (one of FORMATS), ending with a newline."""
     items = ordered(diags)
     if fmt == "json":
-        doc = {"diagnostics": [diagnostic_json(d) for d in items],
-               "summary": {"files": files, "errors": len(errors(diags)), "warnings": len(warnings(diags)),
-                           **({"root_kind": root_kind} if root_kind else {})}}
+        doc = {
+            "diagnostics": [diagnostic_json(d) for d in items],
+            "summary": {
+                "files": files,
+                "errors": len(errors(diags)),
+                "warnings": len(warnings(diags)),
+                **({"root_kind": root_kind} if root_kind else {}),
+            },
+        }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if fmt == "github":
         lines = [github_annotation(d) for d in items]

@@ -4,6 +4,7 @@ Each pydantic error becomes one diagnostic at the right key and line: "unknown k
 (did you mean 'variants'?)", "expected a list of strings, got a string", never the raw pydantic
 text.
 """
+
 from __future__ import annotations
 
 import re
@@ -116,22 +117,22 @@ def describe_type(tp: Any) -> str:
         return "a mapping of names to " + _plural(value)
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return "a mapping"
-    return {str: "a string", int: "an integer", float: "a number", bool: "true or false"}.get(tp, "a value")
+    return {str: "a string", int: "an integer", float: "a number", bool: "true or false"}.get(
+        tp, "a value"
+    )
 
 
 def _plural(desc: str) -> str:
     if desc.startswith("one of: "):
-        return "values among: " + desc[len("one of: "):]
+        return "values among: " + desc[len("one of: ") :]
     for article in ("a ", "an "):
         if desc.startswith(article):
-            noun = desc[len(article):]
+            noun = desc[len(article) :]
             if noun == "true or false":
                 return "booleans"
             head, sep, tail = noun.partition(" ")
             return head + "s" + sep + tail
     return desc
-
-
 
 
 def describe_value(value: Any) -> str:
@@ -168,15 +169,17 @@ def _js_number(value: float) -> str:
 
 def _clean(loc: tuple) -> tuple:
     """Data key path of a pydantic loc: drop union tags and the dict-key marker."""
-    return tuple(p for p in loc if not (isinstance(p, str) and (p.startswith(TAG_PREFIX) or p == _KEY)))
+    return tuple(
+        p for p in loc if not (isinstance(p, str) and (p.startswith(TAG_PREFIX) or p == _KEY))
+    )
 
 
 def did_you_mean(word: Any, choices, *, cutoff: float = 0.6) -> str:
-    """"did you mean 'x'?" for the closest choice (or a case-insensitive match), else ""."""
+    """ "did you mean 'x'?" for the closest choice (or a case-insensitive match), else ""."""
     if not isinstance(word, str):
         return ""
     pool = [c for c in choices if isinstance(c, str)]
-    found = closest(word, pool, cutoff)     # difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
+    found = closest(word, pool, cutoff)  # difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
     match = [found] if found is not None else []
     if not match:
         lowered = {c.lower(): c for c in pool}
@@ -189,8 +192,9 @@ _LITERAL_RE = re.compile(r"'((?:[^'\\]|\\.)*)'")
 _BOOL_WORDS = {"yes", "no", "on", "off", "y", "n", "true", "false", "True", "False"}
 
 
-def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: dict,
-                   key_positions: dict) -> Diagnostic:
+def _error_to_diag(
+    model: type[BaseModel], err: dict, display: str, positions: dict, key_positions: dict
+) -> Diagnostic:
     loc = tuple(err.get("loc", ()))
     etype = err.get("type", "")
     value = err.get("input")
@@ -200,7 +204,11 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
     if etype == "extra_forbidden":
         name = path[-1] if path else ""
         parent_tp, _ = _strip(annotation_at(model, loc[:-1]))
-        allowed = list(parent_tp.model_fields) if isinstance(parent_tp, type) and issubclass(parent_tp, BaseModel) else []
+        allowed = (
+            list(parent_tp.model_fields)
+            if isinstance(parent_tp, type) and issubclass(parent_tp, BaseModel)
+            else []
+        )
         message = f"unknown key '{excerpt(name)}'"
         hint = did_you_mean(name, allowed)
         if not hint and allowed:
@@ -231,7 +239,11 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
         elif etype == "literal_error":
             options = _LITERAL_RE.findall(str(ctx.get("expected", "")))
             if not options:
-                options = [o.strip() for o in str(ctx.get("expected", "")).replace(" or ", ",").split(",") if o.strip()]
+                options = [
+                    o.strip()
+                    for o in str(ctx.get("expected", "")).replace(" or ", ",").split(",")
+                    if o.strip()
+                ]
             if isinstance(value, str):
                 shown = ", ".join(o if o not in ("True", "False") else o.lower() for o in options)
                 message = f"unknown value '{excerpt(value)}'; expected one of: {shown}"
@@ -269,7 +281,11 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
                 hint = f'quote it: "{shown}"'
             elif expected == "true or false" and kind == "str" and value in _BOOL_WORDS:
                 hint = "write true or false (in YAML 1.2, yes/no/on/off are strings)"
-            elif expected.startswith("an integer") and kind == "str" and value.strip().lstrip("-").isdigit():
+            elif (
+                expected.startswith("an integer")
+                and kind == "str"
+                and value.strip().lstrip("-").isdigit()
+            ):
                 hint = f"write the number without quotes: {excerpt(value.strip(), 40)}"
             elif kind == "null":
                 hint = "the key has no value; remove it or fill it in"
@@ -279,8 +295,15 @@ def _error_to_diag(model: type[BaseModel], err: dict, display: str, positions: d
     return Diagnostic(display, line, col, Level.ERROR, format_key_path(path), message, hint)
 
 
-def validate(model: type[BaseModel], data: Any, display: str, positions: dict, key_positions: dict,
-             *, suppress: set | frozenset = frozenset()) -> tuple[BaseModel | None, list[Diagnostic]]:
+def validate(
+    model: type[BaseModel],
+    data: Any,
+    display: str,
+    positions: dict,
+    key_positions: dict,
+    *,
+    suppress: set | frozenset = frozenset(),
+) -> tuple[BaseModel | None, list[Diagnostic]]:
     """``model.model_validate(data)``; on failure, one Diagnostic per error (none at a key path in
     ``suppress``, where another rule already reports a clearer message)."""
     try:

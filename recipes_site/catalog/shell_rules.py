@@ -8,6 +8,7 @@ none of this (REFERENCE-BEHAVIOUR.md section 8.3), so the two shapes of the publ
 prints bare (a flag and its value in one list item; `docker pull <image>` as an image) are
 warnings, not errors: that corpus must keep validating unchanged.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,9 @@ from recipes_site.synthesis.shell import FLAG_NAME, LEGACY_FLAG, LEGACY_IMAGE
 
 ARG_KEYS = frozenset({"base_args", "extra_args", "vllm_args", "args"})
 ENV_KEYS = frozenset({"base_env", "extra_env", "env"})
-SKIPPED = frozenset({"guide", "dependencies", "install", "meta", "omni", "hardware_notes"})  # never argv words
+SKIPPED = frozenset(
+    {"guide", "dependencies", "install", "meta", "omni", "hardware_notes"}
+)  # never argv words
 
 # distribution/reference (github.com/distribution/reference, regexp.go and the grammar in
 # reference.go): name [":" tag] ["@" digest]. Go's \w is ASCII, hence the explicit classes.
@@ -34,7 +37,7 @@ _NAME = rf"(?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*"
 _TAG = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"
 _DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
 OCI_REFERENCE = re.compile(rf"(?P<name>{_NAME})(?::{_TAG})?(?:@{_DIGEST})?")
-NAME_TOTAL_MAX = 255    # reference.go: NameTotalLengthMax
+NAME_TOTAL_MAX = 255  # reference.go: NameTotalLengthMax
 
 FLAG_HELP = "a flag is --name or --name=value, the name made of letters, digits, '.', '_' and '-'"
 # vLLM 0.33.0 vllm/config/cache.py:215, `gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)`:
@@ -61,13 +64,23 @@ def arg_problem(token: str) -> tuple[str, str, str] | None:
             return None
         if bad is None and LEGACY_FLAG.fullmatch(token):
             flag, rest = token.split(" ", 1)
-            return ("warning", f"flag and value in one list item: '{token}'",
-                    f"write them as separate items: '{flag}', " + ", ".join(f"'{w}'" for w in rest.split(" ")))
-        return ("error", f"{token!r} is not a flag name (expected --?[A-Za-z0-9][A-Za-z0-9._-]*)",
-                _suggest_flag(token) + FLAG_HELP)
+            return (
+                "warning",
+                f"flag and value in one list item: '{token}'",
+                f"write them as separate items: '{flag}', "
+                + ", ".join(f"'{w}'" for w in rest.split(" ")),
+            )
+        return (
+            "error",
+            f"{token!r} is not a flag name (expected --?[A-Za-z0-9][A-Za-z0-9._-]*)",
+            _suggest_flag(token) + FLAG_HELP,
+        )
     if bad:
-        return ("error", f"argument {token!r} holds the control character {bad}",
-                "a command-line argument is one line of printable text")
+        return (
+            "error",
+            f"argument {token!r} holds the control character {bad}",
+            "a command-line argument is one line of printable text",
+        )
     return None
 
 
@@ -81,18 +94,26 @@ def flag_value_problems(tokens: list):
             continue
         if "=" in tok:
             at, value = i, tok.split("=", 1)[1]
-        elif i + 1 < len(tokens) and isinstance(tokens[i + 1], str) and base_flag(tokens[i + 1]) is None:
+        elif (
+            i + 1 < len(tokens)
+            and isinstance(tokens[i + 1], str)
+            and base_flag(tokens[i + 1]) is None
+        ):
             at, value = i + 1, tokens[i + 1]
         else:
-            continue   # no value: vLLM says "expected one argument"; the flag checks see the rest
+            continue  # no value: vLLM says "expected one argument"; the flag checks see the rest
         try:
-            fraction = 0 < float(value) <= 1   # (NaN is neither)
+            fraction = 0 < float(value) <= 1  # (NaN is neither)
         except ValueError:
             fraction = False
         if not fraction:
-            yield (at, "error", f"vLLM refuses --gpu-memory-utilization {value}: it takes the fraction of each "
-                                "GPU's memory vLLM may use, a number above 0 and at most 1",
-                   "e.g. 0.9 for 90%, or leave the flag out for vLLM's default (0.92)")
+            yield (
+                at,
+                "error",
+                f"vLLM refuses --gpu-memory-utilization {value}: it takes the fraction of each "
+                "GPU's memory vLLM may use, a number above 0 and at most 1",
+                "e.g. 0.9 for 90%, or leave the flag out for vLLM's default (0.92)",
+            )
 
 
 def image_problem(image: str) -> tuple[str, str, str] | None:
@@ -100,19 +121,28 @@ def image_problem(image: str) -> tuple[str, str, str] | None:
     if m and len(m.group("name")) <= NAME_TOTAL_MAX:
         return None
     if LEGACY_IMAGE.fullmatch(image) and OCI_REFERENCE.fullmatch(image.split(" ")[-1]):
-        return ("warning", f"docker_image is a command, not an image: '{image}'",
-                f"write the image alone: '{image.split(' ')[-1]}'")
-    return ("error", f"{image!r} is not a container image reference "
-                     "([registry[:port]/]path[:tag][@digest], lower-case path)",
-            "e.g. vllm/vllm-openai:v0.11.0 or ghcr.io/org/image@sha256:<64 hex digits>")
+        return (
+            "warning",
+            f"docker_image is a command, not an image: '{image}'",
+            f"write the image alone: '{image.split(' ')[-1]}'",
+        )
+    return (
+        "error",
+        f"{image!r} is not a container image reference "
+        "([registry[:port]/]path[:tag][@digest], lower-case path)",
+        "e.g. vllm/vllm-openai:v0.11.0 or ghcr.io/org/image@sha256:<64 hex digits>",
+    )
 
 
 def env_value_problem(name: Any, value: Any) -> tuple[str, str, str] | None:
     """Env *names* are held to [A-Za-z_][A-Za-z0-9_]* by the schema (types.EnvName)."""
     bad = _control(value) if isinstance(value, str) else None
     if bad:
-        return ("error", f"the value of {name} holds the control character {bad}",
-                "an environment value on a command line is one line of printable text")
+        return (
+            "error",
+            f"the value of {name} holds the control character {bad}",
+            "an environment value on a command line is one line of printable text",
+        )
     return None
 
 
@@ -143,7 +173,9 @@ def _word_problems(data: Any, path: tuple, found: list) -> None:
     if not isinstance(data, dict):
         return
     for key, value in data.items():
-        if key in _WORD_KEYS:   # one set look-up for the ~5,600 entries of a compat load that are none of these
+        if (
+            key in _WORD_KEYS
+        ):  # one set look-up for the ~5,600 entries of a compat load that are none of these
             where = path + (key,)
             if key in ARG_KEYS and isinstance(value, list):
                 for i, tok in enumerate(value):
@@ -176,6 +208,7 @@ def check_shell_words(doc: RecipeDoc, catalog) -> list:
     """RECIPE_CHECKS rule: flag names, image references and env values that reach commands (model
     ids and env names have their grammar in catalog/ids.py and the schema)."""
     from recipes_site.catalog.checks import Report
+
     report = Report.for_doc(doc)
     for path, level, message, hint, at_key in shell_word_problems(doc.data):
         (report.error if level == "error" else report.warning)(path, message, hint, at_key=at_key)

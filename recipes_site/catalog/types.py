@@ -39,9 +39,17 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # The strategy and kv-store ids of the reference corpus (for schema examples only; the real set
 # comes from strategies/*.yaml and kv_store/*.yaml and is checked in checks.py).
 REFERENCE_STRATEGY_IDS = (
-    "single_node_tp", "single_node_tep", "single_node_dep",
-    "multi_node_tp", "multi_node_tep", "multi_node_dep", "multi_node_tp_pp", "multi_node_tp_dp",
-    "pd_cluster", "kv_store_centralized_mooncake", "kv_store_distributed_mooncake",
+    "single_node_tp",
+    "single_node_tep",
+    "single_node_dep",
+    "multi_node_tp",
+    "multi_node_tep",
+    "multi_node_dep",
+    "multi_node_tp_pp",
+    "multi_node_tp_dp",
+    "pd_cluster",
+    "kv_store_centralized_mooncake",
+    "kv_store_distributed_mooncake",
 )
 
 UNION_ERROR = "union_mismatch"
@@ -52,8 +60,19 @@ TAG_PREFIX = "__as_"
 # ---- enumerations -------------------------------------------------------------------------------
 
 Precision = Literal[
-    "bf16", "fp16", "fp32", "fp8", "fp4", "nvfp4", "mxfp4", "mxfp8",
-    "int4", "int8", "int2/4/8", "awq", "gptq",
+    "bf16",
+    "fp16",
+    "fp32",
+    "fp8",
+    "fp4",
+    "nvfp4",
+    "mxfp4",
+    "mxfp8",
+    "int4",
+    "int8",
+    "int2/4/8",
+    "awq",
+    "gptq",
 ]
 Task = Literal["text", "multimodal", "omni", "embedding"]
 Architecture = Literal["dense", "moe"]
@@ -100,7 +119,7 @@ def one_of(description: str, **members: Any) -> Any:
         return TAG_PREFIX + kind if kind in members else None
 
     return Annotated[
-        Union[tagged],  # type: ignore[valid-type]
+        Union[tagged],  # type: ignore[valid-type]  # noqa: UP007 (a union of a runtime tuple)
         Discriminator(pick, custom_error_type=UNION_ERROR, custom_error_message=description),
     ]
 
@@ -150,7 +169,9 @@ def _real_date(value: str) -> str:
     try:
         _dt.date.fromisoformat(value)
     except ValueError:
-        raise PydanticCustomError(DATE_ERROR, "'{value}' is not a real date", {"value": value[:10]}) from None
+        raise PydanticCustomError(
+            DATE_ERROR, "'{value}' is not a real date", {"value": value[:10]}
+        ) from None
     return value
 
 
@@ -158,8 +179,11 @@ def _id_validator(what: str, **rules: bool):
     def check(value: str) -> str:
         problem = _ids.id_problem(value, **rules)
         if problem:
-            raise PydanticCustomError(ID_ERROR, "{message}", {"message": _ids.id_message(value, what, problem)})
+            raise PydanticCustomError(
+                ID_ERROR, "{message}", {"message": _ids.id_message(value, what, problem)}
+            )
         return value
+
     return AfterValidator(check)
 
 
@@ -167,18 +191,27 @@ _ID_SCHEMA = {"pattern": _ids.JSON_PATTERN, "maxLength": _ids.MAX_ID}
 # Ids that become output paths and URLs (see catalog/ids.py): a Hugging Face repo id, a hardware
 # profile id (one part).
 HfId = Annotated[StrictStr, _id_validator("id"), Field(json_schema_extra=_ID_SCHEMA)]
-HwId = Annotated[str, _id_validator("hardware profile id", single=True),
-                 Field(json_schema_extra={"pattern": r"^[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_])?$",
-                                          "maxLength": _ids.MAX_PART})]
-DateStr = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), AfterValidator(_real_date)]
+HwId = Annotated[
+    str,
+    _id_validator("hardware profile id", single=True),
+    Field(
+        json_schema_extra={
+            "pattern": r"^[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_])?$",
+            "maxLength": _ids.MAX_PART,
+        }
+    ),
+]
+DateStr = Annotated[
+    str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), AfterValidator(_real_date)
+]
 
 # Numbers are bounded so that a value that passes `validate` also builds: a 400-digit integer
 # used to pass and then crash float conversions in sizing. JS_SAFE is the largest integer the
 # reference (JavaScript) represents exactly, the bound of counts that have no natural ceiling.
 JS_SAFE = 2**53 - 1
-MAX_GPUS = 1024             # GPUs per node, TP sizes, nodes: a rack-scale node (GB200 NVL72) has 72
-MAX_VRAM_GB = 10_000_000    # 10 PB
-MAX_TOKENS = 1 << 40        # context lengths (~1.1e12 tokens; Llama 4 Scout states 10M)
+MAX_GPUS = 1024  # GPUs per node, TP sizes, nodes: a rack-scale node (GB200 NVL72) has 72
+MAX_VRAM_GB = 10_000_000  # 10 PB
+MAX_TOKENS = 1 << 40  # context lengths (~1.1e12 tokens; Llama 4 Scout states 10M)
 # model shapes (hf_config: layers, heads, widths, vocabularies; the largest published vocabulary is
 # Gemma's 262,144): up to 2**20 each, so that KV bytes per token x context stays a number the
 # pages can print (at 2**53 each, 1e40 GiB broke the memory panel's decimal rounding)
@@ -195,11 +228,17 @@ SafeInt = Annotated[StrictInt, Field(ge=-JS_SAFE, le=JS_SAFE)]
 # A number written as text ("671B"): a 320-digit count overflowed the sizing's float arithmetic.
 ShortStr = Annotated[StrictStr, StringConstraints(max_length=32)]
 FiniteFloat = Annotated[StrictFloat, Field(allow_inf_nan=False)]
-EnvValue = one_of("a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool)
+EnvValue = one_of(
+    "a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool
+)
 EnvMap = dict[EnvName, EnvValue]
 HwIntMap = dict[str, GpuCount]
-IntOrHwMap = one_of("an integer or a mapping of hardware key to integer", int=GpuCount, map=HwIntMap)
-ScalarValue = one_of("a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool)
+IntOrHwMap = one_of(
+    "an integer or a mapping of hardware key to integer", int=GpuCount, map=HwIntMap
+)
+ScalarValue = one_of(
+    "a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool
+)
 
 # The optional types most fields spell, each built once (see reused): same validation, same JSON Schema.
 StrOrNone = reused(StrictStr | None)
@@ -220,8 +259,10 @@ ParallelFlagOrNone = reused(ParallelFlag | None)
 
 _ARGS_HELP = "vLLM arguments, one token per list item (a flag and its value are two items)."
 _ENV_HELP = "Environment variables (NAME: value)."
-_HW_KEY_HELP = ("Keys are hardware keys: a taxonomy profile id (h200), a generation (hopper, blackwell, amd, "
-                "...), a lowercase brand (nvidia) or `default`, depending on the lookup.")
+_HW_KEY_HELP = (
+    "Keys are hardware keys: a taxonomy profile id (h200), a generation (hopper, blackwell, amd, "
+    "...), a lowercase brand (nvidia) or `default`, depending on the lookup."
+)
 
 
 # defer_build: a model's validator is built when it first validates, not when the class is
@@ -259,16 +300,28 @@ class Meta(_Model):
     description: StrictStr = Field(description="One or two sentences about the model.")
     date_added: DateStr | None = Field(None, description="Date the recipe was added (YYYY-MM-DD).")
     date_updated: DateStr | None = Field(None, description="Date of the last update (YYYY-MM-DD).")
-    difficulty: Difficulty = Field(description="How hard the deployment is (`hard` is a legacy spelling of `advanced`).")
-    tasks: list[Task] = Field(description="Tasks the model serves; `omni` recipes get no rendered command.")
-    related_recipes: list[HfId] | None = Field(None, description="HF ids (`org/repo`) of related recipes.")
+    difficulty: Difficulty = Field(
+        description="How hard the deployment is (`hard` is a legacy spelling of `advanced`)."
+    )
+    tasks: list[Task] = Field(
+        description="Tasks the model serves; `omni` recipes get no rendered command."
+    )
+    related_recipes: list[HfId] | None = Field(
+        None, description="HF ids (`org/repo`) of related recipes."
+    )
     performance_headline: StrOrNone = Field(None, description="One-line performance claim.")
     hardware: LevelMapOrNone = Field(
-        None, description="Hardware profile id -> verified | supported | unsupported. `unsupported` hides the "
-                          "profile; listing a restricted profile makes it eligible.")
+        None,
+        description="Hardware profile id -> verified | supported | unsupported. `unsupported` hides the "
+        "profile; listing a restricted profile makes it eligible.",
+    )
     default_hardware: StrOrNone = Field(None, description="Preferred default hardware profile id.")
-    platforms: list[one_of("a platform id or a mapping", str=StrictStr, map=MetaPlatform)] | None = Field(
-        None, description="Third-party platforms (ids from platforms.yaml) offering a Deploy button.")
+    platforms: (
+        list[one_of("a platform id or a mapping", str=StrictStr, map=MetaPlatform)] | None
+    ) = Field(
+        None,
+        description="Third-party platforms (ids from platforms.yaml) offering a Deploy button.",
+    )
 
 
 # ---- recipe: model --------------------------------------------------------------------------------
@@ -281,14 +334,20 @@ class InstallEntry(_Model):
     note: StrOrNone = Field(None, description="Note shown with the install command.")
 
 
-InstallChoice = one_of("false, null or a mapping with `command` / `note`", bool=Literal[False], map=InstallEntry)
+InstallChoice = one_of(
+    "false, null or a mapping with `command` / `note`", bool=Literal[False], map=InstallEntry
+)
 
 
 class Install(_Model):
     """`model.install`: per-method overrides; `false` hides that method."""
 
-    pip: InstallChoice | None = Field(None, description="`false` hides pip; a mapping overrides command/note.")
-    docker: InstallChoice | None = Field(None, description="`false` hides docker; a mapping overrides command/note.")
+    pip: InstallChoice | None = Field(
+        None, description="`false` hides pip; a mapping overrides command/note."
+    )
+    docker: InstallChoice | None = Field(
+        None, description="`false` hides docker; a mapping overrides command/note."
+    )
 
 
 class CudaImages(_Model):
@@ -301,8 +360,10 @@ class CudaImages(_Model):
 class DockerImageMap(_Model):
     """Docker images per brand key (or a CUDA map at the top level, NVIDIA only)."""
 
-    nvidia: one_of("an image name or a mapping of CUDA version to image", str=StrictStr, map=CudaImages) | None = Field(
-        None, description="NVIDIA image, or {cu129, cu130} images.")
+    nvidia: (
+        one_of("an image name or a mapping of CUDA version to image", str=StrictStr, map=CudaImages)
+        | None
+    ) = Field(None, description="NVIDIA image, or {cu129, cu130} images.")
     amd: StrOrNone = Field(None, description="ROCm image.")
     tpu: StrOrNone = Field(None, description="TPU image.")
     intel: StrOrNone = Field(None, description="Intel (CPU/XPU) image.")
@@ -310,7 +371,9 @@ class DockerImageMap(_Model):
     cu130: StrOrNone = Field(None, description="NVIDIA image for CUDA 13.0.")
 
 
-DockerImage = one_of("an image name or a mapping of brand to image", str=StrictStr, map=DockerImageMap)
+DockerImage = one_of(
+    "an image name or a mapping of brand to image", str=StrictStr, map=DockerImageMap
+)
 
 
 class DockerSource(_Model):
@@ -328,7 +391,9 @@ class HfQuantizationConfig(BaseModel):
 
     quant_method: StrOrNone = Field(None, description="Quantization method (mxfp4, fp8, ...).")
     modules_to_not_convert: StrListOrNone = Field(
-        None, description="Modules the checkpoint keeps unquantized (attention, router, embeddings, lm_head).")
+        None,
+        description="Modules the checkpoint keeps unquantized (attention, router, embeddings, lm_head).",
+    )
 
 
 class HfConfig(BaseModel):
@@ -340,102 +405,196 @@ class HfConfig(BaseModel):
     model_config = ConfigDict(extra="allow", **_CONFIG)
 
     num_hidden_layers: PositiveOrNone = Field(None, description="Decoder layers.")
-    num_attention_heads: PositiveOrNone = Field(None, description="Query heads (a TP size must divide them).")
-    num_key_value_heads: PositiveOrNone = Field(None, description="KV heads (GQA); absent means MHA.")
-    head_dim: PositiveOrNone = Field(None, description="Dimension of one head (default hidden_size / num_attention_heads).")
+    num_attention_heads: PositiveOrNone = Field(
+        None, description="Query heads (a TP size must divide them)."
+    )
+    num_key_value_heads: PositiveOrNone = Field(
+        None, description="KV heads (GQA); absent means MHA."
+    )
+    head_dim: PositiveOrNone = Field(
+        None, description="Dimension of one head (default hidden_size / num_attention_heads)."
+    )
     hidden_size: PositiveOrNone = Field(None, description="Model width.")
-    max_position_embeddings: Annotated[StrictInt, Field(ge=1, le=MAX_TOKENS)] | None = Field(None, description="Longest context the model supports.")
+    max_position_embeddings: Annotated[StrictInt, Field(ge=1, le=MAX_TOKENS)] | None = Field(
+        None, description="Longest context the model supports."
+    )
     vocab_size: PositiveOrNone = Field(None, description="Vocabulary size.")
     intermediate_size: PositiveOrNone = Field(None, description="MLP width (dense layers).")
-    num_experts: NonNegativeOrNone = Field(None, description="Routed experts per MoE layer (Qwen spelling).")
-    num_local_experts: NonNegativeOrNone = Field(None, description="Routed experts per MoE layer (Mixtral / gpt-oss spelling).")
-    n_routed_experts: NonNegativeOrNone = Field(None, description="Routed experts per MoE layer (DeepSeek spelling).")
+    num_experts: NonNegativeOrNone = Field(
+        None, description="Routed experts per MoE layer (Qwen spelling)."
+    )
+    num_local_experts: NonNegativeOrNone = Field(
+        None, description="Routed experts per MoE layer (Mixtral / gpt-oss spelling)."
+    )
+    n_routed_experts: NonNegativeOrNone = Field(
+        None, description="Routed experts per MoE layer (DeepSeek spelling)."
+    )
     moe_intermediate_size: PositiveOrNone = Field(None, description="Width of one expert's MLP.")
     kv_lora_rank: PositiveOrNone = Field(None, description="MLA: rank of the compressed KV latent.")
-    qk_rope_head_dim: PositiveOrNone = Field(None, description="MLA: dimension of the decoupled RoPE key.")
-    sliding_window: PositiveOrNone = Field(None, description="Window of `sliding_attention` layers, in tokens.")
-    attention_chunk_size: PositiveOrNone = Field(None, description="Chunk of `chunked_attention` layers, in tokens.")
+    qk_rope_head_dim: PositiveOrNone = Field(
+        None, description="MLA: dimension of the decoupled RoPE key."
+    )
+    sliding_window: PositiveOrNone = Field(
+        None, description="Window of `sliding_attention` layers, in tokens."
+    )
+    attention_chunk_size: PositiveOrNone = Field(
+        None, description="Chunk of `chunked_attention` layers, in tokens."
+    )
     layer_types: StrListOrNone = Field(
-        None, description="Type per layer: full_attention, sliding_attention, chunked_attention; linear_attention, "
-                          "mamba, mlp and moe layers hold no per-token KV cache.")
+        None,
+        description="Type per layer: full_attention, sliding_attention, chunked_attention; linear_attention, "
+        "mamba, mlp and moe layers hold no per-token KV cache.",
+    )
     # shapes read by the parameter count (`scaffold.parameter_count`)
     model_type: StrOrNone = Field(
-        None, description="config.json model_type; read for structure the shapes do not state (xlm-roberta/bert: "
-                          "encoder only; nemotron_h: two-matrix MLP; llama4/llama4_text: one shared expert; gemma*: "
-                          "tied embeddings by default).")
-    tie_word_embeddings: BoolOrNone = Field(None, description="The output head reuses the input embedding (counted once).")
-    num_experts_per_tok: PositiveOrNone = Field(None, description="Routed experts each token uses (active parameters).")
-    n_shared_experts: NonNegativeOrNone = Field(None, description="Shared experts per MoE layer, each moe_intermediate_size wide (DeepSeek).")
-    shared_expert_intermediate_size: NonNegativeOrNone = Field(None, description="Width of the shared expert's MLP (Qwen MoE).")
-    first_k_dense_replace: NonNegativeOrNone = Field(None, description="Leading layers with a dense MLP before the MoE ones (DeepSeek).")
-    interleave_moe_layer_step: PositiveOrNone = Field(None, description="MoE on every k-th layer, dense MLP on the others (Llama 4).")
-    intermediate_size_mlp: PositiveOrNone = Field(None, description="Width of the dense MLP layers of an interleaved MoE (Llama 4).")
-    q_lora_rank: PositiveOrNone = Field(None, description="MLA: rank of the low-rank query projection.")
-    qk_nope_head_dim: PositiveOrNone = Field(None, description="MLA: query/key head dimension without RoPE (default 128).")
-    v_head_dim: PositiveOrNone = Field(None, description="MLA: value head dimension (default qk_nope_head_dim).")
-    attn_output_gate: BoolOrNone = Field(None, description="Gated attention: q_proj also emits an output gate (Qwen3.5/3.6).")
-    linear_num_key_heads: PositiveOrNone = Field(None, description="Gated DeltaNet (linear_attention layers): key heads.")
+        None,
+        description="config.json model_type; read for structure the shapes do not state (xlm-roberta/bert: "
+        "encoder only; nemotron_h: two-matrix MLP; llama4/llama4_text: one shared expert; gemma*: "
+        "tied embeddings by default).",
+    )
+    tie_word_embeddings: BoolOrNone = Field(
+        None, description="The output head reuses the input embedding (counted once)."
+    )
+    num_experts_per_tok: PositiveOrNone = Field(
+        None, description="Routed experts each token uses (active parameters)."
+    )
+    n_shared_experts: NonNegativeOrNone = Field(
+        None,
+        description="Shared experts per MoE layer, each moe_intermediate_size wide (DeepSeek).",
+    )
+    shared_expert_intermediate_size: NonNegativeOrNone = Field(
+        None, description="Width of the shared expert's MLP (Qwen MoE)."
+    )
+    first_k_dense_replace: NonNegativeOrNone = Field(
+        None, description="Leading layers with a dense MLP before the MoE ones (DeepSeek)."
+    )
+    interleave_moe_layer_step: PositiveOrNone = Field(
+        None, description="MoE on every k-th layer, dense MLP on the others (Llama 4)."
+    )
+    intermediate_size_mlp: PositiveOrNone = Field(
+        None, description="Width of the dense MLP layers of an interleaved MoE (Llama 4)."
+    )
+    q_lora_rank: PositiveOrNone = Field(
+        None, description="MLA: rank of the low-rank query projection."
+    )
+    qk_nope_head_dim: PositiveOrNone = Field(
+        None, description="MLA: query/key head dimension without RoPE (default 128)."
+    )
+    v_head_dim: PositiveOrNone = Field(
+        None, description="MLA: value head dimension (default qk_nope_head_dim)."
+    )
+    attn_output_gate: BoolOrNone = Field(
+        None, description="Gated attention: q_proj also emits an output gate (Qwen3.5/3.6)."
+    )
+    linear_num_key_heads: PositiveOrNone = Field(
+        None, description="Gated DeltaNet (linear_attention layers): key heads."
+    )
     linear_num_value_heads: PositiveOrNone = Field(None, description="Gated DeltaNet: value heads.")
-    linear_key_head_dim: PositiveOrNone = Field(None, description="Gated DeltaNet: key head dimension.")
-    linear_value_head_dim: PositiveOrNone = Field(None, description="Gated DeltaNet: value head dimension.")
-    linear_conv_kernel_dim: PositiveOrNone = Field(None, description="Gated DeltaNet: short convolution kernel (default 4).")
+    linear_key_head_dim: PositiveOrNone = Field(
+        None, description="Gated DeltaNet: key head dimension."
+    )
+    linear_value_head_dim: PositiveOrNone = Field(
+        None, description="Gated DeltaNet: value head dimension."
+    )
+    linear_conv_kernel_dim: PositiveOrNone = Field(
+        None, description="Gated DeltaNet: short convolution kernel (default 4)."
+    )
     hybrid_override_pattern: StrOrNone = Field(
-        None, description="Nemotron-H block per layer: M Mamba-2, * attention, - MLP, E MoE (only * holds KV cache).")
+        None,
+        description="Nemotron-H block per layer: M Mamba-2, * attention, - MLP, E MoE (only * holds KV cache).",
+    )
     mamba_num_heads: PositiveOrNone = Field(None, description="Mamba-2 heads (Nemotron-H).")
     mamba_head_dim: PositiveOrNone = Field(None, description="Mamba-2 head dimension.")
     ssm_state_size: PositiveOrNone = Field(None, description="Mamba-2 state size per group.")
     n_groups: PositiveOrNone = Field(None, description="Mamba-2 B/C groups.")
     conv_kernel: PositiveOrNone = Field(None, description="Mamba-2 convolution kernel (default 4).")
     mamba_ssm_dtype: StrOrNone = Field(
-        None, description="dtype of the linear-attention/Mamba recurrent state (Qwen3.5/3.6: float32; default the "
-                          "model dtype, float32 for nemotron_h).")
-    global_head_dim: PositiveOrNone = Field(None, description="Gemma 4: head dimension of the full-attention layers.")
+        None,
+        description="dtype of the linear-attention/Mamba recurrent state (Qwen3.5/3.6: float32; default the "
+        "model dtype, float32 for nemotron_h).",
+    )
+    global_head_dim: PositiveOrNone = Field(
+        None, description="Gemma 4: head dimension of the full-attention layers."
+    )
     num_global_key_value_heads: PositiveOrNone = Field(
-        None, description="Gemma 4: KV heads of the full-attention layers when attention_k_eq_v.")
+        None, description="Gemma 4: KV heads of the full-attention layers when attention_k_eq_v."
+    )
     attention_k_eq_v: BoolOrNone = Field(
-        None, description="Gemma 4: full-attention layers reuse K as V (vLLM still caches both).")
+        None, description="Gemma 4: full-attention layers reuse K as V (vLLM still caches both)."
+    )
     num_kv_shared_layers: NonNegativeOrNone = Field(
-        None, description="Gemma 3n / Gemma 4 E models: the last N layers reuse an earlier layer's KV cache.")
+        None,
+        description="Gemma 3n / Gemma 4 E models: the last N layers reuse an earlier layer's KV cache.",
+    )
     index_topk: PositiveOrNone = Field(
-        None, description="Sparse MLA (DeepSeek-V3.2, GLM-5): tokens the indexer selects; its presence adds the "
-                          "indexer's key cache.")
-    index_head_dim: PositiveOrNone = Field(None, description="Sparse MLA: indexer key dimension (default 128).")
+        None,
+        description="Sparse MLA (DeepSeek-V3.2, GLM-5): tokens the indexer selects; its presence adds the "
+        "indexer's key cache.",
+    )
+    index_head_dim: PositiveOrNone = Field(
+        None, description="Sparse MLA: indexer key dimension (default 128)."
+    )
     index_n_heads: PositiveOrNone = Field(None, description="Sparse MLA: indexer query heads.")
     quantization_config: HfQuantizationConfig | None = Field(
-        None, description="The default checkpoint's quantization (config.json's own block); `quant_method: mxfp4` "
-                          "sizes its weights per component.")
-    hidden_size_per_layer_input: PositiveOrNone = Field(None, description="Per-layer embedding width (Gemma 3n / Gemma 4 E models).")
-    vocab_size_per_layer_input: PositiveOrNone = Field(None, description="Per-layer embedding vocabulary (default vocab_size).")
-    type_vocab_size: NonNegativeOrNone = Field(None, description="Token-type embeddings of a BERT-style encoder (default 1).")
+        None,
+        description="The default checkpoint's quantization (config.json's own block); `quant_method: mxfp4` "
+        "sizes its weights per component.",
+    )
+    hidden_size_per_layer_input: PositiveOrNone = Field(
+        None, description="Per-layer embedding width (Gemma 3n / Gemma 4 E models)."
+    )
+    vocab_size_per_layer_input: PositiveOrNone = Field(
+        None, description="Per-layer embedding vocabulary (default vocab_size)."
+    )
+    type_vocab_size: NonNegativeOrNone = Field(
+        None, description="Token-type embeddings of a BERT-style encoder (default 1)."
+    )
     extra_parameters: Annotated[StrictInt, Field(ge=0, le=JS_SAFE)] | None = Field(
-        None, description="Not a config.json key: parameters of vision/audio encoders, projectors and adapters that the "
-                          "language-model shapes cannot derive, as the publisher states them (`recipes-site new` counts a "
-                          "Qwen3-VL/Qwen3.5 vision_config itself); added to the count.")
+        None,
+        description="Not a config.json key: parameters of vision/audio encoders, projectors and adapters that the "
+        "language-model shapes cannot derive, as the publisher states them (`recipes-site new` counts a "
+        "Qwen3-VL/Qwen3.5 vision_config itself); added to the count.",
+    )
 
 
 class Model(_Model):
     """The served checkpoint and the arguments every command shares."""
 
-    model_id: HfId = Field(description="Hugging Face id served by default (`org/repo`); should match the file path.")
-    min_vllm_version: StrOrNone = Field(None, description="Minimum vLLM version, as a string (\"0.18.0\").")
+    model_id: HfId = Field(
+        description="Hugging Face id served by default (`org/repo`); should match the file path."
+    )
+    min_vllm_version: StrOrNone = Field(
+        None, description='Minimum vLLM version, as a string ("0.18.0").'
+    )
     architecture: Architecture | None = Field(None, description="dense or moe.")
-    parameter_count: ShortStr | None = Field(None, description="Total parameters, e.g. \"671B\".")
-    active_parameters: ShortStr | None = Field(None, description="Active parameters per token (MoE), e.g. \"37B\".")
-    context_length: Tokens | None = Field(None, description="Maximum context length in tokens (0 for non-LLM pipelines).")
+    parameter_count: ShortStr | None = Field(None, description='Total parameters, e.g. "671B".')
+    active_parameters: ShortStr | None = Field(
+        None, description='Active parameters per token (MoE), e.g. "37B".'
+    )
+    context_length: Tokens | None = Field(
+        None, description="Maximum context length in tokens (0 for non-LLM pipelines)."
+    )
     base_args: ArgsOrNone = Field(None, description="Arguments of every command. " + _ARGS_HELP)
     base_env: EnvOrNone = Field(None, description="Environment of every command. " + _ENV_HELP)
     docker_image: DockerImage | None = Field(
-        None, description="Docker image: a string pins NVIDIA only; a map pins per brand (nvidia/amd/tpu/intel).")
+        None,
+        description="Docker image: a string pins NVIDIA only; a map pins per brand (nvidia/amd/tpu/intel).",
+    )
     install: Install | None = Field(None, description="Overrides of the generated install block.")
     nightly_required: BoolOrNone = Field(None, description="Needs a vLLM nightly build.")
     gated: BoolOrNone = Field(
-        None, description="model_id is a gated Hugging Face repository (licence to accept): docker commands pass "
-                          "the host's HF_TOKEN through (`-e HF_TOKEN`).")
+        None,
+        description="model_id is a gated Hugging Face repository (licence to accept): docker commands pass "
+        "the host's HF_TOKEN through (`-e HF_TOKEN`).",
+    )
     supports_dcp: BoolOrNone = Field(None, description="Decode context parallel is supported (UI).")
     flashinfer_autotune: BoolOrNone = Field(None, description="FlashInfer autotune toggle (UI).")
-    docker_source: DockerSource | None = Field(None, description="Local model directory for docker runs.")
+    docker_source: DockerSource | None = Field(
+        None, description="Local model directory for docker runs."
+    )
     hf_config: HfConfig | None = Field(
-        None, description="Facts from the model's config.json for KV-cache sizing (same key names).")
+        None, description="Facts from the model's config.json for KV-cache sizing (same key names)."
+    )
 
 
 class Dependency(_Model):
@@ -445,7 +604,9 @@ class Dependency(_Model):
     command: StrOrNone = Field(None, description="Shell command.")
     optional: BoolOrNone = Field(None, description="The step is optional.")
     brand: StrOrNone = Field(None, description="Only for this hardware brand (NVIDIA, AMD, ...).")
-    install_modes: list[InstallMode] | None = Field(None, description="Only for these install methods.")
+    install_modes: list[InstallMode] | None = Field(
+        None, description="Only for these install methods."
+    )
 
 
 # ---- recipe: variants -----------------------------------------------------------------------------
@@ -456,7 +617,9 @@ class VariantHardwareOverride(_Model):
 
     extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     extra_env: EnvOrNone = Field(None, description=_ENV_HELP)
-    docker_image: StrOrNone = Field(None, description="Docker image on this hardware (exact profile id only).")
+    docker_image: StrOrNone = Field(
+        None, description="Docker image on this hardware (exact profile id only)."
+    )
 
 
 class PrecisionHardware(_Model):
@@ -469,22 +632,42 @@ class PrecisionHardware(_Model):
 class Variant(_Model):
     """One checkpoint/precision of the model."""
 
-    precision: Precision = Field(description="Weight precision; nvfp4/fp4 need NVIDIA Blackwell unless precision_hardware says otherwise.")
+    precision: Precision = Field(
+        description="Weight precision; nvfp4/fp4 need NVIDIA Blackwell unless precision_hardware says otherwise."
+    )
     vram_minimum_gb: VramGb = Field(description="VRAM (GB) the whole deployment needs.")
     description: StrOrNone = Field(None, description="What this variant is.")
-    model_id: HfId | None = Field(None, description="Checkpoint served by this variant (`org/repo`); gets its own page.")
+    model_id: HfId | None = Field(
+        None, description="Checkpoint served by this variant (`org/repo`); gets its own page."
+    )
     gated: BoolOrNone = Field(
-        None, description="This variant's checkpoint is gated (default: model.gated when it serves model.model_id).")
+        None,
+        description="This variant's checkpoint is gated (default: model.gated when it serves model.model_id).",
+    )
     label: StrOrNone = Field(None, description="Short label for the variant picker.")
-    extra_args: ArgsOrNone = Field(None, description="Arguments added for this variant. " + _ARGS_HELP)
-    extra_env: EnvOrNone = Field(None, description="Environment added for this variant. " + _ENV_HELP)
+    extra_args: ArgsOrNone = Field(
+        None, description="Arguments added for this variant. " + _ARGS_HELP
+    )
+    extra_env: EnvOrNone = Field(
+        None, description="Environment added for this variant. " + _ENV_HELP
+    )
     hardware_overrides: dict[str, VariantHardwareOverride] | None = Field(
-        None, description="Per-hardware additions (exact profile id, generation or `nvidia`).")
-    tp: IntOrHwMapOrNone = Field(None, description="Tensor-parallel size for single_node_tp: a number or a map. " + _HW_KEY_HELP)
-    supported_hardware: StrListOrNone = Field(None, description="Only render on these hardware profile ids.")
+        None, description="Per-hardware additions (exact profile id, generation or `nvidia`)."
+    )
+    tp: IntOrHwMapOrNone = Field(
+        None,
+        description="Tensor-parallel size for single_node_tp: a number or a map. " + _HW_KEY_HELP,
+    )
+    supported_hardware: StrListOrNone = Field(
+        None, description="Only render on these hardware profile ids."
+    )
     min_vllm_version: StrOrNone = Field(None, description="Minimum vLLM version for this variant.")
-    precision_hardware: PrecisionHardware | None = Field(None, description="Hardware constraint of the precision.")
-    default_modes: StrMapOrNone = Field(None, description="Feature -> mode selected (and forced on) for this variant.")
+    precision_hardware: PrecisionHardware | None = Field(
+        None, description="Hardware constraint of the precision."
+    )
+    default_modes: StrMapOrNone = Field(
+        None, description="Feature -> mode selected (and forced on) for this variant."
+    )
     docker_image: DockerImage | None = Field(None, description="Docker image for this variant.")
 
 
@@ -503,9 +686,15 @@ class FeatureMode(_Model):
     label: StrOrNone = Field(None, description="Short label.")
     description: StrOrNone = Field(None, description="What the mode does.")
     args: ArgsOrNone = Field(None, description=_ARGS_HELP)
-    variants: StrListOrNone = Field(None, description="Variant keys this mode is available for (absent = all).")
-    hardware: LevelMapOrNone = Field(None, description="`unsupported` hides the mode on that hardware. " + _HW_KEY_HELP)
-    hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(None, description="Per-hardware args. " + _HW_KEY_HELP)
+    variants: StrListOrNone = Field(
+        None, description="Variant keys this mode is available for (absent = all)."
+    )
+    hardware: LevelMapOrNone = Field(
+        None, description="`unsupported` hides the mode on that hardware. " + _HW_KEY_HELP
+    )
+    hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(
+        None, description="Per-hardware args. " + _HW_KEY_HELP
+    )
 
 
 class Companion(_Model):
@@ -521,14 +710,21 @@ class Feature(_Model):
 
     description: StrictStr = Field(description="What enabling the feature does.")
     label: StrOrNone = Field(None, description="Short label.")
-    args: ArgsOrNone = Field(None, description="Arguments added when enabled (not together with `modes`). " + _ARGS_HELP)
-    modes: dict[str, FeatureMode] | None = Field(None, description="Alternative argument sets; a non-empty map.")
+    args: ArgsOrNone = Field(
+        None, description="Arguments added when enabled (not together with `modes`). " + _ARGS_HELP
+    )
+    modes: dict[str, FeatureMode] | None = Field(
+        None, description="Alternative argument sets; a non-empty map."
+    )
     default_mode: StrOrNone = Field(None, description="Mode used unless a variant picks another.")
     hardware: LevelMapOrNone = Field(None, description="Hardware gate (only honoured on modes).")
     hardware_overrides: dict[str, FeatureArgsOverride] | None = Field(
-        None, description="Per-hardware replacement args (generation or `nvidia`).")
+        None, description="Per-hardware replacement args (generation or `nvidia`)."
+    )
     strategies: StrListOrNone = Field(None, description="Only enable with these strategies.")
-    companion: Companion | None = Field(None, description="Helper process rendered while the feature is on.")
+    companion: Companion | None = Field(
+        None, description="Helper process rendered while the feature is on."
+    )
 
 
 # ---- recipe: strategies and hardware --------------------------------------------------------------
@@ -561,25 +757,32 @@ class PdRoleOverride(_Model):
     env: EnvOrNone = Field(None, description=_ENV_HELP)
     extra_env: EnvOrNone = Field(None, description=_ENV_HELP)
     hardware_overrides: dict[str, StrategyHardwareOverride] | None = Field(
-        None, description="Per-hardware additions (exact profile id).")
+        None, description="Per-hardware additions (exact profile id)."
+    )
 
 
 class PdRouterOverride(_Model):
     """Overrides of the pd_cluster router."""
 
-    intra_node_data_parallel_size: GpuCountOrNone = Field(None, description="--intra-node-data-parallel-size.")
+    intra_node_data_parallel_size: GpuCountOrNone = Field(
+        None, description="--intra-node-data-parallel-size."
+    )
 
 
 class StrategyOverride(_Model):
     """Recipe-specific settings of one strategy."""
 
-    tp: IntOrHwMapOrNone = Field(None, description="Tensor-parallel size (single_node_tp). " + _HW_KEY_HELP)
+    tp: IntOrHwMapOrNone = Field(
+        None, description="Tensor-parallel size (single_node_tp). " + _HW_KEY_HELP
+    )
     extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     vllm_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     env: EnvOrNone = Field(None, description=_ENV_HELP)
     extra_env: EnvOrNone = Field(None, description=_ENV_HELP)
     hardware_overrides: dict[str, StrategyHardwareOverride] | None = Field(
-        None, description="Per-hardware additions (generation/`nvidia` replaces the recipe blocks; exact id adds).")
+        None,
+        description="Per-hardware additions (generation/`nvidia` replaces the recipe blocks; exact id adds).",
+    )
     pool_modes: list[PoolMode] | None = Field(None, description="pd_cluster: allowed pool layouts.")
     router: PdRouterOverride | None = Field(None, description="pd_cluster router overrides.")
     prefill: PdRoleOverride | None = Field(None, description="pd_cluster prefill role.")
@@ -621,7 +824,9 @@ class OmniTask(_Model):
     vram_minimum_gb: VramGb | None = Field(None, description="VRAM needed.")
     extra_args: ArgsOrNone = Field(None, description=_ARGS_HELP)
     axes: StrMapOrNone = Field(None, description="Axis id -> option id.")
-    hardware_overrides: dict[str, OmniTaskHardwareOverride] | None = Field(None, description="Per hardware profile id.")
+    hardware_overrides: dict[str, OmniTaskHardwareOverride] | None = Field(
+        None, description="Per hardware profile id."
+    )
 
 
 class OmniAxisOption(_Model):
@@ -638,7 +843,9 @@ class OmniTaskAxis(_Model):
 class Omni(_Model):
     """vllm-omni settings (UI only; omni recipes get no rendered command)."""
 
-    tasks: list[one_of("a task id or a task mapping", str=StrictStr, map=OmniTask)] | None = Field(None, description="Tasks.")
+    tasks: list[one_of("a task id or a task mapping", str=StrictStr, map=OmniTask)] | None = Field(
+        None, description="Tasks."
+    )
     port: PortOrNone = Field(None, description="Server port.")
     task_axes: list[OmniTaskAxis] | None = Field(None, description="Task axes.")
     task_label: StrOrNone = Field(None, description="Label of the task picker.")
@@ -649,11 +856,14 @@ class Omni(_Model):
 
 # ---- recipe ---------------------------------------------------------------------------------------
 
-MinGpusBlock = one_of("an integer or a mapping of strategy id to integer", int=GpuCount0,
-                      map=dict[str, GpuCount0])
+MinGpusBlock = one_of(
+    "an integer or a mapping of strategy id to integer", int=GpuCount0, map=dict[str, GpuCount0]
+)
 StrategyMinGpus = one_of(
     "an integer or a mapping of strategy id / hardware profile id to integer",
-    int=GpuCount0, map=dict[str, MinGpusBlock])
+    int=GpuCount0,
+    map=dict[str, MinGpusBlock],
+)
 
 
 class Recipe(_Model):
@@ -663,29 +873,47 @@ class Recipe(_Model):
 
     meta: Meta = Field(description="Catalogue metadata.")
     model: Model = Field(description="The served checkpoint and shared arguments.")
-    variants: dict[str, Variant] = Field(description="Variant key -> variant; `default` is required.")
-    features: dict[str, Feature] | None = Field(None, description="Feature name -> feature (enabled unless opted in).")
+    variants: dict[str, Variant] = Field(
+        description="Variant key -> variant; `default` is required."
+    )
+    features: dict[str, Feature] | None = Field(
+        None, description="Feature name -> feature (enabled unless opted in)."
+    )
     opt_in_features: StrListOrNone = Field(None, description="Features that are off unless chosen.")
     compatible_strategies: StrListOrNone = Field(
-        None, description="Strategy ids this recipe supports, in preference order (e.g. "
-                          + ", ".join(REFERENCE_STRATEGY_IDS[:3]) + ").")
-    strategy_overrides: dict[str, StrategyOverride] | None = Field(None, description="Strategy id -> recipe-specific settings.")
+        None,
+        description="Strategy ids this recipe supports, in preference order (e.g. "
+        + ", ".join(REFERENCE_STRATEGY_IDS[:3])
+        + ").",
+    )
+    strategy_overrides: dict[str, StrategyOverride] | None = Field(
+        None, description="Strategy id -> recipe-specific settings."
+    )
     hardware_overrides: dict[str, HardwareOverride] | None = Field(
-        None, description="Generation (hopper, blackwell, amd, ...) or `nvidia` -> additions.")
+        None, description="Generation (hopper, blackwell, amd, ...) or `nvidia` -> additions."
+    )
     dependencies: list[Dependency] | None = Field(None, description="Extra install steps.")
     kv_offload_support: LevelMapOrNone = Field(
-        None, description="taxonomy kv_offload option -> verified | unsupported.")
+        None, description="taxonomy kv_offload option -> verified | unsupported."
+    )
     omni: Omni | None = Field(None, description="vllm-omni settings.")
     default_strategy: StrOrNone = Field(None, description="Preferred strategy id.")
     strategy_hardware: LevelMapsOrNone = Field(
-        None, description="Strategy id -> hardware key -> supported | unsupported. " + _HW_KEY_HELP)
+        None, description="Strategy id -> hardware key -> supported | unsupported. " + _HW_KEY_HELP
+    )
     strategy_min_gpus: StrategyMinGpus | None = Field(
-        None, description="Minimum GPUs: a number, or strategy id / exact profile id -> number (or per-strategy map).")
+        None,
+        description="Minimum GPUs: a number, or strategy id / exact profile id -> number (or per-strategy map).",
+    )
     hardware_opt_in_features: dict[str, list[StrictStr]] | None = Field(
-        None, description="Hardware profile id -> features that are opt-in on it.")
-    hardware_notes: dict[str, HardwareNote] | None = Field(None, description="Hardware profile id -> note (UI).")
+        None, description="Hardware profile id -> features that are opt-in on it."
+    )
+    hardware_notes: dict[str, HardwareNote] | None = Field(
+        None, description="Hardware profile id -> note (UI)."
+    )
     kv_cache_strategy_hardware: LevelMapsOrNone = Field(
-        None, description="kv-store strategy id -> hardware profile id -> unsupported.")
+        None, description="kv-store strategy id -> hardware profile id -> unsupported."
+    )
     guide: StrOrNone = Field(None, description="Markdown deployment guide.")
 
 
@@ -696,21 +924,31 @@ class HardwareProfile(_Model):
     """One selectable hardware node."""
 
     brand: StrictStr = Field(description="NVIDIA, AMD, Google, Intel, Huawei...")
-    generation: one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None = Field(
-        None, description="hopper, blackwell, ada, amd, tpu, cpu, xpu, npu (a list: the first is used).")
-    gpu_generation: one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None = Field(
-        None, description="Alias of `generation`.")
+    generation: (
+        one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None
+    ) = Field(
+        None,
+        description="hopper, blackwell, ada, amd, tpu, cpu, xpu, npu (a list: the first is used).",
+    )
+    gpu_generation: (
+        one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None
+    ) = Field(None, description="Alias of `generation`.")
     display_name: StrOrNone = Field(None, description="Display name.")
     description: StrOrNone = Field(None, description="Description.")
     gpu_count: GpuCount = Field(description="GPUs (or accelerators) per node.")
     vram_gb: one_of("a number", int=VramGb, float=VramGbFloat) = Field(
-        description="Total VRAM of the node in GB.")
+        description="Total VRAM of the node in GB."
+    )
     vram_per_gpu_gb: one_of("a number", int=VramGb, float=VramGbFloat) | None = Field(
-        None, description="VRAM of one GPU as the vendor states it (binary GiB, e.g. 80 for H100); "
-                          "defaults to vram_gb / gpu_count. Used by sizing.")
+        None,
+        description="VRAM of one GPU as the vendor states it (binary GiB, e.g. 80 for H100); "
+        "defaults to vram_gb / gpu_count. Used by sizing.",
+    )
     multi_node: BoolOrNone = Field(None, description="Unused.")
     scalable: BoolOrNone = Field(None, description="false: cannot join a multi-node deployment.")
-    restricted: BoolOrNone = Field(None, description="true: only for recipes listing it in meta.hardware.")
+    restricted: BoolOrNone = Field(
+        None, description="true: only for recipes listing it in meta.hardware."
+    )
 
 
 class TaskDef(_Model):
@@ -748,13 +986,17 @@ class KvOffloadOption(_Model):
 class Taxonomy(_Model):
     """`taxonomy.yaml`: the controlled vocabulary."""
 
-    hardware_profiles: dict[HwId, HardwareProfile] = Field(description="Profile id -> profile (ids become file names).")
+    hardware_profiles: dict[HwId, HardwareProfile] = Field(
+        description="Profile id -> profile (ids become file names)."
+    )
     tasks: list[TaskDef] | None = None
     strategies: StrListOrNone = None
     kv_offload_groups: dict[str, KvOffloadGroup] | None = None
     kv_offload: dict[str, KvOffloadOption] | None = None
     feature_conflicts: list[list[StrictStr]] | None = Field(
-        None, description="Groups of recipe feature names of which at most one may be on (the picker unchecks the others).")
+        None,
+        description="Groups of recipe feature names of which at most one may be on (the picker unchecks the others).",
+    )
 
 
 # ---- strategies/*.yaml, kv_store/*.yaml, platforms.yaml --------------------------------------------

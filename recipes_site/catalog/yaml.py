@@ -12,6 +12,7 @@ event stream, so that:
 
 Building from events (rather than PyYAML's composer) also keeps deep nesting from recursing in C.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -27,8 +28,8 @@ from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
 
 _Loader = getattr(_pyyaml, "CSafeLoader", None) or _pyyaml.SafeLoader
 
-MAX_FILE_BYTES = 1 << 20        # 1 MiB: a recipe is a few KiB; anything bigger is a mistake
-MAX_ALIAS_NODES = 10_000        # nodes copied through aliases, per file
+MAX_FILE_BYTES = 1 << 20  # 1 MiB: a recipe is a few KiB; anything bigger is a mistake
+MAX_ALIAS_NODES = 10_000  # nodes copied through aliases, per file
 # Characters of all scalars (keys and values) once aliases are expanded: a document may not grow
 # past what the largest allowed file could hold. Counting nodes alone let a 25 KB file alias one
 # 10 KB string 1,000 times (10 MB of data, 3.4 GB of rendered output).
@@ -36,7 +37,7 @@ MAX_EXPANDED_CHARS = MAX_FILE_BYTES
 # js-yaml reads integers as JavaScript numbers: past 2**1024 they are Infinity. Python would build
 # the exact integer (and refuse to print one of more than 4,300 digits), so we stop where JS does.
 _MAX_INT_BITS = 1024
-MAX_DEPTH = 64                  # nesting of collections
+MAX_DEPTH = 64  # nesting of collections
 
 KeyPath = tuple  # tuple[str | int, ...]
 Position = tuple  # (line, col), 1-based
@@ -80,8 +81,12 @@ def _int(text: str) -> int | float:
     sign = -1 if text[0] == "-" else 1
     body = text[1:] if text[0] in "+-" else text
     base = {"0b": 2, "0x": 16, "0o": 8}.get(body[:2])
-    digits = body[2:] if base else body.lstrip("0")  # js-yaml 4: a leading zero is still decimal ("0755" -> 755)
-    if len(digits) > 400:   # > 2**1024 in any base; also keeps int() under Python's 4,300-digit limit
+    digits = (
+        body[2:] if base else body.lstrip("0")
+    )  # js-yaml 4: a leading zero is still decimal ("0755" -> 755)
+    if (
+        len(digits) > 400
+    ):  # > 2**1024 in any base; also keeps int() under Python's 4,300-digit limit
         return sign * math.inf
     value = int(digits, base) if base else int(digits or "0", 10)
     return sign * value if value.bit_length() <= _MAX_INT_BITS else sign * math.inf
@@ -189,10 +194,10 @@ class LoadedYaml:
     """What :func:`load_yaml_file` found. ``data`` is None when there was any error."""
 
     data: Any = None
-    positions: dict = field(default_factory=dict)       # key path -> (line, col) of the value
-    key_positions: dict = field(default_factory=dict)   # key path -> (line, col) of the key
+    positions: dict = field(default_factory=dict)  # key path -> (line, col) of the value
+    key_positions: dict = field(default_factory=dict)  # key path -> (line, col) of the key
     diagnostics: list = field(default_factory=list)
-    text: str = ""      # the source as read (lint reads its comments without reading the file again)
+    text: str = ""  # the source as read (lint reads its comments without reading the file again)
 
     @property
     def ok(self) -> bool:
@@ -237,7 +242,7 @@ class _Builder:
         self.anchors: dict[str, tuple[Any, tuple, int, int]] = {}
         self.open_anchors: set[str] = set()
         self.alias_nodes = 0
-        self.chars = 0          # characters of every scalar built so far, aliases expanded
+        self.chars = 0  # characters of every scalar built so far, aliases expanded
         self.anchor_chars: dict[str, int] = {}
 
     def grow(self, n: int, line: int, col: int, path: tuple) -> None:
@@ -248,14 +253,22 @@ class _Builder:
             self.too_large(line, col, path)
 
     def too_large(self, line: int, col: int, path: tuple) -> None:
-        self.abort(line, col, path,
-                   f"the document expands to more than {MAX_EXPANDED_CHARS} characters once its aliases "
-                   "are expanded (possible alias bomb)",
-                   "write the repeated value once instead of aliasing a large anchor many times")
+        self.abort(
+            line,
+            col,
+            path,
+            f"the document expands to more than {MAX_EXPANDED_CHARS} characters once its aliases "
+            "are expanded (possible alias bomb)",
+            "write the repeated value once instead of aliasing a large anchor many times",
+        )
 
     # -- diagnostics
     def error(self, line: int, col: int, key_path: tuple, message: str, hint: str = "") -> None:
-        self.diags.append(Diagnostic(self.display, line, col, Level.ERROR, format_key_path(key_path), message, hint))
+        self.diags.append(
+            Diagnostic(
+                self.display, line, col, Level.ERROR, format_key_path(key_path), message, hint
+            )
+        )
 
     def abort(self, line: int, col: int, key_path: tuple, message: str, hint: str = "") -> None:
         self.error(line, col, key_path, message, hint)
@@ -271,40 +284,66 @@ class _Builder:
             return resolve_plain(text)
         if tag == "!" or tag == _YAML + "str":
             return text
-        wanted = {_YAML + "int": int, _YAML + "float": float, _YAML + "bool": bool, _YAML + "null": type(None)}.get(tag)
+        wanted = {
+            _YAML + "int": int,
+            _YAML + "float": float,
+            _YAML + "bool": bool,
+            _YAML + "null": type(None),
+        }.get(tag)
         if wanted is not None:
             value = resolve_plain(text) if text else None
             if wanted is float and isinstance(value, int) and not isinstance(value, bool):
                 value = float(value)
             if isinstance(value, wanted) and not (wanted is int and isinstance(value, bool)):
                 return value
-            self.error(line, col, path, f"value '{excerpt(text)}' does not match its tag {_short_tag(tag)}")
+            self.error(
+                line, col, path, f"value '{excerpt(text)}' does not match its tag {_short_tag(tag)}"
+            )
             return text
-        self.error(line, col, path, f"unsupported YAML tag {_short_tag(tag)}",
-                   "recipes use plain YAML only: remove the tag")
+        self.error(
+            line,
+            col,
+            path,
+            f"unsupported YAML tag {_short_tag(tag)}",
+            "recipes use plain YAML only: remove the tag",
+        )
         return text
 
     def check_collection_tag(self, ev, path: tuple, kind: str) -> None:
         tag = ev.tag
         if tag is None or tag == "!" or tag == _YAML + kind:
             return
-        self.error(ev.start_mark.line + 1, ev.start_mark.column + 1, path,
-                   f"unsupported YAML tag {_short_tag(tag)}", "recipes use plain YAML only: remove the tag")
+        self.error(
+            ev.start_mark.line + 1,
+            ev.start_mark.column + 1,
+            path,
+            f"unsupported YAML tag {_short_tag(tag)}",
+            "recipes use plain YAML only: remove the tag",
+        )
 
     # -- aliases
     def alias(self, ev, path: tuple) -> Any:
         name = ev.anchor
         line, col = ev.start_mark.line + 1, ev.start_mark.column + 1
         if name in self.open_anchors:
-            self.abort(line, col, path, f"alias *{name} refers to a node that contains it (recursive alias)")
+            self.abort(
+                line,
+                col,
+                path,
+                f"alias *{name} refers to a node that contains it (recursive alias)",
+            )
         if name not in self.anchors:
             self.abort(line, col, path, f"undefined alias *{name}", f"define it first with &{name}")
         value, anchor_path, start, end = self.anchors[name]
         size = max(1, end - start)
         self.alias_nodes += size
         if self.alias_nodes > MAX_ALIAS_NODES:
-            self.abort(line, col, path,
-                       f"too many aliased nodes (possible alias bomb): more than {MAX_ALIAS_NODES} nodes copied through aliases")
+            self.abort(
+                line,
+                col,
+                path,
+                f"too many aliased nodes (possible alias bomb): more than {MAX_ALIAS_NODES} nodes copied through aliases",
+            )
         self.grow(self.anchor_chars.get(name, 0), line, col, path)
         cut = len(anchor_path)
         for i, (p, pos, is_key) in enumerate(self.marks[start:end]):
@@ -324,9 +363,13 @@ class _Builder:
         loader.get_event()  # DocumentEnd
         ev = loader.get_event()
         if not isinstance(ev, _pyyaml.StreamEndEvent):
-            self.abort(ev.start_mark.line + 1, ev.start_mark.column + 1, (),
-                       "expected a single YAML document, found a second one",
-                       "remove the '---' separator and everything after it")
+            self.abort(
+                ev.start_mark.line + 1,
+                ev.start_mark.column + 1,
+                (),
+                "expected a single YAML document, found a second one",
+                "remove the '---' separator and everything after it",
+            )
         return root
 
     def node(self, loader, ev, path: tuple) -> Any:
@@ -364,9 +407,15 @@ class _Builder:
             else:
                 if container.__class__ is list:
                     at = frame[1] + (len(container),)
-                elif frame[4] is _NO_KEY:   # this event is a key
-                    text = ev.value if cls is _SCALAR and ev.tag is None and ev.anchor is None else None
-                    if text is None or not (ev.style or (text[:1].isalpha() and text not in _WORDS)):
+                elif frame[4] is _NO_KEY:  # this event is a key
+                    text = (
+                        ev.value
+                        if cls is _SCALAR and ev.tag is None and ev.anchor is None
+                        else None
+                    )
+                    if text is None or not (
+                        ev.style or (text[:1].isalpha() and text not in _WORDS)
+                    ):
                         self.key(ev, frame)
                         continue
                     # a string as written (resolve_plain and js_key give it back unchanged)
@@ -412,14 +461,19 @@ class _Builder:
             else:
                 key = frame[4][0]
                 frame[4] = _NO_KEY
-                if key is not None:     # None: the value of a refused merge key, dropped
+                if key is not None:  # None: the value of a refused merge key, dropped
                     container[key] = value
 
     def open_collection(self, stack: list, event, at: tuple) -> None:
         """Push the frame of the mapping or sequence ``event`` starts, at key path ``at``."""
         mark = event.start_mark
         if len(stack) >= MAX_DEPTH:
-            self.abort(mark.line + 1, mark.column + 1, at[:3], f"the document is nested deeper than {MAX_DEPTH} levels")
+            self.abort(
+                mark.line + 1,
+                mark.column + 1,
+                at[:3],
+                f"the document is nested deeper than {MAX_DEPTH} levels",
+            )
         is_map = isinstance(event, _pyyaml.MappingStartEvent)
         self.check_collection_tag(event, at, "map" if is_map else "seq")
         self.marks.append((at, (mark.line + 1, mark.column + 1), False))
@@ -427,7 +481,9 @@ class _Builder:
             self.open_anchors.add(event.anchor)
         # frame: container, path, anchor, marks index, pending (key, line), first-seen key lines,
         # characters built before it
-        stack.append([{} if is_map else [], at, event.anchor, len(self.marks) - 1, _NO_KEY, {}, self.chars])
+        stack.append(
+            [{} if is_map else [], at, event.anchor, len(self.marks) - 1, _NO_KEY, {}, self.chars]
+        )
 
     def scalar_value(self, ev, path: tuple) -> Any:
         """A scalar in value position: record its position, resolve it, register its anchor."""
@@ -439,7 +495,7 @@ class _Builder:
         self.chars += len(text)
         if self.chars > MAX_EXPANDED_CHARS:
             self.too_large(pos[0], pos[1], path)
-        if ev.tag is None:      # as scalar() resolves an untagged one
+        if ev.tag is None:  # as scalar() resolves an untagged one
             value = text if ev.style else resolve_plain(text)
         else:
             value = self.scalar(ev, path)
@@ -459,7 +515,7 @@ class _Builder:
             self.chars += len(text)
             if self.chars > MAX_EXPANDED_CHARS:
                 self.too_large(line, col, parent)
-            if ev.tag is None:      # as scalar() resolves an untagged one
+            if ev.tag is None:  # as scalar() resolves an untagged one
                 raw = text if ev.style else resolve_plain(text)
             else:
                 raw = self.scalar(ev, parent)
@@ -467,15 +523,24 @@ class _Builder:
                 self.anchors[ev.anchor] = (raw, parent, len(self.marks), len(self.marks))
                 self.anchor_chars[ev.anchor] = len(text)
         elif isinstance(ev, _pyyaml.AliasEvent):
-            if ev.anchor not in self.anchors or isinstance(self.anchors[ev.anchor][0], (dict, list)):
+            if ev.anchor not in self.anchors or isinstance(
+                self.anchors[ev.anchor][0], (dict, list)
+            ):
                 self.abort(line, col, parent, f"alias *{ev.anchor} cannot be used as a mapping key")
             raw = self.anchors[ev.anchor][0]
             self.grow(self.anchor_chars.get(ev.anchor, 0), line, col, parent)
         else:
-            self.abort(line, col, parent, "a mapping key must be a plain value, not a list or mapping")
+            self.abort(
+                line, col, parent, "a mapping key must be a plain value, not a list or mapping"
+            )
         if raw is _MERGE:
-            self.error(line, col, parent, "merge keys (<<) are not supported",
-                       "write the keys out instead of merging an anchor")
+            self.error(
+                line,
+                col,
+                parent,
+                "merge keys (<<) are not supported",
+                "write the keys out instead of merging an anchor",
+            )
             frame[4] = (None, line, parent + (None,))  # consume and drop the value
             return
         key = js_key(raw)
@@ -489,9 +554,13 @@ class _Builder:
         frame[4] = (key, line, at)
 
     def duplicate(self, key: str, line: int, col: int, parent: tuple, first: int) -> None:
-        self.error(line, col, parent + (key,),
-                   f"duplicated mapping key '{excerpt(key)}' (line {line}; first defined on line {first})",
-                   "remove one of the two entries")
+        self.error(
+            line,
+            col,
+            parent + (key,),
+            f"duplicated mapping key '{excerpt(key)}' (line {line}; first defined on line {first})",
+            "remove one of the two entries",
+        )
 
 
 _NO_KEY = object()
@@ -503,7 +572,7 @@ _MAPPING_END, _SEQUENCE_END = _pyyaml.MappingEndEvent, _pyyaml.SequenceEndEvent
 
 
 def _short_tag(tag: str) -> str:
-    return "!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag
+    return "!!" + tag[len(_YAML) :] if tag.startswith(_YAML) else tag
 
 
 def _line_col(text: str, index: int) -> tuple[int, int]:
@@ -536,7 +605,12 @@ def load_yaml_text(text: str, display_path: str, *, require_mapping: bool = True
         value = None
     except _pyyaml.reader.ReaderError as exc:
         line, col = _line_col(text, exc.position)
-        builder.error(line, col, (), f"YAML syntax error: unacceptable character #x{exc.character:04x}: {exc.reason}")
+        builder.error(
+            line,
+            col,
+            (),
+            f"YAML syntax error: unacceptable character #x{exc.character:04x}: {exc.reason}",
+        )
         value = None
     except _pyyaml.YAMLError as exc:  # pragma: no cover - libyaml reports everything above
         builder.error(0, 0, (), f"YAML error: {exc}")
@@ -551,12 +625,28 @@ def load_yaml_text(text: str, display_path: str, *, require_mapping: bool = True
     if require_mapping and not isinstance(value, dict):
         if value is _EMPTY or value is None:
             what = "the file is empty" if value is _EMPTY else "the document is empty (null)"
-            out.diagnostics.append(Diagnostic(display_path, 1, 1, Level.ERROR, "",
-                                              f"{what}; expected a mapping at the top level"))
+            out.diagnostics.append(
+                Diagnostic(
+                    display_path,
+                    1,
+                    1,
+                    Level.ERROR,
+                    "",
+                    f"{what}; expected a mapping at the top level",
+                )
+            )
         else:
             kind = "a list" if isinstance(value, list) else f"a single value ('{excerpt(value)}')"
-            out.diagnostics.append(Diagnostic(display_path, 1, 1, Level.ERROR, "",
-                                              f"the top level must be a mapping of keys, got {kind}"))
+            out.diagnostics.append(
+                Diagnostic(
+                    display_path,
+                    1,
+                    1,
+                    Level.ERROR,
+                    "",
+                    f"the top level must be a mapping of keys, got {kind}",
+                )
+            )
         return out
     if value is _EMPTY:
         value = None
@@ -569,7 +659,9 @@ def load_yaml_text(text: str, display_path: str, *, require_mapping: bool = True
     return out
 
 
-_PARSED: dict | None = None   # (display path, require_mapping, bytes) -> LoadedYaml; see remember_parses
+_PARSED: dict | None = (
+    None  # (display path, require_mapping, bytes) -> LoadedYaml; see remember_parses
+)
 _PARSED_LIMIT = 50_000
 
 
@@ -583,17 +675,23 @@ def remember_parses(on: bool = True) -> None:
     _PARSED = {} if on else None
 
 
-def load_yaml_file(path: Path, display_path: str, *, max_bytes: int = MAX_FILE_BYTES,
-                   require_mapping: bool = True) -> LoadedYaml:
+def load_yaml_file(
+    path: Path, display_path: str, *, max_bytes: int = MAX_FILE_BYTES, require_mapping: bool = True
+) -> LoadedYaml:
     """Read and parse one YAML file (size and encoding checked first)."""
+
     def fail(message: str, line: int = 0, col: int = 0, hint: str = "") -> LoadedYaml:
-        return LoadedYaml(diagnostics=[Diagnostic(display_path, line, col, Level.ERROR, "", message, hint)])
+        return LoadedYaml(
+            diagnostics=[Diagnostic(display_path, line, col, Level.ERROR, "", message, hint)]
+        )
 
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            return fail(f"file too large: {size} bytes (the limit is {max_bytes} bytes)",
-                        hint="a recipe is a few KiB; is this the right file?")
+            return fail(
+                f"file too large: {size} bytes (the limit is {max_bytes} bytes)",
+                hint="a recipe is a few KiB; is this the right file?",
+            )
         with open(path, "rb") as fh:
             raw = fh.read(max_bytes + 1)
     except OSError as exc:
@@ -605,8 +703,12 @@ def load_yaml_file(path: Path, display_path: str, *, max_bytes: int = MAX_FILE_B
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return fail(f"the file is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at line {line}, column {col})",
-                    line, col, "save it as UTF-8")
+        return fail(
+            f"the file is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at line {line}, column {col})",
+            line,
+            col,
+            "save it as UTF-8",
+        )
     if _PARSED is None:
         return load_yaml_text(text, display_path, require_mapping=require_mapping)
     key = (display_path, require_mapping, raw)

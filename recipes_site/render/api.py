@@ -13,6 +13,7 @@ exactly what it needs and the tree stays small):
     strategies.json, taxonomy.json       vocabulary
     schema/*.json                        a JSON Schema per document type
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,12 +27,13 @@ from recipes_site.synthesis.types import RecipeRenderings
 
 API = "api/v1"
 HF = "https://huggingface.co/"
-HW_PAGE = 200   # entries per hardware document: at 10,000 recipes one document was 7 MB
+HW_PAGE = 200  # entries per hardware document: at 10,000 recipes one document was 7 MB
 
 
 @dataclass(frozen=True)
 class RecipeInput:
     """What the API needs of one recipe: its id, validated data and renderings."""
+
     hf_id: str
     data: dict
     rendered: RecipeRenderings
@@ -87,15 +89,25 @@ def model_index_entry(rec: RecipeInput, hw_order: list[str]) -> tuple[dict, list
         "date_updated": meta.get("date_updated"),
         "hardware": _rendered_hardware(rec.rendered, hw_order),
         "verified_hardware": [h for h in hw_order if declared.get(h) == "verified"],
-        "links": {"page": page_url(rec.hf_id), "json": link(model_doc_path(rec.hf_id)),
-                  "huggingface": HF + rec.hf_id},
+        "links": {
+            "page": page_url(rec.hf_id),
+            "json": link(model_doc_path(rec.hf_id)),
+            "huggingface": HF + rec.hf_id,
+        },
     }
     checkpoints = []
     for key, variant in (rec.data.get("variants") or {}).items():
         mid = (variant or {}).get("model_id")
         if isinstance(mid, str) and "/" in mid and mid != rec.hf_id:
-            checkpoints.append({"id": mid, "recipe": rec.hf_id, "variant": key,
-                                "json": link(model_doc_path(rec.hf_id)), "huggingface": HF + mid})
+            checkpoints.append(
+                {
+                    "id": mid,
+                    "recipe": rec.hf_id,
+                    "variant": key,
+                    "json": link(model_doc_path(rec.hf_id)),
+                    "huggingface": HF + mid,
+                }
+            )
     return entry, checkpoints
 
 
@@ -109,9 +121,13 @@ def model_doc(rec: RecipeInput, profiles: dict, ctx: Context | None = None) -> d
         "install": install_block(rec.data),
         "default_hardware": {t.variant: t.default_hardware for t in rec.rendered.trees},
         "checkpoints": {t.variant: t.model_id for t in rec.rendered.trees},
-        "hardware": {res.hardware: link(hw_doc_path(rec.hf_id, res.hardware))
-                     for res in _by_hardware_order(rec.rendered, list(profiles))},
-        "sizing": {key: sizing.variant_sizing(rec.data, v or {}, profiles) for key, v in variants.items()},
+        "hardware": {
+            res.hardware: link(hw_doc_path(rec.hf_id, res.hardware))
+            for res in _by_hardware_order(rec.rendered, list(profiles))
+        },
+        "sizing": {
+            key: sizing.variant_sizing(rec.data, v or {}, profiles) for key, v in variants.items()
+        },
     }
     kv = fit.kv_sizing(ctx, rec.data, rec.rendered) if ctx is not None else None
     if kv is not None:
@@ -131,26 +147,38 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
     """One document per hardware: the recommended pick per variant tree, every rendering (with
     the `parts` the page's picker uses) and the feature sets those parts refer to."""
     from recipes_site.render.picker import AcrossHardware, SharedParts
+
     profiles = ctx.profiles
     docs: dict[str, dict] = {}
     renderings: dict[str, dict] = {}
     for tree in rec.rendered.trees:
         for res in tree.by_hardware:
-            doc = docs.setdefault(res.hardware, {
-                "recipe": rec.hf_id, "hardware": res.hardware,
-                "hardware_profile": profiles.get(res.hardware, {}),
-                "recommended": {}, "renderings": []})
+            doc = docs.setdefault(
+                res.hardware,
+                {
+                    "recipe": rec.hf_id,
+                    "hardware": res.hardware,
+                    "hardware_profile": profiles.get(res.hardware, {}),
+                    "recommended": {},
+                    "renderings": [],
+                },
+            )
             rec_r = res.recommended
-            doc["recommended"][tree.variant] = {"variant": rec_r.variant, "strategy": rec_r.strategy,
-                                                "node_count": rec_r.node_count}
+            doc["recommended"][tree.variant] = {
+                "variant": rec_r.variant,
+                "strategy": rec_r.strategy,
+                "node_count": rec_r.node_count,
+            }
             bucket = renderings.setdefault(res.hardware, {})
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
-    memo: dict = {}         # plan.plan_of's memo for this recipe (profiles are ctx's, one per hardware)
-    across = AcrossHardware(ctx)        # what the documents of this recipe share (picker.py)
+    memo: dict = {}  # plan.plan_of's memo for this recipe (profiles are ctx's, one per hardware)
+    across = AcrossHardware(ctx)  # what the documents of this recipe share (picker.py)
     for hw, doc in docs.items():
         shared = SharedParts(rec, ctx, hw, across)
-        doc["renderings"] = [_rendering_doc(rec, ctx, r, shared, memo) for r in renderings[hw].values()]
+        doc["renderings"] = [
+            _rendering_doc(rec, ctx, r, shared, memo) for r in renderings[hw].values()
+        ]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
@@ -159,7 +187,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
 def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dict:
     """One rendering of a hardware document: the commands, the picker's parts and the plan
     (plan.py) every figure shown beside the command comes from."""
-    shown = shared.shown(r)        # what r shares with its re-labelled copies on other hardware
+    shown = shared.shown(r)  # what r shares with its re-labelled copies on other hardware
     choices, feature_set, text = shared.choices(rec, ctx, r)
     locked = shown.locked(choices, text)
     plans = plan.plan_json(rec.data, r, shared.profile or {}, choices, locked, memo, shown.plans)
@@ -175,17 +203,26 @@ def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:
         for res in tree.by_hardware:
             r = res.recommended
             main = r.main_process
-            per_hw.setdefault(res.hardware, []).append({
-                "recipe": rec.hf_id, "variant": tree.variant, "model_id": tree.model_id,
-                "strategy": r.strategy, "node_count": r.node_count, "deploy_type": r.deploy_type,
-                "env": main.env if main else {}, "command": main.command if main else None,
-                "json": link(hw_doc_path(rec.hf_id, res.hardware))})
+            per_hw.setdefault(res.hardware, []).append(
+                {
+                    "recipe": rec.hf_id,
+                    "variant": tree.variant,
+                    "model_id": tree.model_id,
+                    "strategy": r.strategy,
+                    "node_count": r.node_count,
+                    "deploy_type": r.deploy_type,
+                    "env": main.env if main else {},
+                    "command": main.command if main else None,
+                    "json": link(hw_doc_path(rec.hf_id, res.hardware)),
+                }
+            )
     return per_hw
 
 
 @dataclass(frozen=True)
 class RecipeSummary:
     """What catalog-wide documents need of one recipe (small, so workers can send it back)."""
+
     hf_id: str
     model_entry: dict
     checkpoints: list
@@ -212,23 +249,37 @@ def _clear_memos() -> None:
     commands (next to no hits across recipes), so over a catalog nothing accumulates, neither
     memory nor work for the garbage collector's full passes."""
     from recipes_site.render import picker
+
     fit.clear_memos()
     plan.clear_memos()
     picker.clear_memos()
 
 
-def catalog_documents(summaries: list[RecipeSummary], taxonomy: dict, strategies: dict) -> dict[str, dict]:
+def catalog_documents(
+    summaries: list[RecipeSummary], taxonomy: dict, strategies: dict
+) -> dict[str, dict]:
     profiles = taxonomy.get("hardware_profiles") or {}
-    docs: dict[str, dict] = {f"{API}/models.json": {
-        "models": [s.model_entry for s in summaries],
-        "checkpoints": [c for s in summaries for c in s.checkpoints]}}
+    docs: dict[str, dict] = {
+        f"{API}/models.json": {
+            "models": [s.model_entry for s in summaries],
+            "checkpoints": [c for s in summaries for c in s.checkpoints],
+        }
+    }
     per_hw: dict[str, list] = {h: [] for h in profiles}
     for s in summaries:
         for hw, entries in s.hardware_entries.items():
             per_hw.setdefault(hw, []).extend(entries)
-    docs[f"{API}/hardware.json"] = {"hardware": [
-        {"id": h, **profiles[h], "models": len({m["recipe"] for m in per_hw[h]}), "json": link(f"{API}/hardware/{h}.json")}
-        for h in profiles]}
+    docs[f"{API}/hardware.json"] = {
+        "hardware": [
+            {
+                "id": h,
+                **profiles[h],
+                "models": len({m["recipe"] for m in per_hw[h]}),
+                "json": link(f"{API}/hardware/{h}.json"),
+            }
+            for h in profiles
+        ]
+    }
     for h in profiles:
         docs.update(hardware_pages(h, profiles[h], per_hw[h]))
     docs[f"{API}/strategies.json"] = {"strategies": strategies}
@@ -247,10 +298,19 @@ def hardware_pages(hw: str, profile: dict, entries: list[dict]) -> dict[str, dic
     consumer walks `next` from `hardware/<hw>.json` until it is null."""
     pages = max(1, -(-len(entries) // HW_PAGE))
     page_link = lambda k: link(hardware_page_path(hw, k)) if 1 <= k <= pages else None
-    return {hardware_page_path(hw, k): {
-        "hardware": hw, "profile": profile, "page": k, "pages": pages, "total": len(entries),
-        "prev": page_link(k - 1), "next": page_link(k + 1), "models": entries[(k - 1) * HW_PAGE:k * HW_PAGE]}
-        for k in range(1, pages + 1)}
+    return {
+        hardware_page_path(hw, k): {
+            "hardware": hw,
+            "profile": profile,
+            "page": k,
+            "pages": pages,
+            "total": len(entries),
+            "prev": page_link(k - 1),
+            "next": page_link(k + 1),
+            "models": entries[(k - 1) * HW_PAGE : k * HW_PAGE],
+        }
+        for k in range(1, pages + 1)
+    }
 
 
 def hardware_entries_of(docs: dict[str, dict], hw: str) -> list[dict]:

@@ -21,6 +21,7 @@ Lexers that are not plain `RegexLexer`s (their own token loop, filters) go throu
 unchanged and only use the lean formatter. tests/test_highlight.py compares the result with real
 Pygments output on every fence of the compat corpus and of models/, and on hostile snippets.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,7 +48,9 @@ def _escapes() -> dict[int, str]:
 _ESCAPES = _escapes()
 # the characters that escaping changes: most tokens hold none of them (a regex search for one is
 # half the cost of translating the token through the table, which is left to the tokens that do)
-_ESCAPED = re.compile("[" + re.escape("".join(chr(c) for c, text in _ESCAPES.items() if text != chr(c))) + "]")
+_ESCAPED = re.compile(
+    "[" + re.escape("".join(chr(c) for c, text in _ESCAPES.items() if text != chr(c))) + "]"
+)
 # a rule's pattern that cannot be one alternative of a joined pattern as written:
 # back-references by name or condition ((?P=name), (?(1)...)) and verbose mode (a '#' comment
 # would swallow the ')'); numbered back-references (\1) are renumbered (`_shifted_refs`)
@@ -94,8 +97,12 @@ def _plain_regex_lexer(cls: type) -> bool:
     its class's rules: not one with `token_variants` (C#, Nemerle), whose instances pick their
     rules by an option and whose class has none compiled (`_States` read `cls._tokens`: a guide
     with a ```csharp fence failed the build with an AttributeError)."""
-    return (issubclass(cls, RegexLexer) and cls.get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed
-            and cls.get_tokens is Lexer.get_tokens and not getattr(cls, "token_variants", False))
+    return (
+        issubclass(cls, RegexLexer)
+        and cls.get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed
+        and cls.get_tokens is Lexer.get_tokens
+        and not getattr(cls, "token_variants", False)
+    )
 
 
 @lru_cache(maxsize=64)
@@ -111,12 +118,16 @@ def _joinable(rexmatch, flags: int) -> tuple[str, int] | None:
     (they are renumbered where the run is joined); any other has its groups made non-capturing."""
     pattern = rexmatch.__self__
     src = pattern.pattern
-    if len(src) > _MAX_JOINED or _UNJOINABLE.search(src) or pattern.flags != re.compile(src, flags).flags:
-        return None   # (the last: a rule compiled with other flags than the lexer's)
+    if (
+        len(src) > _MAX_JOINED
+        or _UNJOINABLE.search(src)
+        or pattern.flags != re.compile(src, flags).flags
+    ):
+        return None  # (the last: a rule compiled with other flags than the lexer's)
     inline = ""
     while m := _LEADING_FLAGS.match(src):
         inline += m.group(1)
-        src = src[m.end():]
+        src = src[m.end() :]
     if _ANY_FLAGS.search(src):
         return None
     if _BACK_REFERENCE.search(src):
@@ -141,10 +152,10 @@ def _without_groups(src: str) -> str:
     i, n = 0, len(src)
     while i < n:
         c = src[i]
-        if c == "\\":   # an escape: its next character is never syntax
-            out.append(src[i:i + 2])
+        if c == "\\":  # an escape: its next character is never syntax
+            out.append(src[i : i + 2])
             i += 2
-        elif c == "[":   # a character class: '(' is literal in it
+        elif c == "[":  # a character class: '(' is literal in it
             j = _class_end(src, i)
             out.append(src[i:j])
             i = j
@@ -184,15 +195,15 @@ def _shifted_refs(src: str, offset: int) -> str | None:
     while i < n:
         c = src[i]
         if c == "\\":
-            digit, after = src[i + 1:i + 2], src[i + 2:i + 3]
+            digit, after = src[i + 1 : i + 2], src[i + 2 : i + 3]
             if not digit or digit not in "123456789":
-                out.append(src[i:i + 2])
+                out.append(src[i : i + 2])
             elif (after and after in "0123456789") or int(digit) + offset > 99:
                 return None
             else:
                 out.append(f"(?:\\{int(digit) + offset})")
             i += 2
-        elif c == "[":   # a character class: `\\1` in it is an octal escape
+        elif c == "[":  # a character class: `\\1` in it is an octal escape
             j = _class_end(src, i)
             out.append(src[i:j])
             i = j
@@ -239,6 +250,7 @@ class _States(dict):
             if left[0] == 0:
                 self[state] = self.joined(state)
             return first(text, pos)
+
         steps[0] = (counting, None, rule)
         return steps
 
@@ -251,8 +263,10 @@ class _States(dict):
             if len(run) > 1:
                 parts, table, groups = [], {}, 0
                 for src, kept, rule in run:
-                    if kept:   # its groups keep their order, after the groups of the rules before it
-                        src = _shifted_refs(src, groups) or "("   # (None: a reference past group 99 fails the join)
+                    if kept:  # its groups keep their order, after the groups of the rules before it
+                        src = (
+                            _shifted_refs(src, groups) or "("
+                        )  # (None: a reference past group 99 fails the join)
                     # the rule's group is an empty one after its pattern, not one around it: the
                     # regex engine skips an alternative whose first item is a literal or a
                     # character class that the text's next character fails (sre_lib.h, BRANCH)
@@ -260,14 +274,14 @@ class _States(dict):
                     # Compat corpus guides: highlighting ~670 -> ~560 M instructions
                     parts.append(f"(?:{src})()")
                     groups += kept + 1
-                    table[groups] = rule   # (closed last when the rule matches: m.lastindex)
+                    table[groups] = rule  # (closed last when the rule matches: m.lastindex)
                 try:
                     joined = re.compile("|".join(parts), self.flags)
                 except re.error:
                     joined = None
                 if joined is not None and joined.groups == groups:
                     steps.append((joined.match, table, None))
-                else:   # a pattern the joining cannot take (or a group `_without_groups` missed): each rule on its own
+                else:  # a pattern the joining cannot take (or a group `_without_groups` missed): each rule on its own
                     steps.extend((rule[0], None, rule) for _src, _kept, rule in run)
             elif run:
                 steps.append((run[0][2][0], None, run[0][2]))
@@ -301,18 +315,20 @@ class _States(dict):
                 if action is not None:
                     if type(action) is _TokenType:
                         append((action, m.group()))
-                    else:   # a callback (bygroups, using): it reads the rule's own groups
-                        for _pos, ttype, value in action(lexer, m if single else rexmatch(text, pos)):
+                    else:  # a callback (bygroups, using): it reads the rule's own groups
+                        for _pos, ttype, value in action(
+                            lexer, m if single else rexmatch(text, pos)
+                        ):
                             append((ttype, value))
                 pos = m.end()
                 if new_state is not None:
                     _transition(statestack, new_state)
                     steps = self[statestack[-1]]
                 break
-            else:   # no rule matched
+            else:  # no rule matched
                 if pos >= len(text):
                     break
-                if text[pos] == "\n":   # at the end of a line, back to "root"
+                if text[pos] == "\n":  # at the end of a line, back to "root"
                     statestack = ["root"]
                     steps = self["root"]
                     append((Whitespace, "\n"))
@@ -333,7 +349,7 @@ def _transition(statestack: list, new_state) -> None:
                 statestack.append(statestack[-1])
             else:
                 statestack.append(state)
-    elif isinstance(new_state, int):   # pop, but keep at least one state
+    elif isinstance(new_state, int):  # pop, but keep at least one state
         if abs(new_state) >= len(statestack):
             del statestack[1:]
         else:

@@ -6,6 +6,7 @@ not rendered; links and images whose scheme is not http(s), mailto or relative a
 site.css); headings get stable ids and are shifted so the guide's top level sits under the
 page's own section heading.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,13 +25,21 @@ from recipes_site.render.highlight import highlight_html, lexer_class
 from recipes_site.render.md_renderer import GuideRenderer
 
 SAFE_SCHEMES = {"http", "https", "mailto"}
-LINK_MEMO = 2048   # normalised link targets kept per process (`_parser`)
+LINK_MEMO = 2048  # normalised link targets kept per process (`_parser`)
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
-_LANGUAGE = re.compile(r"[a-z0-9+#_.\-]{1,32}")   # a fence's language name we look a lexer up for
+_LANGUAGE = re.compile(r"[a-z0-9+#_.\-]{1,32}")  # a fence's language name we look a lexer up for
 # Fence names recipes use that Pygments spells differently (or "text"-like ones not to highlight).
-_ALIASES = {"sh": "bash", "shell": "bash", "console": "console", "zsh": "bash", "yml": "yaml", "py": "python",
-            "jsonc": "json", "dockerfile": "docker"}
+_ALIASES = {
+    "sh": "bash",
+    "shell": "bash",
+    "console": "console",
+    "zsh": "bash",
+    "yml": "yaml",
+    "py": "python",
+    "jsonc": "json",
+    "dockerfile": "docker",
+}
 
 
 def safe_link(url: str) -> bool:
@@ -43,11 +52,13 @@ def safe_link(url: str) -> bool:
 def _highlight(code: str, lang: str, _attrs: str) -> str:
     name = _ALIASES.get(lang.lower(), lang.lower()) if lang else ""
     if not name or not _LANGUAGE.fullmatch(name):
-        return ""   # markdown-it escapes the plain text
+        return ""  # markdown-it escapes the plain text
     cls = lexer_class(name)
     if cls is None:
         return ""
-    body = highlight_html(code, cls)   # = pygments.highlight(code, cls(), HtmlFormatter(nowrap=True))
+    body = highlight_html(
+        code, cls
+    )  # = pygments.highlight(code, cls(), HtmlFormatter(nowrap=True))
     return f'<pre class="hl"><code class="language-{escape(name)}">{body}</code></pre>'
 
 
@@ -56,7 +67,9 @@ _SLUG_GAPS = re.compile(r"[\s_-]+")
 
 
 def slugify(text: str) -> str:
-    if not text.isascii():   # (ASCII text has no decomposition and no combining mark: NFKD leaves it as it is)
+    if (
+        not text.isascii()
+    ):  # (ASCII text has no decomposition and no combining mark: NFKD leaves it as it is)
         text = unicodedata.normalize("NFKD", text)
         text = "".join(c for c in text if not unicodedata.combining(c))
     text = _NOT_SLUG.sub("", text.lower())
@@ -66,18 +79,25 @@ def slugify(text: str) -> str:
 @dataclass
 class Guide:
     html: str
-    toc: list = field(default_factory=list)   # (level, id, text) of the guide's top-level headings
+    toc: list = field(default_factory=list)  # (level, id, text) of the guide's top-level headings
 
 
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "linkify": False, "typographer": False},
-                    renderer_cls=GuideRenderer)   # RendererHTML's output, leaner per token (md_renderer.py)
+    md = MarkdownIt(
+        "commonmark",
+        {"html": False, "highlight": _highlight, "linkify": False, "typographer": False},
+        renderer_cls=GuideRenderer,
+    )  # RendererHTML's output, leaner per token (md_renderer.py)
     md.enable(["table", "strikethrough"])
     # raw HTML is escaped (html=False): its two rules answer False at every line and every '<'
     md.disable(["html_block", "html_inline"])
-    md_gates.install(md)   # the same tokens, fewer rule calls: block rules gated on a line's first character, text stops narrowed
-    md_state.install(md)   # the same block state and tokens, made with less work (line marks, token objects)
-    md_links.install(md)   # the same link destinations, scanned a run of plain characters at a time
+    md_gates.install(
+        md
+    )  # the same tokens, fewer rule calls: block rules gated on a line's first character, text stops narrowed
+    md_state.install(
+        md
+    )  # the same block state and tokens, made with less work (line marks, token objects)
+    md_links.install(md)  # the same link destinations, scanned a run of plain characters at a time
     md.validateLink = safe_link
     # markdown-it normalises every link target (mdurl parse, punycode of the host, percent-encoding:
     # ~10 µs) each time it occurs, and guides repeat theirs (the compat corpus: 537 links, 329
@@ -131,8 +151,12 @@ def _relink(children: list, link: Callable[[str], str | None]) -> list:
     return out
 
 
-def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | frozenset = frozenset(),
-                 link: Callable[[str], str | None] | None = None) -> Guide:
+def render_guide(
+    text: str | None,
+    top_level: int = 3,
+    reserved_ids: set[str] | frozenset = frozenset(),
+    link: Callable[[str], str | None] | None = None,
+) -> Guide:
     """HTML of a guide; its smallest heading level becomes `top_level` (h3 under the page's h2).
 
     `link` may rewrite each (already scheme-checked) link and image target, or drop it by
@@ -146,13 +170,20 @@ def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | 
     heads = [i for i, t in enumerate(tokens) if t.type == "heading_open"]
     shift = top_level - min((int(tokens[i].tag[1]) for i in heads), default=top_level)
     used = set(reserved_ids)
-    last_n: dict[str, int] = {}   # base slug -> last suffix tried, so 60k equal headings stay linear
+    last_n: dict[str, int] = {}  # base slug -> last suffix tried, so 60k equal headings stay linear
     toc = []
     for i in heads:
-        tok, inline, close = tokens[i], tokens[i + 1], tokens[i + 2]   # (the heading rules push these three)
+        tok, inline, close = (
+            tokens[i],
+            tokens[i + 1],
+            tokens[i + 2],
+        )  # (the heading rules push these three)
         level = min(6, max(1, int(tok.tag[1]) + shift))
         tok.tag = close.tag = f"h{level}"
-        title = "".join(c.content for c in (inline.children or []) if c.type in ("text", "code_inline")) or inline.content
+        title = (
+            "".join(c.content for c in (inline.children or []) if c.type in ("text", "code_inline"))
+            or inline.content
+        )
         base = slugify(title)
         n = last_n.get(base, 1)
         slug = base if n == 1 else f"{base}-{n}"
@@ -166,9 +197,10 @@ def render_guide(text: str | None, top_level: int = 3, reserved_ids: set[str] | 
             toc.append((level, slug, title))
 
     def checked(href: str) -> str | None:
-        if href.startswith("#"):   # an anchor of this page: keep it only if the id exists
+        if href.startswith("#"):  # an anchor of this page: keep it only if the id exists
             return href if href[1:] in used or href == "#" else None
         return link(href) if link is not None else href
+
     for tok in tokens:
         # only a run holding '[' (links, images) or '<' (autolinks) has a link to check
         if tok.type == "inline" and tok.children and ("[" in tok.content or "<" in tok.content):
@@ -180,19 +212,23 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # The label holds no '[' (the innermost brackets are the link, as in CommonMark): a search from
 # each '[' then stops at the next one, which keeps a line of 450k '[' and ']' linear (with
 # `[^\]\n]*` every '[' scanned to the end of the line: quadratic, minutes).
-_MD_LINK = re.compile(r'(!?)\[([^\[\]\n]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))*)>?(\s+"[^"\n]*")?\s*\)')
+_MD_LINK = re.compile(
+    r'(!?)\[([^\[\]\n]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))*)>?(\s+"[^"\n]*")?\s*\)'
+)
 
 
 def rewrite_links(text: str, link: Callable[[str], str | None]) -> str:
     """The Markdown source with each inline link or image target passed through `link` (None
     drops the link, keeping its text; unsafe schemes are dropped too). Code blocks are left as
     they are. For Markdown copies of a guide served at another URL than the page."""
+
     def one(m: re.Match) -> str:
         bang, label, target, title = m.group(1), m.group(2), m.group(3), m.group(4) or ""
         new = link(target) if safe_link(target) else None
         if new is None:
             return label
         return f"{bang}[{label}]({new}{title})"
+
     out, fence = [], None
     for line in text.splitlines(keepends=True):
         m = _FENCE.match(line)
@@ -200,7 +236,7 @@ def rewrite_links(text: str, link: Callable[[str], str | None]) -> str:
             fence = m.group(1)[0] * len(m.group(1))
         elif fence is not None and m and m.group(1).startswith(fence):
             fence = None
-        elif fence is None and "[" in line:   # (no '[', no link: the substitution is skipped)
+        elif fence is None and "[" in line:  # (no '[', no link: the substitution is skipped)
             line = _MD_LINK.sub(one, line)
         out.append(line)
     return "".join(out)

@@ -37,6 +37,7 @@ Before all that, the core rule `normalize` rewrites line endings and NUL charact
 holding neither (every guide so far) skips it (`plain_normalize`).
 tests/test_markdown_rules.py checks the tokens against an unchanged instance.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,12 +51,14 @@ from markdown_it.token import Token
 
 # rule name -> the first characters (of its line, after the indent) that can begin it
 LINE_STARTS: dict[str, frozenset[str]] = {
-    "fence": frozenset("`~"),                   # fence.py: `marker not in markers` (("~", "`"))
-    "blockquote": frozenset(">"),               # blockquote.py: `state.src[pos] != ">"`
-    "hr": frozenset("*-_"),                     # hr.py: `marker not in ("*", "-", "_")`
-    "list": frozenset("*-+0123456789"),         # list.py: skipOrderedListMarker (a digit), skipBulletListMarker
-    "reference": frozenset("["),                # reference.py: `state.src[pos] != "["`
-    "heading": frozenset("#"),                  # heading.py: `ch != "#"`
+    "fence": frozenset("`~"),  # fence.py: `marker not in markers` (("~", "`"))
+    "blockquote": frozenset(">"),  # blockquote.py: `state.src[pos] != ">"`
+    "hr": frozenset("*-_"),  # hr.py: `marker not in ("*", "-", "_")`
+    "list": frozenset(
+        "*-+0123456789"
+    ),  # list.py: skipOrderedListMarker (a digit), skipBulletListMarker
+    "reference": frozenset("["),  # reference.py: `state.src[pos] != "["`
+    "heading": frozenset("#"),  # heading.py: `ch != "#"`
 }
 # the table rule reads its *next* line first (table.py), the delimiter row, and answers False
 # unless all of it is '|', '-', ':', spaces and tabs, its first character one of '|-:' and its
@@ -69,13 +72,17 @@ SETEXT_UNDERLINE = frozenset("-=")
 def gated(rule: Callable, starts: frozenset[str]) -> Callable:
     """`rule`, answering False without being called when its line starts with a character
     outside `starts`."""
+
     def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
         pos = state.bMarks[startLine] + state.tShift[startLine]
-        first = state.src[pos:pos + 1]   # the line's first character after its indent ("" at the end of the source)
+        first = state.src[
+            pos : pos + 1
+        ]  # the line's first character after its indent ("" at the end of the source)
         if first and first not in starts:
             return False
         return rule(state, startLine, endLine, silent)
-    gate.rule, gate.starts = rule, starts   # (read by first_character_chain)
+
+    gate.rule, gate.starts = rule, starts  # (read by first_character_chain)
     return gate
 
 
@@ -85,24 +92,32 @@ def gated_table(rule: Callable) -> Callable:
     character checks accept (TABLE_DELIMITER_ROW). Why the whole row: a paragraph line followed
     by a list item ("- ...") passed a first-character gate, and the rule ran to fail at the
     second character (~2.3k calls on the compat corpus's guides)."""
+
     def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
-        if startLine + 2 <= endLine:   # (otherwise the rule's own first test answers)
+        if startLine + 2 <= endLine:  # (otherwise the rule's own first test answers)
             line = startLine + 1
             pos = state.bMarks[line] + state.tShift[line]
             # (the first character alone rules most lines out, for less than the whole row's match)
-            if state.src[pos:pos + 1] not in TABLE_DELIMITER_STARTS or not TABLE_DELIMITER_ROW.fullmatch(state.src, pos, state.eMarks[line]):
+            if state.src[
+                pos : pos + 1
+            ] not in TABLE_DELIMITER_STARTS or not TABLE_DELIMITER_ROW.fullmatch(
+                state.src, pos, state.eMarks[line]
+            ):
                 return False
         return rule(state, startLine, endLine, silent)
+
     return gate
 
 
 def gated_code(rule: Callable) -> Callable:
     """The indented-code rule, answering False without being called when the line is indented
     less than 4 columns past the block's indent (code.py: `not state.is_code_block(startLine)`)."""
+
     def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
         if state.sCount[startLine] - state.blkIndent < 4:
             return False
         return rule(state, startLine, endLine, silent)
+
     return gate
 
 
@@ -118,20 +133,24 @@ def gated_lheading(rule: Callable) -> Callable:
     starting so it can only fail. It fails having set `state.parentType` to "paragraph" (and
     not set it back: the paragraph rule that follows then keeps it), and the terminators it
     asks change nothing in silent mode; the gate leaves the same state."""
+
     def gate(state, startLine: int, endLine: int, silent: bool) -> bool:
-        if state.is_code_block(startLine):   # (the rule's own first test, before it changes anything)
+        if state.is_code_block(
+            startLine
+        ):  # (the rule's own first test, before it changes anything)
             return False
         src, bMarks, tShift, eMarks = state.src, state.bMarks, state.tShift, state.eMarks
         line = startLine + 1
         while line < endLine:
             pos = bMarks[line] + tShift[line]
-            if pos >= eMarks[line]:   # an empty line: the rule's walk ends here
+            if pos >= eMarks[line]:  # an empty line: the rule's walk ends here
                 break
             if src[pos] in SETEXT_UNDERLINE:
                 return rule(state, startLine, endLine, silent)
             line += 1
         state.parentType = "paragraph"
         return False
+
     return gate
 
 
@@ -150,16 +169,23 @@ def first_character_chain(rules: list[Callable]) -> Callable:
     # a character no gated rule starts at: the other rules; each of those characters: the rules
     # it can begin, gated ones called directly; the end of the source (""): every rule, as the gates do
     others = [rule for rule, s in zip(rules, starts) if s is None]
-    by_first = {c: [rule if s is None else rule.rule for rule, s in zip(rules, starts) if s is None or c in s]
-                for c in characters}
+    by_first = {
+        c: [
+            rule if s is None else rule.rule
+            for rule, s in zip(rules, starts)
+            if s is None or c in s
+        ]
+        for c in characters
+    }
     by_first[""] = list(rules)
 
     def chain(state, startLine: int, endLine: int, silent: bool) -> bool:
         pos = state.bMarks[startLine] + state.tShift[startLine]
-        for rule in by_first.get(state.src[pos:pos + 1], others):
+        for rule in by_first.get(state.src[pos : pos + 1], others):
             if rule(state, startLine, endLine, silent):
                 return True
         return False
+
     return chain
 
 
@@ -172,15 +198,24 @@ class FirstCharacterRuler(Ruler):
 
     def __compile__(self) -> None:
         super().__compile__()
-        self.__cache__ = {name: [first_character_chain(rules)] for name, rules in self.__cache__.items()}
+        self.__cache__ = {
+            name: [first_character_chain(rules)] for name, rules in self.__cache__.items()
+        }
 
 
 # inline rule name -> the characters it can match at (markdown_it/rules_inline/*.py, each rule's
 # first test of `state.src[state.pos]`); `text` itself and "]" (link.py's parseLinkLabel looks for
 # it at the positions skipToken stops at) are handled in `text_stops`
 INLINE_STARTS: dict[str, str] = {
-    "newline": "\n", "escape": "\\", "backticks": "`", "strikethrough": "~", "emphasis": "_*",
-    "link": "[", "image": "!", "autolink": "<", "entity": "&",
+    "newline": "\n",
+    "escape": "\\",
+    "backticks": "`",
+    "strikethrough": "~",
+    "emphasis": "_*",
+    "link": "[",
+    "image": "!",
+    "autolink": "<",
+    "entity": "&",
 }
 
 
@@ -217,9 +252,11 @@ def gated_delimiters(rule: Callable) -> Callable:
     rules that record delimiters, in a parser whose inline rules are all in INLINE_STARTS):
     balance_pairs.processDelimiters returns on an empty list, and the emphasis and
     strikethrough post-processing loops over empty lists change nothing."""
+
     def gate(state) -> None:
         if _HAS_DELIMITER(state.src):
             rule(state)
+
     return gate
 
 
@@ -263,11 +300,16 @@ def install(md: MarkdownIt) -> None:
     stops = text_stops(md) if hasattr(md.inline, "terminator_re") else None
     if stops is not None:
         md.inline.terminator_re = stops
-        for r in list(md.inline.ruler2.__rules__):   # (the inline rules are all known: only emphasis and strikethrough record delimiters)
+        for r in list(
+            md.inline.ruler2.__rules__
+        ):  # (the inline rules are all known: only emphasis and strikethrough record delimiters)
             if r.name in DELIMITER_RULES:
                 md.inline.ruler2.at(r.name, gated_delimiters(r.fn))
-        if (md.inline.ruler.get_active_rules()[:1] == ["text"] and md.inline.ruler2.get_active_rules() == _PLAIN_POST_RULES
-                and any(r.name == "inline" and r.fn is core_inline for r in md.core.ruler.__rules__)):
+        if (
+            md.inline.ruler.get_active_rules()[:1] == ["text"]
+            and md.inline.ruler2.get_active_rules() == _PLAIN_POST_RULES
+            and any(r.name == "inline" and r.fn is core_inline for r in md.core.ruler.__rules__)
+        ):
             md.core.ruler.at("inline", plain_inline)
     ruler = md.block.ruler
     for r in list(ruler.__rules__):
@@ -282,6 +324,6 @@ def install(md: MarkdownIt) -> None:
         else:
             continue
         ruler.at(r.name, fn, {"alt": list(r.alt)})
-    if type(ruler) is Ruler:   # the same rules, asked through first_character_chain
+    if type(ruler) is Ruler:  # the same rules, asked through first_character_chain
         md.block.ruler = FirstCharacterRuler()
         md.block.ruler.__rules__ = ruler.__rules__

@@ -15,6 +15,7 @@ its link, image and reference rules call it through); nothing of markdown-it is 
 tests/test_markdown_rules.py compares the scanner with markdown-it's on hostile and random
 destinations, and the guides' tokens with an unchanged instance.
 """
+
 from __future__ import annotations
 
 import re
@@ -52,7 +53,7 @@ def parse_link_destination(string: str, pos: int, maximum: int) -> _Result:
             level += 1
             if level > 32:
                 return _Result()
-        elif level == 0:   # ')' closing no '('
+        elif level == 0:  # ')' closing no '('
             break
         else:
             level -= 1

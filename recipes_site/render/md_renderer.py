@@ -20,6 +20,7 @@ Every other rule (fence, code, images, our table and link rules in markdown.py) 
 RendererHTML's own and calls these. tests/test_pages_markdown.py compares the output with
 RendererHTML's on every guide, hand-made edge cases and random Markdown.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -41,9 +42,11 @@ def _escaped(text: str) -> str:
 class GuideRenderer(RendererHTML):
     """RendererHTML (same rules, same output) with a lean per-token path; see the module."""
 
-    def renderToken(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    def renderToken(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
         token = tokens[idx]
-        if token.hidden:   # a paragraph of a tight list
+        if token.hidden:  # a paragraph of a tight list
             return ""
         nesting = token.nesting
         tag = ("</" if nesting == -1 else "<") + token.tag
@@ -53,12 +56,16 @@ class GuideRenderer(RendererHTML):
             tag += " /"
         if not token.block:
             return tag + ">"
-        if nesting != -1 and idx and tokens[idx - 1].hidden:   # after a hidden paragraph
+        if nesting != -1 and idx and tokens[idx - 1].hidden:  # after a hidden paragraph
             tag = "\n" + tag
         if nesting == 1 and idx + 1 < len(tokens):
             following = tokens[idx + 1]
             # an inline run or hidden token follows, or the tag's own closing tag: no newline
-            if following.type == "inline" or following.hidden or (following.nesting == -1 and following.tag == token.tag):
+            if (
+                following.type == "inline"
+                or following.hidden
+                or (following.nesting == -1 and following.tag == token.tag)
+            ):
                 return tag + ">"
         return tag + ">\n"
 

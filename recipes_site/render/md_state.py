@@ -17,6 +17,7 @@ paths cost more than the rules need:
 rules included, is markdown-it's. tests/test_markdown_rules.py compares the tokens with an
 unchanged instance, and tests/test_md_state.py the marks and tokens themselves.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -31,8 +32,21 @@ _new = object.__new__
 
 # Token's fields as markdown-it-py 3.x and 4.x declare them (markdown_it/token.py), the ones
 # new_token sets: a release with any other field set keeps its own StateBlock (`install`)
-TOKEN_FIELDS = ("type", "tag", "nesting", "attrs", "map", "level", "children", "content", "markup",
-                "info", "meta", "block", "hidden")
+TOKEN_FIELDS = (
+    "type",
+    "tag",
+    "nesting",
+    "attrs",
+    "map",
+    "level",
+    "children",
+    "content",
+    "markup",
+    "info",
+    "meta",
+    "block",
+    "hidden",
+)
 
 
 def new_token(ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
@@ -68,7 +82,7 @@ def line_marks(src: str) -> tuple[list[int], list[int], list[int], list[int], li
     a line per '\\n'-ended piece, and the piece after the last '\\n' when it holds anything but
     spaces and tabs; then the fake entry at the end of the source."""
     lines = src.split("\n")
-    if not lines[-1].strip(" \t"):   # (none, or only spaces and tabs: no line)
+    if not lines[-1].strip(" \t"):  # (none, or only spaces and tabs: no line)
         lines.pop()
     ends = list(accumulate(len(line) + 1 for line in lines))
     begins = [0] + ends[:-1] if lines else []
@@ -77,7 +91,10 @@ def line_marks(src: str) -> tuple[list[int], list[int], list[int], list[int], li
     eMarks = [end - 1 for end in ends] + [length]
     tShift = [len(line) - len(line.lstrip(" \t")) for line in lines]
     if "\t" in src:
-        sCount = [_offset(line[:indent]) if "\t" in line[:indent] else indent for line, indent in zip(lines, tShift)]
+        sCount = [
+            _offset(line[:indent]) if "\t" in line[:indent] else indent
+            for line, indent in zip(lines, tShift)
+        ]
     else:
         sCount = tShift.copy()
     tShift.append(0)
@@ -89,20 +106,20 @@ class GuideStateBlock(StateBlock):
     """StateBlock, its line marks from `line_marks` and its tokens from `new_token`."""
 
     def __init__(self, src: str, md: MarkdownIt, env, tokens: list[Token]) -> None:
-        super().__init__("", md, env, tokens)   # every other field as markdown-it sets it
+        super().__init__("", md, env, tokens)  # every other field as markdown-it sets it
         self.src = src
         self.bMarks, self.eMarks, self.tShift, self.sCount, self.bsCount = line_marks(src)
-        self.lineMax = len(self.bMarks) - 1   # (the fake last line not counted)
+        self.lineMax = len(self.bMarks) - 1  # (the fake last line not counted)
 
     def push(self, ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
         """StateBlock.push: the token, at the level its nesting gives, added to the stream."""
         token = new_token(ttype, tag, nesting)
         token.block = True
         if nesting < 0:
-            self.level -= 1   # closing tag
+            self.level -= 1  # closing tag
         token.level = self.level
         if nesting > 0:
-            self.level += 1   # opening tag
+            self.level += 1  # opening tag
         self.tokens.append(token)
         return token
 
@@ -121,4 +138,5 @@ def install(md: MarkdownIt) -> None:
         state = GuideStateBlock(src, md, env, outTokens)
         block.tokenize(state, state.line, state.lineMax)
         return state.tokens
+
     block.parse = parse

@@ -19,15 +19,16 @@ through `site_root.url` (or `{{ base }}` in the templates), so a site published 
 work on the unprefixed site path (`config.absolute` appends it to the base URL, which holds the
 prefix already).
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from collections import Counter
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from html import escape
-import posixpath
 from pathlib import Path
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -37,44 +38,94 @@ from markupsafe import Markup
 from recipes_site import fit, plan, sizing
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.jsish import mapping
-from recipes_site.render.api import API, HF, RecipeInput, hardware_entries_of, hw_doc_path, model_doc_path
+from recipes_site.render.api import (
+    API,
+    HF,
+    RecipeInput,
+    hardware_entries_of,
+    hw_doc_path,
+    model_doc_path,
+)
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, picker_summary
 from recipes_site.render.precompiled import PrecompiledTemplates
+from recipes_site.render.search import (
+    ARCH_LABELS,
+    FACET_LABELS,
+    FACETS,
+    PAGE_SIZE,
+    PROVIDER_CHIPS,
+    SEARCH_DIR,
+    SORTS,
+    browse_index,
+    format_params,
+    id_buckets,
+    shard_doc,
+    shard_size,
+    shards,
+)
 from recipes_site.render.templating import PageEnvironment
 from recipes_site.site_config import SiteConfig, site_config
 from recipes_site.site_root import root, site_path, url
-from recipes_site.render.search import (ARCH_LABELS, FACET_LABELS, FACETS, PAGE_SIZE, PROVIDER_CHIPS, SEARCH_DIR,
-                                        SORTS, browse_index, format_params, id_buckets, shard_doc,
-                                        shard_size, shards)
 from recipes_site.synthesis import promotable_variants
 from recipes_site.synthesis.install import install_block
-from recipes_site.synthesis.selection import allowed_by_variant, meets_constraint, precision_constraint
+from recipes_site.synthesis.selection import (
+    allowed_by_variant,
+    meets_constraint,
+    precision_constraint,
+)
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
 STATIC = ("site.css", "site.js")
 # each static file's path, joined once (every model page's _Pages looks them up: ~8 µs a join)
 _STATIC_PATHS = {name: str(TEMPLATES / "static" / name) for name in STATIC}
-HW_PAGE_ITEMS = 100   # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
+HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
-PAGE_IDS = frozenset({"main", "top", "install", "serve", "picker-data", "guide", "about", "command-panel",
-                      "sizing-h", "install-h", "serve-h", "guide-h", "browse-data", "results", "filters", "search"}
-                     | {f"plan-cmd-{i}" for i in range(64)})
+PAGE_IDS = frozenset(
+    {
+        "main",
+        "top",
+        "install",
+        "serve",
+        "picker-data",
+        "guide",
+        "about",
+        "command-panel",
+        "sizing-h",
+        "install-h",
+        "serve-h",
+        "guide-h",
+        "browse-data",
+        "results",
+        "filters",
+        "search",
+    }
+    | {f"plan-cmd-{i}" for i in range(64)}
+)
 
 
 # -- JSON inside <script> ---------------------------------------------------------------------
+
 
 def script_json(data) -> Markup:
     """JSON safe inside <script type="application/json">: no `<`, `>` or `&` can end the tag."""
     return _script_safe(json_text(data))
 
 
-_SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
+_SCRIPT_ESCAPES = (
+    ("&", "\\u0026"),
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 # the same replacements on UTF-8 bytes: none of these sequences can occur inside another
 # character's encoding (UTF-8 is self-synchronising), so replacing bytes replaces characters
-_SCRIPT_ESCAPES_UTF8 = tuple((ch.encode("utf-8"), esc.encode("utf-8")) for ch, esc in _SCRIPT_ESCAPES)
+_SCRIPT_ESCAPES_UTF8 = tuple(
+    (ch.encode("utf-8"), esc.encode("utf-8")) for ch, esc in _SCRIPT_ESCAPES
+)
 
 
 def _script_safe(text: str) -> Markup:
@@ -109,7 +160,11 @@ def picker_json(data: dict, initial_json: bytes | memoryview | None = None) -> b
     for k, v in data.items():
         if len(parts) > 1:
             parts.append(b",")
-        parts += (encode_json(k)[:-1], b":", initial_json if k == "initial" else encode_json(v)[:-1])
+        parts += (
+            encode_json(k)[:-1],
+            b":",
+            initial_json if k == "initial" else encode_json(v)[:-1],
+        )
     parts.append(b"}")
     return _script_safe_utf8(b"".join(parts))
 
@@ -119,7 +174,9 @@ _SCRIPT_SLOT = "<picker-data-slot/>"
 _SCRIPT_SLOT_UTF8 = _SCRIPT_SLOT.encode("utf-8")
 
 
-def _with_script(pages: "_Pages", template: str, path: str, page: dict, script: bytes | None) -> bytes:
+def _with_script(
+    pages: _Pages, template: str, path: str, page: dict, script: bytes | None
+) -> bytes:
     """The page, its `picker_json` being `script` (UTF-8 bytes of safe JSON, or None).
 
     Why: that JSON is ~60 KB per model page (5 MB per compat build). Rendered in the template it
@@ -135,12 +192,15 @@ def _with_script(pages: "_Pages", template: str, path: str, page: dict, script: 
     at = html.find(_SCRIPT_SLOT_UTF8)
     end = at + len(_SCRIPT_SLOT_UTF8)
     if at >= 0 and html.find(_SCRIPT_SLOT_UTF8, end) < 0:
-        page_bytes = memoryview(html)   # (its two parts go into the page without a copy of their own)
+        page_bytes = memoryview(
+            html
+        )  # (its two parts go into the page without a copy of their own)
         return b"".join((page_bytes[:at], script, page_bytes[end:]))
     return pages.render(template, path, picker_json=Markup(script.decode("utf-8")), **page)
 
 
 # -- the command assembly rule (site.js implements the same) ----------------------------------
+
 
 def _get(doc, path):
     for step in path:
@@ -155,27 +215,46 @@ def default_choice(features: list[dict]) -> list[tuple[dict, dict | None]]:
         d = f.get("default")
         if d is False or d is None:
             continue
-        mode = next((m for m in f["modes"] if m["name"] == d), f["modes"][0]) if f.get("modes") else None
+        mode = (
+            next((m for m in f["modes"] if m["name"] == d), f["modes"][0])
+            if f.get("modes")
+            else None
+        )
         out.append((f, mode))
     return out
 
 
-def process_text(rendering: dict, part: dict, chosen: list[tuple[dict, dict | None]],
-                 form: str = "serve", locked: bool = False) -> str:
+def process_text(
+    rendering: dict,
+    part: dict,
+    chosen: list[tuple[dict, dict | None]],
+    form: str = "serve",
+    locked: bool = False,
+) -> str:
     """What a command tab shows: the exports and `vllm serve` command, or the `docker run` one."""
     if locked:
-        return _get(rendering, part["docker_path"]) if form == "docker" else part["exports"] + _get(rendering, part["path"])
+        return (
+            _get(rendering, part["docker_path"])
+            if form == "docker"
+            else part["exports"] + _get(rendering, part["path"])
+        )
     body = _get(rendering, part["path"]).split(SEP)
-    selected = [line for f, m in chosen for line in (m["lines"] if m is not None else f.get("lines") or [])]
-    lines = body[1:1 + part["at"]] + selected + body[1 + part["at"] + part["n"]:]
+    selected = [
+        line for f, m in chosen for line in (m["lines"] if m is not None else f.get("lines") or [])
+    ]
+    lines = body[1 : 1 + part["at"]] + selected + body[1 + part["at"] + part["n"] :]
     tail = SEP + SEP.join(lines) if lines else ""
     if form == "docker":
-        return SEP.join(_get(rendering, part["docker_path"]).split(SEP)[:part["docker_at"]]) + tail
+        return SEP.join(_get(rendering, part["docker_path"]).split(SEP)[: part["docker_at"]]) + tail
     return part["exports"] + body[0] + tail
 
 
 def extra_text(rendering: dict, extra: dict) -> str:
-    return extra["text"] if "text" in extra else extra.get("prefix", "") + _get(rendering, extra["path"])
+    return (
+        extra["text"]
+        if "text" in extra
+        else extra.get("prefix", "") + _get(rendering, extra["path"])
+    )
 
 
 def tabs_of(doc: dict, rendering: dict) -> list[dict]:
@@ -190,7 +269,9 @@ def tree_renderings(doc: dict, tree: str) -> tuple[list[dict], dict]:
     """The renderings a variant tree offers on this hardware, and its recommended one."""
     rec = doc["recommended"][tree]
     rs = [r for r in doc["renderings"] if r["variant"] == rec["variant"]]
-    best = next(r for r in rs if r["strategy"] == rec["strategy"] and r["node_count"] == rec["node_count"])
+    best = next(
+        r for r in rs if r["strategy"] == rec["strategy"] and r["node_count"] == rec["node_count"]
+    )
     return rs, best
 
 
@@ -205,12 +286,15 @@ def default_text(doc: dict, rendering: dict, tab: dict | None = None) -> str:
 
 # -- labels -----------------------------------------------------------------------------------
 
+
 def hw_labels(profiles: dict) -> dict[str, str]:
     """Display names, disambiguated by GPU count where two profiles share one."""
     names = [str(p.get("display_name") or h) for h, p in profiles.items()]
     shared = {name for name, n in Counter(names).items() if n > 1}
-    return {h: f"{name} ({p.get('gpu_count') or 1}×)" if name in shared else name
-            for (h, p), name in zip(profiles.items(), names)}
+    return {
+        h: f"{name} ({p.get('gpu_count') or 1}×)" if name in shared else name
+        for (h, p), name in zip(profiles.items(), names)
+    }
 
 
 def gb(value) -> str:
@@ -245,22 +329,42 @@ def plan_of(rendering: dict, chosen: list[tuple[dict, dict | None]], hw: dict) -
     """The plan of a rendering with these features, expanded for the hardware entry `hw` of the
     picker summary (plan.py `rendering_plans` and `expand`; site.js `planOf`)."""
     p = rendering["plan"]
-    key = ",".join(f"{f['name']}:{m['name']}" if m is not None else f["name"] for f, m in chosen if f["name"] in p.get("keys", ()))
+    key = ",".join(
+        f"{f['name']}:{m['name']}" if m is not None else f["name"]
+        for f, m in chosen
+        if f["name"] in p.get("keys", ())
+    )
     return plan.expand(p.get("by", {}).get(key) or p["default"], hw["gpu"], hw["vram_per_gpu_gb"])
 
 
 def layout_text(p: dict) -> str:
-    return (f"TP {p['tp']}" + (f" × PP {p['pp']}" if p["pp"] > 1 else "") + (f" × DP {p['dp']}" if p["dp"] > 1 else "")
-            + (" + EP" if p["ep"] else ""))
+    return (
+        f"TP {p['tp']}"
+        + (f" × PP {p['pp']}" if p["pp"] > 1 else "")
+        + (f" × DP {p['dp']}" if p["dp"] > 1 else "")
+        + (" + EP" if p["ep"] else "")
+    )
 
 
 def plan_facts(p: dict, label: str) -> dict:
     """The memory panel's facts and verdict line of an expanded plan (`plan_of`; site.js `planFacts`)."""
-    facts = [("GPUs", f"{p['gpus']} × {label}" + (f" on {p['nodes']} nodes" if p["nodes"] > 1 else "")),
-             ("Layout", layout_text(p))]
+    facts = [
+        ("GPUs", f"{p['gpus']} × {label}" + (f" on {p['nodes']} nodes" if p["nodes"] > 1 else "")),
+        ("Layout", layout_text(p)),
+    ]
     if p["weights_gib"] is not None:
-        facts.append(("Weights", f"{_gib(p['weights_gib'])} GiB · {_gib(p['weights_gib_per_gpu'])} GiB per GPU"))
-    facts.append(("Budget per GPU", f"{_gib(p['budget_gib_per_gpu'])} GiB of {gb(p['vram_gib_per_gpu'])} GiB"))
+        facts.append(
+            (
+                "Weights",
+                f"{_gib(p['weights_gib'])} GiB · {_gib(p['weights_gib_per_gpu'])} GiB per GPU",
+            )
+        )
+    facts.append(
+        (
+            "Budget per GPU",
+            f"{_gib(p['budget_gib_per_gpu'])} GiB of {gb(p['vram_gib_per_gpu'])} GiB",
+        )
+    )
     return {"facts": facts, "why": p["reason"], "ok": p["verdict"] in ("fits", None)}
 
 
@@ -286,43 +390,75 @@ def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> 
         return None
     length = length or kv_default_len(e)
     cap = e.get("context_length") or (1 << 24)
-    view = {"len": length, "conc": concurrency, "cap": cap, "facts": [], "parts": [], "ok": None, "aria": ""}
+    view = {
+        "len": length,
+        "conc": concurrency,
+        "cap": cap,
+        "facts": [],
+        "parts": [],
+        "ok": None,
+        "aria": "",
+    }
     f = fit.panel_figures(e, length, concurrency)
     if f["needed_bytes"] is None:
-        view["verdict"] = "No KV-cache estimate: missing " + "; ".join(e.get("missing_facts") or ["facts"]) + "."
+        view["verdict"] = (
+            "No KV-cache estimate: missing " + "; ".join(e.get("missing_facts") or ["facts"]) + "."
+        )
         return view
     kv = e["kv_cache_gib_per_gpu"]
     if not e["kv_cache_bytes_per_gpu"]:
-        view["verdict"] = (f"No room for a KV cache: weights and overhead exceed the "
-                           f"{_gib(e['budget_gib_per_gpu'])} GiB budget of each GPU.")
+        view["verdict"] = (
+            f"No room for a KV cache: weights and overhead exceed the "
+            f"{_gib(e['budget_gib_per_gpu'])} GiB budget of each GPU."
+        )
         view["ok"] = False
     elif f["fits"]:
-        view["verdict"] = (f"{_count(concurrency, 'request')} of {length:,} tokens "
-                           f"need{'s' if concurrency == 1 else ''} {_gib(f['needed_bytes'] / fit.GIB)} GiB "
-                           f"of KV cache per GPU: fits in {_gib(kv)} GiB.")
+        view["verdict"] = (
+            f"{_count(concurrency, 'request')} of {length:,} tokens "
+            f"need{'s' if concurrency == 1 else ''} {_gib(f['needed_bytes'] / fit.GIB)} GiB "
+            f"of KV cache per GPU: fits in {_gib(kv)} GiB."
+        )
         view["ok"] = True
     else:
-        view["verdict"] = (f"{_count(concurrency, 'request')} of {length:,} tokens "
-                           f"need{'s' if concurrency == 1 else ''} {_gib(f['needed_bytes'] / fit.GIB)} GiB "
-                           f"of KV cache per GPU, more than the {_gib(kv)} GiB there is: at most {f['requests']:,} "
-                           f"of that length fit" + (f", or {concurrency:,} of up to {f['longest']:,} tokens each"
-                                                     if f["longest"] else "") + ".")
+        view["verdict"] = (
+            f"{_count(concurrency, 'request')} of {length:,} tokens "
+            f"need{'s' if concurrency == 1 else ''} {_gib(f['needed_bytes'] / fit.GIB)} GiB "
+            f"of KV cache per GPU, more than the {_gib(kv)} GiB there is: at most {f['requests']:,} "
+            f"of that length fit"
+            + (
+                f", or {concurrency:,} of up to {f['longest']:,} tokens each"
+                if f["longest"]
+                else ""
+            )
+            + "."
+        )
         view["ok"] = False
-    view["facts"] = [("KV per token", f"{int(e['kv_bytes_per_token_per_gpu'] + 0.5):,} B per GPU"),
-                     ("KV cache", f"{_gib(max(kv, 0))} GiB per GPU · {e['max_tokens']:,} tokens"),
-                     (f"Requests of {length:,} tokens", f"{f['requests']:,} at once"),
-                     (f"Longest with {concurrency:,} at once", f"{f['longest']:,} tokens")]
+    view["facts"] = [
+        ("KV per token", f"{int(e['kv_bytes_per_token_per_gpu'] + 0.5):,} B per GPU"),
+        ("KV cache", f"{_gib(max(kv, 0))} GiB per GPU · {e['max_tokens']:,} tokens"),
+        (f"Requests of {length:,} tokens", f"{f['requests']:,} at once"),
+        (f"Longest with {concurrency:,} at once", f"{f['longest']:,} tokens"),
+    ]
     need = f["needed_bytes"] / fit.GIB
     room = max(kv, 0)
     over = need > room
     used = need
-    parts = [("weights", "Weights", e["weights_gib_per_gpu"]), ("overhead", "Overhead", e["overhead_gib_per_gpu"]),
-             ("over" if over else "kv", "KV cache needed" if over else "KV cache in use", used),
-             ("free", "KV cache free", 0 if over else room - used),
-             ("reserve", "Reserve", e["vram_gib_per_gpu"] - e["budget_gib_per_gpu"])]
+    parts = [
+        ("weights", "Weights", e["weights_gib_per_gpu"]),
+        ("overhead", "Overhead", e["overhead_gib_per_gpu"]),
+        ("over" if over else "kv", "KV cache needed" if over else "KV cache in use", used),
+        ("free", "KV cache free", 0 if over else room - used),
+        ("reserve", "Reserve", e["vram_gib_per_gpu"] - e["budget_gib_per_gpu"]),
+    ]
     scale = max(e["vram_gib_per_gpu"], sum(g for _, _, g in parts))
-    view["parts"] = [(key, f"{label} {_gib(g)} GiB", f"{100 * g / scale:.2f}%") for key, label, g in parts if g > 0]
-    view["aria"] = f"Per GPU of {gb(e['vram_gib_per_gpu'])} GiB: " + ", ".join(text for _, text, _ in view["parts"])
+    view["parts"] = [
+        (key, f"{label} {_gib(g)} GiB", f"{100 * g / scale:.2f}%")
+        for key, label, g in parts
+        if g > 0
+    ]
+    view["aria"] = f"Per GPU of {gb(e['vram_gib_per_gpu'])} GiB: " + ", ".join(
+        text for _, text, _ in view["parts"]
+    )
     return view
 
 
@@ -331,30 +467,56 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
     each on its own GPUs and port, when it uses part of one node."""
     parts = rendering["plan"].get("replicas")
     if p["verdict"] not in ("fits", None):
-        return {"summary": "No throughput plan: this command cannot start (see above).", "commands": []}
+        return {
+            "summary": "No throughput plan: this command cannot start (see above).",
+            "commands": [],
+        }
     if not parts:
-        where = f"{p['nodes']} nodes" if p["nodes"] > 1 else f"all {p['gpus']} GPUs of one {hw['label']} node" \
-            if p["gpus"] >= hw["gpu_count"] else f"{p['gpus']} of the {hw['gpu_count']} GPUs of one {hw['label']} node"
+        where = (
+            f"{p['nodes']} nodes"
+            if p["nodes"] > 1
+            else f"all {p['gpus']} GPUs of one {hw['label']} node"
+            if p["gpus"] >= hw["gpu_count"]
+            else f"{p['gpus']} of the {hw['gpu_count']} GPUs of one {hw['label']} node"
+        )
         return {"summary": f"One copy of this command: it uses {where}.", "commands": []}
     reps = parts["replicas"]
-    summary = (f"{_count(len(reps), 'copy')} of this command ({layout_text(p)}, {_count(p['gpus'], 'GPU')} each) fill one "
-               f"{hw['gpu_count']} × {hw['gpu']} node, each on its own GPUs and port")
+    summary = (
+        f"{_count(len(reps), 'copy')} of this command ({layout_text(p)}, {_count(p['gpus'], 'GPU')} each) fill one "
+        f"{hw['gpu_count']} × {hw['gpu']} node, each on its own GPUs and port"
+    )
     if p.get("concurrency") is not None:
-        summary += (f", each holding {_count(p['concurrency'], 'request')} of {p['context_length']:,} tokens "
-                    f"({_gib(p['kv_cache_gib_per_gpu'])} GiB of KV cache per GPU)")
+        summary += (
+            f", each holding {_count(p['concurrency'], 'request')} of {p['context_length']:,} tokens "
+            f"({_gib(p['kv_cache_gib_per_gpu'])} GiB of KV cache per GPU)"
+        )
     fill = lambda text, r: text.replace("{gpus}", r["gpus"]).replace("{port}", str(r["port"]))
-    commands = [(f"plan-cmd-{i}", f"Copy {i}: GPUs {r['gpus']}, port {r['port']}",
-                 fill(parts["serve_prefix"], r) + command + fill(parts["suffix"], r)) for i, r in enumerate(reps)]
+    commands = [
+        (
+            f"plan-cmd-{i}",
+            f"Copy {i}: GPUs {r['gpus']}, port {r['port']}",
+            fill(parts["serve_prefix"], r) + command + fill(parts["suffix"], r),
+        )
+        for i, r in enumerate(reps)
+    ]
     return {"summary": summary + ".", "commands": commands}
 
 
 # -- jinja ------------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=4)
 def _environment(templates: str) -> Environment:
-    env = PageEnvironment(loader=FileSystemLoader(templates), autoescape=True, trim_blocks=True,
-                          lstrip_blocks=True, auto_reload=True)
-    env.bytecode_cache = PrecompiledTemplates(env)   # templates' code compiled ahead (precompiled.py)
+    env = PageEnvironment(
+        loader=FileSystemLoader(templates),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=True,
+    )
+    env.bytecode_cache = PrecompiledTemplates(
+        env
+    )  # templates' code compiled ahead (precompiled.py)
     env.filters["script_json"] = script_json
     env.filters["gb"] = gb
     env.filters["params"] = format_params
@@ -388,11 +550,14 @@ class _Pages:
     """The jinja environment and what every page shares (static asset URLs, config, labels)."""
 
     def __init__(self, profiles: dict, taxonomy: dict, config: SiteConfig | None):
-        self.config = config or SiteConfig.from_env()   # callers pass site_config(catalog.root)
+        self.config = config or SiteConfig.from_env()  # callers pass site_config(catalog.root)
         self.profiles = profiles
         self.labels = hw_labels(profiles)
-        self.task_labels = {t.get("id"): t.get("display_name") or t.get("id")
-                            for t in (taxonomy.get("tasks") or []) if isinstance(t, dict)}
+        self.task_labels = {
+            t.get("id"): t.get("display_name") or t.get("id")
+            for t in (taxonomy.get("tasks") or [])
+            if isinstance(t, dict)
+        }
         self.env = _environment(str(TEMPLATES))
         self.static = {}
         self.static_files = {}
@@ -402,17 +567,28 @@ class _Pages:
             self.static[name] = url(f"/static/{name}?v={digest}")
         # templates write site links as `{{ base }}/path`: base is the site root without its last
         # slash ('' at the root of a host, '/recipes' under a path; site_root.py)
-        self.globals = dict(site_name=self.config.site_name, static=self.static, config=self.config, hw_labels=self.labels,
-                            arch_labels=ARCH_LABELS, task_labels=self.task_labels, base=root()[:-1])
+        self.globals = dict(
+            site_name=self.config.site_name,
+            static=self.static,
+            config=self.config,
+            hw_labels=self.labels,
+            arch_labels=ARCH_LABELS,
+            task_labels=self.task_labels,
+            base=root()[:-1],
+        )
 
     def render(self, template: str, path: str, **page) -> bytes:
         url = "/" + (path[: -len("index.html")] if path.endswith("index.html") else path)
         page.setdefault("canonical", self.config.absolute(url) if self.config.published else None)
-        return self.env.get_template(template).render(page_url=url, **self.globals, **page).encode("utf-8")
+        return (
+            self.env.get_template(template)
+            .render(page_url=url, **self.globals, **page)
+            .encode("utf-8")
+        )
 
 
 def _provider_name(catalog, org: str) -> str:
-    return catalog.index.provider_name(org)   # precomputed per org (catalog/index.py)
+    return catalog.index.provider_name(org)  # precomputed per org (catalog/index.py)
 
 
 def _title(doc) -> str:
@@ -420,6 +596,7 @@ def _title(doc) -> str:
 
 
 # -- one recipe -------------------------------------------------------------------------------
+
 
 def site_paths(catalog) -> frozenset[str]:
     """Page paths (no slashes around) every build has: home, hardware, providers, recipes and
@@ -441,16 +618,25 @@ def guide_linker(hf_id: str, known: set[str]):
             return url(href) if href.startswith("/") else href
         if path not in known:
             return None
-        return (url("/" + path) + ("/" if path else "") + (f"?{parts.query}" if parts.query else "")
-                + (f"#{parts.fragment}" if parts.fragment else ""))
+        return (
+            url("/" + path)
+            + ("/" if path else "")
+            + (f"?{parts.query}" if parts.query else "")
+            + (f"#{parts.fragment}" if parts.fragment else "")
+        )
+
     return link
 
 
 def distinct_variants(variants: dict) -> dict:
     """The summary's variants, with the checkpoint name added to labels two variants share."""
     labels = [v["label"] for v in variants.values()]
-    return {k: dict(v, label=f"{v['label']} · {v['model_id'].rsplit('/', 1)[-1]}") if labels.count(v["label"]) > 1 else v
-            for k, v in variants.items()}
+    return {
+        k: dict(v, label=f"{v['label']} · {v['model_id'].rsplit('/', 1)[-1]}")
+        if labels.count(v["label"]) > 1
+        else v
+        for k, v in variants.items()
+    }
 
 
 def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[str, str]]:
@@ -474,16 +660,23 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
             elif hw.restricted and h not in declared:
                 why = f"{label} is opt-in and this recipe does not list it"
             elif not meets_constraint(constraint, hw):
-                need = " ".join(str(x) if str(x).isupper() else str(x).capitalize()
-                                for x in (constraint.get("brand"), constraint.get("generation")) if x)
+                need = " ".join(
+                    str(x) if str(x).isupper() else str(x).capitalize()
+                    for x in (constraint.get("brand"), constraint.get("generation"))
+                    if x
+                )
                 why = f"{(v.get('precision') or key).upper()} weights need {need} hardware"
             elif not allowed_by_variant(v, hw):
-                why = "This variant is limited to " + ", ".join(labels.get(x, x) for x in v.get("supported_hardware") or [])
+                why = "This variant is limited to " + ", ".join(
+                    labels.get(x, x) for x in v.get("supported_hardware") or []
+                )
             elif hw.profile.get("scalable") is False:
                 why = f"The weights do not fit one {label} and it cannot be clustered"
             else:
                 why = f"No serving layout of this variant fits {label}"
-            others = [o["label"] for k, o in summary["variants"].items() if k != key and h in offered[k]]
+            others = [
+                o["label"] for k, o in summary["variants"].items() if k != key and h in offered[k]
+            ]
             reasons[h] = why + (f" (available with {others[0]})" if others else "")
         out[key] = reasons
     return out
@@ -519,31 +712,54 @@ def node_pills(rs: list[dict], strategy: str, nodes: list[int]) -> list[tuple[in
     `nodePill`)."""
     out = []
     for n in nodes:
-        r = next((x for x in rs if x["strategy"] == strategy and x["node_count"] == n), None) \
-            or next(x for x in rs if x["node_count"] == n)
+        r = next(
+            (x for x in rs if x["strategy"] == strategy and x["node_count"] == n), None
+        ) or next(x for x in rs if x["node_count"] == n)
         p = r["plan"]["default"]
         used = p.get("nodes", 1)
-        out.append((n, f"{used} node{'s' if used > 1 else ''}", f"{p['gpus']} GPU{'s' if p['gpus'] > 1 else ''}"))
+        out.append(
+            (
+                n,
+                f"{used} node{'s' if used > 1 else ''}",
+                f"{p['gpus']} GPU{'s' if p['gpus'] > 1 else ''}",
+            )
+        )
     return out
 
 
 def initial_view(summary: dict, labels: dict) -> dict:
     """The server-rendered default state of the picker (what the page shows without JavaScript)."""
-    doc, variant, hw = summary["initial"], summary["default"]["variant"], summary["default"]["hardware"]
+    doc, variant, hw = (
+        summary["initial"],
+        summary["default"]["variant"],
+        summary["default"]["hardware"],
+    )
     rs, r = tree_renderings(doc, variant)
     strategies = list(dict.fromkeys(x["strategy"] for x in rs))
-    nodes = sorted({x["node_count"] for x in rs})   # every count the tree offers (site.js `resolve`)
+    nodes = sorted({x["node_count"] for x in rs})  # every count the tree offers (site.js `resolve`)
     features = doc["feature_sets"][r["parts"]["features"]]
     chosen = default_choice(features)
     tabs = tabs_of(doc, r)
     first = next(t for t in tabs if t["kind"] == "process")
     return {
-        "variant": variant, "hardware": hw, "rendering": r, "parts": r["parts"], "features": features,
-        "locked": r["parts"]["features_locked"], "strategies": strategies, "recommended": r["strategy"],
-        "nodes": nodes, "node_count": r["node_count"], "node_pills": node_pills(rs, r["strategy"], nodes),
-        "served": None if r["variant"] == variant else summary["variants"].get(r["variant"], {"label": r["variant"]}),
+        "variant": variant,
+        "hardware": hw,
+        "rendering": r,
+        "parts": r["parts"],
+        "features": features,
+        "locked": r["parts"]["features_locked"],
+        "strategies": strategies,
+        "recommended": r["strategy"],
+        "nodes": nodes,
+        "node_count": r["node_count"],
+        "node_pills": node_pills(rs, r["strategy"], nodes),
+        "served": None
+        if r["variant"] == variant
+        else summary["variants"].get(r["variant"], {"label": r["variant"]}),
         "features_on": {f["name"]: (m["name"] if m else None) for f, m in chosen},
-        "tabs": tabs, "tab": first["id"], "command": default_text(doc, r, first),
+        "tabs": tabs,
+        "tab": first["id"],
+        "command": default_text(doc, r, first),
         **_initial_plan(summary, r, chosen, first),
     }
 
@@ -553,9 +769,12 @@ def _initial_plan(summary: dict, r: dict, chosen: list, first: dict) -> dict:
     hw = summary["hardware"][r["hardware"]]
     p = plan_of(r, chosen, hw)
     command = process_text(r, first, chosen, locked=r["parts"]["features_locked"])
-    return {"plan_now": p, "sizing": plan_facts(p, hw["gpu"]),
-            "kv": kv_view(p) if p.get("kv_bytes_per_token_per_gpu") is not None else None,
-            "plan": plan_view(r, p, hw, command)}
+    return {
+        "plan_now": p,
+        "sizing": plan_facts(p, hw["gpu"]),
+        "kv": kv_view(p) if p.get("kv_bytes_per_token_per_gpu") is not None else None,
+        "plan": plan_view(r, p, hw, command),
+    }
 
 
 def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
@@ -565,19 +784,37 @@ def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
-def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list[tuple[str, list[tuple]]]:
+def hardware_buttons(
+    summary: dict, reasons: dict[str, str], view: dict
+) -> list[tuple[str, list[tuple]]]:
     """The model page's hardware pills by brand, each (id, label, "<GPUs>×<GB>G", verified,
     checked, offered for the view's variant, why not if not): the page shows ~26 per recipe, and
     the template read each of these fields through jinja's attribute and item lookups."""
     offered = set(summary["variants"][view["variant"]]["hardware"])
     profiles, chosen = summary["hardware"], view["hardware"]
-    return [(brand, [(h, profiles[h]["label"], f"{profiles[h]['gpu_count']}×{gb(profiles[h]['vram_per_gpu_gb'])}G",
-                      profiles[h]["verified"], h == chosen, h in offered, None if h in offered else reasons[h])
-                     for h in ids])
-            for brand, ids in hardware_groups(summary)]
+    return [
+        (
+            brand,
+            [
+                (
+                    h,
+                    profiles[h]["label"],
+                    f"{profiles[h]['gpu_count']}×{gb(profiles[h]['vram_per_gpu_gb'])}G",
+                    profiles[h]["verified"],
+                    h == chosen,
+                    h in offered,
+                    None if h in offered else reasons[h],
+                )
+                for h in ids
+            ],
+        )
+        for brand, ids in hardware_groups(summary)
+    ]
 
 
-def hardware_json_links(hf_id: str, hw_docs: dict, labels: dict[str, str]) -> list[tuple[bool, str, str]]:
+def hardware_json_links(
+    hf_id: str, hw_docs: dict, labels: dict[str, str]
+) -> list[tuple[bool, str, str]]:
     """The model page's 'JSON per hardware' links, each (after the first?, URL, hardware label):
     ~26 per page, and the template's loop read `loop.first` (jinja's loop object, an attribute
     lookup through the environment) and `hw_labels[h]` (an item lookup) for each."""
@@ -591,8 +828,14 @@ def _badges(data: dict, task_labels: dict) -> list[tuple[str, str]]:
         out.append(("arch", ARCH_LABELS.get(model["architecture"], model["architecture"])))
     total, active = model.get("parameter_count"), model.get("active_parameters")
     if total:
-        out.append(("params", f"{format_params(total)} / {format_params(active)} active"
-                    if active and active != total else format_params(total)))
+        out.append(
+            (
+                "params",
+                f"{format_params(total)} / {format_params(active)} active"
+                if active and active != total
+                else format_params(total),
+            )
+        )
     if context_label(model.get("context_length")):
         out.append(("context", f"{context_label(model.get('context_length'))} context"))
     if model.get("min_vllm_version"):
@@ -605,78 +848,159 @@ def _badges(data: dict, task_labels: dict) -> list[tuple[str, str]]:
 
 def _install_view(data: dict) -> dict:
     block = install_block(data)
-    extras = [{"note": dep.get("note") or "", "command": dep["command"], "optional": dep.get("optional") is True,
-               "brand": dep.get("brand") or "", "modes": dep.get("install_modes") or []}
-              for dep in block.get("extras") or [] if isinstance(dep, dict) and dep.get("command")]
-    return {"pip": block.get("pip"), "docker": block.get("docker"), "extras": extras,
-            "required": "\n".join(e["command"] for e in extras if not e["optional"])}
+    extras = [
+        {
+            "note": dep.get("note") or "",
+            "command": dep["command"],
+            "optional": dep.get("optional") is True,
+            "brand": dep.get("brand") or "",
+            "modes": dep.get("install_modes") or [],
+        }
+        for dep in block.get("extras") or []
+        if isinstance(dep, dict) and dep.get("command")
+    ]
+    return {
+        "pip": block.get("pip"),
+        "docker": block.get("docker"),
+        "extras": extras,
+        "required": "\n".join(e["command"] for e in extras if not e["optional"]),
+    }
 
 
 def page_neighbours(catalog, hf_id: str, meta: dict) -> tuple[list, list]:
     """(related, more from this provider): the (id, title) pairs of other recipes a model page
     shows, from the catalog's index; also part of the page's cache key (build.py)."""
     related = catalog.index.related(hf_id, meta.get("related_recipes"))
-    more = catalog.index.more_from_provider(hf_id.split("/", 1)[0], {h for h, _ in related} | {hf_id})
+    more = catalog.index.more_from_provider(
+        hf_id.split("/", 1)[0], {h for h, _ in related} | {hf_id}
+    )
     return related, more
 
 
-def recipe_pages(catalog, rec: RecipeInput, ctx, docs: dict[str, dict], config: SiteConfig | None = None,
-                 known_paths=None, encoded: dict[str, bytes] | None = None) -> dict[str, bytes]:
+def recipe_pages(
+    catalog,
+    rec: RecipeInput,
+    ctx,
+    docs: dict[str, dict],
+    config: SiteConfig | None = None,
+    known_paths=None,
+    encoded: dict[str, bytes] | None = None,
+) -> dict[str, bytes]:
     """The model page `<org>/<repo>/index.html` and the agents' `<org>/<repo>.md` of one recipe.
 
     `docs` holds the recipe's API documents (at least its hardware documents); `encoded`, if
     given, their files as write.encode_json wrote them (the page reuses one's JSON text)."""
-    pages = _Pages(ctx.profiles, catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {},
-                   config or site_config(catalog.root))
-    hw_docs = {h: docs[hw_doc_path(rec.hf_id, h)] for h in ctx.profiles if hw_doc_path(rec.hf_id, h) in docs}
+    pages = _Pages(
+        ctx.profiles,
+        catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {},
+        config or site_config(catalog.root),
+    )
+    hw_docs = {
+        h: docs[hw_doc_path(rec.hf_id, h)]
+        for h in ctx.profiles
+        if hw_doc_path(rec.hf_id, h) in docs
+    }
     summary = view = data = script = None
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
         model_doc = docs.get(model_doc_path(rec.hf_id))
-        kv = model_doc.get("kv_sizing") if model_doc is not None else fit.kv_sizing(ctx, rec.data, rec.rendered)
+        kv = (
+            model_doc.get("kv_sizing")
+            if model_doc is not None
+            else fit.kv_sizing(ctx, rec.data, rec.rendered)
+        )
         summary = dict(summary, variants=distinct_variants(summary["variants"]), kv=bool(kv))
-        data = dict(summary, reasons=unavailable_reasons(rec, ctx, summary), conflicts=feature_conflicts(catalog.taxonomy),
-                    notes=strategy_notes(ctx, list(hw_docs.values())), labels=pages.labels)
+        data = dict(
+            summary,
+            reasons=unavailable_reasons(rec, ctx, summary),
+            conflicts=feature_conflicts(catalog.taxonomy),
+            notes=strategy_notes(ctx, list(hw_docs.values())),
+            labels=pages.labels,
+        )
         view = initial_view(summary, pages.labels)
-        initial_file = (encoded or {}).get(hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware))
-        script = picker_json(data, memoryview(initial_file)[:-1] if initial_file is not None else None)
+        initial_file = (encoded or {}).get(
+            hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware)
+        )
+        script = picker_json(
+            data, memoryview(initial_file)[:-1] if initial_file is not None else None
+        )
     meta = mapping(rec.data.get("meta"))
     org = rec.hf_id.split("/", 1)[0]
     related, more = page_neighbours(catalog, rec.hf_id, meta)
     updated = meta.get("date_updated") or meta.get("date_added")
     linker = guide_linker(rec.hf_id, site_paths(catalog) if known_paths is None else known_paths)
     page = dict(
-        title=f"{meta.get('title') or rec.hf_id} on vLLM", og_type="article",
-        description=meta.get("description") or "", rec=rec, meta=meta, model=mapping(rec.data.get("model")), org=org, provider=_provider_name(catalog, org),
-        badges=_badges(rec.data, pages.task_labels), install=_install_view(rec.data), data=data, view=view,
-        summary=summary, guide=render_guide(rec.data.get("guide"), top_level=3, reserved_ids=PAGE_IDS, link=linker),
-        related=related, more=more, hf_url=HF + rec.hf_id, json_url=url("/" + model_doc_path(rec.hf_id)),
-        hw_json=hardware_json_links(rec.hf_id, hw_docs, pages.labels), md_url=url(f"/{rec.hf_id}.md"),
+        title=f"{meta.get('title') or rec.hf_id} on vLLM",
+        og_type="article",
+        description=meta.get("description") or "",
+        rec=rec,
+        meta=meta,
+        model=mapping(rec.data.get("model")),
+        org=org,
+        provider=_provider_name(catalog, org),
+        badges=_badges(rec.data, pages.task_labels),
+        install=_install_view(rec.data),
+        data=data,
+        view=view,
+        summary=summary,
+        guide=render_guide(rec.data.get("guide"), top_level=3, reserved_ids=PAGE_IDS, link=linker),
+        related=related,
+        more=more,
+        hf_url=HF + rec.hf_id,
+        json_url=url("/" + model_doc_path(rec.hf_id)),
+        hw_json=hardware_json_links(rec.hf_id, hw_docs, pages.labels),
+        md_url=url(f"/{rec.hf_id}.md"),
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
-        hw_buttons=hardware_buttons(summary, data["reasons"][view["variant"]], view) if summary else [], updated=updated,
-        kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)), max_conc=MAX_CONCURRENCY_INPUT)
+        hw_buttons=hardware_buttons(summary, data["reasons"][view["variant"]], view)
+        if summary
+        else [],
+        updated=updated,
+        kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)),
+        max_conc=MAX_CONCURRENCY_INPUT,
+    )
     html = _with_script(pages, "model.html", f"{rec.hf_id}/index.html", page, script)
-    return {f"{rec.hf_id}/index.html": html,
-            f"{rec.hf_id}.md": recipe_markdown(pages, rec, summary, hw_docs, linker).encode("utf-8")}
+    return {
+        f"{rec.hf_id}/index.html": html,
+        f"{rec.hf_id}.md": recipe_markdown(pages, rec, summary, hw_docs, linker).encode("utf-8"),
+    }
 
 
-def recipe_markdown(pages: _Pages, rec: RecipeInput, summary: dict | None, hw_docs: dict, link=None) -> str:
+def recipe_markdown(
+    pages: _Pages, rec: RecipeInput, summary: dict | None, hw_docs: dict, link=None
+) -> str:
     """`<org>/<repo>.md`: facts, install, the recommended command per variant, and the guide with
     its links made absolute to the site (`link`, the model page's guide linker)."""
     meta, model = mapping(rec.data.get("meta")), mapping(rec.data.get("model"))
     a, labels = pages.config.absolute, pages.labels
     active = model.get("active_parameters")
-    facts = [("Hugging Face id", f"`{rec.hf_id}`"), ("Provider", meta.get("provider")),
-             ("Architecture", ARCH_LABELS.get(model.get("architecture"), model.get("architecture"))),
-             ("Parameters", format_params(model.get("parameter_count"))
-              + (f" ({format_params(active)} active)" if active and active != model.get("parameter_count") else "")),
-             ("Context", context_label(model.get("context_length"))), ("Minimum vLLM", model.get("min_vllm_version")),
-             ("Tasks", ", ".join(meta.get("tasks") or [])),
-             ("Runs on", ", ".join(labels.get(h, h) for h in hw_docs)),
-             ("Updated", meta.get("date_updated") or meta.get("date_added")),
-             ("Page", a(f"/{rec.hf_id}/")), ("JSON", a("/" + model_doc_path(rec.hf_id)))]
-    out = [f"# {meta.get('title') or rec.hf_id}", "", f"> {' '.join(str(meta.get('description') or '').split())}", ""]
+    facts = [
+        ("Hugging Face id", f"`{rec.hf_id}`"),
+        ("Provider", meta.get("provider")),
+        ("Architecture", ARCH_LABELS.get(model.get("architecture"), model.get("architecture"))),
+        (
+            "Parameters",
+            format_params(model.get("parameter_count"))
+            + (
+                f" ({format_params(active)} active)"
+                if active and active != model.get("parameter_count")
+                else ""
+            ),
+        ),
+        ("Context", context_label(model.get("context_length"))),
+        ("Minimum vLLM", model.get("min_vllm_version")),
+        ("Tasks", ", ".join(meta.get("tasks") or [])),
+        ("Runs on", ", ".join(labels.get(h, h) for h in hw_docs)),
+        ("Updated", meta.get("date_updated") or meta.get("date_added")),
+        ("Page", a(f"/{rec.hf_id}/")),
+        ("JSON", a("/" + model_doc_path(rec.hf_id))),
+    ]
+    out = [
+        f"# {meta.get('title') or rec.hf_id}",
+        "",
+        f"> {' '.join(str(meta.get('description') or '').split())}",
+        "",
+    ]
     out += [f"- {k}: {v}" for k, v in facts if v] + [""]
     install = install_block(rec.data)
     if install.get("pip") or install.get("docker"):
@@ -686,21 +1010,37 @@ def recipe_markdown(pages: _Pages, rec: RecipeInput, summary: dict | None, hw_do
                 out += [f"{title}:", "", "```bash", install[key]["command"], "```", ""]
                 out += [install[key]["note"], ""] if install[key].get("note") else []
     if summary:
-        out += ["## Serve", "", "The recommended command for each variant on its default hardware.", ""]
+        out += [
+            "## Serve",
+            "",
+            "The recommended command for each variant on its default hardware.",
+            "",
+        ]
         for key, tv in summary["variants"].items():
             hw = tv["default_hardware"]
             doc = hw_docs[hw]
             _rs, r = tree_renderings(doc, key)
-            out += [f"### {tv['label']} (`{tv['model_id']}`) on {labels.get(hw, hw)}", "",
-                    f"{r['parts']['summary']}; strategy `{r['strategy']}`.", ""]
+            out += [
+                f"### {tv['label']} (`{tv['model_id']}`) on {labels.get(hw, hw)}",
+                "",
+                f"{r['parts']['summary']}; strategy `{r['strategy']}`.",
+                "",
+            ]
             tabs = tabs_of(doc, r)
             for tab in tabs:
                 out += [f"{tab['label']}:", ""] if len(tabs) > 1 else []
                 out += ["```bash", default_text(doc, r, tab), "```", ""]
             others = [h for h in tv["hardware"] if h != hw]
             if others:
-                out += ["Every rendering on other hardware, as JSON: " + ", ".join(
-                    f"[{labels.get(h, h)}]({a('/' + hw_doc_path(rec.hf_id, h))})" for h in others) + ".", ""]
+                out += [
+                    "Every rendering on other hardware, as JSON: "
+                    + ", ".join(
+                        f"[{labels.get(h, h)}]({a('/' + hw_doc_path(rec.hf_id, h))})"
+                        for h in others
+                    )
+                    + ".",
+                    "",
+                ]
     elif "omni" in (meta.get("tasks") or []):
         out += ["This model runs under vLLM-Omni; the guide below explains how to serve it.", ""]
     guide = rec.data.get("guide")
@@ -710,6 +1050,7 @@ def recipe_markdown(pages: _Pages, rec: RecipeInput, summary: dict | None, hw_do
 
 
 # -- catalog-wide pages -----------------------------------------------------------------------
+
 
 class _Catalog:
     def __init__(self, catalog, api_docs: dict, config: SiteConfig | None, memo=None):
@@ -722,8 +1063,10 @@ class _Catalog:
         self.index = api_docs[f"{API}/models.json"]
         self.models = {m["id"]: m for m in self.index["models"]}
         self.docs = {d.hf_id: d for d in catalog.recipes if d.hf_id in self.models}
-        self.strategy_labels = {sid: mapping(s).get("display_name") or sid
-                                for sid, s in {**catalog.strategies, **catalog.kv_stores}.items()}
+        self.strategy_labels = {
+            sid: mapping(s).get("display_name") or sid
+            for sid, s in {**catalog.strategies, **catalog.kv_stores}.items()
+        }
         self.files: dict[str, bytes] = dict(self.pages.static_files)
         self.sitemap: list[tuple[str, str | None]] = [("/", None)]
         orgs: dict[str, list[str]] = {}
@@ -738,21 +1081,39 @@ class _Catalog:
         if hf_id in self._rows:
             return self._rows[hf_id]
         m = self.models[hf_id]
-        variants = [{"key": k, "precision": (mapping(v).get("precision") or k).upper(), "vram": mapping(v).get("vram_minimum_gb")}
-                    for k, v in mapping(self.docs[hf_id].data.get("variants")).items()] if hf_id in self.docs else []
+        variants = (
+            [
+                {
+                    "key": k,
+                    "precision": (mapping(v).get("precision") or k).upper(),
+                    "vram": mapping(v).get("vram_minimum_gb"),
+                }
+                for k, v in mapping(self.docs[hf_id].data.get("variants")).items()
+            ]
+            if hf_id in self.docs
+            else []
+        )
         active = m.get("active_parameters")
         row = self._rows[hf_id] = {
-            **m, "params_label": format_params(m.get("parameter_count")),
-            "active_label": format_params(active) if active and active != m.get("parameter_count") else "",
-            "context": context_label(m.get("context_length")), "variants": variants}
+            **m,
+            "params_label": format_params(m.get("parameter_count")),
+            "active_label": format_params(active)
+            if active and active != m.get("parameter_count")
+            else "",
+            "context": context_label(m.get("context_length")),
+            "variants": variants,
+        }
         return row
 
     def provider_name(self, org: str) -> str:
         return _provider_name(self.catalog, org)
 
     def render(self, template: str, path: str, **page) -> None:
-        self.files[path] = self.pages.render(template, path, **page) if self.memo is None \
+        self.files[path] = (
+            self.pages.render(template, path, **page)
+            if self.memo is None
             else self.memo.render(self.pages.render, template, path, page)
+        )
 
     def data_file(self, path: str, doc) -> str:
         """Write a JSON file the page script fetches; its URL carries a content hash (caches)."""
@@ -766,32 +1127,62 @@ class _Catalog:
         checkpoints: dict[str, list[str]] = {}
         for cp, target in self.redirects.items():
             checkpoints.setdefault(site_path(target.split("?", 1)[0]).strip("/"), []).append(cp)
-        self.browse = browse_index(self.index["models"], self.labels, self.taxonomy,
-                                   {k: sorted(v) for k, v in checkpoints.items()})
+        self.browse = browse_index(
+            self.index["models"],
+            self.labels,
+            self.taxonomy,
+            {k: sorted(v) for k, v in checkpoints.items()},
+        )
         records = self.browse["records"]
         size = shard_size(len(records))
-        urls = [self.data_file(f"{SEARCH_DIR}/{k}.json", shard_doc(k, chunk, size))
-                for k, chunk in enumerate(shards(records))]
-        self.search = {"total": len(records), "page_size": PAGE_SIZE, "shard_size": size, "shards": urls,
-                       "facets": list(FACETS), "hardware": self.labels,
-                       "task": {v: self.pages.task_labels.get(v, v) for v, _l, _n in self.browse["facets"]["task"]},
-                       "architecture": {v: label for v, label, _n in self.browse["facets"]["architecture"]}}
+        urls = [
+            self.data_file(f"{SEARCH_DIR}/{k}.json", shard_doc(k, chunk, size))
+            for k, chunk in enumerate(shards(records))
+        ]
+        self.search = {
+            "total": len(records),
+            "page_size": PAGE_SIZE,
+            "shard_size": size,
+            "shards": urls,
+            "facets": list(FACETS),
+            "hardware": self.labels,
+            "task": {
+                v: self.pages.task_labels.get(v, v) for v, _l, _n in self.browse["facets"]["task"]
+            },
+            "architecture": {v: label for v, label, _n in self.browse["facets"]["architecture"]},
+        }
 
     def index_page(self) -> None:
         """The first page of rows in name order, server-rendered, the facet counts and the
         manifest: bounded whatever the catalog size (the rest comes from the shards)."""
         records = self.browse["records"]
         first = records[:PAGE_SIZE]
-        top = sorted(self.orgs.items(), key=lambda kv: (-len(kv[1]), kv[0].lower()))[:PROVIDER_CHIPS]
-        providers = [(org, self.provider_name(org), len(ids)) for org, ids in sorted(top, key=lambda kv: kv[0].lower())]
+        top = sorted(self.orgs.items(), key=lambda kv: (-len(kv[1]), kv[0].lower()))[
+            :PROVIDER_CHIPS
+        ]
+        providers = [
+            (org, self.provider_name(org), len(ids))
+            for org, ids in sorted(top, key=lambda kv: kv[0].lower())
+        ]
         pages = max(1, -(-len(records) // PAGE_SIZE))
-        self.render("index.html", "index.html", title=f"{self.config.site_name}: run any model on any hardware",
-                    description=f"Exact vllm serve and docker run commands for {len(records)} models on "
-                                f"{len(self.profiles)} hardware profiles.",
-                    records=first, total=len(records), pages=pages, facets=self.browse["facets"],
-                    more_providers=self.browse["more_providers"], facet_labels=FACET_LABELS, sorts=SORTS,
-                    data=self.search, providers=providers, more_orgs=len(self.orgs) - len(providers),
-                    hardware_count=len(self.profiles))
+        self.render(
+            "index.html",
+            "index.html",
+            title=f"{self.config.site_name}: run any model on any hardware",
+            description=f"Exact vllm serve and docker run commands for {len(records)} models on "
+            f"{len(self.profiles)} hardware profiles.",
+            records=first,
+            total=len(records),
+            pages=pages,
+            facets=self.browse["facets"],
+            more_providers=self.browse["more_providers"],
+            facet_labels=FACET_LABELS,
+            sorts=SORTS,
+            data=self.search,
+            providers=providers,
+            more_orgs=len(self.orgs) - len(providers),
+            hardware_count=len(self.profiles),
+        )
 
     def provider_pages(self) -> None:
         order = list(self.pages.task_labels)
@@ -800,11 +1191,21 @@ class _Catalog:
             for hf_id in sorted(ids, key=lambda i: str(self.models[i].get("title") or i).lower()):
                 tasks = self.models[hf_id].get("tasks") or ["other"]
                 groups.setdefault(tasks[0], []).append(self.row(hf_id))
-            ordered = sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+            ordered = sorted(
+                groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
+            )
             name = self.provider_name(org)
-            self.render("provider.html", f"{org}/index.html", title=f"{name} models on vLLM", org=org, name=name,
-                        description=f"{len(ids)} {name} model recipe{'s' if len(ids) != 1 else ''} with exact vLLM commands per hardware.",
-                        groups=ordered, count=len(ids), hf_url=HF + org)
+            self.render(
+                "provider.html",
+                f"{org}/index.html",
+                title=f"{name} models on vLLM",
+                org=org,
+                name=name,
+                description=f"{len(ids)} {name} model recipe{'s' if len(ids) != 1 else ''} with exact vLLM commands per hardware.",
+                groups=ordered,
+                count=len(ids),
+                hf_url=HF + org,
+            )
             self.sitemap.append((f"/{org}/", None))
 
     def hardware_pages(self) -> None:
@@ -813,30 +1214,54 @@ class _Catalog:
         brands: dict[str, list] = {}
         for h, profile in self.profiles.items():
             fits, multi = self.hardware_models(h, hardware_entries_of(self.api, h))
-            entry = {"id": h, "label": self.labels[h], "profile": profile, "fits": len(fits), "multi": len(multi),
-                     "per_gpu": gb(round(sizing.per_gpu_gib(profile), 1)), "gpus": profile.get("gpu_count") or 1}
+            entry = {
+                "id": h,
+                "label": self.labels[h],
+                "profile": profile,
+                "fits": len(fits),
+                "multi": len(multi),
+                "per_gpu": gb(round(sizing.per_gpu_gib(profile), 1)),
+                "gpus": profile.get("gpu_count") or 1,
+            }
             brands.setdefault(profile.get("brand") or "Other", []).append(entry)
             items = [dict(i, one=True) for i in fits] + [dict(i, one=False) for i in multi]
             pages = max(1, -(-len(items) // HW_PAGE_ITEMS))
-            page_path = lambda k: f"/hardware/{h}/" + (f"page/{k}/" if k > 1 else "")
-            href = lambda k: url(page_path(k))
+            page_path = lambda k, h=h: f"/hardware/{h}/" + (f"page/{k}/" if k > 1 else "")
+            href = lambda k, page_path=page_path: url(page_path(k))
             for k in range(1, pages + 1):
-                chunk = items[(k - 1) * HW_PAGE_ITEMS:k * HW_PAGE_ITEMS]
+                chunk = items[(k - 1) * HW_PAGE_ITEMS : k * HW_PAGE_ITEMS]
                 first = (k - 1) * HW_PAGE_ITEMS
-                nav = {"page": k, "pages": pages, "prev": href(k - 1) if k > 1 else None,
-                       "next": href(k + 1) if k < pages else None, "from": first + 1, "to": first + len(chunk),
-                       "links": [(n, href(n)) for n in _page_numbers(k, pages)]}
-                self.render("hardware.html", page_path(k)[1:] + "index.html", hw=entry, nav=nav,
-                            fits=[i for i in chunk if i["one"]], multi=[i for i in chunk if not i["one"]],
-                            search_url=url("/?" + urlencode({"hardware": h})),
-                            title=f"What runs on one {entry['gpus']} × {self.labels[h]} node"
-                                  + (f" (page {k} of {pages})" if k > 1 else ""),
-                            description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GB "
-                                        f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
-                            json_url=url(f"/{API}/hardware/{h}.json"))
+                nav = {
+                    "page": k,
+                    "pages": pages,
+                    "prev": href(k - 1) if k > 1 else None,
+                    "next": href(k + 1) if k < pages else None,
+                    "from": first + 1,
+                    "to": first + len(chunk),
+                    "links": [(n, href(n)) for n in _page_numbers(k, pages)],
+                }
+                self.render(
+                    "hardware.html",
+                    page_path(k)[1:] + "index.html",
+                    hw=entry,
+                    nav=nav,
+                    fits=[i for i in chunk if i["one"]],
+                    multi=[i for i in chunk if not i["one"]],
+                    search_url=url("/?" + urlencode({"hardware": h})),
+                    title=f"What runs on one {entry['gpus']} × {self.labels[h]} node"
+                    + (f" (page {k} of {pages})" if k > 1 else ""),
+                    description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GB "
+                    f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
+                    json_url=url(f"/{API}/hardware/{h}.json"),
+                )
                 self.sitemap.append((page_path(k), None))
-        self.render("hardware_index.html", "hardware/index.html", brands=list(brands.items()),
-                    title="What runs where", description="Every hardware profile and the models that fit on one node of it.")
+        self.render(
+            "hardware_index.html",
+            "hardware/index.html",
+            brands=list(brands.items()),
+            title="What runs where",
+            description="Every hardware profile and the models that fit on one node of it.",
+        )
         self.sitemap.append(("/hardware/", None))
 
     def hardware_models(self, h: str, entries: list[dict]) -> tuple[list, list]:
@@ -850,14 +1275,33 @@ class _Catalog:
         for hf_id, entries in per_recipe.items():
             variants = mapping(self.docs[hf_id].data.get("variants")) if hf_id in self.docs else {}
             one = [e for e in entries if e["node_count"] == 1]
-            pick = max(one, key=lambda e: mapping(variants.get(e["variant"])).get("vram_minimum_gb") or 0) if one \
+            pick = (
+                max(
+                    one,
+                    key=lambda e: mapping(variants.get(e["variant"])).get("vram_minimum_gb") or 0,
+                )
+                if one
                 else min(entries, key=lambda e: e["node_count"])
-            item = {"row": self.row(hf_id), "variant": pick["variant"], "nodes": pick["node_count"],
-                    "strategy": self.strategy_labels.get(pick["strategy"], pick["strategy"]),
-                    "deploy_type": pick["deploy_type"], "model_id": pick.get("model_id"),
-                    "variant_label": variant_label(variants.get(pick["variant"]), pick["variant"]),
-                    "href": url(f"/{hf_id}/?") + urlencode({"hardware": h, **({"variant": pick["variant"]} if pick["variant"] != "default" else {})}),
-                    "command": exports(pick.get("env") or {}) + pick["command"] if pick.get("command") else ""}
+            )
+            item = {
+                "row": self.row(hf_id),
+                "variant": pick["variant"],
+                "nodes": pick["node_count"],
+                "strategy": self.strategy_labels.get(pick["strategy"], pick["strategy"]),
+                "deploy_type": pick["deploy_type"],
+                "model_id": pick.get("model_id"),
+                "variant_label": variant_label(variants.get(pick["variant"]), pick["variant"]),
+                "href": url(f"/{hf_id}/?")
+                + urlencode(
+                    {
+                        "hardware": h,
+                        **({"variant": pick["variant"]} if pick["variant"] != "default" else {}),
+                    }
+                ),
+                "command": exports(pick.get("env") or {}) + pick["command"]
+                if pick.get("command")
+                else "",
+            }
             (fits if one else multi).append(item)
         key = lambda item: str(item["row"].get("title") or item["row"]["id"]).lower()
         return sorted(fits, key=key), sorted(multi, key=key)
@@ -868,18 +1312,37 @@ class _Catalog:
         self.redirects = {}
         for cp in self.index["checkpoints"]:
             path = f"{cp['id']}/index.html"
-            if cp["id"] in standalone or cp["id"] in self.redirects or path in self.files or cp["id"].count("/") != 1 \
-                    or cp["recipe"] not in self.docs:
+            if (
+                cp["id"] in standalone
+                or cp["id"] in self.redirects
+                or path in self.files
+                or cp["id"].count("/") != 1
+                or cp["recipe"] not in self.docs
+            ):
                 continue
             data = self.docs[cp["recipe"]].data
-            trees = promotable_variants(data, standalone)[0] if "default" in mapping(data.get("variants")) else {}
+            trees = (
+                promotable_variants(data, standalone)[0]
+                if "default" in mapping(data.get("variants"))
+                else {}
+            )
             variants = mapping(data.get("variants"))
-            key = next((k for k in trees if mapping(variants.get(k)).get("model_id") == cp["id"]), None)
-            target = url(f"/{cp['recipe']}/") + (f"?{urlencode({'variant': key})}" if key and key != "default" else "")
+            key = next(
+                (k for k in trees if mapping(variants.get(k)).get("model_id") == cp["id"]), None
+            )
+            target = url(f"/{cp['recipe']}/") + (
+                f"?{urlencode({'variant': key})}" if key and key != "default" else ""
+            )
             self.redirects[cp["id"]] = target
-            self.render("redirect.html", path, title=cp["id"], target=target, recipe=cp["recipe"],
-                        canonical=self.config.absolute(f"/{cp['recipe']}/"),
-                        description=f"{cp['id']} is served by the {cp['recipe']} recipe.")
+            self.render(
+                "redirect.html",
+                path,
+                title=cp["id"],
+                target=target,
+                recipe=cp["recipe"],
+                canonical=self.config.absolute(f"/{cp['recipe']}/"),
+                description=f"{cp['id']} is served by the {cp['recipe']} recipe.",
+            )
 
     def not_found(self) -> None:
         """No inlined index: a mistyped letter case is fixed from one id bucket (every recipe,
@@ -887,21 +1350,38 @@ class _Catalog:
         targets = {m: url(f"/{m}/") for m in self.models}
         targets.update(self.redirects)
         targets.update({org: url(f"/{org}/") for org in self.orgs})
-        buckets = [self.data_file(f"{SEARCH_DIR}/ids-{k}.json", {"ids": b}) for k, b in enumerate(id_buckets(targets))]
-        self.render("404.html", "404.html", title="Page not found", description="No page at this address.",
-                    data={"ids": buckets, "shards": self.search["shards"], "repo": self.config.repo_url}, canonical=None)
+        buckets = [
+            self.data_file(f"{SEARCH_DIR}/ids-{k}.json", {"ids": b})
+            for k, b in enumerate(id_buckets(targets))
+        ]
+        self.render(
+            "404.html",
+            "404.html",
+            title="Page not found",
+            description="No page at this address.",
+            data={"ids": buckets, "shards": self.search["shards"], "repo": self.config.repo_url},
+            canonical=None,
+        )
 
     def text_files(self) -> None:
         for hf_id in sorted(self.models, key=str.lower):
             m = self.models[hf_id]
             self.sitemap.append((f"/{hf_id}/", m.get("date_updated") or m.get("date_added")))
-        lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+        lines = [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+        ]
         for path, lastmod in self.sitemap:
-            lines.append(f"  <url><loc>{escape(self.config.absolute(path))}</loc>"
-                         + (f"<lastmod>{escape(str(lastmod))}</lastmod>" if lastmod else "") + "</url>")
+            lines.append(
+                f"  <url><loc>{escape(self.config.absolute(path))}</loc>"
+                + (f"<lastmod>{escape(str(lastmod))}</lastmod>" if lastmod else "")
+                + "</url>"
+            )
         lines.append("</urlset>")
         robots = "User-agent: *\nAllow: /\n"
-        if self.config.published:   # the sitemap protocol needs absolute URLs: none in a local preview
+        if (
+            self.config.published
+        ):  # the sitemap protocol needs absolute URLs: none in a local preview
             self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
             robots += f"\nSitemap: {self.config.absolute('/sitemap.xml')}\n"
         self.files["robots.txt"] = robots.encode("utf-8")
@@ -909,26 +1389,46 @@ class _Catalog:
 
     def llms_txt(self) -> str:
         a = self.config.absolute
-        out = [f"# {self.config.site_name}", "",
-               f"> Exact, validated `vllm serve` and `docker run` commands for {len(self.models)} models on "
-               f"{len(self.profiles)} hardware profiles, generated from one YAML recipe per Hugging Face model.", "",
-               "Each recipe below links to a Markdown summary: install steps, the recommended command per variant, "
-               f"and the guide. Every rendering is also JSON: start at {a('/' + API + '/models.json')}, then "
-               f"`{url(f'/{API}/models/<org>/<repo>.json')}` and `{url(f'/{API}/models/<org>/<repo>/hw/<hardware>.json')}`.", "",
-               "## Recipes", ""]
+        out = [
+            f"# {self.config.site_name}",
+            "",
+            f"> Exact, validated `vllm serve` and `docker run` commands for {len(self.models)} models on "
+            f"{len(self.profiles)} hardware profiles, generated from one YAML recipe per Hugging Face model.",
+            "",
+            "Each recipe below links to a Markdown summary: install steps, the recommended command per variant, "
+            f"and the guide. Every rendering is also JSON: start at {a('/' + API + '/models.json')}, then "
+            f"`{url(f'/{API}/models/<org>/<repo>.json')}` and `{url(f'/{API}/models/<org>/<repo>/hw/<hardware>.json')}`.",
+            "",
+            "## Recipes",
+            "",
+        ]
         for hf_id in sorted(self.models, key=str.lower):
             m = self.models[hf_id]
             desc = " ".join(str(m.get("description") or "").split())
-            out.append(f"- [{m.get('title') or hf_id}]({a('/' + hf_id + '.md')}): `{hf_id}`. {desc}".rstrip())
+            out.append(
+                f"- [{m.get('title') or hf_id}]({a('/' + hf_id + '.md')}): `{hf_id}`. {desc}".rstrip()
+            )
         out += ["", "## Hardware", ""]
         for h, p in self.profiles.items():
-            out.append(f"- [{self.labels[h]}]({a(f'/hardware/{h}/')}): {p.get('gpu_count') or 1} × "
-                       f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; what runs on it: {a(f'/{API}/hardware/{h}.json')} "
-                       "(in pages: follow `next`)")
-        out += ["", "## Optional", "",
-                f"- [Recipe JSON Schema]({a('/' + API + '/schema/recipe.schema.json')}): the recipe format",
-                *([f"- [Contributing]({self.config.blob_url('CONTRIBUTING.md')}): add or fix a recipe"]
-                  if self.config.repo_url else []), ""]
+            out.append(
+                f"- [{self.labels[h]}]({a(f'/hardware/{h}/')}): {p.get('gpu_count') or 1} × "
+                f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; what runs on it: {a(f'/{API}/hardware/{h}.json')} "
+                "(in pages: follow `next`)"
+            )
+        out += [
+            "",
+            "## Optional",
+            "",
+            f"- [Recipe JSON Schema]({a('/' + API + '/schema/recipe.schema.json')}): the recipe format",
+            *(
+                [
+                    f"- [Contributing]({self.config.blob_url('CONTRIBUTING.md')}): add or fix a recipe"
+                ]
+                if self.config.repo_url
+                else []
+            ),
+            "",
+        ]
         return "\n".join(out)
 
 
@@ -937,8 +1437,9 @@ def _page_numbers(k: int, pages: int) -> list[int]:
     return sorted({1, pages, *range(max(1, k - 2), min(pages, k + 2) + 1)})
 
 
-def catalog_pages(catalog, api_docs: dict[str, dict], config: SiteConfig | None = None,
-                  memo=None) -> dict[str, bytes]:
+def catalog_pages(
+    catalog, api_docs: dict[str, dict], config: SiteConfig | None = None, memo=None
+) -> dict[str, bytes]:
     """Every page that spans recipes, plus the static assets; `api_docs` needs models.json and
     hardware/<hw>.json (the catalog-wide API documents). `memo` (cache.PageMemo, in `serve`)
     hands back pages the previous build rendered from the same arguments."""
@@ -946,15 +1447,20 @@ def catalog_pages(catalog, api_docs: dict[str, dict], config: SiteConfig | None 
     site.provider_pages()
     site.hardware_pages()
     site.checkpoint_redirects()
-    site.search_shards()   # after the redirects: a checkpoint id finds its recipe
+    site.search_shards()  # after the redirects: a checkpoint id finds its recipe
     site.index_page()
     site.not_found()
     site.text_files()
     return site.files
 
 
-def site_pages(catalog, recipes: list[RecipeInput], ctx, api_docs: dict[str, dict],
-               config: SiteConfig | None = None) -> dict[str, bytes]:
+def site_pages(
+    catalog,
+    recipes: list[RecipeInput],
+    ctx,
+    api_docs: dict[str, dict],
+    config: SiteConfig | None = None,
+) -> dict[str, bytes]:
     """Both phases, serially (tests, scripts): every file of the human site, keyed by path."""
     config = config or site_config(catalog.root)
     files: dict[str, bytes] = {}

@@ -15,21 +15,27 @@ where docker_lines = rendering[docker_path].split(" \\\n  "). `features_locked` 
 where toggling could not be done by joining (a toggleable flag also appears elsewhere); the
 page then shows the command as rendered with the toggles fixed at their defaults.
 """
+
 from __future__ import annotations
 
 import functools
 import json
 
 from recipes_site import fit, sizing
-from recipes_site.render.api import RecipeInput, hw_doc_path
-from recipes_site.synthesis import Context
-from recipes_site.synthesis.choices import FeatureChoice, feature_choices, fixed_lines_free_of, toggle_flags
-from recipes_site.synthesis.recording import Recording
 from recipes_site.jsish import mapping
-from recipes_site.synthesis.shell import export_lines, heredoc
-from recipes_site.synthesis.types import Process, Rendering
+from recipes_site.render.api import RecipeInput, hw_doc_path
 from recipes_site.render.rendering_json import rendering_json
 from recipes_site.site_root import url
+from recipes_site.synthesis import Context
+from recipes_site.synthesis.choices import (
+    FeatureChoice,
+    feature_choices,
+    fixed_lines_free_of,
+    toggle_flags,
+)
+from recipes_site.synthesis.recording import Recording
+from recipes_site.synthesis.shell import export_lines, heredoc
+from recipes_site.synthesis.types import Process, Rendering
 
 SEP = " \\\n  "
 
@@ -40,10 +46,10 @@ def exports(env: dict) -> str:
     # the compat corpus). The key holds each value's type, as `_unit_line` does, because a
     # Placeholder prints bare where an equal string is quoted (and 1, 1.0 and True are equal).
     if not env:
-        return ""           # no lines (a quarter of the compat corpus's families): no key to build
+        return ""  # no lines (a quarter of the compat corpus's families): no key to build
     try:
         return _export_lines(tuple(env.items()), tuple(map(type, env.values())))
-    except TypeError:               # an unhashable value (not from a validated recipe): no memo
+    except TypeError:  # an unhashable value (not from a validated recipe): no memo
         return export_lines(env)
 
 
@@ -53,11 +59,18 @@ def _export_lines(items: tuple, _types: tuple) -> str:
 
 
 def _pool_text(pool) -> str:
-    where = "shares the node" if pool.nodes == 0 else f"{pool.nodes} node{'s' if pool.nodes > 1 else ''}"
+    where = (
+        "shares the node"
+        if pool.nodes == 0
+        else f"{pool.nodes} node{'s' if pool.nodes > 1 else ''}"
+    )
     return f"{pool.parallelism.upper()}, {pool.pool_gpus} GPUs, {where}"
 
 
-_MAIN_PATH, _MAIN_DOCKER_PATH = ["command"], ["docker_command"]     # shared by every document, never changed
+_MAIN_PATH, _MAIN_DOCKER_PATH = (
+    ["command"],
+    ["docker_command"],
+)  # shared by every document, never changed
 
 
 def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
@@ -65,17 +78,54 @@ def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
     if r.single:
         return [("main", "vllm serve", _MAIN_PATH, _MAIN_DOCKER_PATH, r.single)]
     if r.head:
-        return [("head", "Head node (rank 0)", ["head_command"], ["head_docker_command"], r.head)] + [
-            (f"worker-{i}", f"Worker node (rank {i})", ["worker_commands", i - 1], ["worker_docker_commands", i - 1], w)
-            for i, w in enumerate(r.workers, 1)]
+        return [
+            ("head", "Head node (rank 0)", ["head_command"], ["head_docker_command"], r.head)
+        ] + [
+            (
+                f"worker-{i}",
+                f"Worker node (rank {i})",
+                ["worker_commands", i - 1],
+                ["worker_docker_commands", i - 1],
+                w,
+            )
+            for i, w in enumerate(r.workers, 1)
+        ]
     if r.prefill:
-        return [("prefill", f"Prefill pool ({_pool_text(r.prefill)})", ["prefill", "command"],
-                 ["prefill", "docker_command"], r.prefill.process),
-                ("decode", f"Decode pool ({_pool_text(r.decode)})", ["decode", "command"],
-                 ["decode", "docker_command"], r.decode.process)]
-    out = [("instance", f"vLLM instance (x{r.kv.instances})", ["vllm_command"], ["vllm_docker_command"], r.kv.head)]
-    return out + [(f"instance-worker-{i}", f"Instance worker node (rank {i})", ["vllm_worker_commands", i - 1],
-                   ["vllm_worker_docker_commands", i - 1], w) for i, w in enumerate(r.kv.workers, 1)]
+        return [
+            (
+                "prefill",
+                f"Prefill pool ({_pool_text(r.prefill)})",
+                ["prefill", "command"],
+                ["prefill", "docker_command"],
+                r.prefill.process,
+            ),
+            (
+                "decode",
+                f"Decode pool ({_pool_text(r.decode)})",
+                ["decode", "command"],
+                ["decode", "docker_command"],
+                r.decode.process,
+            ),
+        ]
+    out = [
+        (
+            "instance",
+            f"vLLM instance (x{r.kv.instances})",
+            ["vllm_command"],
+            ["vllm_docker_command"],
+            r.kv.head,
+        )
+    ]
+    return out + [
+        (
+            f"instance-worker-{i}",
+            f"Instance worker node (rank {i})",
+            ["vllm_worker_commands", i - 1],
+            ["vllm_worker_docker_commands", i - 1],
+            w,
+        )
+        for i, w in enumerate(r.kv.workers, 1)
+    ]
 
 
 def _kept(memo: dict, key, compute, limit: int):
@@ -97,7 +147,7 @@ def _heredoc(path_var: str, config, note) -> str:
     # Memo: every kv-store rendering writes one of a few vocabulary configs (4,428 heredocs on the
     # compat corpus), each an indent=2 dump in pure Python. Correct because the compact dump in the
     # key is the same walk of the config with other separators: equal keys, equal heredocs.
-    key = (path_var, json.dumps(config), note or "")      # heredoc reads `note or ""`
+    key = (path_var, json.dumps(config), note or "")  # heredoc reads `note or ""`
     return _kept(_HEREDOCS, key, lambda: heredoc(path_var, config, note), 1024)
 
 
@@ -108,8 +158,19 @@ def _extras_key(r: Rendering) -> tuple:
     kv = r.kv
     if not kv:
         return ()
-    return ("kv", kv.router is not None) + tuple(map(_dumped, (
-        kv.install, kv.config, kv.config_note, kv.master, kv.store, kv.router and kv.router.install)))
+    return ("kv", kv.router is not None) + tuple(
+        map(
+            _dumped,
+            (
+                kv.install,
+                kv.config,
+                kv.config_note,
+                kv.master,
+                kv.store,
+                kv.router and kv.router.install,
+            ),
+        )
+    )
 
 
 _DUMPED: dict[int, tuple[object, str]] = {}
@@ -130,7 +191,7 @@ def _dumped(value) -> str:
 
 
 _EXTRAS: dict[tuple, tuple[str, list]] = {}
-_NO_EXTRAS = ("[]", [])       # `_extras_entry` of a deployment without pools or kv-store: no tab
+_NO_EXTRAS = ("[]", [])  # `_extras_entry` of a deployment without pools or kv-store: no tab
 
 
 def _extras_entry(r: Rendering) -> tuple[str, list]:
@@ -140,36 +201,72 @@ def _extras_entry(r: Rendering) -> tuple[str, list]:
     # text, and a kv-store rendering's hold two heredocs (~2 KB) to encode; a few distinct inputs
     # recur across the catalog. Correct because `_extras_key` holds everything `_extras` reads.
     if not (r.prefill or r.kv):
-        return _NO_EXTRAS           # `_extras` is [] (its text "[]"): no key to build and look up
+        return _NO_EXTRAS  # `_extras` is [] (its text "[]"): no key to build and look up
 
     def compute():
         tabs = _extras(r)
         return _CANONICAL(tabs), tabs
+
     return _kept(_EXTRAS, _extras_key(r), compute, 1024)
 
 
 def _extras(r: Rendering) -> list[dict]:
     """Extra tabs: text computed here, or a `path` into the rendering plus a `prefix`."""
     if r.prefill:
-        return [{"id": "router", "label": "Router", "prefix": r.router.install + "\n", "path": ["router", "command"]}]
+        return [
+            {
+                "id": "router",
+                "label": "Router",
+                "prefix": r.router.install + "\n",
+                "path": ["router", "command"],
+            }
+        ]
     if not r.kv:
         return []
     kv, out = r.kv, []
     if kv.install:
         out.append({"id": "install", "label": "Install", "text": kv.install})
     if kv.config:
-        out.append({"id": "mooncake-config", "label": "Mooncake config",
-                    "text": _heredoc("$MOONCAKE_CONFIG_PATH", kv.config, kv.config_note)})
+        out.append(
+            {
+                "id": "mooncake-config",
+                "label": "Mooncake config",
+                "text": _heredoc("$MOONCAKE_CONFIG_PATH", kv.config, kv.config_note),
+            }
+        )
     if kv.master:
-        out.append({"id": "mooncake-master", "label": "Mooncake master", "prefix": "", "path": ["master", "command"]})
+        out.append(
+            {
+                "id": "mooncake-master",
+                "label": "Mooncake master",
+                "prefix": "",
+                "path": ["master", "command"],
+            }
+        )
     if kv.store:
         store = mapping(kv.store)
-        prefix = _heredoc("$MOONCAKE_STORE_CONFIG_PATH", store["config"], store.get("note")) + "\n" \
-            if store.get("config") else ""
-        out.append({"id": "mooncake-store", "label": "Mooncake store", "prefix": prefix, "path": ["store", "command"]})
+        prefix = (
+            _heredoc("$MOONCAKE_STORE_CONFIG_PATH", store["config"], store.get("note")) + "\n"
+            if store.get("config")
+            else ""
+        )
+        out.append(
+            {
+                "id": "mooncake-store",
+                "label": "Mooncake store",
+                "prefix": prefix,
+                "path": ["store", "command"],
+            }
+        )
     if kv.router:
-        out.append({"id": "router", "label": "Router", "prefix": (kv.router.install or "") + "\n",
-                    "path": ["router", "command"]})
+        out.append(
+            {
+                "id": "router",
+                "label": "Router",
+                "prefix": (kv.router.install or "") + "\n",
+                "path": ["router", "command"],
+            }
+        )
     return out
 
 
@@ -180,8 +277,13 @@ def _flag_value(argv: tuple, flag: str) -> str | None:
     return None
 
 
-def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict | None = None,
-                 name: str | None = None) -> str:
+def summary_line(
+    r: Rendering,
+    profile: dict,
+    precision: str | None,
+    plan: dict | None = None,
+    name: str | None = None,
+) -> str:
     """The card's header: the GPUs and nodes the deployment occupies and its layout, from the
     rendering's plan (plan.py) so it says what the command runs on, not what the profile has.
     `name`: the profile's `sizing.gpu_label`, when the caller has it."""
@@ -189,12 +291,24 @@ def summary_line(r: Rendering, profile: dict, precision: str | None, plan: dict 
         name = sizing.gpu_label(profile, r.hardware)
     per_node = profile.get("gpu_count") or 1
     if plan is not None:
-        return _plan_summary(name, per_node, plan["gpus"], plan.get("nodes", 1), plan["tp"], plan.get("pp", 1),
-                             plan.get("dp", 1), plan.get("ep"), precision)
+        return _plan_summary(
+            name,
+            per_node,
+            plan["gpus"],
+            plan.get("nodes", 1),
+            plan["tp"],
+            plan.get("pp", 1),
+            plan.get("dp", 1),
+            plan.get("ep"),
+            precision,
+        )
     parts = [_gpus_text(name, per_node, per_node, r.node_count)]
     if (main := r.main_process) is not None:
-        for flag, short in (("--tensor-parallel-size", "TP"), ("--pipeline-parallel-size", "PP"),
-                            ("--data-parallel-size", "DP")):
+        for flag, short in (
+            ("--tensor-parallel-size", "TP"),
+            ("--pipeline-parallel-size", "PP"),
+            ("--data-parallel-size", "DP"),
+        ):
             value = _flag_value(main.argv, flag)
             if value:
                 parts.append(f"{short}={value}")
@@ -231,14 +345,30 @@ def _joined(parts: list, precision: str | None) -> str:
 
 
 def feature_set_json(choices: tuple[FeatureChoice, ...]) -> list[dict]:
-    return [{"name": c.name, "label": c.label, "description": c.description, "default": c.default,
-             "modes": None if c.modes is None else [
-                 {"name": m.name, "label": m.label, "description": m.description, "lines": list(m.lines)}
-                 for m in c.modes],
-             "lines": None if c.lines is None else list(c.lines)} for c in choices]
+    return [
+        {
+            "name": c.name,
+            "label": c.label,
+            "description": c.description,
+            "default": c.default,
+            "modes": None
+            if c.modes is None
+            else [
+                {
+                    "name": m.name,
+                    "label": m.label,
+                    "description": m.description,
+                    "lines": list(m.lines),
+                }
+                for m in c.modes
+            ],
+            "lines": None if c.lines is None else list(c.lines),
+        }
+        for c in choices
+    ]
 
 
-_CANONICAL = json.JSONEncoder(sort_keys=True).encode     # json.dumps(_, sort_keys=True), one encoder
+_CANONICAL = json.JSONEncoder(sort_keys=True).encode  # json.dumps(_, sort_keys=True), one encoder
 
 
 class Table:
@@ -264,7 +394,9 @@ class SharedParts:
     Choices depend on the strategy only through features' `strategies` lists, and on the kv-store
     only through companions; the cache key leaves those out when no feature of the recipe has them."""
 
-    def __init__(self, rec: RecipeInput, ctx: Context, hw: str, across: AcrossHardware | None = None):
+    def __init__(
+        self, rec: RecipeInput, ctx: Context, hw: str, across: AcrossHardware | None = None
+    ):
         self.feature_sets = Table()
         self.extra_sets = Table()
         self._choices: dict[tuple, tuple] = {}
@@ -277,21 +409,45 @@ class SharedParts:
         """The feature choices of a rendering of `rec`, their index in `feature_sets` and their
         feature set's `_CANONICAL` text (a complete key of the choices: every field is in it)."""
         strategy = r.feature_strategy
-        key = (r.hardware, r.variant, strategy if self._by_strategy else "", r.kv is not None and self._by_kv)
+        key = (
+            r.hardware,
+            r.variant,
+            strategy if self._by_strategy else "",
+            r.kv is not None and self._by_kv,
+        )
         hit = self._choices.get(key)
         if hit is None:
-            choices, text, feature_set = self._across.choices(rec.data, r.hardware, r.variant, strategy, r.kv is not None)
-            hit = self._choices[key] = (choices, self.feature_sets.index_of_key(text, lambda: feature_set), text)
+            choices, text, feature_set = self._across.choices(
+                rec.data, r.hardware, r.variant, strategy, r.kv is not None
+            )
+            hit = self._choices[key] = (
+                choices,
+                self.feature_sets.index_of_key(text, lambda: feature_set),
+                text,
+            )
         return hit
 
-    def parts(self, r: Rendering, plan: dict | None, processes: list, extras: tuple, feature_set: int,
-              locked: bool) -> dict:
+    def parts(
+        self,
+        r: Rendering,
+        plan: dict | None,
+        processes: list,
+        extras: tuple,
+        feature_set: int,
+        locked: bool,
+    ) -> dict:
         """The picker's parts of `r` in this document (`processes`: its `_process_parts`, `extras`:
         its `_extras_entry`, whose tabs get their index in `extra_sets`)."""
         text, tabs = extras
-        return {"summary": summary_line(r, self.profile, self.precisions.get(r.variant), plan, self.gpu_name),
-                "processes": processes, "extras": self.extra_sets.index_of_key(text, lambda: tabs),
-                "features": feature_set, "features_locked": locked}
+        return {
+            "summary": summary_line(
+                r, self.profile, self.precisions.get(r.variant), plan, self.gpu_name
+            ),
+            "processes": processes,
+            "extras": self.extra_sets.index_of_key(text, lambda: tabs),
+            "features": feature_set,
+            "features_locked": locked,
+        }
 
     def shown(self, r: Rendering) -> Shown:
         """What `r`'s entry shares with its re-labelled copies on other hardware (`Shown`), made
@@ -304,11 +460,13 @@ class SharedParts:
             found = families[key] = Shown(r)
         return found
 
-    def entry(self, r: Rendering, shown: Shown, plan: dict | None, locked: bool, feature_set: int) -> dict:
+    def entry(
+        self, r: Rendering, shown: Shown, plan: dict | None, locked: bool, feature_set: int
+    ) -> dict:
         """The entry of a rendering of this document but its `plan` (`rendering_json` and
         `rendering_parts`, what they take from the rendering alone from its family's `shown`)."""
         doc = shown.json.copy()
-        doc["hardware"] = r.hardware        # first of the fields, as in rendering_json
+        doc["hardware"] = r.hardware  # first of the fields, as in rendering_json
         doc["parts"] = self.parts(r, plan, shown.processes_parts, shown.extras, feature_set, locked)
         return doc
 
@@ -320,7 +478,7 @@ class AcrossHardware:
 
     def __init__(self, ctx: Context):
         self._ctx = ctx
-        self.families: dict[object, Shown] = {}   # Rendering.family -> Shown
+        self.families: dict[object, Shown] = {}  # Rendering.family -> Shown
         self._recordings: dict[str, Recording] = {}
         self._made: dict[tuple, list] = {}
         self._recipe_reads: tuple | None = None
@@ -334,12 +492,19 @@ class AcrossHardware:
         if found is None or found[0] is not recipe:
             features = [f for f in mapping(recipe.get("features")).values() if isinstance(f, dict)]
             found = self._recipe_reads = (
-                recipe, any(f.get("strategies") for f in features),
+                recipe,
+                any(f.get("strategies") for f in features),
                 any(mapping(f.get("companion")).get("command") for f in features),
-                {key: mapping(v).get("precision") for key, v in mapping(recipe.get("variants")).items()})
+                {
+                    key: mapping(v).get("precision")
+                    for key, v in mapping(recipe.get("variants")).items()
+                },
+            )
         return found[1:]
 
-    def choices(self, recipe: dict, hw: str, variant: str, strategy: str, with_kv_store: bool) -> tuple[tuple, str, list]:
+    def choices(
+        self, recipe: dict, hw: str, variant: str, strategy: str, with_kv_store: bool
+    ) -> tuple[tuple, str, list]:
         """`_interned(feature_choices(...))` on the profile `hw`. Choices are asked on every
         hardware of a variant (1,563 times on the compat corpus, 90 distinct values), and most
         profiles answer every question they ask of the hardware alike: as synthesis does
@@ -354,7 +519,9 @@ class AcrossHardware:
         for earlier, found in reversed(made):
             if earlier.agrees(recording):
                 return found
-        found = _interned(feature_choices(recipe, recording, variant, strategy, with_kv_store=with_kv_store))
+        found = _interned(
+            feature_choices(recipe, recording, variant, strategy, with_kv_store=with_kv_store)
+        )
         made.append((recording, found))
         return found
 
@@ -367,7 +534,17 @@ class Shown:
     `features_locked` per feature set (which reads the choices, whole in their text, and the
     processes' lines). Its dicts and lists are shared by the documents and never changed. `plans`:
     the family's memo of what its plans read of the rendering alone (plan.rendering_plans)."""
-    __slots__ = ("rendering", "processes", "splits", "json", "processes_parts", "extras", "_locks", "plans")
+
+    __slots__ = (
+        "rendering",
+        "processes",
+        "splits",
+        "json",
+        "processes_parts",
+        "extras",
+        "_locks",
+        "plans",
+    )
 
     def __init__(self, r: Rendering):
         self.rendering = r
@@ -393,12 +570,14 @@ _CHOICES: dict[tuple, tuple[tuple, str, list]] = {}
 def _interned(choices: tuple) -> tuple[tuple, str, list]:
     """The one copy of equal feature choices, the `_CANONICAL` text of their feature set and the
     feature set (shared by the documents that list it, never changed)."""
+
     # Memo: equal choices recur on every hardware of a recipe; one copy makes the memos keyed on
     # choices (plan._memory_states) compare them by identity, not field by field.
     # Correct because choices are frozen values: equal ones are interchangeable.
     def intern():
         feature_set = feature_set_json(choices)
         return choices, _CANONICAL(feature_set), feature_set
+
     return _kept(_CHOICES, choices, intern, 4096)
 
 
@@ -439,7 +618,7 @@ def _toggle_flags(choices: tuple, text: str) -> frozenset | None:
     """`toggle_flags(choices)`, kept by the feature set's text."""
     # Memo: one feature set recurs with many processes (1,397 `_exact` calls and 71 feature sets
     # on the compat corpus); keyed by its text, which holds every line; emptied with the recipe.
-    found = _TOGGLES.get(text, _TOGGLES)        # (the dict itself: no answer yet; None is one)
+    found = _TOGGLES.get(text, _TOGGLES)  # (the dict itself: no answer yet; None is one)
     if found is _TOGGLES:
         found = _TOGGLES[text] = toggle_flags(choices)
     return found
@@ -467,13 +646,17 @@ def _split_lines(command: str, docker_command: str, before: tuple, after: tuple)
     # What splitting both commands into lists and comparing them gives (tests/test_picker.py
     # holds it to that plain form), with slices, a count and an end compare instead of lists.
     body = command.split(SEP)
-    lines = len(body) - 1                   # the argument lines, after the command's first line
+    lines = len(body) - 1  # the argument lines, after the command's first line
     at = len(before)
-    n = lines - at - len(after)             # the feature block's lines
-    if n < 0 or (before and tuple(body[1:1 + at]) != before) or (after and tuple(body[1 + at + n:]) != after):
+    n = lines - at - len(after)  # the feature block's lines
+    if (
+        n < 0
+        or (before and tuple(body[1 : 1 + at]) != before)
+        or (after and tuple(body[1 + at + n :]) != after)
+    ):
         return None
     docker_at = docker_command.count(SEP) + 1 - lines
-    if lines and not _ends_in_lines(docker_command, command[len(body[0]):], docker_at):
+    if lines and not _ends_in_lines(docker_command, command[len(body[0]) :], docker_at):
         return None
     return {"at": at, "n": n, "docker_at": docker_at}
 
@@ -491,14 +674,20 @@ def _ends_in_lines(docker_command: str, lines: str, docker_at: int) -> bool:
     # space, so that needs `head` to end in SEP's first four characters: split for that rare case.
     if not docker_command.endswith(SEP[:4], 0, len(docker_command) - len(lines)):
         return True
-    return docker_command.split(SEP)[docker_at:] == lines[len(SEP):].split(SEP)
+    return docker_command.split(SEP)[docker_at:] == lines[len(SEP) :].split(SEP)
 
 
 _NO_SPLIT = {"at": 0, "n": 0, "docker_at": 0}
 
 
-def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked: bool, splits: list,
-                    feature_set: int) -> dict:
+def rendering_parts(
+    r: Rendering,
+    shared: SharedParts,
+    plan: dict | None,
+    locked: bool,
+    splits: list,
+    feature_set: int,
+) -> dict:
     """The picker's parts of a rendering; `locked` is `features_locked` of its choices (which
     already requires every process to `_split`), `splits` its processes' `_split`s (in
     `Rendering.processes` order, which is `_processes`' order), `feature_set` the index of its
@@ -511,15 +700,24 @@ def rendering_parts(r: Rendering, shared: SharedParts, plan: dict | None, locked
 def _process_parts(r: Rendering, splits: list) -> list[dict]:
     """The `processes` of a rendering's parts (`splits`: as `rendering_parts` takes them)."""
     parts = []
-    shared_env = r.single or r.head or r.kv        # one environment for all processes, else each pool's
+    shared_env = r.single or r.head or r.kv  # one environment for all processes, else each pool's
     env_text = exports(r.env) if shared_env else None
     for (pid, label, path, docker_path, p), split in zip(_processes(r), splits):
-        parts.append({"id": pid, "label": label, "path": path, "docker_path": docker_path,
-                      "exports": env_text if shared_env else exports(p.env), **(split or _NO_SPLIT)})
+        parts.append(
+            {
+                "id": pid,
+                "label": label,
+                "path": path,
+                "docker_path": docker_path,
+                "exports": env_text if shared_env else exports(p.env),
+                **(split or _NO_SPLIT),
+            }
+        )
     return parts
 
 
 # -- the page's embedded summary ----------------------------------------------------------------
+
 
 def _variant_label(recipe: dict, key: str, variant: dict) -> str:
     """A variant's pill: its label, else its precision and its weights in GiB (the unit of every
@@ -540,17 +738,41 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
     for tree in rec.rendered.trees:
         v = mapping(variants.get(tree.variant))
         trees[tree.variant] = {
-            "label": _variant_label(rec.data, tree.variant, v), "precision": v.get("precision"),
-            "vram_gb": v.get("vram_minimum_gb"), "model_id": tree.model_id, "description": v.get("description") or "",
-            "default_hardware": tree.default_hardware, "hardware": [res.hardware for res in tree.by_hardware]}
-    hardware = {hw_id: {"label": p.get("display_name") or hw_id, "gpu": sizing.gpu_label(p, hw_id), "brand": p.get("brand"),
-                        "gpu_count": p.get("gpu_count"), "vram_per_gpu_gb": round(sizing.per_gpu_gib(p), 1),
-                        "verified": declared.get(hw_id) == "verified"}
-                for hw_id, p in ctx.profiles.items()}
-    strategies = {sid: {"label": spec.get("display_name") or sid, "deploy_type": spec.get("deploy_type"),
-                        "orientation": spec.get("orientation")} for sid, spec in ctx.strategies.items()}
+            "label": _variant_label(rec.data, tree.variant, v),
+            "precision": v.get("precision"),
+            "vram_gb": v.get("vram_minimum_gb"),
+            "model_id": tree.model_id,
+            "description": v.get("description") or "",
+            "default_hardware": tree.default_hardware,
+            "hardware": [res.hardware for res in tree.by_hardware],
+        }
+    hardware = {
+        hw_id: {
+            "label": p.get("display_name") or hw_id,
+            "gpu": sizing.gpu_label(p, hw_id),
+            "brand": p.get("brand"),
+            "gpu_count": p.get("gpu_count"),
+            "vram_per_gpu_gb": round(sizing.per_gpu_gib(p), 1),
+            "verified": declared.get(hw_id) == "verified",
+        }
+        for hw_id, p in ctx.profiles.items()
+    }
+    strategies = {
+        sid: {
+            "label": spec.get("display_name") or sid,
+            "deploy_type": spec.get("deploy_type"),
+            "orientation": spec.get("orientation"),
+        }
+        for sid, spec in ctx.strategies.items()
+    }
     first = rec.rendered.trees[0] if rec.rendered.trees else None
     default = {"variant": first.variant, "hardware": first.default_hardware} if first else None
-    return {"id": rec.hf_id, "api_url": url("/" + hw_doc_path(rec.hf_id, "{hw}")), "default": default,
-            "variants": trees, "hardware": hardware, "strategies": strategies,
-            "initial": initial}
+    return {
+        "id": rec.hf_id,
+        "api_url": url("/" + hw_doc_path(rec.hf_id, "{hw}")),
+        "default": default,
+        "variants": trees,
+        "hardware": hardware,
+        "strategies": strategies,
+        "initial": initial,
+    }

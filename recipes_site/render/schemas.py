@@ -8,6 +8,7 @@ another file), so a consumer validates with `jsonschema.validate(doc, schema)` a
 Its `$id` is the absolute URL it is served at (`<base_url>/api/v1/schema/<name>.schema.json`);
 a preview build, which does not know its URL, writes no `$id` rather than a made-up one.
 """
+
 from __future__ import annotations
 
 from recipes_site.catalog.documents import PROJECT_ROOT
@@ -16,7 +17,12 @@ SCHEMA_DIR = "api/v1/schema"
 # The recipe format's schema as `recipes-site schema` writes it from the pydantic models
 # (catalog/types.py); tests/test_cli.py keeps the file byte-equal to their output.
 RECIPE_SCHEMA_FILE = PROJECT_ROOT / "schema" / "recipe.schema.json"
-STR, INT, BOOL, OBJ = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "object"}
+STR, INT, BOOL, OBJ = (
+    {"type": "string"},
+    {"type": "integer"},
+    {"type": "boolean"},
+    {"type": "object"},
+)
 STR_OR_NULL = {"type": ["string", "null"]}
 STR_LIST = {"type": "array", "items": STR}
 ENV = {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}
@@ -24,7 +30,11 @@ DEPLOY_TYPES = ["single_node", "multi_node", "pd_cluster", "kv_store_lb"]
 
 
 def _obj(required: dict, optional: dict | None = None, closed: bool = True) -> dict:
-    schema = {"type": "object", "required": list(required), "properties": {**required, **(optional or {})}}
+    schema = {
+        "type": "object",
+        "required": list(required),
+        "properties": {**required, **(optional or {})},
+    }
     if closed:
         schema["additionalProperties"] = False
     return schema
@@ -39,153 +49,427 @@ def _many(name: str) -> dict:
 
 
 PATH = {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1}
-PARTS = _obj({
-    "summary": STR,
-    "processes": {"type": "array", "minItems": 1, "items": _obj({
-        "id": STR, "label": STR, "path": PATH, "docker_path": PATH, "exports": STR,
-        "at": {"type": "integer", "minimum": 0}, "n": {"type": "integer", "minimum": 0},
-        "docker_at": {"type": "integer", "minimum": 0}})},
-    "extras": {"type": "integer", "minimum": 0},
-    "features": {"type": "integer", "minimum": 0},
-    "features_locked": BOOL})
-FEATURE = _obj({"name": STR, "label": STR, "description": STR, "default": {"type": ["boolean", "string"]},
-                "modes": {"type": ["array", "null"], "items": _obj({"name": STR, "label": STR, "description": STR,
-                                                                    "lines": STR_LIST})},
-                "lines": {"type": ["array", "null"], "items": STR}})
-EXTRA = {"type": "object", "required": ["id", "label"], "additionalProperties": False,
-         "properties": {"id": STR, "label": STR, "text": STR, "prefix": STR, "path": PATH}}
+PARTS = _obj(
+    {
+        "summary": STR,
+        "processes": {
+            "type": "array",
+            "minItems": 1,
+            "items": _obj(
+                {
+                    "id": STR,
+                    "label": STR,
+                    "path": PATH,
+                    "docker_path": PATH,
+                    "exports": STR,
+                    "at": {"type": "integer", "minimum": 0},
+                    "n": {"type": "integer", "minimum": 0},
+                    "docker_at": {"type": "integer", "minimum": 0},
+                }
+            ),
+        },
+        "extras": {"type": "integer", "minimum": 0},
+        "features": {"type": "integer", "minimum": 0},
+        "features_locked": BOOL,
+    }
+)
+FEATURE = _obj(
+    {
+        "name": STR,
+        "label": STR,
+        "description": STR,
+        "default": {"type": ["boolean", "string"]},
+        "modes": {
+            "type": ["array", "null"],
+            "items": _obj({"name": STR, "label": STR, "description": STR, "lines": STR_LIST}),
+        },
+        "lines": {"type": ["array", "null"], "items": STR},
+    }
+)
+EXTRA = {
+    "type": "object",
+    "required": ["id", "label"],
+    "additionalProperties": False,
+    "properties": {"id": STR, "label": STR, "text": STR, "prefix": STR, "path": PATH},
+}
 NUM = {"type": "number"}
 # plan.plan_of: what one rendering asks of the machine, in GiB (every figure shown beside a command)
-ONE_PLAN = _obj({
-    "gpus": {"type": "integer", "minimum": 1}, "tp": {"type": "integer", "minimum": 1},
-    "budget_gib_per_gpu": NUM, "overhead_gib_per_gpu": NUM}, {
-    "nodes": {"type": "integer", "minimum": 2}, "pp": {"type": "integer", "minimum": 2},
-    "dp": {"type": "integer", "minimum": 2}, "ep": {"const": True},
-    "weights_gib": NUM, "weights_gib_per_gpu": NUM, "kv_cache_bytes_per_gpu": {"type": "integer", "minimum": 0},
-    "kv_bytes_per_token_per_gpu": NUM, "max_tokens": {"type": "integer", "minimum": 0},
-    "concurrency": {"type": "integer", "minimum": 0}, "context_length": {"type": "integer", "minimum": 1},
-    "windows_per_gpu": {"type": "array", "items": _obj({"window": {"type": "integer", "minimum": 1}, "bytes_per_token": NUM})},
-    "prefill_chunk": {"type": "integer", "minimum": 0}, "draft": STR,
-     "state_bytes_per_sequence_per_gpu": {"type": "integer", "minimum": 1},
-    "verdict": {"enum": ["fits", "over", "no_kv", "short"]}})
+ONE_PLAN = _obj(
+    {
+        "gpus": {"type": "integer", "minimum": 1},
+        "tp": {"type": "integer", "minimum": 1},
+        "budget_gib_per_gpu": NUM,
+        "overhead_gib_per_gpu": NUM,
+    },
+    {
+        "nodes": {"type": "integer", "minimum": 2},
+        "pp": {"type": "integer", "minimum": 2},
+        "dp": {"type": "integer", "minimum": 2},
+        "ep": {"const": True},
+        "weights_gib": NUM,
+        "weights_gib_per_gpu": NUM,
+        "kv_cache_bytes_per_gpu": {"type": "integer", "minimum": 0},
+        "kv_bytes_per_token_per_gpu": NUM,
+        "max_tokens": {"type": "integer", "minimum": 0},
+        "concurrency": {"type": "integer", "minimum": 0},
+        "context_length": {"type": "integer", "minimum": 1},
+        "windows_per_gpu": {
+            "type": "array",
+            "items": _obj({"window": {"type": "integer", "minimum": 1}, "bytes_per_token": NUM}),
+        },
+        "prefill_chunk": {"type": "integer", "minimum": 0},
+        "draft": STR,
+        "state_bytes_per_sequence_per_gpu": {"type": "integer", "minimum": 1},
+        "verdict": {"enum": ["fits", "over", "no_kv", "short"]},
+    },
+)
 # plan.plan_json: the plan as rendered, per feature state that changes memory, and the replica parts
-RENDERING_PLAN = _obj({"default": ONE_PLAN},
-                      {"keys": STR_LIST, "by": {"type": "object", "additionalProperties": ONE_PLAN},
-                       "replicas": _obj({"replicas": {"type": "array", "minItems": 2, "items": _obj({
-                          "gpus": STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}})},
-                          "serve_prefix": STR, "docker_head": STR, "suffix": STR})})
-HEAD = {"hardware": STR, "strategy": STR, "variant": STR, "node_count": {"type": "integer", "minimum": 1},
-        "deploy_type": {"enum": DEPLOY_TYPES}, "env": ENV}
+RENDERING_PLAN = _obj(
+    {"default": ONE_PLAN},
+    {
+        "keys": STR_LIST,
+        "by": {"type": "object", "additionalProperties": ONE_PLAN},
+        "replicas": _obj(
+            {
+                "replicas": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": _obj(
+                        {"gpus": STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}
+                    ),
+                },
+                "serve_prefix": STR,
+                "docker_head": STR,
+                "suffix": STR,
+            }
+        ),
+    },
+)
+HEAD = {
+    "hardware": STR,
+    "strategy": STR,
+    "variant": STR,
+    "node_count": {"type": "integer", "minimum": 1},
+    "deploy_type": {"enum": DEPLOY_TYPES},
+    "env": ENV,
+}
 DOCKER_IMAGE = {"docker_image": STR, "parts": PARTS, "notes": STR_LIST, "plan": RENDERING_PLAN}
-POOL = _obj({"command": STR, "argv": STR_LIST, "env": ENV, "nodes": INT, "parallelism": STR, "tp": INT,
-             "dpLocal": INT, "dpSize": INT, "poolGpus": INT, "currentNode": INT, "startRank": INT,
-             "docker_command": STR, "docker_argv": STR_LIST})
+POOL = _obj(
+    {
+        "command": STR,
+        "argv": STR_LIST,
+        "env": ENV,
+        "nodes": INT,
+        "parallelism": STR,
+        "tp": INT,
+        "dpLocal": INT,
+        "dpSize": INT,
+        "poolGpus": INT,
+        "currentNode": INT,
+        "startRank": INT,
+        "docker_command": STR,
+        "docker_argv": STR_LIST,
+    }
+)
 
 
 def _workers(prefix: str, nullable: bool) -> dict:
     lst = {"type": ["array", "null"] if nullable else "array"}
-    return {f"{prefix}worker_command": STR_OR_NULL, f"{prefix}worker_commands": {**lst, "items": STR},
-            f"{prefix}worker_argv": {"type": ["array", "null"], "items": STR},
-            f"{prefix}worker_argvs": {**lst, "items": STR_LIST},
-            f"{prefix}worker_docker_command": STR_OR_NULL,
-            f"{prefix}worker_docker_commands": {**lst, "items": STR},
-            f"{prefix}worker_docker_argv": {"type": ["array", "null"], "items": STR},
-            f"{prefix}worker_docker_argvs": {**lst, "items": STR_LIST}}
+    return {
+        f"{prefix}worker_command": STR_OR_NULL,
+        f"{prefix}worker_commands": {**lst, "items": STR},
+        f"{prefix}worker_argv": {"type": ["array", "null"], "items": STR},
+        f"{prefix}worker_argvs": {**lst, "items": STR_LIST},
+        f"{prefix}worker_docker_command": STR_OR_NULL,
+        f"{prefix}worker_docker_commands": {**lst, "items": STR},
+        f"{prefix}worker_docker_argv": {"type": ["array", "null"], "items": STR},
+        f"{prefix}worker_docker_argvs": {**lst, "items": STR_LIST},
+    }
 
 
-RENDERING = {"oneOf": [
-    _obj({**HEAD, "deploy_type": {"const": "single_node"}, "command": STR, "argv": STR_LIST,
-          "docker_command": STR, "docker_argv": STR_LIST}, DOCKER_IMAGE),
-    _obj({**HEAD, "deploy_type": {"const": "multi_node"}, "head_command": STR, "head_argv": STR_LIST,
-          "head_docker_command": STR, "head_docker_argv": STR_LIST, **_workers("", False)}, DOCKER_IMAGE),
-    _obj({**HEAD, "deploy_type": {"const": "pd_cluster"}, "prefill": POOL, "decode": POOL,
-          "router": _obj({"command": STR, "install": STR}), "router_config": {"type": ["object", "null"]}},
-         DOCKER_IMAGE),
-    _obj({**HEAD, "deploy_type": {"const": "kv_store_lb"}, "serving_strategy": STR,
-          "kv_min_vllm_version": STR_OR_NULL, "instances": INT, "vllm_command": STR, "vllm_argv": STR_LIST,
-          **_workers("vllm_", True), "vllm_install": STR_OR_NULL, "vllm_docker_command": STR,
-          "vllm_docker_argv": STR_LIST, "master": {"type": ["object", "null"]},
-          "store": {"type": ["object", "null"]},
-          "router": {"oneOf": [{"type": "null"}, _obj({"command": STR, "install": STR_OR_NULL,
-                                                      "port": {"type": ["integer", "null"]}})]},
-          "mooncake_config": {"type": ["object", "null"]}, "mooncake_config_note": STR_OR_NULL},
-         DOCKER_IMAGE),
-]}
+RENDERING = {
+    "oneOf": [
+        _obj(
+            {
+                **HEAD,
+                "deploy_type": {"const": "single_node"},
+                "command": STR,
+                "argv": STR_LIST,
+                "docker_command": STR,
+                "docker_argv": STR_LIST,
+            },
+            DOCKER_IMAGE,
+        ),
+        _obj(
+            {
+                **HEAD,
+                "deploy_type": {"const": "multi_node"},
+                "head_command": STR,
+                "head_argv": STR_LIST,
+                "head_docker_command": STR,
+                "head_docker_argv": STR_LIST,
+                **_workers("", False),
+            },
+            DOCKER_IMAGE,
+        ),
+        _obj(
+            {
+                **HEAD,
+                "deploy_type": {"const": "pd_cluster"},
+                "prefill": POOL,
+                "decode": POOL,
+                "router": _obj({"command": STR, "install": STR}),
+                "router_config": {"type": ["object", "null"]},
+            },
+            DOCKER_IMAGE,
+        ),
+        _obj(
+            {
+                **HEAD,
+                "deploy_type": {"const": "kv_store_lb"},
+                "serving_strategy": STR,
+                "kv_min_vllm_version": STR_OR_NULL,
+                "instances": INT,
+                "vllm_command": STR,
+                "vllm_argv": STR_LIST,
+                **_workers("vllm_", True),
+                "vllm_install": STR_OR_NULL,
+                "vllm_docker_command": STR,
+                "vllm_docker_argv": STR_LIST,
+                "master": {"type": ["object", "null"]},
+                "store": {"type": ["object", "null"]},
+                "router": {
+                    "oneOf": [
+                        {"type": "null"},
+                        _obj(
+                            {
+                                "command": STR,
+                                "install": STR_OR_NULL,
+                                "port": {"type": ["integer", "null"]},
+                            }
+                        ),
+                    ]
+                },
+                "mooncake_config": {"type": ["object", "null"]},
+                "mooncake_config_note": STR_OR_NULL,
+            },
+            DOCKER_IMAGE,
+        ),
+    ]
+}
 
 PICK = _obj({"variant": STR, "strategy": STR, "node_count": INT})
-PROFILE = {"type": "object", "required": ["brand", "gpu_count", "vram_gb"],
-           "properties": {"brand": STR, "generation": {"type": ["string", "array"]}, "display_name": STR,
-                          "gpu_count": INT, "vram_gb": {"type": "number"}}}
-FIT = _obj({"fits_one_gpu": BOOL, "fits_one_node": BOOL, "min_gpus": INT,
-            "tensor_parallel": {"type": ["integer", "null"]}, "replicas_per_node": INT, "nodes_needed": INT})
+PROFILE = {
+    "type": "object",
+    "required": ["brand", "gpu_count", "vram_gb"],
+    "properties": {
+        "brand": STR,
+        "generation": {"type": ["string", "array"]},
+        "display_name": STR,
+        "gpu_count": INT,
+        "vram_gb": {"type": "number"},
+    },
+}
+FIT = _obj(
+    {
+        "fits_one_gpu": BOOL,
+        "fits_one_node": BOOL,
+        "min_gpus": INT,
+        "tensor_parallel": {"type": ["integer", "null"]},
+        "replicas_per_node": INT,
+        "nodes_needed": INT,
+    }
+)
 NUM_OR_NULL = {"type": ["number", "null"]}
-SIZING = _obj({"computed_vram_gb": NUM_OR_NULL, "declared_vram_gb": NUM_OR_NULL, "basis_gb": NUM_OR_NULL,
-               "hardware": {"type": "object", "additionalProperties": FIT}})
+SIZING = _obj(
+    {
+        "computed_vram_gb": NUM_OR_NULL,
+        "declared_vram_gb": NUM_OR_NULL,
+        "basis_gb": NUM_OR_NULL,
+        "hardware": {"type": "object", "additionalProperties": FIT},
+    }
+)
 INSTALL_STEP = _obj({"command": STR}, {"note": STR})
 INT_OR_NULL = {"type": ["integer", "null"]}
 NONNEG = {"type": "integer", "minimum": 0}
 POS = {"type": "integer", "minimum": 1}
 # fit.panel_entry: one rendering's memory budget per GPU and the numbers of the page formulas
-KV_DEPLOYMENT = _obj({
-    "strategy": STR, "node_count": POS, "variant": STR, "tp": POS, "pp": POS, "dp": POS, "expert_parallel": BOOL,
-    "kv_cache_dtype": STR, "gpu_memory_utilization": {"type": "number", "exclusiveMinimum": 0},
-    "vram_gib_per_gpu": {"type": "number"}, "budget_gib_per_gpu": {"type": "number"},
-    "weights_gib_per_gpu": NUM_OR_NULL, "overhead_gib_per_gpu": {"type": "number", "minimum": 0},
-    "kv_cache_gib_per_gpu": NUM_OR_NULL, "kv_cache_bytes_per_gpu": {"type": ["integer", "null"], "minimum": 0},
-    "kv_bytes_per_token": INT_OR_NULL, "kv_bytes_per_sequence_window": INT_OR_NULL,
-    "kv_bytes_per_token_per_gpu": NUM_OR_NULL,
-    "windows_per_gpu": {"type": "array", "items": _obj({"window": POS, "bytes_per_token": {"type": "number"}})},
-    "prefill_chunk": NONNEG, "context_length": INT_OR_NULL, "evaluated_len": INT_OR_NULL,
-    "max_tokens": INT_OR_NULL, "max_concurrency": INT_OR_NULL, "max_model_len": INT_OR_NULL,
-    "safe_max_model_len": INT_OR_NULL, "context_fits": {"type": ["boolean", "null"]},
-    "missing_facts": STR_LIST, "notes": STR_LIST},
-    {"state_bytes_per_sequence_per_gpu": POS})      # linear-attention / Mamba state per request (kv_cache.py)
-KV_SIZING = {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": _obj({
-    "deployments": {"type": "array", "minItems": 1, "items": KV_DEPLOYMENT}})}}
+KV_DEPLOYMENT = _obj(
+    {
+        "strategy": STR,
+        "node_count": POS,
+        "variant": STR,
+        "tp": POS,
+        "pp": POS,
+        "dp": POS,
+        "expert_parallel": BOOL,
+        "kv_cache_dtype": STR,
+        "gpu_memory_utilization": {"type": "number", "exclusiveMinimum": 0},
+        "vram_gib_per_gpu": {"type": "number"},
+        "budget_gib_per_gpu": {"type": "number"},
+        "weights_gib_per_gpu": NUM_OR_NULL,
+        "overhead_gib_per_gpu": {"type": "number", "minimum": 0},
+        "kv_cache_gib_per_gpu": NUM_OR_NULL,
+        "kv_cache_bytes_per_gpu": {"type": ["integer", "null"], "minimum": 0},
+        "kv_bytes_per_token": INT_OR_NULL,
+        "kv_bytes_per_sequence_window": INT_OR_NULL,
+        "kv_bytes_per_token_per_gpu": NUM_OR_NULL,
+        "windows_per_gpu": {
+            "type": "array",
+            "items": _obj({"window": POS, "bytes_per_token": {"type": "number"}}),
+        },
+        "prefill_chunk": NONNEG,
+        "context_length": INT_OR_NULL,
+        "evaluated_len": INT_OR_NULL,
+        "max_tokens": INT_OR_NULL,
+        "max_concurrency": INT_OR_NULL,
+        "max_model_len": INT_OR_NULL,
+        "safe_max_model_len": INT_OR_NULL,
+        "context_fits": {"type": ["boolean", "null"]},
+        "missing_facts": STR_LIST,
+        "notes": STR_LIST,
+    },
+    {"state_bytes_per_sequence_per_gpu": POS},
+)  # linear-attention / Mamba state per request (kv_cache.py)
+KV_SIZING = {
+    "type": "object",
+    "additionalProperties": {
+        "type": "object",
+        "additionalProperties": _obj(
+            {"deployments": {"type": "array", "minItems": 1, "items": KV_DEPLOYMENT}}
+        ),
+    },
+}
 
 DOCUMENTS: dict[str, dict] = {
     "rendering": RENDERING,
-    "models": _obj({
-        "models": {"type": "array", "items": _obj({
-            "id": STR, "title": STR_OR_NULL, "provider": STR_OR_NULL, "description": STR_OR_NULL,
-            "tasks": STR_LIST, "architecture": STR_OR_NULL, "parameter_count": STR_OR_NULL,
-            "active_parameters": STR_OR_NULL, "context_length": {"type": ["integer", "null"]},
-            "precisions": STR_LIST, "min_vllm_version": STR_OR_NULL, "date_added": STR_OR_NULL,
-            "date_updated": STR_OR_NULL, "hardware": STR_LIST, "verified_hardware": STR_LIST,
-            "links": _obj({"page": STR, "json": STR, "huggingface": STR})})},
-        "checkpoints": {"type": "array", "items": _obj({"id": STR, "recipe": STR, "variant": STR, "json": STR,
-                                                        "huggingface": STR})}}),
-    "model": _obj({
-        "id": STR, "recipe": {"type": "object", "required": ["meta"]},
-        "install": _obj({}, {"pip": INSTALL_STEP, "docker": INSTALL_STEP, "extras": {"type": "array"}}),
-        "default_hardware": {"type": "object", "additionalProperties": STR},
-        "checkpoints": {"type": "object", "additionalProperties": STR},
-        "hardware": {"type": "object", "additionalProperties": STR},
-        "sizing": {"type": "object", "additionalProperties": SIZING}},
-        {"kv_sizing": KV_SIZING}),
-    "model-hardware": _obj({
-        "recipe": STR, "hardware": STR, "hardware_profile": PROFILE,
-        "recommended": {"type": "object", "minProperties": 1, "additionalProperties": PICK},
-        "renderings": {"type": "array", "minItems": 1, "items": _ref("rendering")},
-        "feature_sets": {"type": "array", "items": {"type": "array", "items": FEATURE}},
-        "extra_sets": {"type": "array", "items": {"type": "array", "items": EXTRA}}}),
-    "hardware-index": _obj({"hardware": {"type": "array", "items": {
-        "allOf": [PROFILE, {"type": "object", "required": ["id", "models", "json"],
-                            "properties": {"id": STR, "models": INT, "json": STR}}]}}}),
+    "models": _obj(
+        {
+            "models": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "id": STR,
+                        "title": STR_OR_NULL,
+                        "provider": STR_OR_NULL,
+                        "description": STR_OR_NULL,
+                        "tasks": STR_LIST,
+                        "architecture": STR_OR_NULL,
+                        "parameter_count": STR_OR_NULL,
+                        "active_parameters": STR_OR_NULL,
+                        "context_length": {"type": ["integer", "null"]},
+                        "precisions": STR_LIST,
+                        "min_vllm_version": STR_OR_NULL,
+                        "date_added": STR_OR_NULL,
+                        "date_updated": STR_OR_NULL,
+                        "hardware": STR_LIST,
+                        "verified_hardware": STR_LIST,
+                        "links": _obj({"page": STR, "json": STR, "huggingface": STR}),
+                    }
+                ),
+            },
+            "checkpoints": {
+                "type": "array",
+                "items": _obj(
+                    {"id": STR, "recipe": STR, "variant": STR, "json": STR, "huggingface": STR}
+                ),
+            },
+        }
+    ),
+    "model": _obj(
+        {
+            "id": STR,
+            "recipe": {"type": "object", "required": ["meta"]},
+            "install": _obj(
+                {}, {"pip": INSTALL_STEP, "docker": INSTALL_STEP, "extras": {"type": "array"}}
+            ),
+            "default_hardware": {"type": "object", "additionalProperties": STR},
+            "checkpoints": {"type": "object", "additionalProperties": STR},
+            "hardware": {"type": "object", "additionalProperties": STR},
+            "sizing": {"type": "object", "additionalProperties": SIZING},
+        },
+        {"kv_sizing": KV_SIZING},
+    ),
+    "model-hardware": _obj(
+        {
+            "recipe": STR,
+            "hardware": STR,
+            "hardware_profile": PROFILE,
+            "recommended": {"type": "object", "minProperties": 1, "additionalProperties": PICK},
+            "renderings": {"type": "array", "minItems": 1, "items": _ref("rendering")},
+            "feature_sets": {"type": "array", "items": {"type": "array", "items": FEATURE}},
+            "extra_sets": {"type": "array", "items": {"type": "array", "items": EXTRA}},
+        }
+    ),
+    "hardware-index": _obj(
+        {
+            "hardware": {
+                "type": "array",
+                "items": {
+                    "allOf": [
+                        PROFILE,
+                        {
+                            "type": "object",
+                            "required": ["id", "models", "json"],
+                            "properties": {"id": STR, "models": INT, "json": STR},
+                        },
+                    ]
+                },
+            }
+        }
+    ),
     # api.hardware_pages: page k of `pages`, `total` entries in all; walk `next` until null
-    "hardware": _obj({"hardware": STR, "profile": PROFILE, "page": POS, "pages": POS, "total": NONNEG,
-                      "prev": STR_OR_NULL, "next": STR_OR_NULL, "models": {"type": "array", "items": _obj({
-        "recipe": STR, "variant": STR, "model_id": STR, "strategy": STR, "node_count": INT,
-        "deploy_type": {"enum": DEPLOY_TYPES}, "env": ENV, "command": STR_OR_NULL, "json": STR})}}),
+    "hardware": _obj(
+        {
+            "hardware": STR,
+            "profile": PROFILE,
+            "page": POS,
+            "pages": POS,
+            "total": NONNEG,
+            "prev": STR_OR_NULL,
+            "next": STR_OR_NULL,
+            "models": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "recipe": STR,
+                        "variant": STR,
+                        "model_id": STR,
+                        "strategy": STR,
+                        "node_count": INT,
+                        "deploy_type": {"enum": DEPLOY_TYPES},
+                        "env": ENV,
+                        "command": STR_OR_NULL,
+                        "json": STR,
+                    }
+                ),
+            },
+        }
+    ),
     # search.shard_doc: records in name order from `start`, each an array in the order of `fields`
-    "search-shard": _obj({"shard": NONNEG, "start": NONNEG, "fields": STR_LIST,
-                          "records": {"type": "array", "items": {"type": "array"}}}),
+    "search-shard": _obj(
+        {
+            "shard": NONNEG,
+            "start": NONNEG,
+            "fields": STR_LIST,
+            "records": {"type": "array", "items": {"type": "array"}},
+        }
+    ),
     # search.id_buckets: lower-cased recipe, checkpoint or organisation id -> its page
     "search-ids": _obj({"ids": {"type": "object", "additionalProperties": STR}}),
-    "strategies": _obj({"strategies": {"type": "object", "additionalProperties": {
-        "type": "object", "required": ["name", "deploy_type"]}}}),
-    "taxonomy": {"type": "object", "required": ["hardware_profiles"],
-                 "properties": {"hardware_profiles": {"type": "object", "additionalProperties": PROFILE}}},
+    "strategies": _obj(
+        {
+            "strategies": {
+                "type": "object",
+                "additionalProperties": {"type": "object", "required": ["name", "deploy_type"]},
+            }
+        }
+    ),
+    "taxonomy": {
+        "type": "object",
+        "required": ["hardware_profiles"],
+        "properties": {"hardware_profiles": {"type": "object", "additionalProperties": PROFILE}},
+    },
 }
 
 
@@ -195,7 +479,11 @@ DEFS = {"rendering": RENDERING}
 
 def _refs(node) -> set[str]:
     if isinstance(node, dict):
-        found = {node["$ref"][len("#/$defs/"):]} if str(node.get("$ref", "")).startswith("#/$defs/") else set()
+        found = (
+            {node["$ref"][len("#/$defs/") :]}
+            if str(node.get("$ref", "")).startswith("#/$defs/")
+            else set()
+        )
         return found.union(*(_refs(v) for v in node.values()))
     if isinstance(node, list):
         return set().union(*(_refs(v) for v in node))
@@ -213,8 +501,12 @@ def schema_for(name: str, base_url: str | None = None) -> dict:
     if base_url:
         head["$id"] = schema_url(base_url, name)
     used = sorted(_refs(body))
-    return {**head, "title": f"recipes-site API: {name}", **body,
-            **({"$defs": {n: DEFS[n] for n in used}} if used else {})}
+    return {
+        **head,
+        "title": f"recipes-site API: {name}",
+        **body,
+        **({"$defs": {n: DEFS[n] for n in used}} if used else {}),
+    }
 
 
 def schema_name_for_path(rel: str) -> str | None:
@@ -256,6 +548,9 @@ def published_schemas(base_url: str | None, recipe_schema: dict) -> dict[str, di
     `$id` of its served URL (none in a preview build; the recipe schema's editor `$id` is dropped)."""
     recipe = {k: v for k, v in recipe_schema.items() if k != "$id"}
     if base_url:
-        recipe = {"$schema": recipe.get("$schema"), "$id": schema_url(base_url, "recipe"),
-                  **{k: v for k, v in recipe.items() if k != "$schema"}}
+        recipe = {
+            "$schema": recipe.get("$schema"),
+            "$id": schema_url(base_url, "recipe"),
+            **{k: v for k, v in recipe.items() if k != "$schema"},
+        }
     return {**all_schemas(base_url), f"{SCHEMA_DIR}/recipe.schema.json": recipe}

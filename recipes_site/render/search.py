@@ -12,6 +12,7 @@ Records carry exactly what the page script filters, counts, sorts and shows; the
 rows come from the same records, so a row and its record never disagree. Facet keys are the
 names used in the page's URL (`?task=text&size=70-200`).
 """
+
 from __future__ import annotations
 
 import struct
@@ -19,13 +20,29 @@ import struct
 from recipes_site.sizing import parse_parameter_count
 
 FACETS = ("task", "architecture", "size", "precision", "hardware", "provider")
-FACET_LABELS = {"task": "Task", "architecture": "Architecture", "size": "Size", "precision": "Precision",
-                "hardware": "Runs on", "provider": "Provider"}
-SIZE_BUCKETS = (("lt10", "<10B", 0, 10), ("10-70", "10–70B", 10, 70), ("70-200", "70–200B", 70, 200),
-                ("200-1t", "200B–1T", 200, 1000), ("gte1t", "≥1T", 1000, float("inf")))
+FACET_LABELS = {
+    "task": "Task",
+    "architecture": "Architecture",
+    "size": "Size",
+    "precision": "Precision",
+    "hardware": "Runs on",
+    "provider": "Provider",
+}
+SIZE_BUCKETS = (
+    ("lt10", "<10B", 0, 10),
+    ("10-70", "10–70B", 10, 70),
+    ("70-200", "70–200B", 70, 200),
+    ("200-1t", "200B–1T", 200, 1000),
+    ("gte1t", "≥1T", 1000, float("inf")),
+)
 ARCH_LABELS = {"moe": "MoE", "dense": "Dense"}
-SORTS = (("name", "Name (A–Z)"), ("updated", "Recently updated"), ("added", "Recently added"),
-         ("largest", "Largest first"), ("smallest", "Smallest first"))
+SORTS = (
+    ("name", "Name (A–Z)"),
+    ("updated", "Recently updated"),
+    ("added", "Recently added"),
+    ("largest", "Largest first"),
+    ("smallest", "Smallest first"),
+)
 
 
 def size_bucket(billions: float | None) -> str | None:
@@ -38,7 +55,7 @@ def size_bucket(billions: float | None) -> str | None:
 
 
 def format_params(text) -> str:
-    """"70B" stays "70B"; a bare number of billions gets its unit."""
+    """ "70B" stays "70B"; a bare number of billions gets its unit."""
     if text is None:
         return ""
     b = parse_parameter_count(text)
@@ -47,15 +64,30 @@ def format_params(text) -> str:
     return str(text) if isinstance(text, str) else (f"{b:g}B" if b < 1000 else f"{b / 1000:g}T")
 
 
-PAGE_SIZE = 50           # rows per results page (home page)
-MAX_SHARDS = 32          # search shards at most, whatever the catalog size
+PAGE_SIZE = 50  # rows per results page (home page)
+MAX_SHARDS = 32  # search shards at most, whatever the catalog size
 MIN_SHARD = 2 * PAGE_SIZE
 SEARCH_DIR = "api/v1/search"
 # the order of a compact record's items (a shard's `records` are arrays, not objects: smaller)
-FIELDS = ("id", "title", "description", "task", "architecture", "size", "precision", "hardware", "provider",
-          "params", "params_label", "active_label", "updated", "added", "checkpoints")
-PROVIDER_CHIPS = 40      # provider facet chips / provider links on the home page, most recipes first
-ID_BUCKET = 256          # ids per 404 lookup bucket, about
+FIELDS = (
+    "id",
+    "title",
+    "description",
+    "task",
+    "architecture",
+    "size",
+    "precision",
+    "hardware",
+    "provider",
+    "params",
+    "params_label",
+    "active_label",
+    "updated",
+    "added",
+    "checkpoints",
+)
+PROVIDER_CHIPS = 40  # provider facet chips / provider links on the home page, most recipes first
+ID_BUCKET = 256  # ids per 404 lookup bucket, about
 
 
 def search_record(model: dict, hw_labels: dict, checkpoints: list[str] | None = None) -> dict:
@@ -75,7 +107,9 @@ def search_record(model: dict, hw_labels: dict, checkpoints: list[str] | None = 
         "provider": [model.get("provider")] if model.get("provider") else [],
         "params": params,
         "params_label": format_params(model.get("parameter_count")),
-        "active_label": format_params(active) if active and active != model.get("parameter_count") else "",
+        "active_label": format_params(active)
+        if active and active != model.get("parameter_count")
+        else "",
         "updated": model.get("date_updated") or model.get("date_added") or "",
         "added": model.get("date_added") or "",
         "checkpoints": list(checkpoints or []),
@@ -95,11 +129,16 @@ def shard_size(n: int) -> int:
 def shards(records: list[dict]) -> list[list[dict]]:
     """The records (already in name order) cut into fixed-size chunks; always at least one."""
     size = shard_size(len(records))
-    return [records[i:i + size] for i in range(0, len(records), size)] or [[]]
+    return [records[i : i + size] for i in range(0, len(records), size)] or [[]]
 
 
 def shard_doc(k: int, chunk: list[dict], size: int) -> dict:
-    return {"shard": k, "start": k * size, "fields": list(FIELDS), "records": [compact(r) for r in chunk]}
+    return {
+        "shard": k,
+        "start": k * size,
+        "fields": list(FIELDS),
+        "records": [compact(r) for r in chunk],
+    }
 
 
 def bucket_of(key: str, n: int) -> int:
@@ -110,7 +149,7 @@ def bucket_of(key: str, n: int) -> int:
         return 0
     h = 0x811C9DC5
     data = key.encode("utf-16-le")
-    for unit in struct.unpack(f"<{len(data) // 2}H", data):    # the code units, little-endian
+    for unit in struct.unpack(f"<{len(data) // 2}H", data):  # the code units, little-endian
         h = ((h ^ unit) * 0x01000193) & 0xFFFFFFFF
     return h % n
 
@@ -125,18 +164,27 @@ def id_buckets(targets: dict[str, str]) -> list[dict[str, str]]:
     return [dict(sorted(b.items())) for b in out]
 
 
-def browse_index(models: list[dict], hw_labels: dict, taxonomy: dict,
-                 checkpoints: dict[str, list[str]] | None = None) -> dict:
+def browse_index(
+    models: list[dict],
+    hw_labels: dict,
+    taxonomy: dict,
+    checkpoints: dict[str, list[str]] | None = None,
+) -> dict:
     """Records in name order plus every facet's values (id, label, count over all recipes) in
     display order; the provider facet keeps its PROVIDER_CHIPS largest values (`more_providers`
     says how many others there are: their recipes are found by typing the name).
 
     `hw_labels` maps hardware ids to display labels in taxonomy order."""
     checkpoints = checkpoints or {}
-    records = sorted((search_record(m, hw_labels, checkpoints.get(m["id"])) for m in models),
-                     key=lambda r: (r["title"].lower(), r["id"]))
-    task_labels = {t.get("id"): t.get("display_name") or t.get("id")
-                   for t in (taxonomy.get("tasks") or []) if isinstance(t, dict)}
+    records = sorted(
+        (search_record(m, hw_labels, checkpoints.get(m["id"])) for m in models),
+        key=lambda r: (r["title"].lower(), r["id"]),
+    )
+    task_labels = {
+        t.get("id"): t.get("display_name") or t.get("id")
+        for t in (taxonomy.get("tasks") or [])
+        if isinstance(t, dict)
+    }
 
     def counts(facet):
         out: dict[str, int] = {}
@@ -150,17 +198,34 @@ def browse_index(models: list[dict], hw_labels: dict, taxonomy: dict,
     order = [t for t in task_labels if t in c] + sorted(t for t in c if t not in task_labels)
     facets["task"] = [(t, task_labels.get(t, t.capitalize()), c[t]) for t in order]
     c = counts("architecture")
-    facets["architecture"] = [(a, ARCH_LABELS.get(a, a), c[a]) for a in sorted(c, key=lambda a: (a != "moe", a))]
+    facets["architecture"] = [
+        (a, ARCH_LABELS.get(a, a), c[a]) for a in sorted(c, key=lambda a: (a != "moe", a))
+    ]
     c = counts("size")
     facets["size"] = [(k, label, c[k]) for k, label, _l, _h in SIZE_BUCKETS if k in c]
     c = counts("precision")
-    prec_order = ["bf16", "fp16", "fp8", "mxfp8", "int8", "fp4", "nvfp4", "mxfp4", "int4", "awq", "gptq"]
-    facets["precision"] = [(p, p.upper(), c[p]) for p in sorted(c, key=lambda p: (
-        prec_order.index(p) if p in prec_order else len(prec_order), p))]
+    prec_order = [
+        "bf16",
+        "fp16",
+        "fp8",
+        "mxfp8",
+        "int8",
+        "fp4",
+        "nvfp4",
+        "mxfp4",
+        "int4",
+        "awq",
+        "gptq",
+    ]
+    facets["precision"] = [
+        (p, p.upper(), c[p])
+        for p in sorted(
+            c, key=lambda p: (prec_order.index(p) if p in prec_order else len(prec_order), p)
+        )
+    ]
     c = counts("hardware")
     facets["hardware"] = [(h, hw_labels[h], c[h]) for h in hw_labels if h in c]
     c = counts("provider")
     top = sorted(c, key=lambda p: (-c[p], p.lower(), p))[:PROVIDER_CHIPS]
     facets["provider"] = [(p, p, c[p]) for p in sorted(top, key=lambda p: (p.lower(), p))]
     return {"records": records, "facets": facets, "more_providers": len(c) - len(top)}
-

@@ -13,6 +13,7 @@ attributes are its type's). `x.items()`, `x.get(...)` and every other object tak
 unchanged. The generated template code is the same (it calls `environment.getattr`), so the
 precompiled store (precompiled.py) stays valid.
 """
+
 from __future__ import annotations
 
 from jinja2 import Environment
@@ -28,6 +29,6 @@ class PageEnvironment(Environment):
         if type(obj) is dict and type(attribute) is str and attribute not in _DICT_ATTRIBUTES:
             try:
                 return obj[attribute]
-            except (TypeError, LookupError, AttributeError):   # as jinja's own fallback catches
+            except (TypeError, LookupError, AttributeError):  # as jinja's own fallback catches
                 return self.undefined(obj=obj, name=attribute)
         return super().getattr(obj, attribute)

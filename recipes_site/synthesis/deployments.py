@@ -3,28 +3,48 @@
 Shapes: single node; multi-node head + workers; prefill/decode pools with a router; Mooncake
 kv-store instances. The flags that say *how* GPUs are split are decided here and only here.
 """
+
 from __future__ import annotations
 
 import math
 from typing import NamedTuple
 
+from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, hf_config_of
+from recipes_site.jsish import is_number, mapping, str_list
+
 from . import docker
 from .hardware import Hardware
-from recipes_site.jsish import is_number, mapping, str_list
-from .selection import Context, effective_strategies, fits_node, nodes_for_strategy, recommend_strategy
 from .memo import remembered
 from .recording import hardware_query
-from .serve_args import (KvSide, OnHardware, ProcessSpec, arg_lines, kv_side, process_spec, serve_parts, variant_of,
-                         variant_on_hardware)
+from .selection import (
+    Context,
+    effective_strategies,
+    fits_node,
+    nodes_for_strategy,
+    recommend_strategy,
+)
+from .serve_args import (
+    KvSide,
+    OnHardware,
+    ProcessSpec,
+    arg_lines,
+    kv_side,
+    process_spec,
+    serve_parts,
+    variant_of,
+    variant_on_hardware,
+)
 from .shell import Placeholder, quote, serve_head
 from .types import PdPool, Process, Rendering, Router, kv_store, pd_pool, process, rendering
-from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, hf_config_of
 
 TP = "--tensor-parallel-size"
 DP = "--data-parallel-size"
-SOCKET_ENV = {"GLOO_SOCKET_IFNAME": Placeholder("$IFACE_NAME"), "NCCL_SOCKET_IFNAME": Placeholder("$IFACE_NAME")}
+SOCKET_ENV = {
+    "GLOO_SOCKET_IFNAME": Placeholder("$IFACE_NAME"),
+    "NCCL_SOCKET_IFNAME": Placeholder("$IFACE_NAME"),
+}
 HEAD_IP = Placeholder("$HEAD_IP")
-INSTANCE_1 = Placeholder("$VLLM_INSTANCE_1")   # the first kv-store instance
+INSTANCE_1 = Placeholder("$VLLM_INSTANCE_1")  # the first kv-store instance
 MAX_PD_NODES = 4
 
 
@@ -35,8 +55,15 @@ def make_processes(spec: ProcessSpec, blocks: list[list], port: int) -> list[Pro
     parts = serve_parts(spec)
     # A deliberate deviation from the reference (docs/compat-deviations.json): a multi-node process
     # runs on the host network.
-    head = docker.docker_head(spec.on_hw.image, model, parts.env, spec.hw, port, host_network=spec.multi_node,
-                              pass_env=spec.on_hw.pass_env)
+    head = docker.docker_head(
+        spec.on_hw.image,
+        model,
+        parts.env,
+        spec.hw,
+        port,
+        host_network=spec.multi_node,
+        pass_env=spec.on_hw.pass_env,
+    )
     serve = serve_head(model)
     # a loop, not a comprehension: one reading five of these locals made each a closure cell,
     # created on every call
@@ -46,18 +73,31 @@ def make_processes(spec: ProcessSpec, blocks: list[list], port: int) -> list[Pro
     return processes
 
 
-def _process(spec: ProcessSpec, model: str, serve: str, segments: tuple, env: dict,
-             docker_head: docker.DockerHead) -> Process:
+def _process(
+    spec: ProcessSpec,
+    model: str,
+    serve: str,
+    segments: tuple,
+    env: dict,
+    docker_head: docker.DockerHead,
+) -> Process:
     before, features, after = segments
     # KV-cache sizing (fit.py): a safe --max-model-len, only for recipes with model.hf_config
-    sized = (NO_CHANGE if hf_config_of(spec.recipe) is None
-             else _engine_sizing(spec.recipe, spec.variant_key, spec.hw, before + features + after))
+    sized = (
+        NO_CHANGE
+        if hf_config_of(spec.recipe) is None
+        else _engine_sizing(spec.recipe, spec.variant_key, spec.hw, before + features + after)
+    )
     args = arg_lines(before, features, after + sized.args)
     return process(
-        argv=("vllm", "serve", model, *args.args), command=serve + args.text, env=env,
+        argv=("vllm", "serve", model, *args.args),
+        command=serve + args.text,
+        env=env,
         docker_argv=docker_head.argv + args.args,
-        docker_command=docker_head.text + args.text,   # == docker.docker_text(model, docker_head.lines + args.lines)
-        lines_before=args.lines_before, lines_after=args.lines_after,
+        docker_command=docker_head.text
+        + args.text,  # == docker.docker_text(model, docker_head.lines + args.lines)
+        lines_before=args.lines_before,
+        lines_after=args.lines_after,
         docker_head=docker_head.text,
         notes=sized.notes,
     )
@@ -72,6 +112,7 @@ def _engine_sizing(recipe: dict, variant_key: str, hw: Hardware, tokens: tuple) 
 
 
 # -- single node ------------------------------------------------------------------------------
+
 
 @hardware_query
 def tensor_parallel_size(recipe: dict, variant: dict, hw: Hardware) -> int:
@@ -88,14 +129,25 @@ def tensor_parallel_size(recipe: dict, variant: dict, hw: Hardware) -> int:
     return 1 if need <= per_gpu else hw.gpus
 
 
-def single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant_key: str, variant: dict,
-                      hw: Hardware) -> list:
+def single_node_block(
+    strategy_id: str, strategy: dict, recipe: dict, variant_key: str, variant: dict, hw: Hardware
+) -> list:
     # kept per recipe: a kv-store rendering serves through a strategy already laid out on this hardware
-    return remembered(recipe, ("single_node_block", strategy_id, variant_key, hw.label),
-                      _single_node_block, strategy_id, strategy, recipe, variant, hw)
+    return remembered(
+        recipe,
+        ("single_node_block", strategy_id, variant_key, hw.label),
+        _single_node_block,
+        strategy_id,
+        strategy,
+        recipe,
+        variant,
+        hw,
+    )
 
 
-def _single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant: dict, hw: Hardware) -> list:
+def _single_node_block(
+    strategy_id: str, strategy: dict, recipe: dict, variant: dict, hw: Hardware
+) -> list:
     # engine_tp: no TP size the attention heads do not allow (recipes with model.hf_config only)
     if strategy_id == "single_node_tp":
         return [TP, str(engine_tp(recipe, tensor_parallel_size(recipe, variant, hw)))]
@@ -105,13 +157,17 @@ def _single_node_block(strategy_id: str, strategy: dict, recipe: dict, variant: 
 
 # -- multi node --------------------------------------------------------------------------------
 
+
 @hardware_query
 def _dp_local_override(recipe: dict, strategy_id: str, hw: Hardware) -> str | None:
     overrides = mapping(mapping(recipe.get("strategy_overrides")).get(strategy_id))
     per_hw = mapping(overrides.get("hardware_overrides"))
-    tokens = (str_list(overrides.get("vllm_args")) + str_list(overrides.get("extra_args"))
-              + str_list(mapping(per_hw.get(hw.generation)).get("extra_args"))
-              + str_list(mapping(hw.entry(per_hw)).get("extra_args")))
+    tokens = (
+        str_list(overrides.get("vllm_args"))
+        + str_list(overrides.get("extra_args"))
+        + str_list(mapping(per_hw.get(hw.generation)).get("extra_args"))
+        + str_list(mapping(hw.entry(per_hw)).get("extra_args"))
+    )
     value = None
     for i, tok in enumerate(tokens[:-1]):
         if tok == "--data-parallel-size-local":
@@ -119,37 +175,92 @@ def _dp_local_override(recipe: dict, strategy_id: str, hw: Hardware) -> str | No
     return value
 
 
-def multi_node_block(strategy_id: str, strategy: dict, recipe: dict, hw: Hardware,
-                     nodes: int, rank: int, addr: str) -> list:
+def multi_node_block(
+    strategy_id: str, strategy: dict, recipe: dict, hw: Hardware, nodes: int, rank: int, addr: str
+) -> list:
     g = hw.gpus
     if strategy.get("parallel_flag") == DP:
-        block = [DP, str(g * nodes), "--data-parallel-size-local", str(g), "--data-parallel-address", addr]
+        block = [
+            DP,
+            str(g * nodes),
+            "--data-parallel-size-local",
+            str(g),
+            "--data-parallel-address",
+            addr,
+        ]
         if rank:
             local = _dp_local_override(recipe, strategy_id, hw)
             step = int(local) if local is not None and local.lstrip("-").isdigit() else g
             block += ["--data-parallel-start-rank", str(rank * step)]
         return block
     if strategy.get("parallelism") == "tp_pp":
-        block = [TP, str(g), "--pipeline-parallel-size", str(nodes), "--nnodes", str(nodes),
-                 "--node-rank", str(rank), "--master-addr", addr]
+        block = [
+            TP,
+            str(g),
+            "--pipeline-parallel-size",
+            str(nodes),
+            "--nnodes",
+            str(nodes),
+            "--node-rank",
+            str(rank),
+            "--master-addr",
+            addr,
+        ]
         return block + (["--headless"] if rank else [])
     if strategy.get("parallelism") == "tp_dp":
-        block = [TP, str(g), DP, str(nodes), "--data-parallel-size-local", "1", "--data-parallel-address", addr]
+        block = [
+            TP,
+            str(g),
+            DP,
+            str(nodes),
+            "--data-parallel-size-local",
+            "1",
+            "--data-parallel-address",
+            addr,
+        ]
         return block + (["--data-parallel-start-rank", str(rank)] if rank else [])
-    block = [TP, str(g * nodes), "--nnodes", str(nodes), "--node-rank", str(rank), "--master-addr", addr]
+    block = [
+        TP,
+        str(g * nodes),
+        "--nnodes",
+        str(nodes),
+        "--node-rank",
+        str(rank),
+        "--master-addr",
+        addr,
+    ]
     return block + (["--headless"] if rank else [])
 
 
-def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
-                      nodes: int, on_hw: OnHardware, kv: KvSide | None = None, addr: str = HEAD_IP,
-                      port: int = 8000, features: dict | None = None) -> tuple[Process, tuple]:
+def serving_processes(
+    ctx: Context,
+    recipe: dict,
+    variant_key: str,
+    strategy_id: str,
+    hw: Hardware,
+    nodes: int,
+    on_hw: OnHardware,
+    kv: KvSide | None = None,
+    addr: str = HEAD_IP,
+    port: int = 8000,
+    features: dict | None = None,
+) -> tuple[Process, tuple]:
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
-    spec = process_spec(recipe, variant_key, on_hw, strategy_id, strategy, hw,
-                        kv=kv, features=features, multi_node=multi)
+    spec = process_spec(
+        recipe,
+        variant_key,
+        on_hw,
+        strategy_id,
+        strategy,
+        hw,
+        kv=kv,
+        features=features,
+        multi_node=multi,
+    )
     if multi:
-        blocks = []         # a loop, not a comprehension (its locals would be closure cells: make_processes)
+        blocks = []  # a loop, not a comprehension (its locals would be closure cells: make_processes)
         for rank in range(nodes):
             blocks.append(multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr))
     else:
@@ -158,19 +269,46 @@ def serving_processes(ctx: Context, recipe: dict, variant_key: str, strategy_id:
     return procs[0], tuple(procs[1:])
 
 
-def render_serving(ctx: Context, recipe: dict, variant_key: str, strategy_id: str, hw: Hardware,
-                   nodes: int, features: dict | None = None) -> Rendering:
+def render_serving(
+    ctx: Context,
+    recipe: dict,
+    variant_key: str,
+    strategy_id: str,
+    hw: Hardware,
+    nodes: int,
+    features: dict | None = None,
+) -> Rendering:
     on_hw = variant_on_hardware(recipe, variant_key, hw)
-    head, workers = serving_processes(ctx, recipe, variant_key, strategy_id, hw, nodes, on_hw, features=features)
+    head, workers = serving_processes(
+        ctx, recipe, variant_key, strategy_id, hw, nodes, on_hw, features=features
+    )
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
     if multi:
-        return rendering(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
-                         deploy_type="multi_node", env=head.env, docker_image=on_hw.image, head=head, workers=workers)
-    return rendering(hardware=hw.label, strategy=strategy_id, variant=variant_key, node_count=nodes,
-                     deploy_type="single_node", env=head.env, docker_image=on_hw.image, single=head)
+        return rendering(
+            hardware=hw.label,
+            strategy=strategy_id,
+            variant=variant_key,
+            node_count=nodes,
+            deploy_type="multi_node",
+            env=head.env,
+            docker_image=on_hw.image,
+            head=head,
+            workers=workers,
+        )
+    return rendering(
+        hardware=hw.label,
+        strategy=strategy_id,
+        variant=variant_key,
+        node_count=nodes,
+        deploy_type="single_node",
+        env=head.env,
+        docker_image=on_hw.image,
+        single=head,
+    )
 
 
 # -- prefill / decode -----------------------------------------------------------------------------
+
 
 @hardware_query
 def pd_pool_nodes(recipe: dict, variant: dict, hw: Hardware, strategy: dict) -> dict | None | str:
@@ -187,8 +325,11 @@ def pd_pool_nodes(recipe: dict, variant: dict, hw: Hardware, strategy: dict) -> 
     overrides = mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster"))
     out = {}
     for role in ("prefill", "decode"):
-        parallelism = (mapping(overrides.get(role)).get("parallelism")
-                       or mapping(strategy.get(role)).get("parallelism") or "tp")
+        parallelism = (
+            mapping(overrides.get(role)).get("parallelism")
+            or mapping(strategy.get(role)).get("parallelism")
+            or "tp"
+        )
         out[role] = max(k, nodes_for_strategy(recipe, parallelism, hw))
     return out
 
@@ -211,39 +352,78 @@ def _pool_modes(ctx: Context, recipe: dict) -> list[str]:
         elif s.endswith("tp") or s.endswith("tp_pp") or s.endswith("tp_dp"):
             found.add("tp")
     modes = [m for m in ("tp", "tep", "dep") if m in found]
-    narrowed = str_list(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("pool_modes"))
+    narrowed = str_list(
+        mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("pool_modes")
+    )
     if narrowed:
         modes = [m for m in modes if m in narrowed]
     return modes or ["tp"]
 
 
-def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: str, nodes: int,
-             on_hw: OnHardware, features: dict | None = None) -> PdPool:
+def _pd_pool(
+    ctx: Context,
+    recipe: dict,
+    variant_key: str,
+    hw: Hardware,
+    role: str,
+    nodes: int,
+    on_hw: OnHardware,
+    features: dict | None = None,
+) -> PdPool:
     strategy = mapping(ctx.strategies.get("pd_cluster"))
     role_spec = mapping(strategy.get(role))
-    role_override = mapping(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get(role))
+    role_override = mapping(
+        mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get(role)
+    )
     g = hw.gpus
     pool_gpus = g // 2 if nodes == 0 else nodes * g
     declared = role_override.get("parallelism") or role_spec.get("parallelism") or "tp"
     allowed = pool_modes(ctx, recipe)
     mode = declared if declared in allowed else allowed[0]
     upper = role.upper()
-    tp_declared = role_override.get("tp") if role_override.get("tp") is not None else role_spec.get("tp")
+    tp_declared = (
+        role_override.get("tp") if role_override.get("tp") is not None else role_spec.get("tp")
+    )
     if mode == "dep":
         dp_local = max(1, g // (tp_declared if is_number(tp_declared) and tp_declared else 1))
         dp_size = max(1, nodes) * dp_local
         block = [TP, str(tp_declared)] if tp_declared is not None else []
-        block += [DP, str(dp_size), "--data-parallel-size-local", str(dp_local),
-                  "--data-parallel-start-rank", "0", "--data-parallel-address", Placeholder(f"${upper}_NODE_1"),
-                  "--data-parallel-rpc-port", Placeholder(f"${upper}_DP_RPC_PORT")]
+        block += [
+            DP,
+            str(dp_size),
+            "--data-parallel-size-local",
+            str(dp_local),
+            "--data-parallel-start-rank",
+            "0",
+            "--data-parallel-address",
+            Placeholder(f"${upper}_NODE_1"),
+            "--data-parallel-rpc-port",
+            Placeholder(f"${upper}_DP_RPC_PORT"),
+        ]
         block += ["--data-parallel-hybrid-lb"] if nodes > 1 else []
         block += ["--enable-expert-parallel"]
         tp = tp_declared or 1
     else:
-        flag = role_override.get("parallel_flag") or role_spec.get("parallel_flag") or strategy.get("parallel_flag") or TP
+        flag = (
+            role_override.get("parallel_flag")
+            or role_spec.get("parallel_flag")
+            or strategy.get("parallel_flag")
+            or TP
+        )
         block = [flag, str(max(1, pool_gpus))]
         block += ["--enable-expert-parallel"] if mode == "tep" else []
-        block += ["--nnodes", str(nodes), "--node-rank", "0", "--master-addr", Placeholder(f"${upper}_NODE_1")] if nodes > 1 else []
+        block += (
+            [
+                "--nnodes",
+                str(nodes),
+                "--node-rank",
+                "0",
+                "--master-addr",
+                Placeholder(f"${upper}_NODE_1"),
+            ]
+            if nodes > 1
+            else []
+        )
         dp_local, dp_size, tp = 0, 1, pool_gpus
     if nodes >= 1:
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in range(g))}
@@ -253,12 +433,29 @@ def _pd_pool(ctx: Context, recipe: dict, variant_key: str, hw: Hardware, role: s
         half = g // 2
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
-    spec = process_spec(recipe, variant_key, on_hw, "pd_cluster", strategy, hw,
-                        role=role, pinning_env=pinning, features=features, multi_node=nodes > 1)
+    spec = process_spec(
+        recipe,
+        variant_key,
+        on_hw,
+        "pd_cluster",
+        strategy,
+        hw,
+        role=role,
+        pinning_env=pinning,
+        features=features,
+        multi_node=nodes > 1,
+    )
     port = 8001 if role == "prefill" else 8002
     [process] = make_processes(spec, [block], port)
-    return pd_pool(process=process, nodes=nodes, parallelism=declared, tp=tp,
-                  dp_local=dp_local, dp_size=dp_size, pool_gpus=pool_gpus)
+    return pd_pool(
+        process=process,
+        nodes=nodes,
+        parallelism=declared,
+        tp=tp,
+        dp_local=dp_local,
+        dp_size=dp_size,
+        pool_gpus=pool_gpus,
+    )
 
 
 def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) -> Router:
@@ -267,33 +464,56 @@ def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) ->
     for role, pool, port in (("PREFILL", prefill, 8001), ("DECODE", decode, 8002)):
         count = max(1, pool.nodes) if pool.dp_local else 1
         lines += [f"  --{role.lower()} http://${role}_NODE_{i}:{port}" for i in range(1, count + 1)]
-    override = mapping(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("router"))
+    override = mapping(
+        mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("router")
+    )
     intra = override.get("intra_node_data_parallel_size")
     if intra is None:
         intra = max(prefill.dp_local, decode.dp_local, 1)
-    lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", f"  --intra-node-data-parallel-size {quote(str(intra))}"]
+    lines += [
+        "  --host $ROUTER_HOST",
+        "  --port $ROUTER_PORT",
+        f"  --intra-node-data-parallel-size {quote(str(intra))}",
+    ]
     return Router(command=" \\\n  ".join(lines), install="uv pip install vllm-router")
 
 
-def render_pd(ctx: Context, recipe: dict, variant_key: str, hw: Hardware,
-              features: dict | None = None) -> Rendering | None:
+def render_pd(
+    ctx: Context, recipe: dict, variant_key: str, hw: Hardware, features: dict | None = None
+) -> Rendering | None:
     strategy = mapping(ctx.strategies.get("pd_cluster"))
     pools = pd_pool_nodes(recipe, variant_of(recipe, variant_key), hw, strategy)
     if pools == "skip":
         return None
     on_hw = variant_on_hardware(recipe, variant_key, hw)
-    prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, on_hw, features)
-    decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, on_hw, features)
-    return rendering(hardware=hw.label, strategy="pd_cluster", variant=variant_key, node_count=1,
-                     deploy_type="pd_cluster", env={}, docker_image=on_hw.image, prefill=prefill, decode=decode,
-                     router=_pd_router(strategy, recipe, prefill, decode),
-                     router_config=strategy.get("router"))
+    prefill = _pd_pool(
+        ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, on_hw, features
+    )
+    decode = _pd_pool(
+        ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, on_hw, features
+    )
+    return rendering(
+        hardware=hw.label,
+        strategy="pd_cluster",
+        variant=variant_key,
+        node_count=1,
+        deploy_type="pd_cluster",
+        env={},
+        docker_image=on_hw.image,
+        prefill=prefill,
+        decode=decode,
+        router=_pd_router(strategy, recipe, prefill, decode),
+        router_config=strategy.get("router"),
+    )
 
 
 # -- kv store ------------------------------------------------------------------------------------
 
+
 @hardware_query
-def kv_serving_strategy(ctx: Context, recipe: dict, variant: dict, hw: Hardware) -> tuple[str, int] | None:
+def kv_serving_strategy(
+    ctx: Context, recipe: dict, variant: dict, hw: Hardware
+) -> tuple[str, int] | None:
     effective = effective_strategies(ctx, recipe)
     nodes = 1 if fits_node(hw, variant) else 2
     while True:
@@ -326,13 +546,14 @@ def _first_shaped(ctx: Context, effective: list[str], nodes: int) -> str | None:
 
 class KvVocabulary(NamedTuple):
     """What a kv-store spec (kv_store/*.yaml) says about its deployments, whatever the model and hardware."""
+
     instances: int
     port: int
-    addr: Placeholder              # the head address of an instance's ranks
-    side: KvSide                   # its args and env
-    serving: tuple | None          # its side and port by value (None when unhashable): `_kv_processes`
-    router: Router | None          # in front of several instances
-    installs: dict                 # its vLLM-side install command per brand key
+    addr: Placeholder  # the head address of an instance's ranks
+    side: KvSide  # its args and env
+    serving: tuple | None  # its side and port by value (None when unhashable): `_kv_processes`
+    router: Router | None  # in front of several instances
+    installs: dict  # its vLLM-side install command per brand key
     min_vllm_version: str | None
     master: dict | None
     store: dict | None
@@ -348,21 +569,33 @@ def kv_vocabulary(kv: dict) -> KvVocabulary:
     store = kv.get("mooncake_store_config")
     side = kv_side(kv)
     return KvVocabulary(
-        instances=instances, port=port, addr=INSTANCE_1 if instances > 1 else HEAD_IP, side=side,
+        instances=instances,
+        port=port,
+        addr=INSTANCE_1 if instances > 1 else HEAD_IP,
+        side=side,
         serving=_serving_key(side, port),
-        router=_kv_router(kv, instances, port), installs=mapping(vllm.get("install")),
-        min_vllm_version=kv.get("min_vllm_version"), master=kv.get("mooncake_master"),
+        router=_kv_router(kv, instances, port),
+        installs=mapping(vllm.get("install")),
+        min_vllm_version=kv.get("min_vllm_version"),
+        master=kv.get("mooncake_master"),
         store=store if isinstance(store, dict) else None,
-        config=vllm_config.get("template"), config_note=vllm_config.get("note"))
+        config=vllm_config.get("template"),
+        config_note=vllm_config.get("note"),
+    )
 
 
 def _serving_key(side: KvSide, port) -> tuple | None:
     """`side` and `port` as a memo key (`_kv_processes`), by value. Types are part of it: `0`,
     `False` and `0.0` print differently, a Placeholder bare."""
-    key = (side.args, tuple(side.env.items()), port, tuple(map(type, (*side.args, *side.env.values(), port))))
+    key = (
+        side.args,
+        tuple(side.env.items()),
+        port,
+        tuple(map(type, (*side.args, *side.env.values(), port))),
+    )
     try:
         hash(key)
-    except TypeError:       # a list or map in the vocabulary's env: not kept
+    except TypeError:  # a list or map in the vocabulary's env: not kept
         return None
     return key
 
@@ -374,41 +607,111 @@ def _kv_router(kv: dict, instances: int, port) -> Router | None:
     spec = mapping(kv.get("router"))
     lines = [f"vllm-router --policy {quote(str(spec.get('policy') or 'cache_aware'))}"]
     lines += [f"  --backend-url http://$VLLM_INSTANCE_{i}:{port}" for i in range(1, instances + 1)]
-    lines += ["  --host $ROUTER_HOST", "  --port $ROUTER_PORT", "  --cache-threshold 0.5",
-              "  --balance-abs-threshold 4", "  --balance-rel-threshold 1.1"]
+    lines += [
+        "  --host $ROUTER_HOST",
+        "  --port $ROUTER_PORT",
+        "  --cache-threshold 0.5",
+        "  --balance-abs-threshold 4",
+        "  --balance-rel-threshold 1.1",
+    ]
     return Router(command=" \\\n  ".join(lines), install=spec.get("install"), port=spec.get("port"))
 
 
-def render_kv(ctx: Context, recipe: dict, variant_key: str, kv_id: str, hw: Hardware,
-              features: dict | None = None) -> Rendering | None:
+def render_kv(
+    ctx: Context,
+    recipe: dict,
+    variant_key: str,
+    kv_id: str,
+    hw: Hardware,
+    features: dict | None = None,
+) -> Rendering | None:
     on_hw = variant_on_hardware(recipe, variant_key, hw)
     # kept per recipe: every kv-store on this hardware serves the variant through the same strategy
-    picked = remembered(recipe, ("kv_serving_strategy", variant_key, hw.label),
-                        kv_serving_strategy, ctx, recipe, on_hw.variant, hw)
+    picked = remembered(
+        recipe,
+        ("kv_serving_strategy", variant_key, hw.label),
+        kv_serving_strategy,
+        ctx,
+        recipe,
+        on_hw.variant,
+        hw,
+    )
     if picked is None:
         return None
     serving, nodes = picked
     # kept per recipe: the same for every rendering through this kv-store
-    kv = remembered(recipe, ("kv_vocabulary", kv_id), kv_vocabulary, mapping(ctx.strategies.get(kv_id)))
+    kv = remembered(
+        recipe, ("kv_vocabulary", kv_id), kv_vocabulary, mapping(ctx.strategies.get(kv_id))
+    )
     head, workers = _kv_processes(ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv, features)
     state = kv_store(
-        serving_strategy=serving, instances=kv.instances, min_vllm_version=kv.min_vllm_version,
-        head=head, workers=workers, install=kv.installs.get(hw.image_brand),
-        master=kv.master, store=kv.store, router=kv.router, config=kv.config, config_note=kv.config_note)
-    return rendering(hardware=hw.label, strategy=kv_id, variant=variant_key, node_count=nodes,
-                     deploy_type="kv_store_lb", env=head.env, docker_image=on_hw.image, kv=state)
+        serving_strategy=serving,
+        instances=kv.instances,
+        min_vllm_version=kv.min_vllm_version,
+        head=head,
+        workers=workers,
+        install=kv.installs.get(hw.image_brand),
+        master=kv.master,
+        store=kv.store,
+        router=kv.router,
+        config=kv.config,
+        config_note=kv.config_note,
+    )
+    return rendering(
+        hardware=hw.label,
+        strategy=kv_id,
+        variant=variant_key,
+        node_count=nodes,
+        deploy_type="kv_store_lb",
+        env=head.env,
+        docker_image=on_hw.image,
+        kv=state,
+    )
 
 
-def _kv_processes(ctx: Context, recipe: dict, variant_key: str, serving: str, hw: Hardware, nodes: int,
-                  on_hw: OnHardware, kv: KvVocabulary, features: dict | None) -> tuple[Process, tuple]:
+def _kv_processes(
+    ctx: Context,
+    recipe: dict,
+    variant_key: str,
+    serving: str,
+    hw: Hardware,
+    nodes: int,
+    on_hw: OnHardware,
+    kv: KvVocabulary,
+    features: dict | None,
+) -> tuple[Process, tuple]:
     """The serving processes of one instance of a kv-store deployment (`serving_processes`)."""
     if features is not None or kv.serving is None:
-        return serving_processes(ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv=kv.side,
-                                 addr=kv.addr, port=kv.port, features=features)
+        return serving_processes(
+            ctx,
+            recipe,
+            variant_key,
+            serving,
+            hw,
+            nodes,
+            on_hw,
+            kv=kv.side,
+            addr=kv.addr,
+            port=kv.port,
+            features=features,
+        )
     # kept per recipe: kv-stores whose vLLM side is alike (the compat corpus's two Mooncake
     # topologies) serve through the same processes on this hardware (~450 of its ~950 kv renderings).
     # The head address is read by multi-node blocks alone (`serving_processes`); `on_hw` is
     # variant_on_hardware(recipe, variant_key, hw)
     addr = kv.addr if nodes > 1 else None
-    return remembered(recipe, ("kv_processes", variant_key, hw.label, serving, nodes, kv.serving, addr),
-                      serving_processes, ctx, recipe, variant_key, serving, hw, nodes, on_hw, kv.side, kv.addr, kv.port)
+    return remembered(
+        recipe,
+        ("kv_processes", variant_key, hw.label, serving, nodes, kv.serving, addr),
+        serving_processes,
+        ctx,
+        recipe,
+        variant_key,
+        serving,
+        hw,
+        nodes,
+        on_hw,
+        kv.side,
+        kv.addr,
+        kv.port,
+    )

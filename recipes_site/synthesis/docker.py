@@ -1,19 +1,28 @@
 """Container image choice and the `docker run` wrapping of a serve command."""
+
 from __future__ import annotations
 
 from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
 
+from recipes_site.jsish import js_str, mapping
+
 from .hardware import Hardware
 from .recording import hardware_query
-from recipes_site.jsish import js_str, mapping
 from .shell import comment_text, continued, env_word, image_word, mount_word, quote
 
-DEFAULT_IMAGES = {"nvidia": "vllm/vllm-openai:latest", "amd": "vllm/vllm-openai-rocm:latest",
-                  "tpu": "vllm/vllm-tpu:latest", "intel": "vllm/vllm-openai-cpu:latest-x86_64"}
-NIGHTLY_IMAGES = {"nvidia": "vllm/vllm-openai:nightly", "amd": "vllm/vllm-openai-rocm:nightly",
-                  "tpu": "vllm/vllm-tpu:nightly"}
+DEFAULT_IMAGES = {
+    "nvidia": "vllm/vllm-openai:latest",
+    "amd": "vllm/vllm-openai-rocm:latest",
+    "tpu": "vllm/vllm-tpu:latest",
+    "intel": "vllm/vllm-openai-cpu:latest-x86_64",
+}
+NIGHTLY_IMAGES = {
+    "nvidia": "vllm/vllm-openai:nightly",
+    "amd": "vllm/vllm-openai-rocm:nightly",
+    "tpu": "vllm/vllm-tpu:nightly",
+}
 XPU_IMAGE = "vllm/vllm-openai-xpu:latest"
 BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
 CUDA_KEYS = ("cu129", "cu130")
@@ -21,18 +30,27 @@ CUDA_KEYS = ("cu129", "cu130")
 # GPU access flags per image family; each inner list is one line of the docker command.
 GPU_FLAG_LINES = {
     "nvidia": [["--gpus", "all"]],
-    "amd": [["--device=/dev/kfd", "--device=/dev/dri"],
-            ["--security-opt", "seccomp=unconfined", "--group-add", "video"]],
+    "amd": [
+        ["--device=/dev/kfd", "--device=/dev/dri"],
+        ["--security-opt", "seccomp=unconfined", "--group-add", "video"],
+    ],
     "tpu": [["--privileged", "--network", "host"], ["-v", "/dev/shm:/dev/shm"]],
-    "xpu": [["--device", "/dev/dri"], ["-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size=16g"]],
+    "xpu": [
+        ["--device", "/dev/dri"],
+        ["-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size=16g"],
+    ],
     "cpu": [["--shm-size=16g"]],
 }
 # The same flags as text lines of the docker command, `docker run` leading the first line.
-_GPU_FLAG_TEXT = {k: tuple([" ".join(["docker run", *v[0]])] + [" ".join(group) for group in v[1:]])
-                  for k, v in GPU_FLAG_LINES.items()}
-GPU_FLAG_ARGV = {**{k: [t for line in v for t in line] for k, v in GPU_FLAG_LINES.items()},
-                 "xpu": ["--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"],
-                 "cpu": ["--shm-size", "16g"]}
+_GPU_FLAG_TEXT = {
+    k: tuple([" ".join(["docker run", *v[0]])] + [" ".join(group) for group in v[1:]])
+    for k, v in GPU_FLAG_LINES.items()
+}
+GPU_FLAG_ARGV = {
+    **{k: [t for line in v for t in line] for k, v in GPU_FLAG_LINES.items()},
+    "xpu": ["--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"],
+    "cpu": ["--shm-size", "16g"],
+}
 
 
 def _cuda_pick(table: dict) -> str | None:
@@ -44,7 +62,9 @@ def _pin(source, key: str):
     if isinstance(source, str):
         return (source if key == "nvidia" else None), None
     if isinstance(source, dict):
-        if not source.keys().isdisjoint(BRAND_KEYS):    # any brand key (no generator: its closure cell)
+        if not source.keys().isdisjoint(
+            BRAND_KEYS
+        ):  # any brand key (no generator: its closure cell)
             value = source.get(key)
             if isinstance(value, str):
                 return value, None
@@ -58,7 +78,7 @@ def _pin(source, key: str):
 
 @hardware_query
 def docker_image(recipe: dict, variant: dict, hw: Hardware) -> str | None:
-    key = hw.image_brand   # DEFAULT_IMAGES keys
+    key = hw.image_brand  # DEFAULT_IMAGES keys
     exact = mapping(hw.entry(mapping(variant.get("hardware_overrides")))).get("docker_image")
     if isinstance(exact, str):
         return exact
@@ -102,30 +122,53 @@ def _network(family: str, port: int, host_network: bool) -> list[str]:
     return ["-p", f"{port}:{port}"]
 
 
-def _argv_head(image, model: str, mounts: list, flags: list, family: str, port: int, host_network: bool,
-               pass_env: tuple) -> list:
+def _argv_head(
+    image,
+    model: str,
+    mounts: list,
+    flags: list,
+    family: str,
+    port: int,
+    host_network: bool,
+    pass_env: tuple,
+) -> list:
     """`docker run` argv up to and including the image."""
     out = ["docker", "run"] + GPU_FLAG_ARGV[family]
-    out += ["--privileged", "--ipc=host", *_network(family, port, host_network),
-            "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
+    out += [
+        "--privileged",
+        "--ipc=host",
+        *_network(family, port, host_network),
+        "-v",
+        "~/.cache/huggingface:/root/.cache/huggingface",
+    ]
     for path in mounts:
         out += ["-v", f"{js_str(path)}:{js_str(path)}:ro"]
     for _, word in flags:
         out += ["-e", word]
-    for name in pass_env:      # `-e NAME` alone: docker copies the host's value; no secret in the text
+    for name in pass_env:  # `-e NAME` alone: docker copies the host's value; no secret in the text
         out += ["-e", name]
     return out + [image]
 
 
-def _lines_head(image, model: str, mounts: list, flags: list, family: str, port: int, host_network: bool,
-                pass_env: tuple) -> list[str]:
+def _lines_head(
+    image,
+    model: str,
+    mounts: list,
+    flags: list,
+    family: str,
+    port: int,
+    host_network: bool,
+    pass_env: tuple,
+) -> list[str]:
     """The lines of the `docker run` text up to and including `<image> <model>`."""
     lines = list(_GPU_FLAG_TEXT[family])
-    lines += [" ".join(["--privileged --ipc=host", *_network(family, port, host_network)]),
-              "-v ~/.cache/huggingface:/root/.cache/huggingface"]
-    if mounts:          # (no comprehension made for the usual none)
+    lines += [
+        " ".join(["--privileged --ipc=host", *_network(family, port, host_network)]),
+        "-v ~/.cache/huggingface:/root/.cache/huggingface",
+    ]
+    if mounts:  # (no comprehension made for the usual none)
         lines += [f"-v {mount_word(path)}" for path in mounts]
-    lines += map(_first, flags)     # each env item's text line
+    lines += map(_first, flags)  # each env item's text line
     if pass_env:
         lines += [f"-e {quote(name)}" for name in pass_env]
     lines.append(f"{image_word(image)} {quote(model)}")
@@ -148,36 +191,66 @@ _memo_env_flag = lru_cache(maxsize=4096)(lambda name, value, _type: _env_flag(na
 def _env_flags(items: tuple, types: tuple) -> list[tuple[str, str]]:
     try:
         return [_memo_env_flag(k, v, t) for (k, v), t in zip(items, types)]
-    except TypeError:           # an unhashable value (see docker_head): not memoised
+    except TypeError:  # an unhashable value (see docker_head): not memoised
         return [_env_flag(k, v) for k, v in items]
 
 
 class DockerHead(NamedTuple):
     """A process's `docker run` up to and including `<image> <model>`, as argv, text lines and
     text: the same for every rank of a layout (and often for several strategies and hardware)."""
+
     argv: tuple
     lines: tuple
     text: str
 
 
-def docker_head(image, model: str, env: dict, hw: Hardware, port: int,
-                host_network: bool = False, pass_env: tuple = ()) -> DockerHead:
+def docker_head(
+    image,
+    model: str,
+    env: dict,
+    hw: Hardware,
+    port: int,
+    host_network: bool = False,
+    pass_env: tuple = (),
+) -> DockerHead:
     """Our flag lines, then `<image> <model>`; a process appends its argument lines (already
     shell words). Every recipe string passes through shell.py."""
     items = tuple(env.items())
     # the value types are part of the key: `true`, `1` and `1.0` print differently, a Placeholder bare
-    key = (image, model, items, tuple(map(type, env.values())), hw.image_family, port, host_network, pass_env)
+    key = (
+        image,
+        model,
+        items,
+        tuple(map(type, env.values())),
+        hw.image_family,
+        port,
+        host_network,
+        pass_env,
+    )
     try:
         return _memo_docker_head(*key)
-    except TypeError:           # an env value no validated recipe has (a list, a map): not memoised
+    except TypeError:  # an env value no validated recipe has (a list, a map): not memoised
         return _docker_head(*key)
 
 
-def _docker_head(image, model: str, items: tuple, types: tuple, family: str, port: int,
-                 host_network: bool, pass_env: tuple) -> DockerHead:
-    mounts, flags = _mount_paths(model, items), _env_flags(items, types)     # each worked out once for both forms
+def _docker_head(
+    image,
+    model: str,
+    items: tuple,
+    types: tuple,
+    family: str,
+    port: int,
+    host_network: bool,
+    pass_env: tuple,
+) -> DockerHead:
+    mounts, flags = (
+        _mount_paths(model, items),
+        _env_flags(items, types),
+    )  # each worked out once for both forms
     lines = tuple(_lines_head(image, model, mounts, flags, family, port, host_network, pass_env))
-    argv = tuple(_argv_head(image, model, mounts, flags, family, port, host_network, pass_env) + [model])
+    argv = tuple(
+        _argv_head(image, model, mounts, flags, family, port, host_network, pass_env) + [model]
+    )
     return DockerHead(argv, lines, docker_text(model, lines))
 
 
@@ -190,5 +263,8 @@ def docker_text(model: str, lines) -> str:
     """Lines joined into one command; a local model path gets a comment saying it must exist."""
     text_ = continued(lines)
     if model.startswith("/"):
-        text_ = f"# {comment_text(model)} must already exist on the host — bind-mounted read-only below.\n" + text_
+        text_ = (
+            f"# {comment_text(model)} must already exist on the host — bind-mounted read-only below.\n"
+            + text_
+        )
     return text_

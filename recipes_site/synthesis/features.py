@@ -5,12 +5,14 @@ hardware); a user may pick another set (`selection`: feature name -> mode, None 
 without modes), which is how the site's feature toggles and `recipes-site command --feature`
 get their exact commands.
 """
+
 from __future__ import annotations
+
+from recipes_site.jsish import mapping, str_list, truthy
 
 from .hardware import Hardware
 from .memo import remembered, remembered_on
 from .recording import hardware_query
-from recipes_site.jsish import mapping, str_list, truthy
 
 Selection = dict  # feature name -> mode name (modal feature) or None (flat feature)
 
@@ -18,7 +20,14 @@ Selection = dict  # feature name -> mode name (modal feature) or None (flat feat
 def enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
     """Every declared feature minus the opt-in ones, but a variant's `default_modes` forces its feature on."""
     # kept per recipe: the same for every strategy offered on this hardware
-    return remembered(recipe, ("enabled_features", hw.label, variant_key), _enabled_features, recipe, hw, variant_key)
+    return remembered(
+        recipe,
+        ("enabled_features", hw.label, variant_key),
+        _enabled_features,
+        recipe,
+        hw,
+        variant_key,
+    )
 
 
 def _enabled_features(recipe: dict, hw: Hardware, variant_key: str) -> list[str]:
@@ -45,7 +54,9 @@ def allowed_modes(feature: dict, hw: Hardware, variant_key: str) -> list[str]:
     return allowed
 
 
-def chosen_mode(name: str, feature: dict, hw: Hardware, variant_key: str, variant: dict) -> str | None:
+def chosen_mode(
+    name: str, feature: dict, hw: Hardware, variant_key: str, variant: dict
+) -> str | None:
     allowed = allowed_modes(feature, hw, variant_key)
     for candidate in (mapping(variant.get("default_modes")).get(name), feature.get("default_mode")):
         if candidate in allowed:
@@ -57,14 +68,24 @@ def is_modal(feature: dict) -> bool:
     return isinstance(feature.get("modes"), dict)
 
 
-def applicable_features(recipe: dict, strategy_id: str, skip_companions: bool = False) -> list[tuple[str, dict]]:
+def applicable_features(
+    recipe: dict, strategy_id: str, skip_companions: bool = False
+) -> list[tuple[str, dict]]:
     """Features that can take part in this strategy's command at all, in declaration order."""
     # kept per recipe: the same on every hardware
-    return remembered(recipe, ("applicable_features", strategy_id, skip_companions),
-                      _applicable_features, recipe, strategy_id, skip_companions)
+    return remembered(
+        recipe,
+        ("applicable_features", strategy_id, skip_companions),
+        _applicable_features,
+        recipe,
+        strategy_id,
+        skip_companions,
+    )
 
 
-def _applicable_features(recipe: dict, strategy_id: str, skip_companions: bool) -> list[tuple[str, dict]]:
+def _applicable_features(
+    recipe: dict, strategy_id: str, skip_companions: bool
+) -> list[tuple[str, dict]]:
     out = []
     for name, feature in mapping(recipe.get("features")).items():
         if not truthy(feature) or not isinstance(feature, dict):
@@ -88,18 +109,35 @@ def option_args(feature: dict, hw: Hardware, mode: str | None) -> list:
     return str_list(override if override is not None else feature.get("args"))
 
 
-def default_selection(recipe: dict, hw: Hardware, variant_key: str, variant: dict, strategy_id: str,
-                      skip_companions: bool = False) -> Selection:
+def default_selection(
+    recipe: dict,
+    hw: Hardware,
+    variant_key: str,
+    variant: dict,
+    strategy_id: str,
+    skip_companions: bool = False,
+) -> Selection:
     defaults = default_modes(recipe, hw, variant_key, variant)
-    return {name: defaults[name] for name, _ in applicable_features(recipe, strategy_id, skip_companions)
-            if name in defaults}
+    return {
+        name: defaults[name]
+        for name, _ in applicable_features(recipe, strategy_id, skip_companions)
+        if name in defaults
+    }
 
 
 def default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> Selection:
     """The default selection among all of the recipe's features, before a strategy narrows it.
     `variant` is the variant `variant_key` renders (serve_args.variant_of)."""
     # kept per recipe: the same for every strategy offered on this hardware
-    return remembered(recipe, ("default_modes", hw.label, variant_key), _default_modes, recipe, hw, variant_key, variant)
+    return remembered(
+        recipe,
+        ("default_modes", hw.label, variant_key),
+        _default_modes,
+        recipe,
+        hw,
+        variant_key,
+        variant,
+    )
 
 
 def _default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> Selection:
@@ -118,8 +156,15 @@ def _default_modes(recipe: dict, hw: Hardware, variant_key: str, variant: dict) 
     return selection
 
 
-def feature_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict, strategy_id: str,
-                 skip_companions: bool = False, selection: Selection | None = None) -> list:
+def feature_args(
+    recipe: dict,
+    hw: Hardware,
+    variant_key: str,
+    variant: dict,
+    strategy_id: str,
+    skip_companions: bool = False,
+    selection: Selection | None = None,
+) -> list:
     args: list = []
     if selection is None:
         defaults = default_args(recipe, hw, variant_key, variant)
@@ -136,9 +181,13 @@ def default_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict) ->
     """The args of each feature `default_modes` selects, by name."""
     # kept per recipe: the same for every strategy offered on this hardware, and taken by another
     # profile that answers its questions alike (memo.remembered_on)
-    return remembered_on(recipe, ("default_args", variant_key), hw, _default_args, recipe, hw, variant_key, variant)
+    return remembered_on(
+        recipe, ("default_args", variant_key), hw, _default_args, recipe, hw, variant_key, variant
+    )
 
 
 def _default_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> dict[str, list]:
-    return {name: option_args(mapping(recipe.get("features"))[name], hw, mode)
-            for name, mode in default_modes(recipe, hw, variant_key, variant).items()}
+    return {
+        name: option_args(mapping(recipe.get("features"))[name], hw, mode)
+        for name, mode in default_modes(recipe, hw, variant_key, variant).items()
+    }

@@ -5,6 +5,7 @@ lowercase brand, then `default`; override blocks (`hardware_overrides`) know onl
 generation and the single `nvidia` brand fallback. Both lookups live here so every rule uses
 the same one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

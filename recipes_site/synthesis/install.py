@@ -1,14 +1,18 @@
 """The install block of a recipe: pip and docker instructions plus extra dependencies."""
+
 from __future__ import annotations
 
 from recipes_site.jsish import mapping, truthy
+
 from .shell import image_word
 
 PIP_DEFAULT = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
-PIP_NIGHTLY = ("uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
-               "  --extra-index-url https://wheels.vllm.ai/nightly/cu130 \\\n"
-               "  --extra-index-url https://download.pytorch.org/whl/cu130 \\\n"
-               "  --index-strategy unsafe-best-match")
+PIP_NIGHTLY = (
+    "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
+    "  --extra-index-url https://wheels.vllm.ai/nightly/cu130 \\\n"
+    "  --extra-index-url https://download.pytorch.org/whl/cu130 \\\n"
+    "  --index-strategy unsafe-best-match"
+)
 
 
 def _nvidia_image(source) -> str:
@@ -33,17 +37,31 @@ def install_block(recipe: dict) -> dict:
     pip = declared.get("pip")
     if pip is not False:
         pip = mapping(pip)
-        entry = {"command": pip.get("command") if truthy(pip.get("command")) else (PIP_NIGHTLY if nightly else PIP_DEFAULT)}
-        note = pip.get("note") if truthy(pip.get("note")) else (
-            f"vLLM {model.get('min_vllm_version')} isn't released yet — nightly required." if nightly else None)
+        entry = {
+            "command": pip.get("command")
+            if truthy(pip.get("command"))
+            else (PIP_NIGHTLY if nightly else PIP_DEFAULT)
+        }
+        note = (
+            pip.get("note")
+            if truthy(pip.get("note"))
+            else (
+                f"vLLM {model.get('min_vllm_version')} isn't released yet — nightly required."
+                if nightly
+                else None
+            )
+        )
         if note:
             entry["note"] = note
         block["pip"] = entry
     dock = declared.get("docker")
     if dock is not False:
         dock = mapping(dock)
-        entry = {"command": dock.get("command") if truthy(dock.get("command"))
-                 else f"docker pull {image_word(_nvidia_image(model.get('docker_image')))}"}
+        entry = {
+            "command": dock.get("command")
+            if truthy(dock.get("command"))
+            else f"docker pull {image_word(_nvidia_image(model.get('docker_image')))}"
+        }
         if truthy(dock.get("note")):
             entry["note"] = dock["note"]
         block["docker"] = entry

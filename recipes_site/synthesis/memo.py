@@ -9,18 +9,22 @@ recipe dict edited between two calls is read again. An answer about one profile
 (`remembered_on`) is kept per profile, and another profile takes it when it answers every
 question its computation read alike (synthesis/recording.py).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from .recording import Recording
 
 if TYPE_CHECKING:
     from .recording import Trace
 
-_active: ContextVar[tuple[dict, dict, Trace | None] | None] = ContextVar("synthesis_memo", default=None)
+_active: ContextVar[tuple[dict, dict, Trace | None] | None] = ContextVar(
+    "synthesis_memo", default=None
+)
 
 
 @contextmanager
@@ -48,7 +52,7 @@ def remembered(recipe: dict, key: tuple, compute: Callable[..., Any], *args: Any
         if value is _MISSING:
             value = kept[key] = compute(*args)
         return value
-    entry = kept.get(key)                       # (value, the record keys computing it read)
+    entry = kept.get(key)  # (value, the record keys computing it read)
     if entry is None:
         entry = kept[key] = trace.run(compute, args)
     elif entry[1] and trace.keys is not None:
@@ -56,7 +60,9 @@ def remembered(recipe: dict, key: tuple, compute: Callable[..., Any], *args: Any
     return entry[0]
 
 
-def remembered_on(recipe: dict, key: tuple, hw: Any, compute: Callable[..., Any], *args: Any) -> Any:
+def remembered_on(
+    recipe: dict, key: tuple, hw: Any, compute: Callable[..., Any], *args: Any
+) -> Any:
     """`compute(*args)`, an answer about the profile `hw`, kept under `key` for that profile (its
     label) while `recipe` is being synthesized. When the profile has none yet and the synthesis
     records its reads (`hw` a Recording, a Trace active), an entry made for another profile under
@@ -77,14 +83,14 @@ def remembered_on(recipe: dict, key: tuple, hw: Any, compute: Callable[..., Any]
         if value is _MISSING:
             value = kept[own] = (compute(*args), ())
         return value[0]
-    entry = kept.get(own)                       # (value, the record keys computing it read)
+    entry = kept.get(own)  # (value, the record keys computing it read)
     if entry is None:
         made = kept.get((_SHARED, key))
         if made is None:
             made = kept[(_SHARED, key)] = []
         else:
             for earlier, keys, value in reversed(made):
-                if earlier.agrees_on(keys, hw):         # notes and traces `keys` for `hw`
+                if earlier.agrees_on(keys, hw):  # notes and traces `keys` for `hw`
                     kept[own] = (value, keys)
                     return value
         entry = kept[own] = trace.run(compute, args)
@@ -95,4 +101,4 @@ def remembered_on(recipe: dict, key: tuple, hw: Any, compute: Callable[..., Any]
 
 
 _MISSING = object()
-_SHARED = object()      # marks the key of the entries of every profile (`remembered_on`)
+_SHARED = object()  # marks the key of the entries of every profile (`remembered_on`)

@@ -23,30 +23,35 @@ shares renderings at that finer grain, checked against the keys each one read (`
 
 Kept per `synthesize_recipe` call (synthesis/__init__.py); nothing outlives the recipe.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import functools
 import inspect
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .hardware import Hardware
 from .types import HardwareResult, hardware_result
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _attribute(name: str) -> Callable:
     """Reads fact `name` of a profile (one function per name: a stable record key). Bounded by the
     names Hardware has."""
+
     def read(hw):
         return getattr(hw, name)
+
     return read
 
 
 def _asked_method(method: Callable) -> Callable:
     """Recording's form of a one-argument Hardware method: asked again with the same argument (the
     usual case), the noted answer is read directly (and traced), as `Recording.ask` would read it."""
+
     def asked(self, arg: Any) -> Any:
         key = (method, id(arg))
         noted = self.answers.get(key)
@@ -55,6 +60,7 @@ def _asked_method(method: Callable) -> Callable:
         if self.trace is not None and self.trace.keys is not None:
             self.trace.keys[key] = None
         return noted[3]
+
     return asked
 
 
@@ -72,6 +78,7 @@ def _noted_fact(name: str) -> property:
         if self.trace is not None and self.trace.keys is not None:
             self.trace.keys[key] = None
         return noted[3]
+
     return property(read)
 
 
@@ -84,12 +91,16 @@ def _recorded_reads(cls: type) -> type:
     names = [f.name for f in dataclasses.fields(Hardware)]
     names += [name for name in vars(Hardware) if not name.startswith("_") and name not in names]
     for name in names:
-        if name == "label":     # the profile id as a name, not recorded: an attribute of each Recording
+        if (
+            name == "label"
+        ):  # the profile id as a name, not recorded: an attribute of each Recording
             continue
         found = inspect.getattr_static(Hardware, name, None)
         if inspect.isfunction(found):
             if len(inspect.signature(found).parameters) != 2:
-                raise TypeError(f"Hardware.{name}: a Recording records methods of one argument (self, arg)")
+                raise TypeError(
+                    f"Hardware.{name}: a Recording records methods of one argument (self, arg)"
+                )
             setattr(cls, name, _asked_method(found))
         else:
             setattr(cls, name, _noted_fact(name))
@@ -134,7 +145,7 @@ class Recording:
         if noted is not None:
             return noted[3]
         before, after = rest[:index], rest[index:]
-        answer = self.replies.get(key, _UNASKED)       # answered already while checked against a record
+        answer = self.replies.get(key, _UNASKED)  # answered already while checked against a record
         if answer is _UNASKED:
             answer = fn(*before, self.hw, *after)
         self.answers[key] = (fn, before, after, answer)
@@ -156,7 +167,7 @@ class Recording:
         if done == len(answers):
             return True
         items = answers.items()
-        for key, noted in (itertools.islice(items, done, None) if done else items):
+        for key, noted in itertools.islice(items, done, None) if done else items:
             if not _answered_alike(key, noted, other):
                 self._agreed[other] = -1
                 return False
@@ -197,7 +208,7 @@ def _answered_alike(key: tuple, noted: tuple, other: Recording) -> bool:
     reply = replies.get(key, _UNASKED)
     if reply is _UNASKED:
         reply = replies[key] = fn(*before, other.hw, *after)
-    return reply is answer or same(reply, answer)      # most are the very same object
+    return reply is answer or same(reply, answer)  # most are the very same object
 
 
 class Trace:
@@ -214,7 +225,7 @@ class Trace:
     __slots__ = ("keys",)
 
     def __init__(self):
-        self.keys: dict | None = None      # key -> None, in first-read order; None: outside any piece
+        self.keys: dict | None = None  # key -> None, in first-read order; None: outside any piece
 
     def run(self, compute: Callable, args: tuple) -> tuple[Any, dict]:
         """`compute(*args)` and the keys it read (each once, in first-read order: a dict's keys);
@@ -242,7 +253,7 @@ class Pieces:
 
     def __init__(self, trace: Trace):
         self.trace = trace
-        self.made: dict = {}          # piece key -> [(recording, keys, value), ...]
+        self.made: dict = {}  # piece key -> [(recording, keys, value), ...]
 
     def get(self, key: tuple, hw: Recording, compute: Callable, args: tuple) -> tuple[Any, bool]:
         """(value, True) for a piece `hw` takes from an earlier profile (to be re-labelled by the
@@ -274,8 +285,13 @@ def hardware_query(fn: Callable) -> Callable:
     def query(*args):
         hw = args[index]
         if type(hw) is Recording:
-            return hw.ask(fn, index, args[:index] + args[index + 1:] if len(args) > index + 1 else args[:index])
+            return hw.ask(
+                fn,
+                index,
+                args[:index] + args[index + 1 :] if len(args) > index + 1 else args[:index],
+            )
         return fn(*args)
+
     return query
 
 
@@ -292,12 +308,14 @@ def same(a: Any, b: Any) -> bool:
     if kind is not type(b):
         return False
     if isinstance(a, _SCALARS):
-        return a == b and (kind is not float or repr(a) == repr(b))    # 0.0 and -0.0
+        return a == b and (kind is not float or repr(a) == repr(b))  # 0.0 and -0.0
     if isinstance(a, (tuple, list)):
         return len(a) == len(b) and all(map(same, a, b))
-    if isinstance(a, dict):     # keys and values pairwise, in order (`same` is pure: any order of tests)
+    if isinstance(
+        a, dict
+    ):  # keys and values pairwise, in order (`same` is pure: any order of tests)
         return len(a) == len(b) and all(map(same, a, b)) and all(map(same, a.values(), b.values()))
-    declared = getattr(kind, "__dataclass_fields__", None)       # a dataclass: field by field
+    declared = getattr(kind, "__dataclass_fields__", None)  # a dataclass: field by field
     if declared is not None:
         return _same_fields(a, b, declared)
     return False
@@ -317,5 +335,8 @@ def relabelled(result: HardwareResult | None, label: str) -> HardwareResult | No
     names the profile (synthesis writes `Hardware.label` nowhere else)."""
     if result is None:
         return None
-    return hardware_result(hardware=label, recommended=result.recommended.relabelled(label),
-                           alternatives=tuple([r.relabelled(label) for r in result.alternatives]))
+    return hardware_result(
+        hardware=label,
+        recommended=result.recommended.relabelled(label),
+        alternatives=tuple([r.relabelled(label) for r in result.alternatives]),
+    )

@@ -4,6 +4,7 @@ fixed-size machines, the strategy set per hardware, the recommended strategy and
 These choices follow the reference site's rules so that contributors' recipes keep producing
 the commands they were written for.
 """
+
 from __future__ import annotations
 
 import math
@@ -11,10 +12,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
+from recipes_site.jsish import is_number, mapping, str_list, truthy
+
 from .hardware import Hardware
 from .memo import remembered
 from .recording import hardware_query
-from recipes_site.jsish import is_number, mapping, str_list, truthy
 
 BLACKWELL_ONLY = {"brand": "NVIDIA", "generation": "blackwell"}
 MULTI_NODE_PREFERENCE = ("multi_node_tp", "multi_node_dep", "multi_node_tep")
@@ -24,9 +26,10 @@ MAX_NODES = 16
 @dataclass(frozen=True)
 class Context:
     """Catalog-wide inputs every decision may consult."""
-    profiles: dict       # hw id -> taxonomy profile (taxonomy order)
-    strategies: dict     # serving strategy id -> spec, then kv-store id -> spec
-    kv_ids: tuple        # kv-store ids, in file order
+
+    profiles: dict  # hw id -> taxonomy profile (taxonomy order)
+    strategies: dict  # serving strategy id -> spec, then kv-store id -> spec
+    kv_ids: tuple  # kv-store ids, in file order
 
     def hardware(self, hw_id: str) -> Hardware:
         hw = self._hardware.get(hw_id)
@@ -46,10 +49,14 @@ class Context:
     @cached_property
     def _deploy_types(self) -> dict:
         """deploy_type per strategy id, read once per build (asked tens of thousands of times)."""
-        return {s: mapping(spec).get("deploy_type") or "single_node" for s, spec in self.strategies.items()}
+        return {
+            s: mapping(spec).get("deploy_type") or "single_node"
+            for s, spec in self.strategies.items()
+        }
 
 
 # -- hardware eligibility -------------------------------------------------------------------
+
 
 def precision_constraint(variant: dict) -> dict | None:
     declared = variant.get("precision_hardware")
@@ -83,7 +90,7 @@ def eligible_hardware(ctx: Context, recipe: dict, variant: dict) -> list[str]:
     read once for all profiles."""
     declared = mapping(mapping(recipe.get("meta")).get("hardware"))
     constraint = precision_constraint(variant)
-    allow = str_list(variant.get("supported_hardware"))        # allowed_by_variant's list, read once
+    allow = str_list(variant.get("supported_hardware"))  # allowed_by_variant's list, read once
     out = []
     for h in ctx.profiles:
         hw = ctx.hardware(h)
@@ -94,7 +101,9 @@ def eligible_hardware(ctx: Context, recipe: dict, variant: dict) -> list[str]:
     return out
 
 
-def default_hardware(ctx: Context, recipe: dict, variant: dict, candidates: list[str] | None = None) -> str:
+def default_hardware(
+    ctx: Context, recipe: dict, variant: dict, candidates: list[str] | None = None
+) -> str:
     if candidates is None:
         candidates = eligible_hardware(ctx, recipe, variant)
     wanted = mapping(recipe.get("meta")).get("default_hardware")
@@ -120,6 +129,7 @@ def hardware_list(ctx: Context, recipe: dict, variant: dict) -> list[str]:
 
 
 # -- fit --------------------------------------------------------------------------------------
+
 
 def vram_needed(variant: dict) -> float:
     v = variant.get("vram_minimum_gb")
@@ -153,9 +163,13 @@ def _largest(keys: list[str], variants: dict) -> str:
 
 def fitting_variants(recipe: dict, hw: Hardware) -> list[str]:
     """Variant keys that may run on one `hw` box as they are (precision, allow-list and VRAM)."""
-    return [k for k, v in mapping(recipe.get("variants")).items()
-            if meets_constraint(precision_constraint(mapping(v)), hw)
-            and allowed_by_variant(mapping(v), hw) and fits_node(hw, mapping(v))]
+    return [
+        k
+        for k, v in mapping(recipe.get("variants")).items()
+        if meets_constraint(precision_constraint(mapping(v)), hw)
+        and allowed_by_variant(mapping(v), hw)
+        and fits_node(hw, mapping(v))
+    ]
 
 
 def substitution_reason(recipe: dict, asked: str, hw: Hardware) -> str:
@@ -164,11 +178,19 @@ def substitution_reason(recipe: dict, asked: str, hw: Hardware) -> str:
     The site swaps silently (the reference does); a person who typed `--variant` is told instead."""
     variant = mapping(mapping(recipe.get("variants")).get(asked))
     fitting = fitting_variants(recipe, hw)
-    return (f"variant {asked!r} needs {vram_needed(variant):g} GB, more than one {hw.id} holds "
-            f"({hw.node_vram_gb:g} GB), and {hw.id} cannot be clustered; "
-            + (f"variants that fit on {hw.id}: {', '.join(fitting)}" if fitting else f"no variant fits on {hw.id}"))
+    return (
+        f"variant {asked!r} needs {vram_needed(variant):g} GB, more than one {hw.id} holds "
+        f"({hw.node_vram_gb:g} GB), and {hw.id} cannot be clustered; "
+        + (
+            f"variants that fit on {hw.id}: {', '.join(fitting)}"
+            if fitting
+            else f"no variant fits on {hw.id}"
+        )
+    )
+
 
 # -- strategies ---------------------------------------------------------------------------------
+
 
 def effective_strategies(ctx: Context, recipe: dict) -> list[str]:
     """The recipe's strategies, then those `strategy_hardware` grants, then every kv-store."""
@@ -178,8 +200,11 @@ def effective_strategies(ctx: Context, recipe: dict) -> list[str]:
 
 def _effective_strategies(ctx: Context, recipe: dict) -> list[str]:
     listed = str_list(recipe.get("compatible_strategies"))
-    granted = [s for s, per_hw in mapping(recipe.get("strategy_hardware")).items()
-               if s not in listed and "supported" in mapping(per_hw).values()]
+    granted = [
+        s
+        for s, per_hw in mapping(recipe.get("strategy_hardware")).items()
+        if s not in listed and "supported" in mapping(per_hw).values()
+    ]
     out: list[str] = []
     for s in listed + granted + list(ctx.kv_ids):
         if s not in out:
@@ -229,7 +254,11 @@ def strategy_set(ctx: Context, recipe: dict, hw: Hardware) -> list[str]:
     out = []
     for s in effective_strategies(ctx, recipe):
         if s in ctx.kv_ids:
-            if hw.scalable and hw.brand in ("NVIDIA", "AMD") and hw.entry(mapping(kv_gate.get(s))) != "unsupported":
+            if (
+                hw.scalable
+                and hw.brand in ("NVIDIA", "AMD")
+                and hw.entry(mapping(kv_gate.get(s))) != "unsupported"
+            ):
                 out.append(s)
             continue
         multi = ctx.deploy_type(s) in ("multi_node", "pd_cluster")
@@ -247,7 +276,7 @@ def recommend_strategy(recipe: dict, effective: list[str], base_nodes: int) -> s
     wanted = recipe.get("default_strategy")
     if wanted and wanted in effective:
         if base_nodes > 1 and wanted.startswith("single_node_"):
-            sibling = "multi_node_" + wanted[len("single_node_"):]
+            sibling = "multi_node_" + wanted[len("single_node_") :]
             if sibling in effective:
                 return sibling
         else:
@@ -271,11 +300,20 @@ _made = tuple.__new__
 
 
 @hardware_query
-def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: list[str]) -> Recommendation:
+def recommend(
+    ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: list[str]
+) -> Recommendation:
     # two nodes when the variant does not fit on one and a multi-node strategy is offered (the
     # offer is looked at only then: nearly every variant fits)
-    base_nodes = 2 if (not fits_node(hw, variant) and hw.scalable
-                       and any(s.startswith("multi_node_") for s in offered)) else 1
+    base_nodes = (
+        2
+        if (
+            not fits_node(hw, variant)
+            and hw.scalable
+            and any(s.startswith("multi_node_") for s in offered)
+        )
+        else 1
+    )
     choice = recommend_strategy(recipe, effective_strategies(ctx, recipe), base_nodes)
     if choice not in offered:
         fallback = _fallback(offered, ctx.kv_ids)
@@ -283,18 +321,29 @@ def recommend(ctx: Context, recipe: dict, variant: dict, hw: Hardware, offered: 
             choice = fallback[0]
     floor = 2 if ctx.deploy_type(choice) == "multi_node" else 1
     # made without the class call (serve_args._made: a NamedTuple's __new__ is a Python function)
-    return _made(Recommendation, (choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw)))))
+    return _made(
+        Recommendation,
+        (choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw)))),
+    )
 
 
 def _fallback(offered: list[str], kv_ids: tuple) -> list[str]:
     """The offered strategies that are neither kv-stores nor pd_cluster, else those that are not
     kv-stores. A function of its own: comprehensions reading `ctx` inside recommend made it a
     closure cell, created on every call."""
-    return [s for s in offered if s not in kv_ids and s != "pd_cluster"] or [s for s in offered if s not in kv_ids]
+    return [s for s in offered if s not in kv_ids and s != "pd_cluster"] or [
+        s for s in offered if s not in kv_ids
+    ]
 
 
-def node_count_problem(ctx: Context, recipe: dict, strategy_id: str, hw: Hardware, nodes: int | None,
-                       pick: Recommendation) -> str | None:
+def node_count_problem(
+    ctx: Context,
+    recipe: dict,
+    strategy_id: str,
+    hw: Hardware,
+    nodes: int | None,
+    pick: Recommendation,
+) -> str | None:
     """Why `nodes` (a person's `--nodes`) does not suit `strategy_id` on `hw`, or None.
 
     One function so that `recipes-site command` and `fit` (both through `render_choice`) accept and

@@ -4,24 +4,40 @@ Every flag of a generated command enters through `serve_parts` (args around the 
 feature args, env); the parallel block itself is decided by the caller (single-node, multi-node,
 prefill/decode), so the ranks of one layout share one `ServeParts`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
+
+from recipes_site.jsish import mapping, str_list, truthy_items
 
 from . import docker
 from .features import feature_args
 from .hardware import Hardware
 from .memo import remembered, remembered_on
-from recipes_site.jsish import mapping, str_list, truthy_items
-from .shell import (Placeholder, Unit, continuation, plain_unit_lines, trusted_args, trusted_env, unit_lines,
-                    units_of)
+from .shell import (
+    Placeholder,
+    Unit,
+    continuation,
+    plain_unit_lines,
+    trusted_args,
+    trusted_env,
+    unit_lines,
+    units_of,
+)
 
-PD_ONLY_ON_NVL = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
-                  "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
+PD_ONLY_ON_NVL = (
+    "VLLM_USE_NCCL_SYMM_MEM",
+    "NCCL_CUMEM_ENABLE",
+    "NCCL_MNNVL_ENABLE",
+    "NCCL_NVLS_ENABLE",
+    "UCX_NET_DEVICES",
+)
 NVL_TRAYS = ("gb200", "gb300")
 
 
@@ -30,17 +46,18 @@ NO_ENV: Mapping = MappingProxyType({})
 
 class ProcessSpec(NamedTuple):
     """Everything that decides one `vllm serve` process except its parallel block."""
+
     recipe: dict
     variant_key: str
-    on_hw: OnHardware                                # variant_on_hardware(recipe, variant_key, hw)
+    on_hw: OnHardware  # variant_on_hardware(recipe, variant_key, hw)
     strategy_id: str
-    strategy: dict                                   # the context's spec of strategy_id
+    strategy: dict  # the context's spec of strategy_id
     hw: Hardware
-    role: str | None = None                          # "prefill" / "decode" for PD pools
-    kv: KvSide | None = None                         # what a kv-store brings when composing with one
-    pinning_env: Mapping = NO_ENV                    # PD GPU pinning
-    features: dict | None = None                     # explicit feature selection; None = the recipe's defaults
-    multi_node: bool = False                         # the process's parallel group spans nodes (host network)
+    role: str | None = None  # "prefill" / "decode" for PD pools
+    kv: KvSide | None = None  # what a kv-store brings when composing with one
+    pinning_env: Mapping = NO_ENV  # PD GPU pinning
+    features: dict | None = None  # explicit feature selection; None = the recipe's defaults
+    multi_node: bool = False  # the process's parallel group spans nodes (host network)
 
     @property
     def variant(self) -> dict:
@@ -53,13 +70,37 @@ class ProcessSpec(NamedTuple):
 _made = tuple.__new__
 
 
-def process_spec(recipe: dict, variant_key: str, on_hw: OnHardware, strategy_id: str, strategy: dict, hw: Hardware,
-                 role: str | None = None, kv: KvSide | None = None, pinning_env: Mapping = NO_ENV,
-                 features: dict | None = None, multi_node: bool = False) -> ProcessSpec:
+def process_spec(
+    recipe: dict,
+    variant_key: str,
+    on_hw: OnHardware,
+    strategy_id: str,
+    strategy: dict,
+    hw: Hardware,
+    role: str | None = None,
+    kv: KvSide | None = None,
+    pinning_env: Mapping = NO_ENV,
+    features: dict | None = None,
+    multi_node: bool = False,
+) -> ProcessSpec:
     """`ProcessSpec(...)` without the class call (tests/test_synthesis_serve_args.py holds it to the
     class's fields and defaults)."""
-    return _made(ProcessSpec, (recipe, variant_key, on_hw, strategy_id, strategy, hw, role, kv, pinning_env, features,
-                               multi_node))
+    return _made(
+        ProcessSpec,
+        (
+            recipe,
+            variant_key,
+            on_hw,
+            strategy_id,
+            strategy,
+            hw,
+            role,
+            kv,
+            pinning_env,
+            features,
+            multi_node,
+        ),
+    )
 
 
 def variant_of(recipe: dict, variant_key: str) -> dict:
@@ -76,6 +117,7 @@ class ServeParts(NamedTuple):
     """A process's arguments and env, the parallel block left out: the tokens before and after
     where it goes, then the feature block (the part a user can toggle), then the kv-store args.
     Token sequences are tuples here and below, as arg_lines (and its memo key) takes them."""
+
     before: tuple
     after_parallel: tuple
     features: tuple
@@ -90,27 +132,48 @@ class ServeParts(NamedTuple):
 def serve_parts(spec: ProcessSpec) -> ServeParts:
     side = _strategy_side(spec)
     blocks = _hardware_blocks(spec, side)
-    features = tuple(feature_args(spec.recipe, spec.hw, spec.variant_key, spec.variant, spec.strategy_id,
-                                  skip_companions=spec.kv is not None, selection=spec.features))
+    features = tuple(
+        feature_args(
+            spec.recipe,
+            spec.hw,
+            spec.variant_key,
+            spec.variant,
+            spec.strategy_id,
+            skip_companions=spec.kv is not None,
+            selection=spec.features,
+        )
+    )
     after = spec.kv.args if spec.kv is not None else ()
-    return _made(ServeParts, (spec.on_hw.args + side.args, side.override_args + blocks.args, features, after,
-                              serve_env(spec, side, blocks)))
+    return _made(
+        ServeParts,
+        (
+            spec.on_hw.args + side.args,
+            side.override_args + blocks.args,
+            features,
+            after,
+            serve_env(spec, side, blocks),
+        ),
+    )
 
 
 class KvSide(NamedTuple):
     """What a kv-store brings to every process serving through it (trusted vocabulary)."""
-    args: tuple     # its vllm_args, after the feature block
-    env: dict       # its env, after the strategy's
+
+    args: tuple  # its vllm_args, after the feature block
+    env: dict  # its env, after the strategy's
 
 
 def kv_side(kv: dict) -> KvSide:
     """The `KvSide` of a kv-store spec (kv_store/*.yaml)."""
     vllm = mapping(kv.get("vllm"))
-    return KvSide(tuple(trusted_args(str_list(vllm.get("vllm_args")))), trusted_env(mapping(vllm.get("env"))))
+    return KvSide(
+        tuple(trusted_args(str_list(vllm.get("vllm_args")))), trusted_env(mapping(vllm.get("env")))
+    )
 
 
 class HardwareBlocks(NamedTuple):
     """The `extra_args` and `extra_env` of hardware override blocks, in block order."""
+
     args: tuple
     env: dict
 
@@ -127,12 +190,13 @@ def hardware_blocks(blocks) -> HardwareBlocks:
 
 class OnHardware(NamedTuple):
     """What a variant brings to every process on one hardware, whatever the strategy."""
-    variant: dict           # the variant the key renders (variant_of)
-    model: str              # the checkpoint it serves (model_id)
-    image: str | None       # its container image there (docker.docker_image)
-    pass_env: tuple         # host variables its docker command passes through (HF_TOKEN when gated)
-    args: tuple             # the recipe's base args, then the variant's, then the variant's on this hardware
-    env: dict               # likewise: base env, variant env, variant env on this hardware
+
+    variant: dict  # the variant the key renders (variant_of)
+    model: str  # the checkpoint it serves (model_id)
+    image: str | None  # its container image there (docker.docker_image)
+    pass_env: tuple  # host variables its docker command passes through (HF_TOKEN when gated)
+    args: tuple  # the recipe's base args, then the variant's, then the variant's on this hardware
+    env: dict  # likewise: base env, variant env, variant env on this hardware
     override_blocks: tuple  # the recipe's and the variant's generation/brand override blocks
     blocks: HardwareBlocks  # what those two blocks add
 
@@ -140,39 +204,63 @@ class OnHardware(NamedTuple):
 def variant_on_hardware(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
     # kept per recipe: the same for every strategy rendered on this hardware, and taken by another
     # profile that answers its questions alike (memo.remembered_on)
-    return remembered_on(recipe, ("variant_on_hardware", variant_key), hw,
-                         _variant_on_hardware_of, recipe, variant_key, hw)
+    return remembered_on(
+        recipe,
+        ("variant_on_hardware", variant_key),
+        hw,
+        _variant_on_hardware_of,
+        recipe,
+        variant_key,
+        hw,
+    )
 
 
 def _variant_on_hardware_of(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
     variant = variant_of(recipe, variant_key)
     model = mapping(recipe.get("model"))
     on_hw = mapping(hw.entry(mapping(variant.get("hardware_overrides"))))
-    override_blocks = (hw.override_block(recipe.get("hardware_overrides")),
-                       hw.override_block(variant.get("hardware_overrides")))
+    override_blocks = (
+        hw.override_block(recipe.get("hardware_overrides")),
+        hw.override_block(variant.get("hardware_overrides")),
+    )
     return OnHardware(
-        variant=variant, model=model_id(recipe, variant), image=docker.docker_image(recipe, variant, hw),
+        variant=variant,
+        model=model_id(recipe, variant),
+        image=docker.docker_image(recipe, variant, hw),
         # a deliberate deviation from the reference (docs/compat-deviations.json): a gated
         # checkpoint gets the host's HF_TOKEN passed through
         pass_env=("HF_TOKEN",) if docker.is_gated(recipe, variant) else (),
-        args=(*str_list(model.get("base_args")), *str_list(variant.get("extra_args")), *str_list(on_hw.get("extra_args"))),
-        env={**mapping(model.get("base_env")), **mapping(variant.get("extra_env")), **mapping(on_hw.get("extra_env"))},
-        override_blocks=override_blocks, blocks=hardware_blocks(override_blocks))
+        args=(
+            *str_list(model.get("base_args")),
+            *str_list(variant.get("extra_args")),
+            *str_list(on_hw.get("extra_args")),
+        ),
+        env={
+            **mapping(model.get("base_env")),
+            **mapping(variant.get("extra_env")),
+            **mapping(on_hw.get("extra_env")),
+        },
+        override_blocks=override_blocks,
+        blocks=hardware_blocks(override_blocks),
+    )
 
 
 class StrategySide(NamedTuple):
     """What a strategy (or one PD role of it) brings to every process, whatever the hardware."""
-    args: tuple               # its vllm_args (trusted vocabulary)
-    override_args: tuple      # the recipe's strategy_overrides (or the role's): extra_args, vllm_args
-    env: dict                 # its env (trusted vocabulary)
-    override_env: dict        # the recipe's strategy_overrides env, then extra_env (or the role's env)
+
+    args: tuple  # its vllm_args (trusted vocabulary)
+    override_args: tuple  # the recipe's strategy_overrides (or the role's): extra_args, vllm_args
+    env: dict  # its env (trusted vocabulary)
+    override_env: dict  # the recipe's strategy_overrides env, then extra_env (or the role's env)
     hardware_overrides: dict  # the recipe's strategy_overrides hardware_overrides
     role_hardware_overrides: dict  # the role's hardware_overrides ({} without a role)
 
 
 def _strategy_side(spec: ProcessSpec) -> StrategySide:
     # kept per recipe: the same on every hardware (spec.strategy is the context's spec of strategy_id)
-    return remembered(spec.recipe, ("strategy_side", spec.strategy_id, spec.role), _strategy_side_of, spec)
+    return remembered(
+        spec.recipe, ("strategy_side", spec.strategy_id, spec.role), _strategy_side_of, spec
+    )
 
 
 def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
@@ -184,10 +272,13 @@ def _strategy_side_of(spec: ProcessSpec) -> StrategySide:
         args=tuple(trusted_args(str_list(own.get("vllm_args")))),
         override_args=(*str_list(source.get("extra_args")), *str_list(source.get("vllm_args"))),
         env=trusted_env(mapping(own.get("env"))),
-        override_env={**mapping(overrides.get("env")),
-                      **mapping(source.get("env") if spec.role else source.get("extra_env"))},
+        override_env={
+            **mapping(overrides.get("env")),
+            **mapping(source.get("env") if spec.role else source.get("extra_env")),
+        },
         hardware_overrides=mapping(overrides.get("hardware_overrides")),
-        role_hardware_overrides=mapping(role_overrides.get("hardware_overrides")))
+        role_hardware_overrides=mapping(role_overrides.get("hardware_overrides")),
+    )
 
 
 def _hardware_blocks(spec: ProcessSpec, side: StrategySide) -> HardwareBlocks:
@@ -195,7 +286,7 @@ def _hardware_blocks(spec: ProcessSpec, side: StrategySide) -> HardwareBlocks:
     replaces the recipe's and the variant's), then the strategy's block for this hardware id,
     then the role's."""
     if not side.hardware_overrides and not side.role_hardware_overrides:
-        return spec.on_hw.blocks      # the strategy has no blocks of its own: only the variant's apply
+        return spec.on_hw.blocks  # the strategy has no blocks of its own: only the variant's apply
     hw = spec.hw
     strategy_block = hw.override_block(side.hardware_overrides)
     blocks = [strategy_block] if strategy_block is not None else list(spec.on_hw.override_blocks)
@@ -226,12 +317,12 @@ def dedupe(tokens: list) -> list[Unit]:
 
 def dedupe_units(units: list[Unit]) -> list[Unit]:
     if len(set(map(_first, units))) == len(units):
-        return list(units)     # no token starts two units, so no flag repeats: nothing to drop (~90%)
+        return list(units)  # no token starts two units, so no flag repeats: nothing to drop (~90%)
     seen: set = set()
     kept: list[Unit] = []
     for unit in reversed(units):
         flag = unit[0]
-        if flag[:1] == "-":     # a flag (as shell.units_of tells one)
+        if flag[:1] == "-":  # a flag (as shell.units_of tells one)
             if flag in seen:
                 continue
             seen.add(flag)
@@ -247,19 +338,22 @@ def flatten(units: list[Unit]) -> list[str]:
     return [tok for unit in units for tok in unit]
 
 
-FEATURE_MARK = ("\x00features",)   # a positional unit: survives de-duplication, marks the feature block
+FEATURE_MARK = (
+    "\x00features",
+)  # a positional unit: survives de-duplication, marks the feature block
 
 
 class ArgLines(NamedTuple):
     """A process's arguments after de-duplication, as argv tokens and as command lines, and the
     lines before and after its feature block (for pages that let a user toggle features: exact
     whenever the feature flags appear nowhere else, choices.toggles_are_exact checks)."""
+
     args: tuple
     lines: tuple
     lines_before: tuple
     lines_after: tuple
-    text: str       # the lines as the continuation of a command (shell.continuation): the same
-                    # after `vllm serve <model>` and after the docker head
+    text: str  # the lines as the continuation of a command (shell.continuation): the same
+    # after `vllm serve <model>` and after the docker head
 
 
 def arg_lines(before: tuple, features: tuple, after: tuple) -> ArgLines:
@@ -282,24 +376,37 @@ def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> A
     strings = _STRINGS.issuperset(_types)
     # every token a plain str (nearly always): each unit's line comes straight from the memo
     lines_of = plain_unit_lines if _PLAIN.issuperset(_types) else unit_lines
-    before, features, after = _kept(before, strings), _kept(features, strings), _kept(after, strings)
+    before, features, after = (
+        _kept(before, strings),
+        _kept(features, strings),
+        _kept(after, strings),
+    )
     own_before, own_features, own_after = units_of(before), units_of(features), units_of(after)
     whole_head = own_before + [FEATURE_MARK] + own_after
     head = dedupe_units(whole_head)
     # the mark's place, by identity (a recipe may spell it); where nothing was dropped, as it was put
-    cut = len(own_before) if len(head) == len(whole_head) else [u is FEATURE_MARK for u in head].index(True)
-    lines_before, lines_after = lines_of(head[:cut]), lines_of(head[cut + 1:])
+    cut = (
+        len(own_before)
+        if len(head) == len(whole_head)
+        else [u is FEATURE_MARK for u in head].index(True)
+    )
+    lines_before, lines_after = lines_of(head[:cut]), lines_of(head[cut + 1 :])
     pairs_across = _pairs_across(before, features or after) or _pairs_across(features, after)
     # the general path also when a feature's positional is a head unit's first token (rare; exact either way)
     if pairs_across or not set(map(_first, head)).isdisjoint(map(_first, own_features)):
-        units = dedupe_units(units_of(before + features + after) if pairs_across
-                             else own_before + own_features + own_after)
+        units = dedupe_units(
+            units_of(before + features + after)
+            if pairs_across
+            else own_before + own_features + own_after
+        )
         lines = lines_of(units)
     else:
         feature_units = dedupe_units(own_features)
-        units = head[:cut] + feature_units + head[cut + 1:]
+        units = head[:cut] + feature_units + head[cut + 1 :]
         lines = lines_before + lines_of(feature_units) + lines_after
-    return ArgLines(tuple(chain.from_iterable(units)), lines, lines_before, lines_after, continuation(lines))
+    return ArgLines(
+        tuple(chain.from_iterable(units)), lines, lines_before, lines_after, continuation(lines)
+    )
 
 
 _STRINGS = frozenset((str, Placeholder))
@@ -314,4 +421,8 @@ def _kept(tokens: tuple, strings: bool) -> list:
 
 def _pairs_across(tokens: list, following: list) -> bool:
     """Whether grouping `tokens + following` pairs `tokens`' last flag with `following`'s first token."""
-    return bool(tokens and following) and tokens[-1].startswith("-") and not following[0].startswith("-")
+    return (
+        bool(tokens and following)
+        and tokens[-1].startswith("-")
+        and not following[0].startswith("-")
+    )

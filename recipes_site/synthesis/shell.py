@@ -12,6 +12,7 @@ ever need quotes where it already puts them, REFERENCE-BEHAVIOUR.md section 3.7)
 thing the reference leaves bare that we do not is a recipe value that looks like `$NAME`: only
 a `Placeholder` (a `$NAME` we or the strategy/kv-store vocabulary wrote) stays expandable.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,9 +23,9 @@ from typing import Any
 from recipes_site.jsish import js_str
 
 SAFE_CHARS = r"A-Za-z0-9_./=:@,+%-"
-_SAFE = re.compile(rf"[{SAFE_CHARS}]+")                      # the reference's bare-value set (section 3.7)
-FLAG_NAME = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9._-]*")    # what vLLM's argparse reads as an option
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")             # POSIX shell variable names
+_SAFE = re.compile(rf"[{SAFE_CHARS}]+")  # the reference's bare-value set (section 3.7)
+FLAG_NAME = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9._-]*")  # what vLLM's argparse reads as an option
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # POSIX shell variable names
 PLACEHOLDER = re.compile(r"\$[A-Z_][A-Z0-9_]*")
 # Two shapes of the public corpus that the reference prints bare and that split into several
 # safe words (validate warns about both): "--max-model-len auto" as one list item, and a
@@ -103,7 +104,9 @@ def token_word(token: str) -> str:
 @lru_cache(maxsize=1024, typed=True)
 def image_word(image: str | None) -> str:
     if image is None:
-        return "undefined"     # the reference's spelling of a missing image (never hit by a valid recipe)
+        return (
+            "undefined"  # the reference's spelling of a missing image (never hit by a valid recipe)
+        )
     return image if LEGACY_IMAGE.fullmatch(image) else quote(image)
 
 
@@ -146,9 +149,9 @@ def shell_words(argv) -> list[str]:
 def units_of(tokens: list[str]) -> list[Unit]:
     """Group tokens as vLLM reads them: a flag takes the next token unless that is a flag too."""
     units: list[Unit] = []
-    flag = None          # a flag still waiting for its value
+    flag = None  # a flag still waiting for its value
     for tok in tokens:
-        if tok[:1] == "-":      # tok.startswith("-"), without a method call per token (the hot loop)
+        if tok[:1] == "-":  # tok.startswith("-"), without a method call per token (the hot loop)
             if flag is not None:
                 units.append((flag,))
             flag = tok
@@ -225,5 +228,7 @@ def heredoc(path_var: str, config: dict, note: str | None) -> str:
     that does not start a variable name, i.e. `$(`, `${`, `$((`) is escaped, so a value can
     only ever name a variable, never run anything. JSON output never holds a line `EOF`."""
     comments = "".join(f"# {comment_text(line)}\n" for line in (note or "").splitlines())
-    body = _HEREDOC_SPECIAL.sub(lambda m: "\\" + m.group(), json.dumps(config, indent=2, ensure_ascii=False))
+    body = _HEREDOC_SPECIAL.sub(
+        lambda m: "\\" + m.group(), json.dumps(config, indent=2, ensure_ascii=False)
+    )
     return f"{comments}cat > {path_var} <<EOF\n{body}\nEOF"

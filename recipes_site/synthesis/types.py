@@ -13,6 +13,7 @@ against ~7k. They stay frozen dataclasses (equality, repr, dataclasses.replace);
 tests/test_synthesis_types.py holds each `__init__` and its maker to the
 declared fields and defaults.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True, init=False)
 class Process:
     """One `vllm serve` process, bare and wrapped in `docker run`."""
+
     argv: tuple
     command: str
     env: dict
@@ -30,24 +32,53 @@ class Process:
     # user toggle features: exact whenever the feature flags appear nowhere else (picker.py checks).
     lines_before: tuple = ()
     lines_after: tuple = ()
-    docker_head: str = ""     # the docker command up to and including "<image> <model>"
-    notes: tuple = ()         # why the engine's KV-cache sizing changed the command (fit.engine_sizing)
+    docker_head: str = ""  # the docker command up to and including "<image> <model>"
+    notes: tuple = ()  # why the engine's KV-cache sizing changed the command (fit.engine_sizing)
 
-    def __init__(self, argv, command, env, docker_argv, docker_command, lines_before=(), lines_after=(),
-                 docker_head="", notes=()):
-        fields = self.__dict__      # written directly: the frozen __setattr__ refuses assignments
+    def __init__(
+        self,
+        argv,
+        command,
+        env,
+        docker_argv,
+        docker_command,
+        lines_before=(),
+        lines_after=(),
+        docker_head="",
+        notes=(),
+    ):
+        fields = self.__dict__  # written directly: the frozen __setattr__ refuses assignments
         fields["argv"], fields["command"], fields["env"] = argv, command, env
         fields["docker_argv"], fields["docker_command"] = docker_argv, docker_command
         fields["lines_before"], fields["lines_after"] = lines_before, lines_after
         fields["docker_head"], fields["notes"] = docker_head, notes
 
 
-def process(argv, command, env, docker_argv, docker_command, lines_before=(), lines_after=(),
-            docker_head="", notes=()) -> Process:
+def process(
+    argv,
+    command,
+    env,
+    docker_argv,
+    docker_command,
+    lines_before=(),
+    lines_after=(),
+    docker_head="",
+    notes=(),
+) -> Process:
     """`Process(...)` without the class call (see the module's docstring)."""
     made = _new(Process)
-    _init_process(made, argv, command, env, docker_argv, docker_command, lines_before, lines_after,
-                  docker_head, notes)
+    _init_process(
+        made,
+        argv,
+        command,
+        env,
+        docker_argv,
+        docker_command,
+        lines_before,
+        lines_after,
+        docker_head,
+        notes,
+    )
     return made
 
 
@@ -58,18 +89,24 @@ _init_process = Process.__init__
 @dataclass(frozen=True, init=False)
 class PdPool:
     """One side (prefill or decode) of a disaggregated deployment."""
+
     process: Process
-    nodes: int          # 0 = shares one node with the other pool
-    parallelism: str    # as declared (tp, tep, dep)
+    nodes: int  # 0 = shares one node with the other pool
+    parallelism: str  # as declared (tp, tep, dep)
     tp: int
     dp_local: int
     dp_size: int
     pool_gpus: int
 
     def __init__(self, process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus):
-        fields = self.__dict__      # as Process's
+        fields = self.__dict__  # as Process's
         fields["process"], fields["nodes"], fields["parallelism"] = process, nodes, parallelism
-        fields["tp"], fields["dp_local"], fields["dp_size"], fields["pool_gpus"] = tp, dp_local, dp_size, pool_gpus
+        fields["tp"], fields["dp_local"], fields["dp_size"], fields["pool_gpus"] = (
+            tp,
+            dp_local,
+            dp_size,
+            pool_gpus,
+        )
 
 
 def pd_pool(process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus) -> PdPool:
@@ -92,11 +129,12 @@ class Router:
 @dataclass(frozen=True, init=False)
 class KvStore:
     """A Mooncake kv-store deployment: N identical serving instances plus its helper processes."""
+
     serving_strategy: str
     instances: int
     min_vllm_version: str | None
     head: Process
-    workers: tuple        # Process per extra node of one instance
+    workers: tuple  # Process per extra node of one instance
     install: str | None
     master: dict | None
     store: dict | None
@@ -104,21 +142,60 @@ class KvStore:
     config: dict | None
     config_note: str | None
 
-    def __init__(self, serving_strategy, instances, min_vllm_version, head, workers, install, master, store, router,
-                 config, config_note):
-        fields = self.__dict__      # as Process's (~1k per compat build, eleven fields each)
+    def __init__(
+        self,
+        serving_strategy,
+        instances,
+        min_vllm_version,
+        head,
+        workers,
+        install,
+        master,
+        store,
+        router,
+        config,
+        config_note,
+    ):
+        fields = self.__dict__  # as Process's (~1k per compat build, eleven fields each)
         fields["serving_strategy"], fields["instances"] = serving_strategy, instances
-        fields["min_vllm_version"], fields["head"], fields["workers"] = min_vllm_version, head, workers
+        fields["min_vllm_version"], fields["head"], fields["workers"] = (
+            min_vllm_version,
+            head,
+            workers,
+        )
         fields["install"], fields["master"], fields["store"] = install, master, store
         fields["router"], fields["config"], fields["config_note"] = router, config, config_note
 
 
-def kv_store(serving_strategy, instances, min_vllm_version, head, workers, install, master, store, router, config,
-             config_note) -> KvStore:
+def kv_store(
+    serving_strategy,
+    instances,
+    min_vllm_version,
+    head,
+    workers,
+    install,
+    master,
+    store,
+    router,
+    config,
+    config_note,
+) -> KvStore:
     """`KvStore(...)` without the class call (as `process`)."""
     made = _new(KvStore)
-    _init_kv_store(made, serving_strategy, instances, min_vllm_version, head, workers, install, master, store, router,
-                   config, config_note)
+    _init_kv_store(
+        made,
+        serving_strategy,
+        instances,
+        min_vllm_version,
+        head,
+        workers,
+        install,
+        master,
+        store,
+        router,
+        config,
+        config_note,
+    )
     return made
 
 
@@ -131,32 +208,50 @@ class Rendering:
     strategy: str
     variant: str
     node_count: int
-    deploy_type: str          # single_node | multi_node | pd_cluster | kv_store_lb
+    deploy_type: str  # single_node | multi_node | pd_cluster | kv_store_lb
     env: dict
     docker_image: str | None
-    single: Process | None = None                 # single_node
-    head: Process | None = None                   # multi_node
-    workers: tuple = ()                           # multi_node, ranks 1..n-1
-    prefill: PdPool | None = None                 # pd_cluster
+    single: Process | None = None  # single_node
+    head: Process | None = None  # multi_node
+    workers: tuple = ()  # multi_node, ranks 1..n-1
+    prefill: PdPool | None = None  # pd_cluster
     decode: PdPool | None = None
     router: Router | None = None
     router_config: dict | None = None
-    kv: KvStore | None = None                     # kv_store_lb
+    kv: KvStore | None = None  # kv_store_lb
 
-    def __init__(self, hardware, strategy, variant, node_count, deploy_type, env, docker_image, single=None,
-                 head=None, workers=(), prefill=None, decode=None, router=None, router_config=None, kv=None):
-        fields = self.__dict__      # as Process's
+    def __init__(
+        self,
+        hardware,
+        strategy,
+        variant,
+        node_count,
+        deploy_type,
+        env,
+        docker_image,
+        single=None,
+        head=None,
+        workers=(),
+        prefill=None,
+        decode=None,
+        router=None,
+        router_config=None,
+        kv=None,
+    ):
+        fields = self.__dict__  # as Process's
         fields["hardware"], fields["strategy"], fields["variant"] = hardware, strategy, variant
         fields["node_count"], fields["deploy_type"], fields["env"] = node_count, deploy_type, env
         fields["docker_image"], fields["single"], fields["head"] = docker_image, single, head
         fields["workers"], fields["prefill"], fields["decode"] = workers, prefill, decode
         fields["router"], fields["router_config"], fields["kv"] = router, router_config, kv
-        fields["_family"] = object()    # not a field: `family`, carried by `relabelled`'s copy of the dict
+        fields["_family"] = (
+            object()
+        )  # not a field: `family`, carried by `relabelled`'s copy of the dict
 
     def relabelled(self, hardware: str) -> Rendering:
         """This rendering as made for the profile `hardware` (synthesis/recording.py: nothing else of
         a rendering names its profile); every other field is this one's, shared."""
-        fields = self.__dict__.copy()       # a copy of the dict, not a dict display of it: ~3x faster
+        fields = self.__dict__.copy()  # a copy of the dict, not a dict display of it: ~3x faster
         fields["hardware"] = hardware
         copy = _new(Rendering)
         object.__setattr__(copy, "__dict__", fields)
@@ -195,8 +290,15 @@ class Rendering:
     @property
     def processes(self) -> tuple:
         """Every `vllm serve` process of the deployment (head and workers, both pools, the instance)."""
-        procs = [self.single, self.head, *self.workers, self.prefill and self.prefill.process,
-                 self.decode and self.decode.process, self.kv and self.kv.head, *(self.kv.workers if self.kv else ())]
+        procs = [
+            self.single,
+            self.head,
+            *self.workers,
+            self.prefill and self.prefill.process,
+            self.decode and self.decode.process,
+            self.kv and self.kv.head,
+            *(self.kv.workers if self.kv else ()),
+        ]
         return tuple(p for p in procs if p is not None)
 
     @property
@@ -211,12 +313,43 @@ class Rendering:
         return self.prefill.process if self.prefill else None
 
 
-def rendering(hardware, strategy, variant, node_count, deploy_type, env, docker_image, single=None, head=None,
-              workers=(), prefill=None, decode=None, router=None, router_config=None, kv=None) -> Rendering:
+def rendering(
+    hardware,
+    strategy,
+    variant,
+    node_count,
+    deploy_type,
+    env,
+    docker_image,
+    single=None,
+    head=None,
+    workers=(),
+    prefill=None,
+    decode=None,
+    router=None,
+    router_config=None,
+    kv=None,
+) -> Rendering:
     """`Rendering(...)` without the class call (as `process`)."""
     made = _new(Rendering)
-    _init_rendering(made, hardware, strategy, variant, node_count, deploy_type, env, docker_image, single, head,
-                    workers, prefill, decode, router, router_config, kv)
+    _init_rendering(
+        made,
+        hardware,
+        strategy,
+        variant,
+        node_count,
+        deploy_type,
+        env,
+        docker_image,
+        single,
+        head,
+        workers,
+        prefill,
+        decode,
+        router,
+        router_config,
+        kv,
+    )
     return made
 
 
@@ -226,13 +359,18 @@ _init_rendering = Rendering.__init__
 @dataclass(frozen=True, init=False)
 class HardwareResult:
     """Everything rendered for one variant tree on one hardware profile."""
+
     hardware: str
     recommended: Rendering
-    alternatives: tuple       # Rendering, in strategy-set order
+    alternatives: tuple  # Rendering, in strategy-set order
 
     def __init__(self, hardware, recommended, alternatives):
-        fields = self.__dict__      # as Process's (one per tree and profile)
-        fields["hardware"], fields["recommended"], fields["alternatives"] = hardware, recommended, alternatives
+        fields = self.__dict__  # as Process's (one per tree and profile)
+        fields["hardware"], fields["recommended"], fields["alternatives"] = (
+            hardware,
+            recommended,
+            alternatives,
+        )
 
 
 def hardware_result(hardware, recommended, alternatives) -> HardwareResult:
@@ -248,14 +386,17 @@ _init_hardware_result = HardwareResult.__init__
 @dataclass(frozen=True)
 class VariantTree:
     """A variant as a user selects it: its default hardware and per-hardware renderings."""
+
     variant: str
     model_id: str
     default_hardware: str
-    by_hardware: tuple        # HardwareResult, default hardware first
+    by_hardware: tuple  # HardwareResult, default hardware first
 
 
 @dataclass(frozen=True)
 class RecipeRenderings:
     hf_id: str
-    trees: tuple              # VariantTree, `default` first
-    skipped_promotions: tuple = field(default_factory=tuple)  # (variant, model_id) colliding with a standalone recipe
+    trees: tuple  # VariantTree, `default` first
+    skipped_promotions: tuple = field(
+        default_factory=tuple
+    )  # (variant, model_id) colliding with a standalone recipe

@@ -8,6 +8,7 @@ options (`aria-checked`, `aria-disabled`); features `input[type=checkbox][data-f
 `[role=tab][data-process]`, the command text in `pre[data-command]`, form toggles
 `[data-form=serve|docker]`, `button[data-copy]`, `[data-copy-status]`; sizing `[data-sizing]`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,6 +24,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from catalog_kit import copy_project_root
+
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import load_catalog
 from recipes_site.render.picker import exports
@@ -33,8 +35,16 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 COMPAT_CORPUS = PROJECT_ROOT.parent / "shared" / "compat" / "corpus"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 # Absolute URLs the build writes (canonical, sitemap, llms.txt) use this origin; the link
 # walker treats it as internal. The builds are ones for publishing (base URL and repository set,
 # as pages.yml does): the project's recipes-site.yaml names neither.
@@ -43,6 +53,7 @@ REPO_URL = "https://git.example.org/team/recipes"
 
 
 # -- building ---------------------------------------------------------------------------------
+
 
 def build_command(root: Path | None, out: Path) -> list[str]:
     cmd = [sys.executable, "-m", "recipes_site", "build"]
@@ -57,9 +68,17 @@ def build_env() -> dict:
 
 def run_builds(jobs: dict[str, tuple[Path | None, Path]]) -> dict[str, subprocess.CompletedProcess]:
     """Run several builds at once (each is its own process); {name: finished process}."""
-    procs = {name: subprocess.Popen(build_command(root, out), cwd=PROJECT_ROOT, env=build_env(),
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for name, (root, out) in jobs.items()}
+    procs = {
+        name: subprocess.Popen(
+            build_command(root, out),
+            cwd=PROJECT_ROOT,
+            env=build_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for name, (root, out) in jobs.items()
+    }
     done = {}
     for name, p in procs.items():
         output, _ = p.communicate(timeout=300)
@@ -69,11 +88,12 @@ def run_builds(jobs: dict[str, tuple[Path | None, Path]]) -> dict[str, subproces
 
 # -- serving ----------------------------------------------------------------------------------
 
+
 class _Handler(SimpleHTTPRequestHandler):
     """Static files; a missing path gets the site's `404.html` with status 404 (as GitHub Pages
     and most static hosts do)."""
 
-    def log_message(self, *args) -> None:   # keep pytest output clean
+    def log_message(self, *args) -> None:  # keep pytest output clean
         pass
 
     def send_error(self, code, message=None, explain=None):
@@ -95,7 +115,9 @@ class StaticServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name=f"site {directory}", daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, name=f"site {directory}", daemon=True
+        )
         self.thread.start()
 
     def close(self) -> None:
@@ -106,6 +128,7 @@ class StaticServer:
 @dataclass
 class Site:
     """A built and served site, plus the recipes root it came from (for the engine)."""
+
     name: str
     out: Path
     url: str
@@ -115,7 +138,7 @@ class Site:
         return self.url + path
 
     @functools.cached_property
-    def engine(self) -> "Engine":
+    def engine(self) -> Engine:
         return Engine(self.root)
 
 
@@ -124,10 +147,11 @@ def copy_recipes_root(dest: Path, recipes: list[str]) -> Path:
     return copy_project_root(dest, recipes)
 
 
-SETTLE_TIMEOUT = 5.0    # seconds a picker change may take (it may fetch a hardware document)
+SETTLE_TIMEOUT = 5.0  # seconds a picker change may take (it may fetch a hardware document)
 
 
 # -- the engine side --------------------------------------------------------------------------
+
 
 def process_table(r: Rendering) -> dict[str, tuple]:
     """{process tab id: (Process, env exported before it)} in tab order, ids as the picker parts
@@ -135,31 +159,44 @@ def process_table(r: Rendering) -> dict[str, tuple]:
     if r.single:
         return {"main": (r.single, r.env)}
     if r.head:
-        return {"head": (r.head, r.env), **{f"worker-{i}": (w, r.env) for i, w in enumerate(r.workers, 1)}}
+        return {
+            "head": (r.head, r.env),
+            **{f"worker-{i}": (w, r.env) for i, w in enumerate(r.workers, 1)},
+        }
     if r.prefill:
-        return {"prefill": (r.prefill.process, r.prefill.process.env),
-                "decode": (r.decode.process, r.decode.process.env)}
-    return {"instance": (r.kv.head, r.env),
-            **{f"instance-worker-{i}": (w, r.env) for i, w in enumerate(r.kv.workers, 1)}}
+        return {
+            "prefill": (r.prefill.process, r.prefill.process.env),
+            "decode": (r.decode.process, r.decode.process.env),
+        }
+    return {
+        "instance": (r.kv.head, r.env),
+        **{f"instance-worker-{i}": (w, r.env) for i, w in enumerate(r.kv.workers, 1)},
+    }
 
 
 @dataclass(frozen=True)
 class State:
     """What the picker shows as chosen (read from the DOM)."""
+
     hardware: str | None
     variant: str | None
     strategy: str | None
     nodes: str | None
-    features: tuple            # ((name, mode or None), ...) of the checked features, sorted
-    process: str | None        # data-process of the selected tab, None when there are no tabs
-    form: str                  # serve | docker
-    command: str               # textContent of pre[data-command]
-    tabs: tuple                # data-process ids of the visible process tabs
+    features: tuple  # ((name, mode or None), ...) of the checked features, sorted
+    process: str | None  # data-process of the selected tab, None when there are no tabs
+    form: str  # serve | docker
+    command: str  # textContent of pre[data-command]
+    tabs: tuple  # data-process ids of the visible process tabs
 
     @property
     def choice(self) -> dict:
-        return {"hardware": self.hardware, "variant": self.variant, "strategy": self.strategy,
-                "nodes": self.nodes, "features": dict(self.features)}
+        return {
+            "hardware": self.hardware,
+            "variant": self.variant,
+            "strategy": self.strategy,
+            "nodes": self.nodes,
+            "features": dict(self.features),
+        }
 
 
 class Engine:
@@ -170,12 +207,26 @@ class Engine:
         self.ctx = synthesis_context(catalog)
         self.recipes = {d.hf_id: d.data for d in catalog.recipes}
 
-    @functools.lru_cache(maxsize=None)
-    def rendering(self, hf_id: str, variant: str, hardware: str, strategy: str, nodes: int | None,
-                  features: tuple) -> Rendering:
+    @functools.cache
+    def rendering(
+        self,
+        hf_id: str,
+        variant: str,
+        hardware: str,
+        strategy: str,
+        nodes: int | None,
+        features: tuple,
+    ) -> Rendering:
         multi = self.ctx.deploy_type(strategy) == "multi_node"
-        return render_choice(self.ctx, self.recipes[hf_id], variant, hardware, strategy,
-                             nodes if multi else None, dict(features))
+        return render_choice(
+            self.ctx,
+            self.recipes[hf_id],
+            variant,
+            hardware,
+            strategy,
+            nodes if multi else None,
+            dict(features),
+        )
 
     def expected(self, hf_id: str, s: State) -> str:
         """The exact text of pre[data-command] for this state, or an explanation starting with
@@ -183,7 +234,7 @@ class Engine:
         try:
             nodes = int(s.nodes) if s.nodes and s.nodes.isdigit() else None
             r = self.rendering(hf_id, s.variant, s.hardware, s.strategy, nodes, s.features)
-        except Exception as exc:        # ChoiceError, or a bad state such as no checked radio
+        except Exception as exc:  # ChoiceError, or a bad state such as no checked radio
             return f"! the engine rejects {s.choice}: {type(exc).__name__}: {exc}"
         table = process_table(r)
         pid = s.process if s.process is not None else next(iter(table))
@@ -199,14 +250,20 @@ class Engine:
 
     def process_ids(self, hf_id: str, s: State) -> list[str]:
         nodes = int(s.nodes) if s.nodes and s.nodes.isdigit() else None
-        return list(process_table(self.rendering(hf_id, s.variant, s.hardware, s.strategy, nodes, s.features)))
+        return list(
+            process_table(
+                self.rendering(hf_id, s.variant, s.hardware, s.strategy, nodes, s.features)
+            )
+        )
 
 
 # -- the browser -----------------------------------------------------------------------------
 
+
 @dataclass
 class PageErrors:
     """Console errors and uncaught exceptions of one test's pages."""
+
     errors: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
     # console errors a test provokes on purpose (e.g. the 404 page's own status), as regexes
@@ -269,8 +326,12 @@ READ_STATE = """() => {
 
 def _diff(expected: str, shown: str) -> str:
     import difflib
-    return "\n".join(difflib.unified_diff(expected.splitlines(), (shown or "").splitlines(),
-                                          "engine", "page", lineterm=""))
+
+    return "\n".join(
+        difflib.unified_diff(
+            expected.splitlines(), (shown or "").splitlines(), "engine", "page", lineterm=""
+        )
+    )
 
 
 class Picker:
@@ -279,9 +340,11 @@ class Picker:
     def __init__(self, page, site, hf_id: str):
         self.page, self.site, self.hf_id = page, site, hf_id
 
-    def open(self, query: str = "") -> "Picker":
+    def open(self, query: str = "") -> Picker:
         resp = self.page.goto(self.site(f"/{self.hf_id}/{query}"))
-        assert resp is not None and resp.status == 200, f"/{self.hf_id}/ answered {resp and resp.status}"
+        assert resp is not None and resp.status == 200, (
+            f"/{self.hf_id}/ answered {resp and resp.status}"
+        )
         self.page.wait_for_selector("[data-picker] pre[data-command]")
         # the server-rendered state is self-consistent: without this, a URL or remembered choice
         # whose document is still being fetched (aria-busy) would pass for the page's answer
@@ -291,9 +354,17 @@ class Picker:
     def state(self) -> State:
         raw = self.page.evaluate(READ_STATE)
         assert raw is not None, "no [data-picker] on the page"
-        return State(raw["hardware"], raw["variant"], raw["strategy"], raw["nodes"],
-                     tuple((n, m) for n, m in raw["features"]), raw["process"], raw["form"],
-                     raw["command"], tuple(raw["tabs"]))
+        return State(
+            raw["hardware"],
+            raw["variant"],
+            raw["strategy"],
+            raw["nodes"],
+            tuple((n, m) for n, m in raw["features"]),
+            raw["process"],
+            raw["form"],
+            raw["command"],
+            tuple(raw["tabs"]),
+        )
 
     # actions
     @staticmethod
@@ -303,24 +374,30 @@ class Picker:
     def radio(self, axis: str, value: str):
         return self.page.locator(self.radio_selector(axis, value))
 
-    def wait_attr(self, selector: str, attr: str, value: str = "true", timeout: float = 5000) -> None:
+    def wait_attr(
+        self, selector: str, attr: str, value: str = "true", timeout: float = 5000
+    ) -> None:
         """Wait until the element the selector finds now (pickers re-create their options) has attr=value."""
         self.page.wait_for_function(
             "([sel, attr, value]) => { const el = document.querySelector(sel); return !!el && el.getAttribute(attr) === value; }",
-            arg=[selector, attr, value], timeout=timeout)
+            arg=[selector, attr, value],
+            timeout=timeout,
+        )
 
     def options(self, axis: str) -> list[tuple[str, bool, bool]]:
         """(value, checked, disabled) of each option of an axis."""
         return self.page.eval_on_selector_all(
             f'[data-picker] [role=radiogroup][data-axis="{axis}"] [role=radio]',
             "els => els.map(e => [e.dataset.value, e.getAttribute('aria-checked') === 'true', "
-            "e.getAttribute('aria-disabled') === 'true' || e.disabled === true])")
+            "e.getAttribute('aria-disabled') === 'true' || e.disabled === true])",
+        )
 
     def choose(self, axis: str, value: str) -> State:
         el = self.radio(axis, value)
         assert el.count() == 1, f"no {axis} option {value!r} (options: {self.options(axis)})"
-        assert el.get_attribute("aria-disabled") != "true", \
+        assert el.get_attribute("aria-disabled") != "true", (
             f"{axis} option {value!r} is disabled: {el.get_attribute('title')}"
+        )
         el.click()
         self.wait_attr(self.radio_selector(axis, value), "aria-checked")
         return self.check()
@@ -342,7 +419,9 @@ class Picker:
         self.page.locator(f"[data-command-card] [data-form={form}]").click()
         self.page.wait_for_function(
             "f => document.querySelector('[data-command-card] [data-form=' + f + ']')"
-            ".matches('[aria-pressed=true],[aria-selected=true],[aria-checked=true]')", arg=form)
+            ".matches('[aria-pressed=true],[aria-selected=true],[aria-checked=true]')",
+            arg=form,
+        )
         return self.check()
 
     def tab(self, process: str) -> State:
@@ -371,15 +450,19 @@ class Picker:
             self.page.wait_for_timeout(25)
         if want.startswith("!"):
             raise AssertionError(f"{self.hf_id}: {want}")
-        raise AssertionError(f"{self.hf_id} {s.choice} tab={s.process} form={s.form}: the page's command "
-                             f"differs from the engine's rendering:\n{_diff(want, s.command)}")
+        raise AssertionError(
+            f"{self.hf_id} {s.choice} tab={s.process} form={s.form}: the page's command "
+            f"differs from the engine's rendering:\n{_diff(want, s.command)}"
+        )
 
     def check_every_tab(self, forms=("serve", "docker")) -> list[str]:
         """Visit every process tab in each form; the tab set must be the engine's processes."""
         s = self.state()
         ids = self.site.engine.process_ids(self.hf_id, s)
         if len(ids) > 1:
-            assert [t for t in s.tabs if t in ids] == ids, f"process tabs {s.tabs}, engine processes {ids}"
+            assert [t for t in s.tabs if t in ids] == ids, (
+                f"process tabs {s.tabs}, engine processes {ids}"
+            )
         for form in forms:
             self.form(form)
             for pid in ids if len(ids) > 1 else []:

@@ -10,15 +10,25 @@ uncaught page error. Until the site pages are built (`index.html` present) the t
 Chromium is Debian's `/usr/bin/chromium`; Playwright never downloads a browser here.
 Screenshots for review land in `tests/browser/artifacts/` (git-ignored).
 """
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
 import pytest
-
-from browser_kit import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, COMPAT_CORPUS, PROJECT_ROOT, PageErrors, Site,
-                         StaticServer, new_context, run_builds)
+from browser_kit import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    COMPAT_CORPUS,
+    PROJECT_ROOT,
+    PageErrors,
+    Site,
+    StaticServer,
+    new_context,
+    run_builds,
+)
 
 
 def _require_pages(site_out: Path) -> None:
@@ -31,7 +41,11 @@ def built(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
     """{name: (recipes root, output folder)} for the project and (if present) the compat corpus.
 
     RECIPES_SITE_TEST_SITES="project=DIR,compat=DIR" reuses sites built beforehand (debugging)."""
-    prebuilt = dict(item.split("=", 1) for item in os.environ.get("RECIPES_SITE_TEST_SITES", "").split(",") if "=" in item)
+    prebuilt = dict(
+        item.split("=", 1)
+        for item in os.environ.get("RECIPES_SITE_TEST_SITES", "").split(",")
+        if "=" in item
+    )
     if prebuilt:
         roots = {"project": PROJECT_ROOT, "compat": COMPAT_CORPUS}
         return {name: (roots[name], Path(out)) for name, out in prebuilt.items()}
@@ -81,6 +95,7 @@ def serve_folder(_servers):
 
 
 # -- the browser ------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="session")
 def browser():

@@ -2,6 +2,7 @@
 served by a host that has nothing outside /recipes/: the home page's search (it fetches the
 search shards), a model page's picker and copy, and the 404 page's case fix and suggestions
 work, and no request fails (every fetch the script makes stays under the path)."""
+
 from __future__ import annotations
 
 import functools
@@ -13,7 +14,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
 from browser_kit import Picker, Site, _Handler
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -27,8 +27,8 @@ class _PrefixHandler(_Handler):
     def translate_path(self, path):
         parts = urlsplit(path)
         if not parts.path.startswith(PREFIX):
-            return str(Path(self.directory) / ".outside-the-site")   # never exists
-        return super().translate_path(parts.path[len(PREFIX) - 1:])
+            return str(Path(self.directory) / ".outside-the-site")  # never exists
+        return super().translate_path(parts.path[len(PREFIX) - 1 :])
 
     def send_error(self, code, message=None, explain=None):
         if not urlsplit(self.path).path.startswith(PREFIX):
@@ -40,11 +40,15 @@ class _PrefixHandler(_Handler):
 def prefixed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("prefixed-browser")
     out = build_prefixed(tmp)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_PrefixHandler, directory=str(out)))
+    httpd = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_PrefixHandler, directory=str(out))
+    )
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, name="prefixed site", daemon=True)
     thread.start()
-    yield Site("prefixed", out, f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX[:-1]}", tmp / "root")
+    yield Site(
+        "prefixed", out, f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX[:-1]}", tmp / "root"
+    )
     httpd.shutdown()
     httpd.server_close()
 
@@ -67,11 +71,16 @@ def _paths(page) -> list[str]:
 def test_home_search_fetches_the_shards_under_the_path(page, prefixed, failures):
     requested = _paths(page)
     page.goto(prefixed("/"))
-    assert page.locator("[data-rows] [data-recipe-row]").count() == 3 and "/recipes/api/v1/search/0.json" not in requested
+    assert (
+        page.locator("[data-rows] [data-recipe-row]").count() == 3
+        and "/recipes/api/v1/search/0.json" not in requested
+    )
     page.locator("[data-search]").fill("bge")
     # the rows the script draws from the shard (the first screen's three were the server's)
-    page.wait_for_function("() => document.querySelectorAll('[data-rows] [data-recipe-row]').length === 1",
-                           timeout=10000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-rows] [data-recipe-row]').length === 1",
+        timeout=10000,
+    )
     row = page.locator('[data-rows] a[href="/recipes/BAAI/bge-m3/"]')
     assert "/recipes/api/v1/search/0.json" in requested
     row.click()
@@ -85,13 +94,17 @@ def test_home_search_fetches_the_shards_under_the_path(page, prefixed, failures)
 def test_model_page_picker_and_copy_under_the_path(page, prefixed, failures):
     requested = _paths(page)
     p = Picker(page, prefixed, "meta-llama/Llama-3.3-70B-Instruct").open()
-    other = next(v for v, checked, disabled in p.options("hardware") if not checked and not disabled)
-    s = p.choose("hardware", other)   # fetches the hardware document; checked against the engine
+    other = next(
+        v for v, checked, disabled in p.options("hardware") if not checked and not disabled
+    )
+    s = p.choose("hardware", other)  # fetches the hardware document; checked against the engine
     assert f"/recipes/api/v1/models/meta-llama/Llama-3.3-70B-Instruct/hw/{other}.json" in requested
     page.evaluate("() => navigator.clipboard.writeText('')")
     page.locator("[data-command-card] button[data-copy]").click()
-    page.wait_for_function("() => /Copied/.test(document.querySelector('[data-copy-status]').textContent)",
-                           timeout=3000)
+    page.wait_for_function(
+        "() => /Copied/.test(document.querySelector('[data-copy-status]').textContent)",
+        timeout=3000,
+    )
     assert page.evaluate("() => navigator.clipboard.readText()") == s.command
     assert all(p.startswith(PREFIX) for p in requested), requested
     assert failures == []
@@ -104,11 +117,21 @@ def test_404_page_fixes_the_case_and_suggests_under_the_path(page, prefixed, fai
     page.goto(prefixed("/no-such-org/Llama-3.3-70B-Instruct-Turbo/"))
     link = page.locator("[data-nf-suggest]:not([hidden]) [data-nf-list] a").first
     link.wait_for(timeout=10000)
-    hrefs = page.eval_on_selector_all("[data-nf-list] a", "els => els.map(e => e.getAttribute('href'))")
-    assert "/recipes/meta-llama/Llama-3.3-70B-Instruct/" in hrefs and all(h.startswith(PREFIX) for h in hrefs), hrefs
+    hrefs = page.eval_on_selector_all(
+        "[data-nf-list] a", "els => els.map(e => e.getAttribute('href'))"
+    )
+    assert "/recipes/meta-llama/Llama-3.3-70B-Instruct/" in hrefs and all(
+        h.startswith(PREFIX) for h in hrefs
+    ), hrefs
     assert page.locator("[data-nf-id]").inner_text() == "no-such-org/Llama-3.3-70B-Instruct-Turbo"
-    link.click()   # a recipe, or a checkpoint's redirect page that leads on to its recipe
-    page.wait_for_url(re.compile(r"/recipes/meta-llama/Llama-3.3-70B-Instruct/(\?variant=[\w.-]+)?$"))
+    link.click()  # a recipe, or a checkpoint's redirect page that leads on to its recipe
+    page.wait_for_url(
+        re.compile(r"/recipes/meta-llama/Llama-3.3-70B-Instruct/(\?variant=[\w.-]+)?$")
+    )
     # the two documents opened on purpose are the only failures
-    assert [f for f in failures if not re.search(r"^404: .*/recipes/(qwen/qwen3-8b|no-such-org/.*)/$", f)] == []
+    assert [
+        f
+        for f in failures
+        if not re.search(r"^404: .*/recipes/(qwen/qwen3-8b|no-such-org/.*)/$", f)
+    ] == []
     assert len(failures) == 2

@@ -1,6 +1,7 @@
 """Issue 4: the index's search (words in any order, one typo per word) and facet filters narrow
 the rows and update the result count; clear-all restores everything; `/` and Ctrl+K focus
 the search."""
+
 from __future__ import annotations
 
 import re
@@ -39,7 +40,9 @@ class Index:
             if predicate(rows) and self.shown_count() == len(rows):
                 return rows
             self.page.wait_for_timeout(50)
-        raise AssertionError(f"{what}: visible rows {sorted(rows)}, count says {self.count.inner_text()!r}")
+        raise AssertionError(
+            f"{what}: visible rows {sorted(rows)}, count says {self.count.inner_text()!r}"
+        )
 
     def facet(self, facet: str, value: str):
         box = self.page.locator(f'input[data-facet="{facet}"][value="{value}"]')

@@ -2,15 +2,14 @@
 `javascript:` link (and friends) and whose title contains `</script>` renders as visible,
 escaped text on every page that shows it: no dialog opens and nothing it carries executes,
 before or after the picker re-renders and the link is clicked."""
+
 from __future__ import annotations
 
 import shutil
 
 import pytest
 import yaml
-
-from browser_kit import Picker
-from browser_kit import PROJECT_ROOT, copy_recipes_root, run_builds
+from browser_kit import PROJECT_ROOT, Picker, copy_recipes_root, run_builds
 
 EVIL = "evil-org/Evil-8B"
 TITLE = "Evil </script><script>window.__pwned=4</script> 8B"
@@ -48,8 +47,13 @@ CHECK_DOM = """() => ({
 def evil_site(tmp_path_factory, serve_folder):
     root = copy_recipes_root(tmp_path_factory.mktemp("evil-root"), ["Qwen/Qwen3-8B"])
     recipe = yaml.safe_load((PROJECT_ROOT / "models/Qwen/Qwen3-8B.yaml").read_text())
-    recipe["meta"].update(title=TITLE, slug="evil-8b", provider="Evil <b>Org</b>", description=DESCRIPTION,
-                          related_recipes=["Qwen/Qwen3-8B"])
+    recipe["meta"].update(
+        title=TITLE,
+        slug="evil-8b",
+        provider="Evil <b>Org</b>",
+        description=DESCRIPTION,
+        related_recipes=["Qwen/Qwen3-8B"],
+    )
     recipe["model"]["model_id"] = EVIL
     recipe["variants"] = {"default": {**recipe["variants"]["default"], "description": IMG}}
     recipe["features"]["reasoning"]["description"] = "<script>window.__pwned=7</script>"
@@ -68,13 +72,17 @@ def evil_site(tmp_path_factory, serve_folder):
 
 def assert_inert(page, page_errors, where: str) -> None:
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(150)                  # let any onerror / onload fire
+    page.wait_for_timeout(150)  # let any onerror / onload fire
     dom = page.evaluate(CHECK_DOM)
     assert dom["pwned"] is None, f"{where}: recipe text executed (window.__pwned = {dom['pwned']})"
     assert not page_errors.dialogs, f"{where}: dialogs opened: {page_errors.dialogs}"
-    assert not dom["handlers"], f"{where}: event-handler attributes in the DOM: {dom['handlers'][:5]}"
+    assert not dom["handlers"], (
+        f"{where}: event-handler attributes in the DOM: {dom['handlers'][:5]}"
+    )
     assert not dom["bad_links"], f"{where}: unsafe links or embeds: {dom['bad_links'][:5]}"
-    assert not dom["scripts"], f"{where}: recipe text inside an executable script: {dom['scripts'][:3]}"
+    assert not dom["scripts"], (
+        f"{where}: recipe text inside an executable script: {dom['scripts'][:3]}"
+    )
 
 
 def test_model_page_is_inert(page, page_errors, evil_site):
@@ -101,7 +109,9 @@ def test_model_page_is_inert(page, page_errors, evil_site):
     assert_inert(page, page_errors, "model page after picker changes")
 
 
-@pytest.mark.parametrize("path", ["/", "/evil-org/", "/hardware/h200/", "/hardware/", "/evil-org/Evil-9B/"])
+@pytest.mark.parametrize(
+    "path", ["/", "/evil-org/", "/hardware/h200/", "/hardware/", "/evil-org/Evil-9B/"]
+)
 def test_other_pages_are_inert(path, page, page_errors, evil_site):
     page_errors.allowed.append(r"status of 404 .*Evil-9B")
     page.goto(evil_site(path))

@@ -1,6 +1,7 @@
 """Issue 4: no broken internal link. Walk every page reachable from `/` (following internal
 hrefs and srcs of HTML pages, plus the sitemap and llms.txt) on the project site and on the
 compat-corpus site; every target must answer 200. Plain urllib, no browser."""
+
 from __future__ import annotations
 
 import re
@@ -13,8 +14,16 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 from browser_kit import SITE_URL
 
-LINK_ATTRS = {("a", "href"), ("link", "href"), ("script", "src"), ("img", "src"), ("source", "src"),
-              ("iframe", "src"), ("form", "action"), ("area", "href")}
+LINK_ATTRS = {
+    ("a", "href"),
+    ("link", "href"),
+    ("script", "src"),
+    ("img", "src"),
+    ("source", "src"),
+    ("iframe", "src"),
+    ("form", "action"),
+    ("area", "href"),
+}
 
 
 class _Links(HTMLParser):
@@ -44,15 +53,15 @@ def _internal(base: str, page_url: str, href: str) -> str | None:
     href = href.strip()
     if not href or href.startswith(("#", "mailto:", "javascript:", "data:", "tel:")):
         return None
-    if href.startswith(SITE_URL):            # absolute URL on the site's configured origin
-        href = href[len(SITE_URL):] or "/"
+    if href.startswith(SITE_URL):  # absolute URL on the site's configured origin
+        href = href[len(SITE_URL) :] or "/"
     elif urlparse(href).scheme or href.startswith("//"):
         return None
     url = urldefrag(urljoin(page_url, href)).url
     parsed = urlparse(url)
     if not url.startswith(base):
         return None
-    return base + (parsed.path or "/")       # the query selects picker state; the file is the path
+    return base + (parsed.path or "/")  # the query selects picker state; the file is the path
 
 
 def walk(site) -> tuple[dict[str, int], dict[str, set[str]]]:
@@ -84,7 +93,7 @@ def walk(site) -> tuple[dict[str, int], dict[str, set[str]]]:
                     target = _internal(base, url, href)
                     if target is None:
                         continue
-                    referrers.setdefault(target, set()).add(url[len(base):])
+                    referrers.setdefault(target, set()).add(url[len(base) :])
                     if target not in seen:
                         queue.append(target)
     return seen, referrers
@@ -93,11 +102,15 @@ def walk(site) -> tuple[dict[str, int], dict[str, set[str]]]:
 def _check(site, minimum_pages: int):
     seen, referrers = walk(site)
     broken = {u: s for u, s in seen.items() if s != 200}
-    report = "\n".join(f"{s} {u[len(site.url):]}  <- {', '.join(sorted(referrers.get(u, ()))[:3])}"
-                       for u, s in sorted(broken.items()))
+    report = "\n".join(
+        f"{s} {u[len(site.url) :]}  <- {', '.join(sorted(referrers.get(u, ()))[:3])}"
+        for u, s in sorted(broken.items())
+    )
     assert not broken, f"{len(broken)} broken internal links on the {site.name} site:\n{report}"
     pages = [u for u in seen if u.endswith("/")]
-    assert len(pages) >= minimum_pages, f"only {len(pages)} pages reached from / on the {site.name} site"
+    assert len(pages) >= minimum_pages, (
+        f"only {len(pages)} pages reached from / on the {site.name} site"
+    )
     return seen
 
 

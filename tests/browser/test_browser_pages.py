@@ -1,13 +1,13 @@
 """Issue 4: every page type loads with no console error and no uncaught exception (the `page`
 fixture fails the test on any), and a screenshot of each is saved for review under
 tests/browser/artifacts/ (git-ignored)."""
+
 from __future__ import annotations
 
 import json
 import re
 
 import pytest
-
 from browser_kit import PageErrors, new_context
 
 PAGE_TYPES = {
@@ -23,7 +23,9 @@ PAGE_TYPES = {
 
 def visit(page, site, path: str, status: int):
     resp = page.goto(site(path))
-    assert resp is not None and resp.status == status, f"{path} answered {resp and resp.status}, want {status}"
+    assert resp is not None and resp.status == status, (
+        f"{path} answered {resp and resp.status}, want {status}"
+    )
     page.wait_for_load_state("networkidle")
     return resp
 
@@ -46,8 +48,14 @@ def test_page_type_loads_cleanly(kind, page, page_errors, project_site, artifact
 
 def test_model_page_phone_dark_screenshot(browser, project_site, artifacts):
     errors = PageErrors()
-    ctx = new_context(browser, viewport={"width": 390, "height": 844}, color_scheme="dark",
-                      device_scale_factor=2, is_mobile=True, has_touch=True)
+    ctx = new_context(
+        browser,
+        viewport={"width": 390, "height": 844},
+        color_scheme="dark",
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
     try:
         page = ctx.new_page()
         errors.attach(page)
@@ -62,11 +70,17 @@ def test_model_page_phone_dark_screenshot(browser, project_site, artifacts):
 
 def largest_model_page(site) -> str:
     models = json.loads((site.out / "api/v1/models.json").read_text())["models"]
-    return max((m["id"] for m in models), key=lambda i: (site.out / i / "index.html").stat().st_size)
+    return max(
+        (m["id"] for m in models), key=lambda i: (site.out / i / "index.html").stat().st_size
+    )
 
 
 @pytest.mark.parametrize("kind", ["index", "model-largest", "hardware"])
 def test_compat_page_types_load_cleanly(kind, page, compat_site, artifacts):
-    path = {"index": "/", "model-largest": f"/{largest_model_page(compat_site)}/", "hardware": "/hardware/b200/"}[kind]
+    path = {
+        "index": "/",
+        "model-largest": f"/{largest_model_page(compat_site)}/",
+        "hardware": "/hardware/b200/",
+    }[kind]
     visit(page, compat_site, path, 200)
     page.screenshot(path=str(artifacts / f"compat-{kind}.png"), full_page=True)

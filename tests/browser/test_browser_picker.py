@@ -2,6 +2,7 @@
 shows exactly the engine's rendering for that choice (render_choice: the `export` lines then
 the command in serve form, the docker command in docker form), on every process tab of
 multi-node, prefill/decode and kv-store layouts; copy puts that text on the clipboard."""
+
 from __future__ import annotations
 
 from browser_kit import Picker
@@ -13,17 +14,22 @@ QWEN_MOE = "Qwen/Qwen3-30B-A3B"
 
 def choose_other_nodes(p: Picker):
     others = [v for v, checked, disabled in p.options("nodes") if not checked and not disabled]
-    assert others, (f"{p.hf_id}: the nodes axis offers no other node count for {p.state().choice} "
-                    f"(options: {p.options('nodes')})")
+    assert others, (
+        f"{p.hf_id}: the nodes axis offers no other node count for {p.state().choice} "
+        f"(options: {p.options('nodes')})"
+    )
     return p.choose("nodes", others[0])
 
 
 # -- our own recipes --------------------------------------------------------------------------
 
+
 def test_llama_hardware_variant_strategy_feature_and_forms(page, project_site):
     p = Picker(page, project_site, LLAMA).open()
     s = p.check()
-    assert (s.hardware, s.variant) == ("h200", "default"), "the default view is the recipe's default hardware"
+    assert (s.hardware, s.variant) == ("h200", "default"), (
+        "the default view is the recipe's default hardware"
+    )
     assert p.choose("hardware", "h100").hardware == "h100"
     assert p.choose("variant", "fp8").variant == "fp8"
     before = p.state().features
@@ -36,8 +42,8 @@ def test_llama_hardware_variant_strategy_feature_and_forms(page, project_site):
     p.check_every_tab()
     p.choose("strategy", "single_node_tp")
     p.choose("hardware", "rtx_pro_6000")
-    p.choose("variant", "default")             # rendered from the FP8 variant on this card
-    p.choose("hardware", "mi300x")             # FP8 weights need NVIDIA: only the default variant runs here
+    p.choose("variant", "default")  # rendered from the FP8 variant on this card
+    p.choose("hardware", "mi300x")  # FP8 weights need NVIDIA: only the default variant runs here
     assert page.locator("[data-sizing]").is_visible()
 
 
@@ -65,7 +71,9 @@ def test_new_hardware_gets_its_recommended_layout(page, project_site):
     for hw in ("h100", "mi300x", "gb200", "b200"):
         s = p.choose("hardware", hw)
         want = p.site.engine.recommended(R1, s.variant, hw)
-        assert (s.strategy, int(s.nodes or 1)) == want, f"on {hw} the page shows {s.choice}; the engine recommends {want}"
+        assert (s.strategy, int(s.nodes or 1)) == want, (
+            f"on {hw} the page shows {s.choice}; the engine recommends {want}"
+        )
 
 
 def test_deepseek_r1_choosing_nodes(page, project_site):
@@ -95,6 +103,7 @@ def test_qwen_moe_variant_strategy_and_feature(page, project_site):
 
 # -- the compat corpus ------------------------------------------------------------------------
 
+
 def test_compat_deepseek_v32_every_layout(page, compat_site):
     p = Picker(page, compat_site, "deepseek-ai/DeepSeek-V3.2").open()
     p.check()
@@ -117,7 +126,7 @@ def test_compat_kimi_features_and_locked_layouts(page, compat_site):
     p.choose("hardware", "b200")
     p.choose("variant", "nvfp4")
     p.choose("variant", "default")
-    p.choose("hardware", "mi355x")             # some layouts there are `features_locked`
+    p.choose("hardware", "mi355x")  # some layouts there are `features_locked`
     for strategy, _, disabled in p.options("strategy"):
         if not disabled:
             p.choose("strategy", strategy)
@@ -136,6 +145,7 @@ def test_compat_feature_mode(page, compat_site):
 
 # -- copy -------------------------------------------------------------------------------------
 
+
 def test_copy_puts_the_command_on_the_clipboard(page, project_site):
     p = Picker(page, project_site, R1).open()
     p.choose("hardware", "h100")
@@ -148,26 +158,35 @@ def test_copy_puts_the_command_on_the_clipboard(page, project_site):
         s = p.tab(tab)
         page.evaluate("() => navigator.clipboard.writeText('')")
         page.locator("[data-command-card] button[data-copy]").click()
-        page.wait_for_function("el => /Copied/.test(el.textContent)", arg=status.element_handle(), timeout=3000)
+        page.wait_for_function(
+            "el => /Copied/.test(el.textContent)", arg=status.element_handle(), timeout=3000
+        )
         copied = page.evaluate("() => navigator.clipboard.readText()")
         assert copied == s.command == p.site.engine.expected(p.hf_id, s), (form, tab)
-    assert status.get_attribute("role") == "status" or status.get_attribute("aria-live") in ("polite", "assertive"), \
-        "screen readers hear 'Copied': the status is a live region"
+    assert status.get_attribute("role") == "status" or status.get_attribute("aria-live") in (
+        "polite",
+        "assertive",
+    ), "screen readers hear 'Copied': the status is a live region"
 
 
 # -- keyboard ---------------------------------------------------------------------------------
+
 
 def test_keyboard_moves_within_radio_groups(page, project_site):
     """Radio-group semantics: one tab stop per group (the checked option), arrows move and choose."""
     p = Picker(page, project_site, QWEN_MOE).open()
     group = '[data-picker] [role=radiogroup][data-axis="hardware"]'
-    stops = page.eval_on_selector_all(f"{group} [role=radio]", "els => els.filter(e => e.tabIndex === 0).length")
+    stops = page.eval_on_selector_all(
+        f"{group} [role=radio]", "els => els.filter(e => e.tabIndex === 0).length"
+    )
     assert stops == 1, f"{stops} tab stops in the hardware radio group"
     before = p.state()
     page.locator(f"{group} [role=radio][aria-checked=true]").focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(f"() => document.activeElement.matches('{group} [role=radio]') && "
-                           f"document.activeElement.getAttribute('aria-checked') === 'true'")
+    page.wait_for_function(
+        f"() => document.activeElement.matches('{group} [role=radio]') && "
+        f"document.activeElement.getAttribute('aria-checked') === 'true'"
+    )
     after = p.check()
     assert after.hardware != before.hardware
     enabled = [v for v, _, disabled in p.options("hardware") if not disabled]

@@ -4,19 +4,32 @@ large recipes (every variant, hardware, strategy, node count and feature state t
 memory). The states are walked in one page per recipe (history.pushState + popstate, the way the
 back button drives the picker), and each view is compared with pages.py's reading of the plan
 that plan.py computed for that very command."""
+
 from __future__ import annotations
 
 import json
 import shlex
 
 import pytest
-
 from browser_kit import Picker
-from recipes_site import fit
-from recipes_site.render.pages import kv_view, node_pills, plan_facts, plan_of, plan_view, process_text
 
-BIG = ("moonshotai/Kimi-K2.6", "deepseek-ai/DeepSeek-V3.2", "meta-llama/Llama-3.3-70B-Instruct",
-       "openai/gpt-oss-120b", "Qwen/Qwen3.5-397B-A17B")
+from recipes_site import fit
+from recipes_site.render.pages import (
+    kv_view,
+    node_pills,
+    plan_facts,
+    plan_of,
+    plan_view,
+    process_text,
+)
+
+BIG = (
+    "moonshotai/Kimi-K2.6",
+    "deepseek-ai/DeepSeek-V3.2",
+    "meta-llama/Llama-3.3-70B-Instruct",
+    "openai/gpt-oss-120b",
+    "Qwen/Qwen3.5-397B-A17B",
+)
 
 WALK = """async urls => {
   const P = document.querySelector('[data-picker]'), out = [];
@@ -55,8 +68,16 @@ def _feature_states(doc: dict, r: dict, conflicts: list) -> list[tuple[str, list
     a user can reach (a state's own features win over the default they conflict with)."""
     features = doc["feature_sets"][r["parts"]["features"]]
     by_name = {f["name"]: f for f in features}
-    default = [(f, next((m for m in f["modes"] if m["name"] == f["default"]), f["modes"][0]) if f.get("modes") else None)
-               for f in features if f.get("default") not in (False, None)]
+    default = [
+        (
+            f,
+            next((m for m in f["modes"] if m["name"] == f["default"]), f["modes"][0])
+            if f.get("modes")
+            else None,
+        )
+        for f in features
+        if f.get("default") not in (False, None)
+    ]
     out = [("", default)]
     if r["parts"]["features_locked"]:
         return out
@@ -71,9 +92,12 @@ def _feature_states(doc: dict, r: dict, conflicts: list) -> list[tuple[str, list
             chosen.append((f, next(m for m in f["modes"] if m["name"] == mode) if mode else None))
         names = [f["name"] for f, _ in chosen]
         if any(sum(n in names for n in g) > 1 for g in conflicts):
-            continue                                 # two features of one conflict group: not a picker state
+            continue  # two features of one conflict group: not a picker state
         chosen.sort(key=lambda fm: features.index(fm[0]))
-        value = ",".join(f"{f['name']}:{m['name']}" if m else f["name"] for f, m in chosen) or "none-of-these"
+        value = (
+            ",".join(f"{f['name']}:{m['name']}" if m else f["name"] for f, m in chosen)
+            or "none-of-these"
+        )
         out.append((value, chosen))
     return out
 
@@ -108,8 +132,15 @@ def test_every_picker_state_describes_the_command_shown(page, project_site, hf_i
     for (query, doc, tree, r, rs, chosen), v in zip(states, views):
         where = f"{hf_id}/{query}"
         hw = doc["hardware"]
-        assert (v["hardware"], v["variant"], v["strategy"], v["nodes"]) == (hw, tree, r["strategy"], str(r["node_count"])), where
-        assert v["features"] == [f["name"] for f, _ in chosen] or r["parts"]["features_locked"], where
+        assert (v["hardware"], v["variant"], v["strategy"], v["nodes"]) == (
+            hw,
+            tree,
+            r["strategy"],
+            str(r["node_count"]),
+        ), where
+        assert v["features"] == [f["name"] for f, _ in chosen] or r["parts"]["features_locked"], (
+            where
+        )
         p = plan_of(r, chosen, data["hardware"][hw])
         # the command shown is the rendering's, with the chosen feature lines
         first = dict(r["parts"]["processes"][0], kind="process")
@@ -117,8 +148,12 @@ def test_every_picker_state_describes_the_command_shown(page, project_site, hf_i
         assert v["command"] == command, where
         # the header: the command's GPUs and TP
         shape = fit.shape_from_argv(_argv(command))
-        assert v["summary"] == r["parts"]["summary"] and v["summary"].startswith(f"{p['gpus']}× "), where
-        if r["deploy_type"] != "pd_cluster":      # a PD plan describes the decode pool, the first tab is prefill
+        assert v["summary"] == r["parts"]["summary"] and v["summary"].startswith(
+            f"{p['gpus']}× "
+        ), where
+        if (
+            r["deploy_type"] != "pd_cluster"
+        ):  # a PD plan describes the decode pool, the first tab is prefill
             assert (p["tp"], p["pp"], p["dp"]) == (shape.tp, shape.pp, shape.dp), where
             assert f"TP={shape.tp}" in v["summary"], where
         # the memory panel and the card's warning
@@ -139,16 +174,22 @@ def test_every_picker_state_describes_the_command_shown(page, project_site, hf_i
         for copy in v["plans"]:
             assert command in copy, where
         # the variant note names the checkpoint the command serves
-        served = (r.get("argv") or r.get("head_argv") or r.get("vllm_argv") or r["decode"]["argv"])[2]
+        served = (r.get("argv") or r.get("head_argv") or r.get("vllm_argv") or r["decode"]["argv"])[
+            2
+        ]
         assert served in v["note"], where
-        assert v["pills"] == [list(x) for x in node_pills(rs, r["strategy"], sorted({x["node_count"] for x in rs}))], where
+        assert v["pills"] == [
+            list(x) for x in node_pills(rs, r["strategy"], sorted({x["node_count"] for x in rs}))
+        ], where
     assert cannot_start + replicated > 0
 
 
 def test_a_variant_that_falls_back_says_what_it_serves(page, project_site):
     """Kimi-K2.6 FP8 on 8 RTX Pro 6000: the command serves the INT4 checkpoint; the note says so and
     the header and panel describe the INT4 command."""
-    p = Picker(page, project_site, "moonshotai/Kimi-K2.6").open("?variant=fp8&hardware=rtx_pro_6000_8x")
+    p = Picker(page, project_site, "moonshotai/Kimi-K2.6").open(
+        "?variant=fp8&hardware=rtx_pro_6000_8x"
+    )
     doc = _docs(project_site, "moonshotai/Kimi-K2.6")["rtx_pro_6000_8x"]
     pick = doc["recommended"]["fp8"]
     assert pick["variant"] != "fp8"
@@ -163,10 +204,14 @@ def test_a_variant_that_falls_back_says_what_it_serves(page, project_site):
 def test_unknown_features_in_the_url_keep_the_defaults(page, project_site):
     llama = "meta-llama/Llama-3.3-70B-Instruct"
     Picker(page, project_site, llama).open()
-    default = page.eval_on_selector_all("input[data-feature]", "els => els.filter(e => e.checked).map(e => e.dataset.feature)")
+    default = page.eval_on_selector_all(
+        "input[data-feature]", "els => els.filter(e => e.checked).map(e => e.dataset.feature)"
+    )
     assert default, "Llama starts with tool calling on"
     Picker(page, project_site, llama).open("?features=foo")
-    after = page.eval_on_selector_all("input[data-feature]", "els => els.filter(e => e.checked).map(e => e.dataset.feature)")
+    after = page.eval_on_selector_all(
+        "input[data-feature]", "els => els.filter(e => e.checked).map(e => e.dataset.feature)"
+    )
     assert after == default
 
 

@@ -1,4 +1,5 @@
 """`recipes-site serve` live reload in Chromium: an open page reloads itself after a rebuild."""
+
 from __future__ import annotations
 
 import threading
@@ -7,7 +8,9 @@ import pytest
 
 from recipes_site.serve import Generation, make_server
 
-HEAD = '<head><link rel="icon" href="data:,"></head>'   # no favicon request (a 404 is a console error)
+HEAD = (
+    '<head><link rel="icon" href="data:,"></head>'  # no favicon request (a 404 is a console error)
+)
 
 
 @pytest.fixture
@@ -31,6 +34,6 @@ def test_an_open_page_reloads_after_a_rebuild(reloading, page):
     assert page.text_content("p") == "model"
     (out / "org" / "model" / "index.html").write_text(HEAD + "<body><p>rebuilt</p></body>")
     page.wait_for_timeout(1200)
-    assert page.text_content("p") == "model"     # no rebuild yet: no reload
+    assert page.text_content("p") == "model"  # no rebuild yet: no reload
     generation.bump()
     page.wait_for_function("document.querySelector('p').textContent === 'rebuilt'", timeout=15000)

@@ -4,6 +4,7 @@ project's recipes copied under new ids, through the real catalog-wide pages; 24 
 the last shard; paging in name order fetches only the page's shard; filters and pages live in the
 URL and come back on reload and Back; the hardware pages, walked by their Next links, list every
 model; the 404 page fixes a letter case from one id bucket and suggests from the shards."""
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ from urllib.parse import parse_qs, urlparse, urlsplit
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/scale_kit.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/scale_kit.py
 from scale_kit import synthetic_site  # noqa: E402
 
 N = 1_200
@@ -49,7 +50,10 @@ def records(big_site) -> list[dict]:
 
 def shard_requests(page) -> list[str]:
     seen: list[str] = []
-    page.on("request", lambda r: seen.append(urlsplit(r.url).path) if "/api/v1/search/" in r.url else None)
+    page.on(
+        "request",
+        lambda r: seen.append(urlsplit(r.url).path) if "/api/v1/search/" in r.url else None,
+    )
     return seen
 
 
@@ -58,7 +62,9 @@ def rows(page) -> list[str]:
 
 
 def wait_rows(page, want: list[str]) -> None:
-    page.wait_for_function(f"want => JSON.stringify(({ROWS})()) === JSON.stringify(want)", arg=want, timeout=10000)
+    page.wait_for_function(
+        f"want => JSON.stringify(({ROWS})()) === JSON.stringify(want)", arg=want, timeout=10000
+    )
 
 
 def query(page) -> dict[str, str]:
@@ -75,14 +81,19 @@ def test_the_first_screen_fetches_no_shard(page, big_site, records):
 
 
 def test_search_finds_a_recipe_in_the_last_shard_and_the_url_restores_it(page, big_site, records):
-    k, target = next((k, r) for k, r in reversed(list(enumerate(records))) if re.search(r"-s\d{4}$", r["id"]))
-    assert k >= 1_100   # name order: in the last shard
-    word = target["id"].rsplit("-", 1)[1]   # "s<k>" of four digits: no other id holds it
+    k, target = next(
+        (k, r) for k, r in reversed(list(enumerate(records))) if re.search(r"-s\d{4}$", r["id"])
+    )
+    assert k >= 1_100  # name order: in the last shard
+    word = target["id"].rsplit("-", 1)[1]  # "s<k>" of four digits: no other id holds it
     page.goto(big_site("/"))
     page.locator("[data-search]").fill(word)
     wait_rows(page, [target["id"]])
     assert query(page) == {"q": word}
-    assert page.locator(f'[data-recipe-row][data-id="{target["id"]}"] a').get_attribute("href") == f"/{target['id']}/"
+    assert (
+        page.locator(f'[data-recipe-row][data-id="{target["id"]}"] a').get_attribute("href")
+        == f"/{target['id']}/"
+    )
     page.reload()
     wait_rows(page, [target["id"]])
     assert page.locator("[data-search]").input_value() == word
@@ -108,14 +119,17 @@ def test_a_filter_and_a_page_come_back_from_the_url_and_back_button(page, big_si
     assert len(want) > 100
     page.goto(big_site("/?hardware=rtx_5090&page=2"))
     wait_rows(page, want[50:100])
-    assert page.locator('input[data-facet=hardware][value=rtx_5090]').is_checked()
-    assert page.locator("[data-result-count]").inner_text() == f"Showing 51–100 of {len(want):,} matching recipes"
+    assert page.locator("input[data-facet=hardware][value=rtx_5090]").is_checked()
+    assert (
+        page.locator("[data-result-count]").inner_text()
+        == f"Showing 51–100 of {len(want):,} matching recipes"
+    )
     page.locator("[data-pager] a[rel=next]").click()
     wait_rows(page, want[100:150])
     assert query(page) == {"hardware": "rtx_5090", "page": "3"}
     page.go_back()
     wait_rows(page, want[50:100])
-    page.locator("[data-clear-filters]").click()   # clearing starts again at page 1
+    page.locator("[data-clear-filters]").click()  # clearing starts again at page 1
     wait_rows(page, [r["id"] for r in records[:50]])
     assert query(page) == {}
 
@@ -123,8 +137,12 @@ def test_a_filter_and_a_page_come_back_from_the_url_and_back_button(page, big_si
 def test_rows_drawn_by_the_script_match_the_server_rendered_ones(page, big_site, records):
     page.goto(big_site("/"))
     server = page.locator("[data-rows]").inner_text()
-    page.locator("[data-search]").fill("s")   # every id ends in -s<k>: all match, best-first ties keep name order
-    page.wait_for_function("() => document.querySelector('[data-result-count]').innerText.includes('matching')")
+    page.locator("[data-search]").fill(
+        "s"
+    )  # every id ends in -s<k>: all match, best-first ties keep name order
+    page.wait_for_function(
+        "() => document.querySelector('[data-result-count]').innerText.includes('matching')"
+    )
     wait_rows(page, [r["id"] for r in records[:50]])
     assert page.locator("[data-rows]").inner_text() == server
 
@@ -140,17 +158,24 @@ def test_the_hardware_pages_walked_by_next_list_every_model(page, big_site):
     seen, pages = [], 0
     while True:
         pages += 1
-        seen += page.evaluate("() => [...document.querySelectorAll('[data-hw-model]')].map(e => e.dataset.hwModel)")
+        seen += page.evaluate(
+            "() => [...document.querySelectorAll('[data-hw-model]')].map(e => e.dataset.hwModel)"
+        )
         nxt = page.locator("nav.pager a[rel=next]").first
         if nxt.count() == 0:
             break
         nxt.click()
         page.wait_for_url(re.compile(rf"/hardware/h100/page/{pages + 1}/$"))
     assert pages > 1 and len(seen) == len(set(seen)) and set(seen) == want
-    assert page.locator("a", has_text="Search and filter them").get_attribute("href") == "/?hardware=h100"
+    assert (
+        page.locator("a", has_text="Search and filter them").get_attribute("href")
+        == "/?hardware=h100"
+    )
 
 
-def test_the_404_page_fixes_the_case_and_suggests_from_the_shards(page, big_site, records, page_errors):
+def test_the_404_page_fixes_the_case_and_suggests_from_the_shards(
+    page, big_site, records, page_errors
+):
     page_errors.allowed.append(r"status of 404")
     target = records[-2]["id"]
     page.goto(big_site("/" + target.upper() + "/"))

@@ -1,11 +1,11 @@
 """Issue 4: picker state lives in the URL (defaults omitted) so a link reproduces the view;
 back/forward restore earlier choices; the last chosen hardware is remembered across pages."""
+
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
-from browser_kit import Picker
-from browser_kit import new_context
+from browser_kit import Picker, new_context
 
 QWEN_MOE = "Qwen/Qwen3-30B-A3B"
 R1 = "deepseek-ai/DeepSeek-R1-0528"
@@ -30,8 +30,10 @@ def same_view(a, b) -> bool:
 
 def wait_for_hardware(p: Picker, hw: str):
     p.page.wait_for_function(
-        "hw => !!document.querySelector(`[data-picker] [data-axis=hardware] [role=radio][data-value=\"${hw}\"][aria-checked=true]`)",
-        arg=hw, timeout=5000)
+        'hw => !!document.querySelector(`[data-picker] [data-axis=hardware] [role=radio][data-value="${hw}"][aria-checked=true]`)',
+        arg=hw,
+        timeout=5000,
+    )
     return p.check()
 
 
@@ -44,7 +46,11 @@ def test_url_reproduces_the_view(browser, page, project_site, page_errors):
     p.choose("strategy", "single_node_tep")
     s = p.toggle_feature("reasoning")
     q = query(page)
-    assert (q.get("hardware"), q.get("variant"), q.get("strategy")) == ("h100", "fp8", "single_node_tep"), page.url
+    assert (q.get("hardware"), q.get("variant"), q.get("strategy")) == (
+        "h100",
+        "fp8",
+        "single_node_tep",
+    ), page.url
     assert "nodes" not in q, f"the default node count is omitted: {page.url}"
     assert feature_param(q.get("features", "")) == dict(s.features), page.url
 
@@ -67,8 +73,10 @@ def test_url_reproduces_the_view(browser, page, project_site, page_errors):
 
 def test_url_keeps_nodes_and_strategy(page, project_site):
     p = Picker(page, project_site, R1).open()
-    s = p.choose("nodes", "2")                 # h200 holds R1 on one node; two nodes is a choice
-    assert query(page), f"the two-node view is not the default, yet the URL has no query: {page.url}"
+    s = p.choose("nodes", "2")  # h200 holds R1 on one node; two nodes is a choice
+    assert query(page), (
+        f"the two-node view is not the default, yet the URL has no query: {page.url}"
+    )
     page.goto(page.url)
     page.wait_for_selector("[data-picker] pre[data-command]")
     assert same_view(p.check(), s)
