@@ -11,50 +11,29 @@ as it can be), and reports at the key the problem is about.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from recipes_site import kv_cache, sizing
-from recipes_site.catalog.diagnostics import Diagnostic, Level
-from recipes_site.catalog.documents import Catalog, RecipeDoc, locate
+from recipes_site.catalog.diagnostics import Diagnostic, Level, Report
+from recipes_site.catalog.documents import Catalog, RecipeDoc
 from recipes_site.catalog.ids import id_problem
+from recipes_site.catalog.index import (
+    ALL_KINDS,
+    BRAND,
+    DEFAULT,
+    EXACT,
+    GEN,
+    NVIDIA,
+    HardwareVocabulary,
+)
 from recipes_site.catalog.schema_errors import did_you_mean
+from recipes_site.catalog.shell_rules import check_shell_words
 from recipes_site.catalog.types import HfConfig
-from recipes_site.catalog.yaml import format_key_path
 
 RecipeCheck = Callable[[RecipeDoc, Catalog], "list[Diagnostic]"]
 
 
 # ---- small helpers -------------------------------------------------------------------------------
-
-
-class Report:
-    """Collects diagnostics for one document, looking positions up by key path."""
-
-    def __init__(self, display: str, positions: dict, key_positions: dict):
-        # (plain attributes: a compat load makes ~1,050 Reports, most of which never report)
-        self._positions = positions
-        self._key_positions = key_positions
-        self.display = display
-        self.items: list[Diagnostic] = []
-
-    @classmethod
-    def for_doc(cls, doc: RecipeDoc) -> Report:
-        return cls(doc.display_path, doc.positions, doc.key_positions)
-
-    def add(
-        self, level: Level, path: tuple, message: str, hint: str = "", *, at_key: bool = False
-    ) -> None:
-        line, col = locate(self._positions, self._key_positions, tuple(path), at_key=at_key)
-        self.items.append(
-            Diagnostic(self.display, line, col, level, format_key_path(tuple(path)), message, hint)
-        )
-
-    def error(self, path: tuple, message: str, hint: str = "", *, at_key: bool = False) -> None:
-        self.add(Level.ERROR, path, message, hint, at_key=at_key)
-
-    def warning(self, path: tuple, message: str, hint: str = "", *, at_key: bool = False) -> None:
-        self.add(Level.WARNING, path, message, hint, at_key=at_key)
 
 
 def _map(value: Any) -> dict:
@@ -63,72 +42,6 @@ def _map(value: Any) -> dict:
 
 def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
-
-
-# ---- hardware vocabulary ---------------------------------------------------------------------------
-
-EXACT, GEN, NVIDIA, BRAND, DEFAULT = "exact", "gen", "nvidia", "brand", "default"
-ALL_KINDS = frozenset((EXACT, GEN, NVIDIA, BRAND, DEFAULT))
-
-
-@dataclass(frozen=True)
-class HardwareVocabulary:
-    profiles: tuple  # profile ids, taxonomy order
-    generations: frozenset  # generation names (hopper, blackwell, amd, ...)
-    brands: frozenset  # brand names as spelled in the taxonomy (NVIDIA, AMD, ...)
-    brand_keys: frozenset  # lowercase brands (nvidia, amd, ...)
-
-    @classmethod
-    def from_catalog(cls, catalog: Catalog) -> HardwareVocabulary:
-        profiles = catalog.hardware_profiles()
-        gens, brands = set(), set()
-        for spec in profiles.values():
-            spec = _map(spec)
-            for key in ("generation", "gpu_generation"):
-                gen = spec.get(key)
-                for g in gen if isinstance(gen, list) else [gen]:
-                    if isinstance(g, str):
-                        gens.add(g)
-            if isinstance(spec.get("brand"), str):
-                brands.add(spec["brand"])
-        return cls(
-            tuple(profiles),
-            frozenset(gens),
-            frozenset(brands),
-            frozenset(b.lower() for b in brands),
-        )
-
-    @property
-    def known(self) -> bool:
-        return bool(self.profiles)
-
-    def kinds_of(self, key: str) -> set:
-        kinds = set()
-        if key in self.profiles:
-            kinds.add(EXACT)
-        if key in self.generations:
-            kinds.add(GEN)
-        if key in self.brand_keys:
-            kinds.add(BRAND)
-            if key == "nvidia":
-                kinds.add(NVIDIA)
-        if key == "default":
-            kinds.add(DEFAULT)
-        return kinds
-
-    def keys_for(self, kinds) -> list:
-        keys: list = []
-        if EXACT in kinds:
-            keys += list(self.profiles)
-        if GEN in kinds:
-            keys += sorted(self.generations)
-        if BRAND in kinds:
-            keys += sorted(self.brand_keys)
-        elif NVIDIA in kinds:
-            keys.append("nvidia")
-        if DEFAULT in kinds:
-            keys.append("default")
-        return keys
 
 
 _KIND_WORDS = {
@@ -215,7 +128,7 @@ def _check_strategy_ref(
 
 
 def check_strategy_references(doc: RecipeDoc, catalog: Catalog) -> list:
-    report = Report.for_doc(doc)
+    report = doc.report()
     known = known_strategies(catalog)
     data = doc.data
     if not known:
@@ -276,7 +189,7 @@ def check_strategy_references(doc: RecipeDoc, catalog: Catalog) -> list:
 
 def check_hardware_references(doc: RecipeDoc, catalog: Catalog) -> list:
     vocab = catalog.index.hardware_vocabulary
-    report = Report.for_doc(doc)
+    report = doc.report()
     if not vocab.known:
         return report.items
     data = doc.data
@@ -658,7 +571,7 @@ def feature_mode_suppressions(data: dict) -> set:
 
 
 def check_feature_modes(doc: RecipeDoc, catalog: Catalog) -> list:
-    report = Report.for_doc(doc)
+    report = doc.report()
     for path, message, hint, at_key in feature_mode_problems(doc.data):
         report.error(path, message, hint, at_key=at_key)
     return report.items
@@ -668,7 +581,7 @@ def check_feature_modes(doc: RecipeDoc, catalog: Catalog) -> list:
 
 
 def check_recipe_references(doc: RecipeDoc, catalog: Catalog) -> list:
-    report = Report.for_doc(doc)
+    report = doc.report()
     data = doc.data
     meta = _map(data.get("meta"))
     features = _map(data.get("features"))
@@ -748,7 +661,7 @@ def check_recipe_references(doc: RecipeDoc, catalog: Catalog) -> list:
 def check_model_id(doc: RecipeDoc, catalog: Catalog) -> list:
     """The file path names the checkpoint; model.model_id must serve it (a default variant may serve
     another checkpoint of the family as long as some variant serves the path's one)."""
-    report = Report.for_doc(doc)
+    report = doc.report()
     if doc.hf_id.count("/") != 1 or not _is_standard_location(doc.rel_path):
         return report.items
     model_id = _map(doc.data.get("model")).get("model_id")
@@ -789,7 +702,7 @@ def _is_standard_location(rel_path: str) -> bool:
 
 
 def check_structure(doc: RecipeDoc, catalog: Catalog) -> list:
-    report = Report.for_doc(doc)
+    report = doc.report()
     variants = doc.data.get("variants")
     if isinstance(variants, dict) and "default" not in variants:
         report.error(
@@ -804,7 +717,7 @@ def check_structure(doc: RecipeDoc, catalog: Catalog) -> list:
 def check_declared_vram(doc: RecipeDoc, catalog: Catalog) -> list:
     """`vram_minimum_gb` more than 15% away from ceil(params x bytes x 1.2) is probably a typo
     (or a variant serving a checkpoint whose size `model.parameter_count` does not describe)."""
-    report = Report.for_doc(doc)
+    report = doc.report()
     for key, variant in _map(doc.data.get("variants")).items():
         computed, declared = sizing.variant_weights_gb(doc.data, _map(variant))
         gap = sizing.declared_mismatch(declared, computed)
@@ -821,7 +734,7 @@ def check_declared_vram(doc: RecipeDoc, catalog: Catalog) -> list:
 
 def check_shared_checkpoints(doc: RecipeDoc, catalog: Catalog) -> list:
     """Two variants serving the same checkpoint: the site publishes it once, with the last one's commands."""
-    report = Report.for_doc(doc)
+    report = doc.report()
     seen: dict = {}
     for key, variant in _map(doc.data.get("variants")).items():
         mid = _map(variant).get("model_id")
@@ -899,7 +812,7 @@ def _whole_node_tp_hardware(data: dict, catalog: Catalog) -> dict:
 def check_hf_config(doc: RecipeDoc, catalog: Catalog) -> list:
     """`model.hf_config`: unknown keys, values contradicting the recipe, facts KV sizing lacks, and
     tensor-parallel sizes the model's attention heads do not allow."""
-    report = Report.for_doc(doc)
+    report = doc.report()
     data = doc.data
     model = _map(data.get("model"))
     cfg = model.get("hf_config")
@@ -1003,8 +916,6 @@ def check_hf_config(doc: RecipeDoc, catalog: Catalog) -> list:
             )
     return report.items
 
-
-from recipes_site.catalog.shell_rules import check_shell_words  # noqa: E402 - its own module (shell grammar)
 
 RECIPE_CHECKS: list[RecipeCheck] = [
     check_structure,

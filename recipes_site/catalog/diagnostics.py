@@ -7,7 +7,7 @@ build report every problem of every file at once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 EXCERPT_CHARS = 80  # longest quotation of file content in a message
@@ -51,15 +51,6 @@ class Diagnostic:
     hint: str = ""  # e.g. "did you mean `tool_calling`?"
 
     def __post_init__(self) -> None:
-        message, hint, key_path = self.message, self.hint, self.key_path
-        if (
-            message.__class__ is str
-            and hint.__class__ is str
-            and key_path.__class__ is str
-            and len(message) + len(hint) + len(key_path) <= MAX_TEXT
-            and not CONTROL_CHARS.search(message + hint + key_path)
-        ):
-            return  # what _bounded would give back for each of the three (most diagnostics: one check)
         for name in ("message", "hint", "key_path"):
             value = getattr(self, name)
             if isinstance(value, str):
@@ -71,6 +62,60 @@ class Diagnostic:
         if self.hint:
             text += f" ({self.hint})"
         return text
+
+
+def format_key_path(path: tuple) -> str:
+    """``("model", "base_args", 2)`` -> ``"model.base_args[2]"``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def locate(
+    positions: dict, key_positions: dict, path: tuple, *, at_key: bool = False
+) -> tuple[int, int]:
+    """Source position of ``path`` (the key itself with ``at_key``), else its nearest ancestor's,
+    else (0, 0): a problem about a missing key is reported where its parent is."""
+    path = tuple(path)
+    if at_key and path in key_positions:
+        return key_positions[path]
+    while True:
+        if path in positions:
+            return positions[path]
+        if path in key_positions:
+            return key_positions[path]
+        if not path:
+            return (0, 0)
+        path = path[:-1]
+
+
+@dataclass
+class Report:
+    """Collects the diagnostics of one document, each placed at the key path it is about."""
+
+    display: str  # the document's path as shown to the user
+    positions: dict  # key path -> (line, col) of the value (yaml.LoadedYaml.positions)
+    key_positions: dict  # key path -> (line, col) of the key
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(
+        self, level: Level, path: tuple, message: str, hint: str = "", *, at_key: bool = False
+    ) -> None:
+        path = tuple(path)
+        line, col = locate(self.positions, self.key_positions, path, at_key=at_key)
+        self.items.append(
+            Diagnostic(self.display, line, col, level, format_key_path(path), message, hint)
+        )
+
+    def error(self, path: tuple, message: str, hint: str = "", *, at_key: bool = False) -> None:
+        self.add(Level.ERROR, path, message, hint, at_key=at_key)
+
+    def warning(self, path: tuple, message: str, hint: str = "", *, at_key: bool = False) -> None:
+        self.add(Level.WARNING, path, message, hint, at_key=at_key)
 
 
 def errors(diags: list[Diagnostic]) -> list[Diagnostic]:

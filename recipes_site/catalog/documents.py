@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import recipes_site
+from recipes_site.catalog.diagnostics import Report, locate
+from recipes_site.catalog.index import CatalogIndex
 
 if TYPE_CHECKING:
     from recipes_site.catalog.types import Recipe
@@ -41,6 +43,10 @@ class RecipeDoc:
         ancestor's, else (0, 0)."""
         return locate(self.positions, self.key_positions, path, at_key=at_key)
 
+    def report(self) -> Report:
+        """An empty Report of this recipe's diagnostics, placed by its positions."""
+        return Report(self.display_path, self.positions, self.key_positions)
+
 
 @dataclass(frozen=True)
 class Catalog:
@@ -59,10 +65,8 @@ class Catalog:
         return profiles if isinstance(profiles, dict) else {}
 
     @cached_property
-    def index(self):
+    def index(self) -> CatalogIndex:
         """Lookups over all recipes, built once on first use (catalog/index.py: why)."""
-        from recipes_site.catalog.index import CatalogIndex
-
         return CatalogIndex(self)
 
     def recipe(self, hf_id: str) -> RecipeDoc | None:
@@ -71,19 +75,3 @@ class Catalog:
             if doc.hf_id == hf_id:
                 return doc
         return None
-
-
-def locate(
-    positions: dict, key_positions: dict, path: tuple, *, at_key: bool = False
-) -> tuple[int, int]:
-    path = tuple(path)
-    if at_key and path in key_positions:
-        return key_positions[path]
-    while True:
-        if path in positions:
-            return positions[path]
-        if path in key_positions:
-            return key_positions[path]
-        if not path:
-            return (0, 0)
-        path = path[:-1]

@@ -13,7 +13,10 @@ provider names, the order of "more from this provider") are the ones the former 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from functools import cached_property
+
+from recipes_site.suggest import NameIndex
 
 
 def _mapping(value) -> dict:
@@ -27,6 +30,72 @@ def title_of(doc) -> str:
 
 def org_of(hf_id: str) -> str:
     return hf_id.split("/", 1)[0]
+
+
+# ---- hardware vocabulary ---------------------------------------------------------------------------
+
+EXACT, GEN, NVIDIA, BRAND, DEFAULT = "exact", "gen", "nvidia", "brand", "default"
+ALL_KINDS = frozenset((EXACT, GEN, NVIDIA, BRAND, DEFAULT))
+
+
+@dataclass(frozen=True)
+class HardwareVocabulary:
+    profiles: tuple  # profile ids, taxonomy order
+    generations: frozenset  # generation names (hopper, blackwell, amd, ...)
+    brands: frozenset  # brand names as spelled in the taxonomy (NVIDIA, AMD, ...)
+    brand_keys: frozenset  # lowercase brands (nvidia, amd, ...)
+
+    @classmethod
+    def from_profiles(cls, profiles: dict) -> HardwareVocabulary:
+        """The vocabulary of the taxonomy's ``hardware_profiles`` (profile id -> spec)."""
+        gens, brands = set(), set()
+        for spec in profiles.values():
+            spec = _mapping(spec)
+            for key in ("generation", "gpu_generation"):
+                gen = spec.get(key)
+                for g in gen if isinstance(gen, list) else [gen]:
+                    if isinstance(g, str):
+                        gens.add(g)
+            if isinstance(spec.get("brand"), str):
+                brands.add(spec["brand"])
+        return cls(
+            tuple(profiles),
+            frozenset(gens),
+            frozenset(brands),
+            frozenset(b.lower() for b in brands),
+        )
+
+    @property
+    def known(self) -> bool:
+        return bool(self.profiles)
+
+    def kinds_of(self, key: str) -> set:
+        kinds = set()
+        if key in self.profiles:
+            kinds.add(EXACT)
+        if key in self.generations:
+            kinds.add(GEN)
+        if key in self.brand_keys:
+            kinds.add(BRAND)
+            if key == "nvidia":
+                kinds.add(NVIDIA)
+        if key == "default":
+            kinds.add(DEFAULT)
+        return kinds
+
+    def keys_for(self, kinds) -> list:
+        keys: list = []
+        if EXACT in kinds:
+            keys += list(self.profiles)
+        if GEN in kinds:
+            keys += sorted(self.generations)
+        if BRAND in kinds:
+            keys += sorted(self.brand_keys)
+        elif NVIDIA in kinds:
+            keys.append("nvidia")
+        if DEFAULT in kinds:
+            keys.append("default")
+        return keys
 
 
 class CatalogIndex:
@@ -104,16 +173,12 @@ class CatalogIndex:
         return frozenset(paths)
 
     @cached_property
-    def hardware_vocabulary(self):
-        """The taxonomy's profile ids, generations and brands (checks.HardwareVocabulary), which
-        every recipe's hardware checks read."""
-        from recipes_site.catalog.checks import HardwareVocabulary
-
-        return HardwareVocabulary.from_catalog(self._catalog)
+    def hardware_vocabulary(self) -> HardwareVocabulary:
+        """The taxonomy's profile ids, generations and brands, which every recipe's hardware
+        checks read."""
+        return HardwareVocabulary.from_profiles(self._catalog.hardware_profiles())
 
     @cached_property
-    def names(self):
-        """The did-you-mean index over recipe ids (suggest.NameIndex)."""
-        from recipes_site.suggest import NameIndex
-
+    def names(self) -> NameIndex:
+        """The did-you-mean index over recipe ids."""
         return NameIndex(sorted(self.ids))

@@ -38,10 +38,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from recipes_site import sizing
-from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
+from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt, format_key_path
 from recipes_site.catalog.documents import PROJECT_ROOT, RecipeDoc
 from recipes_site.catalog.shell_rules import ARG_KEYS, ENV_KEYS
-from recipes_site.catalog.yaml import format_key_path
 from recipes_site.data import base_flag, vllm_flags
 from recipes_site.suggest import closest
 

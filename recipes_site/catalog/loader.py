@@ -15,17 +15,16 @@ from pathlib import Path
 from recipes_site.catalog import types as T
 from recipes_site.catalog import yaml as yaml_module
 from recipes_site.catalog.checks import (
-    Report,
     check_taxonomy,
     feature_mode_suppressions,
     run_recipe_checks,
 )
-from recipes_site.catalog.diagnostics import Diagnostic, Level
+from recipes_site.catalog.diagnostics import Diagnostic, Level, Report, format_key_path
 from recipes_site.catalog.documents import PROJECT_ROOT, Catalog, RecipeDoc
 from recipes_site.catalog.ids import ID_HINT, collision_key, id_message, id_problem
 from recipes_site.catalog.lint import lint_level, lint_recipe
 from recipes_site.catalog.schema_errors import validate
-from recipes_site.catalog.yaml import LoadedYaml, format_key_path, load_yaml_file
+from recipes_site.catalog.yaml import LoadedYaml, load_yaml_file
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 

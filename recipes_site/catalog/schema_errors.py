@@ -14,11 +14,9 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, Discriminator, ValidationError
 from pydantic.fields import FieldInfo
 
-from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
-from recipes_site.catalog.documents import locate
+from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt, format_key_path, locate
 from recipes_site.catalog.ids import ID_HINT
 from recipes_site.catalog.types import DATE_ERROR, ID_ERROR, TAG_PREFIX, UNION_ERROR, value_kind
-from recipes_site.catalog.yaml import format_key_path
 from recipes_site.jsish import js_str
 from recipes_site.suggest import closest
 

@@ -207,9 +207,7 @@ _WORD_KEYS = ARG_KEYS | ENV_KEYS | {"docker_image"}
 def check_shell_words(doc: RecipeDoc, catalog) -> list:
     """RECIPE_CHECKS rule: flag names, image references and env values that reach commands (model
     ids and env names have their grammar in catalog/ids.py and the schema)."""
-    from recipes_site.catalog.checks import Report
-
-    report = Report.for_doc(doc)
+    report = doc.report()
     for path, level, message, hint, at_key in shell_word_problems(doc.data):
         (report.error if level == "error" else report.warning)(path, message, hint, at_key=at_key)
     return report.items

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml as _pyyaml
 
-from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt
+from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt, format_key_path
 
 _Loader = getattr(_pyyaml, "CSafeLoader", None) or _pyyaml.SafeLoader
 
@@ -206,17 +206,6 @@ class LoadedYaml:
 
 class _Abort(Exception):
     """Stop building the document (the diagnostic has been recorded)."""
-
-
-def format_key_path(path: tuple) -> str:
-    """``("model", "base_args", 2)`` -> ``"model.base_args[2]"``."""
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out
 
 
 def copy_containers(value: Any) -> Any:
