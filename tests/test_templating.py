@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict, defaultdict
 
 import pytest
@@ -108,3 +109,33 @@ def test_templates_render_alike():
     assert (
         "a=&lt;A&gt;/2/True;" in expected and "items=B/0/True;" in expected
     )  # .values: the method
+
+
+def test_an_edited_template_is_rendered_anew(tmp_path):
+    """`serve` keeps one environment: a template edited on disk is compiled again, not taken from
+    the bytecode cache or the environment's own."""
+    from recipes_site.render import pages
+
+    (tmp_path / "t.html").write_text("one {{ x }}", encoding="utf-8")
+    env = pages._environment(str(tmp_path))
+    assert env.get_template("t.html").render(x=1) == "one 1"
+    (tmp_path / "t.html").write_text("two {{ x }}", encoding="utf-8")
+    os.utime(tmp_path / "t.html", ns=(1, 1))  # another mtime, even within the clock's tick
+    assert env.get_template("t.html").render(x=1) == "two 1"
+
+
+def test_compiled_templates_are_kept_for_the_next_process(tmp_path):
+    """A template compiled once is in jinja's bytecode cache: another environment over the same
+    folder (the next build) loads its code instead of compiling it."""
+    from recipes_site.render import pages
+
+    (tmp_path / "t.html").write_text("{{ x }} in " + str(tmp_path), encoding="utf-8")
+    env = pages._environment(str(tmp_path))
+    assert env.bytecode_cache is not None
+    env.get_template("t.html")
+    source, filename, _ = env.loader.get_source(env, "t.html")
+    bucket = env.bytecode_cache.get_bucket(env, "t.html", filename, source)
+    assert bucket.code is not None
+    assert bucket.checksum == env.bytecode_cache.get_source_checksum(source)
+    edited = env.bytecode_cache.get_bucket(env, "t.html", filename, source + "!")
+    assert edited.code is None  # other source, no code

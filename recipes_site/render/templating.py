@@ -10,8 +10,7 @@ build's model pages, a quarter of their rendering time.
 exactly a `dict` (not a subclass, which may define attributes or `__missing__`) and the name, a
 plain str, is none of dict's own attributes (so `getattr` would fail: a dict instance has no `__dict__`, its
 attributes are its type's). `x.items()`, `x.get(...)` and every other object take jinja's path
-unchanged. The generated template code is the same (it calls `environment.getattr`), so the
-precompiled store (precompiled.py) stays valid.
+unchanged. The generated template code is the same (it calls `environment.getattr`).
 """
 
 from __future__ import annotations

@@ -1,1 +1,0 @@
-"""The templates' jinja code (render/precompiled.py). Generated: do not edit."""
