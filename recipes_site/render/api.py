@@ -19,32 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recipes_site import fit, plan, sizing
+from recipes_site.render import picker
+from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
+from recipes_site.render.picker import AcrossHardware, SharedParts
 from recipes_site.site_root import site_path, url
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.memo import synthesizing
 from recipes_site.synthesis.types import RecipeRenderings
 
-API = "api/v1"
 HF = "https://huggingface.co/"
 HW_PAGE = 200  # entries per hardware document: at 10,000 recipes one document was 7 MB
-
-
-@dataclass(frozen=True)
-class RecipeInput:
-    """What the API needs of one recipe: its id, validated data and renderings."""
-
-    hf_id: str
-    data: dict
-    rendered: RecipeRenderings
-
-
-def model_doc_path(hf_id: str) -> str:
-    return f"{API}/models/{hf_id}.json"
-
-
-def hw_doc_path(hf_id: str, hw: str) -> str:
-    return f"{API}/models/{hf_id}/hw/{hw}.json"
 
 
 def page_url(hf_id: str) -> str:
@@ -146,8 +131,6 @@ def _by_hardware_order(r: RecipeRenderings, order: list[str]):
 def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
     """One document per hardware: the recommended pick per variant tree, every rendering (with
     the `parts` the page's picker uses) and the feature sets those parts refer to."""
-    from recipes_site.render.picker import AcrossHardware, SharedParts
-
     profiles = ctx.profiles
     docs: dict[str, dict] = {}
     renderings: dict[str, dict] = {}
@@ -248,8 +231,6 @@ def _clear_memos() -> None:
     """Empty the memos of fit, plan and picker after each recipe: their keys hold one recipe's
     commands (next to no hits across recipes), so over a catalog nothing accumulates, neither
     memory nor work for the garbage collector's full passes."""
-    from recipes_site.render import picker
-
     fit.clear_memos()
     plan.clear_memos()
     picker.clear_memos()

@@ -23,7 +23,7 @@ import json
 
 from recipes_site import fit, sizing
 from recipes_site.jsish import mapping
-from recipes_site.render.api import RecipeInput, hw_doc_path
+from recipes_site.render.inputs import RecipeInput, hw_doc_path
 from recipes_site.render.rendering_json import rendering_json
 from recipes_site.site_root import url
 from recipes_site.synthesis import Context
