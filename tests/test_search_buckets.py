@@ -31,8 +31,12 @@ def test_bucket_of_is_fnv1a_over_utf16_code_units(key, n):
 
 
 def test_known_buckets():
-    # FNV-1a 32 of "" is the offset basis 2166136261; of "a" 0xE40C292C (published test vectors)
-    assert bucket_of("", 1000) == 2166136261 % 1000
-    assert bucket_of("a", 1 << 31) == 0xE40C292C % (1 << 31)
-    assert bucket_of("meta-llama/llama-3.3-70b-instruct", 1) == 0
-    assert bucket_of("é😀", 7) == plain_bucket("é😀", 7)
+    """Modulo 2**32 a bucket is the hash itself: FNV-1a 32's published test vectors."""
+    full = 1 << 32
+    assert bucket_of("", full) == 0x811C9DC5  # the offset basis
+    assert bucket_of("a", full) == 0xE40C292C
+    assert bucket_of("foobar", full) == 0xBF9CF968
+    assert bucket_of("a", 1000) == 0xE40C292C % 1000
+    # é is one UTF-16 code unit, 😀 two (0xD83D 0xDE00), as site.js charCodeAt reads them
+    assert bucket_of("é😀", full) == 0x44CC4DA1
+    assert bucket_of("meta-llama/llama-3.3-70b-instruct", 1) == 0  # one bucket holds every id

@@ -23,14 +23,6 @@ def vllm_flags() -> dict:
     return json.loads(text)
 
 
-def known_vllm_flags() -> frozenset:
-    return frozenset(vllm_flags()["flags"])
-
-
-def known_vllm_env() -> frozenset:
-    return frozenset(vllm_flags()["env"])
-
-
 def base_flag(token: str) -> str | None:
     """The option a `vllm serve` token names, or None when the token is a value.
 

@@ -605,10 +605,6 @@ def _provider_name(catalog, org: str) -> str:
     return catalog.index.provider_name(org)  # precomputed per org (catalog/index.py)
 
 
-def _title(doc) -> str:
-    return str(mapping(doc.data.get("meta")).get("title") or doc.hf_id)
-
-
 # -- one recipe -------------------------------------------------------------------------------
 
 

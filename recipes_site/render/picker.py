@@ -550,7 +550,7 @@ class Shown:
         self.rendering = r
         procs = self.processes = r.processes
         splits = self.splits = [_split(p) for p in procs]
-        self.json = rendering_json(r, procs)
+        self.json = rendering_json(r)
         self.processes_parts = _process_parts(r, splits)
         self.extras = _extras_entry(r)
         self._locks: dict[str, bool] = {}

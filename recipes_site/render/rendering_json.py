@@ -6,10 +6,6 @@ from __future__ import annotations
 from recipes_site.synthesis.types import PdPool, Process, Rendering
 
 
-def _lists(p: Process | None):
-    return None if p is None else list(p.argv)
-
-
 def _pool(pool: PdPool) -> dict:
     p = pool.process
     return {
@@ -29,54 +25,22 @@ def _pool(pool: PdPool) -> dict:
     }
 
 
-def _worker_keys(prefix: str) -> tuple[str, ...]:
-    return tuple(
-        f"{prefix}worker_{name}"
-        for name in (
-            "command",
-            "commands",
-            "argv",
-            "argvs",
-            "docker_command",
-            "docker_commands",
-            "docker_argv",
-            "docker_argvs",
-        )
-    )
+def _add_workers(out: dict, prefix: str, workers: tuple[Process, ...], empty_as_null: bool) -> None:
+    """The worker fields of a multi-node deployment (the first worker's, then every worker's),
+    written into `out` in the reference's order."""
+    empty: list | None = None if empty_as_null else []
+    for field in ("command", "argv", "docker_command", "docker_argv"):
+        values = [_listed(getattr(w, field)) for w in workers]
+        out[f"{prefix}worker_{field}"] = values[0] if values else None
+        out[f"{prefix}worker_{field}s"] = values if values else empty
 
 
-_WORKER_KEYS = {prefix: _worker_keys(prefix) for prefix in ("", "vllm_")}  # the two prefixes in use
+def _listed(value):
+    """argv tuples as JSON lists; commands as they are."""
+    return list(value) if isinstance(value, tuple) else value
 
 
-def _add_workers(out: dict, prefix: str, workers: tuple, empty_as_null: bool) -> None:
-    """The worker fields of a multi-node deployment (first worker, then every worker), written
-    into `out` in the reference's order."""
-    command, commands, argv, argvs, docker_command, docker_commands, docker_argv, docker_argvs = (
-        _WORKER_KEYS.get(prefix) or _worker_keys(prefix)
-    )
-    if workers:
-        first = workers[0]
-        out[command] = first.command
-        out[commands] = [w.command for w in workers]
-        out[argv] = list(first.argv)
-        out[argvs] = [list(w.argv) for w in workers]
-        out[docker_command] = first.docker_command
-        out[docker_commands] = [w.docker_command for w in workers]
-        out[docker_argv] = list(first.docker_argv)
-        out[docker_argvs] = [list(w.docker_argv) for w in workers]
-    else:
-        none = None if empty_as_null else []
-        out[command], out[commands], out[argv], out[argvs] = None, none, None, none
-        out[docker_command], out[docker_commands], out[docker_argv], out[docker_argvs] = (
-            None,
-            none,
-            None,
-            none,
-        )
-
-
-def rendering_json(r: Rendering, processes: tuple | None = None) -> dict:
-    """`processes`: `r.processes`, when the caller has them."""
+def rendering_json(r: Rendering) -> dict:
     out = {
         "hardware": r.hardware,
         "strategy": r.strategy,
@@ -87,12 +51,8 @@ def rendering_json(r: Rendering, processes: tuple | None = None) -> dict:
     }
     if r.docker_image is not None:
         out["docker_image"] = r.docker_image
-    for p in r.processes if processes is None else processes:
-        if p.notes:
-            out["notes"] = list(
-                r.notes
-            )  # KV-cache sizing changed the command (recipes with hf_config only)
-            break
+    if any(p.notes for p in r.processes):  # KV-cache sizing changed the command (hf_config)
+        out["notes"] = list(r.notes)
     if r.single:
         p = r.single
         out["command"], out["argv"] = p.command, list(p.argv)
@@ -103,6 +63,7 @@ def rendering_json(r: Rendering, processes: tuple | None = None) -> dict:
         out["head_docker_command"], out["head_docker_argv"] = h.docker_command, list(h.docker_argv)
         _add_workers(out, "", r.workers, empty_as_null=False)
     elif r.prefill:
+        assert r.decode is not None and r.router is not None  # a disaggregated deployment has both
         out["prefill"], out["decode"] = _pool(r.prefill), _pool(r.decode)
         out["router"] = {"command": r.router.command, "install": r.router.install}
         out["router_config"] = r.router_config

@@ -30,7 +30,7 @@ DEPLOY_TYPES = ["single_node", "multi_node", "pd_cluster", "kv_store_lb"]
 
 
 def _obj(required: dict, optional: dict | None = None, closed: bool = True) -> dict:
-    schema = {
+    schema: dict = {
         "type": "object",
         "required": list(required),
         "properties": {**required, **(optional or {})},
@@ -42,10 +42,6 @@ def _obj(required: dict, optional: dict | None = None, closed: bool = True) -> d
 
 def _ref(name: str) -> dict:
     return {"$ref": f"#/$defs/{name}"}
-
-
-def _many(name: str) -> dict:
-    return {"type": ["array", "null"], "items": _ref(name)}
 
 
 PATH = {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1}

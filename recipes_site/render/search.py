@@ -180,7 +180,7 @@ def browse_index(
         (search_record(m, hw_labels, checkpoints.get(m["id"])) for m in models),
         key=lambda r: (r["title"].lower(), r["id"]),
     )
-    task_labels = {
+    task_labels: dict = {
         t.get("id"): t.get("display_name") or t.get("id")
         for t in (taxonomy.get("tasks") or [])
         if isinstance(t, dict)
