@@ -1,5 +1,5 @@
-"""Small page parts (render/pages.py) against their plain definitions: hardware labels and the
-strategy notes, whose first sentences are kept per process (`_first_sentence`)."""
+"""Small page parts (render/pages.py) against their plain definitions: hardware labels, the
+strategy notes, the hardware pills and JSON links, the static files."""
 
 from __future__ import annotations
 
@@ -67,10 +67,8 @@ def test_strategy_notes_equal_their_plain_definition():
     ]
     used = {r["strategy"] for d in docs for r in d["renderings"]}
     ctx = SimpleNamespace(strategies=strategies)
-    for _ in range(2):  # the second time from the memo
-        assert pages.strategy_notes(ctx, docs) == _notes_plainly(strategies, used)
+    assert pages.strategy_notes(ctx, docs) == _notes_plainly(strategies, used)
     assert pages.strategy_notes(ctx, docs)["s0"] == "One replica."
-    assert pages._first_sentence.cache_info().hits > 0
 
 
 # the model page's hardware pills as the template wrote them before `hardware_buttons`
@@ -88,7 +86,7 @@ _PILLS_BY_LOOKUP = """{% set hwlist, profiles, reasons, chosen = summary.variant
 def test_hardware_pills_are_written_as_by_the_template_lookups():
     """hardware_buttons gives the template each pill's fields; the pills are the same bytes."""
     source = (pages.TEMPLATES / "model.html").read_text(encoding="utf-8")
-    start = source.index("{% for brand, buttons in hw_buttons %}")
+    start = source.index("{% for brand in hw_buttons %}")
     end = source.index("{% endfor %}\n</div>\n{% endfor %}\n", start) + len(
         "{% endfor %}\n</div>\n{% endfor %}\n"
     )
@@ -171,13 +169,13 @@ def test_hardware_json_links_are_written_as_by_the_template_lookups():
 
 
 def test_static_assets_are_read_again_when_their_file_changes(tmp_path, monkeypatch):
-    """The static files' paths are joined once (_STATIC_PATHS); each page's _Pages still stats
-    them, so an edited file (`serve`) gets its new bytes and URL hash, an unchanged one comes
-    from the per-process memo."""
-    css, js = tmp_path / "site.css", tmp_path / "site.js"
+    """Each page set reads the static files, so an edited file (`serve`) gets its new bytes and
+    URL hash, an unchanged one keeps its own."""
+    (tmp_path / "static").mkdir()
+    css, js = tmp_path / "static" / "site.css", tmp_path / "static" / "site.js"
     css.write_text("a{}", encoding="utf-8")
     js.write_text("x()", encoding="utf-8")
-    monkeypatch.setattr(pages, "_STATIC_PATHS", {"site.css": str(css), "site.js": str(js)})
+    monkeypatch.setattr(pages, "TEMPLATES", tmp_path)
     first = pages._Pages({}, {}, None)
     assert first.static_files == {"static/site.css": b"a{}", "static/site.js": b"x()"}
     css.write_text("a{color:red}", encoding="utf-8")

@@ -23,13 +23,14 @@ prefix already).
 from __future__ import annotations
 
 import hashlib
-import os
 import posixpath
 from collections import Counter
+from collections.abc import Collection
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from html import escape
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import jinja2
@@ -78,8 +79,6 @@ from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
 STATIC = ("site.css", "site.js")
-# each static file's path, joined once (every model page's _Pages looks them up: ~8 µs a join)
-_STATIC_PATHS = {name: str(TEMPLATES / "static" / name) for name in STATIC}
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
@@ -104,6 +103,57 @@ PAGE_IDS = frozenset(
     }
     | {f"plan-cmd-{i}" for i in range(64)}
 )
+
+
+# -- what the templates show in rows -----------------------------------------------------------
+
+
+class Badge(NamedTuple):
+    kind: str
+    text: str
+
+
+class HardwarePill(NamedTuple):
+    """One hardware button of the model page."""
+
+    id: str
+    label: str
+    specs: str  # "<GPUs>×<GB>G"
+    verified: bool
+    checked: bool
+    offered: bool  # for the shown variant
+    reason: str | None  # why not, when not offered
+
+
+class HardwareBrand(NamedTuple):
+    name: str
+    pills: list[HardwarePill]
+
+
+class NodePill(NamedTuple):
+    nodes: int
+    label: str  # the nodes it occupies
+    gpus: str
+
+
+class BarPart(NamedTuple):
+    """One part of the memory bar: its CSS key, legend text and width."""
+
+    key: str
+    text: str
+    width: str
+
+
+class PlanCommand(NamedTuple):
+    id: str
+    caption: str
+    command: str
+
+
+class JsonLink(NamedTuple):
+    later: bool  # after the first: a separator before it
+    url: str
+    label: str
 
 
 # -- JSON inside <script> ---------------------------------------------------------------------
@@ -135,15 +185,9 @@ def _script_safe(text: str) -> Markup:
 
 
 def _script_safe_utf8(data: bytes) -> bytes:
-    """`_script_safe` of the text these bytes encode, encoded.
-
-    A sequence is looked for only when its last byte occurs (U+2028 and U+2029 end in A8 and
-    A9, which the pages' JSON rarely holds): a one-byte test is a memchr, while CPython's
-    search for three bytes (E2 80 A8) crawls through JSON, whose '"' and '(' share bits of its
-    skip filter with them: ~100-140 µs per 40 KB of picker data, ~250 µs per model page."""
+    """`_script_safe` of the text these bytes encode, encoded."""
     for ch, esc in _SCRIPT_ESCAPES_UTF8:
-        if ch[-1:] in data and ch in data:
-            data = data.replace(ch, esc)
+        data = data.replace(ch, esc)
     return data
 
 
@@ -156,7 +200,7 @@ def picker_json(data: dict, initial_json: bytes | memoryview | None = None) -> b
     The pieces are joined once (~50 KB per page: not copied again for each brace and item)."""
     if initial_json is None:
         return _script_safe_utf8(encode_json(data)[:-1])
-    parts = [b"{"]
+    parts: list[bytes | memoryview] = [b"{"]
     for k, v in data.items():
         if len(parts) > 1:
             parts.append(b",")
@@ -390,7 +434,7 @@ def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> 
         return None
     length = length or kv_default_len(e)
     cap = e.get("context_length") or (1 << 24)
-    view = {
+    view: dict = {
         "len": length,
         "conc": concurrency,
         "cap": cap,
@@ -452,12 +496,12 @@ def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> 
     ]
     scale = max(e["vram_gib_per_gpu"], sum(g for _, _, g in parts))
     view["parts"] = [
-        (key, f"{label} {_gib(g)} GiB", f"{100 * g / scale:.2f}%")
+        BarPart(key, f"{label} {_gib(g)} GiB", f"{100 * g / scale:.2f}%")
         for key, label, g in parts
         if g > 0
     ]
     view["aria"] = f"Per GPU of {gb(e['vram_gib_per_gpu'])} GiB: " + ", ".join(
-        text for _, text, _ in view["parts"]
+        part.text for part in view["parts"]
     )
     return view
 
@@ -492,7 +536,7 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
         )
     fill = lambda text, r: text.replace("{gpus}", r["gpus"]).replace("{port}", str(r["port"]))
     commands = [
-        (
+        PlanCommand(
             f"plan-cmd-{i}",
             f"Copy {i}: GPUs {r['gpus']}, port {r['port']}",
             fill(parts["serve_prefix"], r) + command + fill(parts["suffix"], r),
@@ -505,19 +549,15 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
 # -- jinja ------------------------------------------------------------------------------------
 
 
-# Options that change the code jinja generates: part of the bytecode cache's file names, so code
-# compiled under other options or another jinja release is never loaded.
-_OPTIONS = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True)
-
-
-def _bytecode_cache() -> FileSystemBytecodeCache | None:
+def _bytecode_cache(env: Environment) -> FileSystemBytecodeCache | None:
     """jinja's own bytecode cache, in its per-user temporary folder: compiling the eight
-    templates costs ~6% of a compat build, loading their cached code a tenth of that."""
-    key = repr((jinja2.__version__, sorted(_OPTIONS.items()))).encode()
+    templates costs ~6% of a compat build, loading their cached code a tenth of that. The file
+    names carry the jinja version and the options that change the generated code, so code
+    compiled under others is never loaded."""
+    options = (jinja2.__version__, env.autoescape, env.trim_blocks, env.lstrip_blocks)
+    key = hashlib.sha1(repr(options).encode()).hexdigest()[:12]
     try:
-        return FileSystemBytecodeCache(
-            pattern=f"__recipes_site_{hashlib.sha1(key).hexdigest()[:12]}_%s.cache"
-        )
+        return FileSystemBytecodeCache(pattern=f"__recipes_site_{key}_%s.cache")
     except (OSError, RuntimeError):  # no safe temporary folder: compile in every process
         return None
 
@@ -527,10 +567,12 @@ def _environment(templates: str) -> Environment:
     """One environment per templates folder and process: its templates are loaded once."""
     env = PageEnvironment(
         loader=FileSystemLoader(templates),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
         auto_reload=True,  # `serve` renders an edited template anew
-        bytecode_cache=_bytecode_cache(),
-        **_OPTIONS,
     )
+    env.bytecode_cache = _bytecode_cache(env)
     env.filters["script_json"] = script_json
     env.filters["gb"] = gb
     env.filters["params"] = format_params
@@ -546,17 +588,10 @@ def compile_recipe_templates() -> None:
         env.get_template(name)
 
 
-def _static_asset(path: str) -> tuple[bytes, str]:
-    """A static file's bytes and the content hash its URL carries."""
-    st = os.stat(path)
-    return _read_asset(path, (st.st_mtime_ns, st.st_size, st.st_ino))
-
-
-@lru_cache(maxsize=8)
-def _read_asset(path: str, _stamp: tuple) -> tuple[bytes, str]:
-    # once per process and file version (the stamp: `serve` edits), not once per recipe page:
-    # saves reading and hashing 63 KB per recipe
-    data = Path(path).read_bytes()
+def _static_asset(path: Path) -> tuple[bytes, str]:
+    """A static file's bytes and the content hash its URL carries (read for every page set, so
+    `serve` sees an edited file)."""
+    data = path.read_bytes()
     return data, hashlib.sha256(data).hexdigest()[:10]
 
 
@@ -576,7 +611,7 @@ class _Pages:
         self.static = {}
         self.static_files = {}
         for name in STATIC:
-            data, digest = _static_asset(_STATIC_PATHS[name])
+            data, digest = _static_asset(TEMPLATES / "static" / name)
             self.static_files[f"static/{name}"] = data
             self.static[name] = url(f"/static/{name}?v={digest}")
         # templates write site links as `{{ base }}/path`: base is the site root without its last
@@ -614,7 +649,7 @@ def site_paths(catalog) -> frozenset[str]:
     return catalog.index.site_paths
 
 
-def guide_linker(hf_id: str, known: set[str]):
+def guide_linker(hf_id: str, known: Collection[str]):
     """Guide links are written for `/<org>/<repo>` pages: resolve relative ones against this
     page and keep a site link only when it leads to a page that exists (else the text stays)."""
     base = f"/{hf_id}/"
@@ -672,7 +707,10 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
             elif not meets_constraint(constraint, hw):
                 need = " ".join(
                     str(x) if str(x).isupper() else str(x).capitalize()
-                    for x in (constraint.get("brand"), constraint.get("generation"))
+                    for x in (
+                        mapping(constraint).get("brand"),
+                        mapping(constraint).get("generation"),
+                    )
                     if x
                 )
                 why = f"{(v.get('precision') or key).upper()} weights need {need} hardware"
@@ -702,10 +740,8 @@ def strategy_notes(ctx, hw_docs: list[dict]) -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=64)
 def _first_sentence(description: str) -> str:
-    """A description's first sentence, whitespace collapsed ('' for none). Kept per process (a
-    pure function of the text): every recipe asks again for the same few strategies' notes."""
+    """A description's first sentence, whitespace collapsed ('' for none)."""
     first = " ".join(description.split()).split(". ")[0].rstrip(".")
     return first + "." if first else ""
 
@@ -716,7 +752,7 @@ def feature_conflicts(taxonomy) -> list[list[str]]:
     return [[str(n) for n in g] for g in groups if isinstance(g, list) and len(g) > 1]
 
 
-def node_pills(rs: list[dict], strategy: str, nodes: list[int]) -> list[tuple[int, str, str]]:
+def node_pills(rs: list[dict], strategy: str, nodes: list[int]) -> list[NodePill]:
     """(node count, label, GPUs) of each node pill: the nodes and GPUs the rendering of that count
     really occupies (its plan), e.g. a disaggregated deployment's pools on several nodes (site.js
     `nodePill`)."""
@@ -728,7 +764,7 @@ def node_pills(rs: list[dict], strategy: str, nodes: list[int]) -> list[tuple[in
         p = r["plan"]["default"]
         used = p.get("nodes", 1)
         out.append(
-            (
+            NodePill(
                 n,
                 f"{used} node{'s' if used > 1 else ''}",
                 f"{p['gpus']} GPU{'s' if p['gpus'] > 1 else ''}",
@@ -794,19 +830,15 @@ def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
-def hardware_buttons(
-    summary: dict, reasons: dict[str, str], view: dict
-) -> list[tuple[str, list[tuple]]]:
-    """The model page's hardware pills by brand, each (id, label, "<GPUs>×<GB>G", verified,
-    checked, offered for the view's variant, why not if not): the page shows ~26 per recipe, and
-    the template read each of these fields through jinja's attribute and item lookups."""
+def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list[HardwareBrand]:
+    """The model page's hardware pills by brand."""
     offered = set(summary["variants"][view["variant"]]["hardware"])
     profiles, chosen = summary["hardware"], view["hardware"]
     return [
-        (
+        HardwareBrand(
             brand,
             [
-                (
+                HardwarePill(
                     h,
                     profiles[h]["label"],
                     f"{profiles[h]['gpu_count']}×{gb(profiles[h]['vram_per_gpu_gb'])}G",
@@ -822,24 +854,22 @@ def hardware_buttons(
     ]
 
 
-def hardware_json_links(
-    hf_id: str, hw_docs: dict, labels: dict[str, str]
-) -> list[tuple[bool, str, str]]:
-    """The model page's 'JSON per hardware' links, each (after the first?, URL, hardware label):
-    ~26 per page, and the template's loop read `loop.first` (jinja's loop object, an attribute
-    lookup through the environment) and `hw_labels[h]` (an item lookup) for each."""
-    return [(i > 0, url("/" + hw_doc_path(hf_id, h)), labels[h]) for i, h in enumerate(hw_docs)]
+def hardware_json_links(hf_id: str, hw_docs: dict, labels: dict[str, str]) -> list[JsonLink]:
+    """The model page's 'JSON per hardware' links."""
+    return [
+        JsonLink(i > 0, url("/" + hw_doc_path(hf_id, h)), labels[h]) for i, h in enumerate(hw_docs)
+    ]
 
 
-def _badges(data: dict, task_labels: dict) -> list[tuple[str, str]]:
+def _badges(data: dict, task_labels: dict) -> list[Badge]:
     model, meta = mapping(data.get("model")), mapping(data.get("meta"))
-    out = []
+    out: list[Badge] = []
     if model.get("architecture"):
-        out.append(("arch", ARCH_LABELS.get(model["architecture"], model["architecture"])))
+        out.append(Badge("arch", ARCH_LABELS.get(model["architecture"], model["architecture"])))
     total, active = model.get("parameter_count"), model.get("active_parameters")
     if total:
         out.append(
-            (
+            Badge(
                 "params",
                 f"{format_params(total)} / {format_params(active)} active"
                 if active and active != total
@@ -847,12 +877,12 @@ def _badges(data: dict, task_labels: dict) -> list[tuple[str, str]]:
             )
         )
     if context_label(model.get("context_length")):
-        out.append(("context", f"{context_label(model.get('context_length'))} context"))
+        out.append(Badge("context", f"{context_label(model.get('context_length'))} context"))
     if model.get("min_vllm_version"):
-        out.append(("vllm", f"vLLM {model['min_vllm_version']}+"))
+        out.append(Badge("vllm", f"vLLM {model['min_vllm_version']}+"))
     if model.get("nightly_required") is True:
-        out.append(("nightly", "nightly"))
-    out += [("task", task_labels.get(t, t)) for t in meta.get("tasks") or []]
+        out.append(Badge("nightly", "nightly"))
+    out += [Badge("task", task_labels.get(t, t)) for t in meta.get("tasks") or []]
     return out
 
 
@@ -911,6 +941,7 @@ def recipe_pages(
         if hw_doc_path(rec.hf_id, h) in docs
     }
     summary = view = data = script = None
+    hw_buttons: list[HardwareBrand] = []
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
         model_doc = docs.get(model_doc_path(rec.hf_id))
@@ -928,6 +959,7 @@ def recipe_pages(
             labels=pages.labels,
         )
         view = initial_view(summary, pages.labels)
+        hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
         initial_file = (encoded or {}).get(
             hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware)
         )
@@ -962,9 +994,7 @@ def recipe_pages(
         md_url=url(f"/{rec.hf_id}.md"),
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
-        hw_buttons=hardware_buttons(summary, data["reasons"][view["variant"]], view)
-        if summary
-        else [],
+        hw_buttons=hw_buttons,
         updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)),
         max_conc=MAX_CONCURRENCY_INPUT,
@@ -987,7 +1017,10 @@ def recipe_markdown(
     facts = [
         ("Hugging Face id", f"`{rec.hf_id}`"),
         ("Provider", meta.get("provider")),
-        ("Architecture", ARCH_LABELS.get(model.get("architecture"), model.get("architecture"))),
+        (
+            "Architecture",
+            ARCH_LABELS.get(str(model.get("architecture")), model.get("architecture")),
+        ),
         (
             "Parameters",
             format_params(model.get("parameter_count"))
@@ -1281,7 +1314,8 @@ class _Catalog:
         for m in entries:
             if m["recipe"] in self.models:
                 per_recipe.setdefault(m["recipe"], []).append(m)
-        fits, multi = [], []
+        fits: list[dict] = []
+        multi: list[dict] = []
         for hf_id, entries in per_recipe.items():
             variants = mapping(self.docs[hf_id].data.get("variants")) if hf_id in self.docs else {}
             one = [e for e in entries if e["node_count"] == 1]
@@ -1319,7 +1353,7 @@ class _Catalog:
     def checkpoint_redirects(self) -> None:
         """A variant's own checkpoint id (`/nvidia/X-FP8/`) leads to its recipe, variant preselected."""
         standalone = set(self.models)
-        self.redirects = {}
+        self.redirects: dict[str, str] = {}
         for cp in self.index["checkpoints"]:
             path = f"{cp['id']}/index.html"
             if (
