@@ -67,20 +67,22 @@ def _pool_text(pool) -> str:
     return f"{pool.parallelism.upper()}, {pool.pool_gpus} GPUs, {where}"
 
 
-_MAIN_PATH, _MAIN_DOCKER_PATH = (
-    ["command"],
-    ["docker_command"],
-)  # shared by every document, never changed
+_MAIN_PATH: list[str | int] = ["command"]  # shared by every document, never changed
+_MAIN_DOCKER_PATH: list[str | int] = ["docker_command"]
 
 
-def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
+Path = list[str | int]  # keys into a rendering's JSON
+
+
+def _processes(r: Rendering) -> list[tuple[str, str, Path, Path, Process]]:
     """(id, label, path of the command, path of the docker command, process) in tab order."""
     if r.single:
         return [("main", "vllm serve", _MAIN_PATH, _MAIN_DOCKER_PATH, r.single)]
     if r.head:
-        return [
+        head: list[tuple[str, str, Path, Path, Process]] = [
             ("head", "Head node (rank 0)", ["head_command"], ["head_docker_command"], r.head)
-        ] + [
+        ]
+        return head + [
             (
                 f"worker-{i}",
                 f"Worker node (rank {i})",
@@ -91,6 +93,7 @@ def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
             for i, w in enumerate(r.workers, 1)
         ]
     if r.prefill:
+        assert r.decode is not None  # a disaggregated deployment has both pools
         return [
             (
                 "prefill",
@@ -107,7 +110,8 @@ def _processes(r: Rendering) -> list[tuple[str, str, list, list, Process]]:
                 r.decode.process,
             ),
         ]
-    out = [
+    assert r.kv is not None  # the one deployment type left
+    out: list[tuple[str, str, Path, Path, Process]] = [
         (
             "instance",
             f"vLLM instance (x{r.kv.instances})",
@@ -154,6 +158,7 @@ def _heredoc(path_var: str, config, note) -> str:
 def _extras_key(r: Rendering) -> tuple:
     """All that `_extras` reads of a rendering, as JSON texts: equal keys, equal extra tabs."""
     if r.prefill:
+        assert r.router is not None  # a disaggregated deployment has its router
         return ("pd", json.dumps(r.router.install))
     kv = r.kv
     if not kv:
@@ -191,7 +196,10 @@ def _dumped(value) -> str:
 
 
 _EXTRAS: dict[tuple, tuple[str, list]] = {}
-_NO_EXTRAS = ("[]", [])  # `_extras_entry` of a deployment without pools or kv-store: no tab
+_NO_EXTRAS: tuple[str, list] = (
+    "[]",
+    [],
+)  # `_extras_entry` of a deployment without pools or kv-store: no tab
 
 
 def _extras_entry(r: Rendering) -> tuple[str, list]:
@@ -213,17 +221,19 @@ def _extras_entry(r: Rendering) -> tuple[str, list]:
 def _extras(r: Rendering) -> list[dict]:
     """Extra tabs: text computed here, or a `path` into the rendering plus a `prefix`."""
     if r.prefill:
+        assert r.router is not None  # a disaggregated deployment has its router
         return [
             {
                 "id": "router",
                 "label": "Router",
-                "prefix": r.router.install + "\n",
+                "prefix": (r.router.install or "") + "\n",
                 "path": ["router", "command"],
             }
         ]
     if not r.kv:
         return []
-    kv, out = r.kv, []
+    kv = r.kv
+    out: list[dict] = []
     if kv.install:
         out.append({"id": "install", "label": "Install", "text": kv.install})
     if kv.config:
@@ -520,7 +530,8 @@ class AcrossHardware:
             if earlier.agrees(recording):
                 return found
         found = _interned(
-            feature_choices(recipe, recording, variant, strategy, with_kv_store=with_kv_store)
+            # a Recording answers as the Hardware it wraps (synthesis/recording.py)
+            feature_choices(recipe, recording, variant, strategy, with_kv_store=with_kv_store)  # type: ignore[arg-type]
         )
         made.append((recording, found))
         return found
@@ -618,10 +629,9 @@ def _toggle_flags(choices: tuple, text: str) -> frozenset | None:
     """`toggle_flags(choices)`, kept by the feature set's text."""
     # Memo: one feature set recurs with many processes (1,397 `_exact` calls and 71 feature sets
     # on the compat corpus); keyed by its text, which holds every line; emptied with the recipe.
-    found = _TOGGLES.get(text, _TOGGLES)  # (the dict itself: no answer yet; None is one)
-    if found is _TOGGLES:
-        found = _TOGGLES[text] = toggle_flags(choices)
-    return found
+    if text not in _TOGGLES:
+        _TOGGLES[text] = toggle_flags(choices)
+    return _TOGGLES[text]
 
 
 def clear_memos() -> None:
