@@ -121,7 +121,7 @@ def model_doc(rec: RecipeInput, profiles: dict, ctx: Context | None = None) -> d
 
 
 def _by_hardware_order(r: RecipeRenderings, order: list[str]):
-    seen = {}
+    seen: dict = {}
     for tree in r.trees:
         for res in tree.by_hardware:
             seen.setdefault(res.hardware, res)
@@ -296,7 +296,8 @@ def hardware_pages(hw: str, profile: dict, entries: list[dict]) -> dict[str, dic
 
 def hardware_entries_of(docs: dict[str, dict], hw: str) -> list[dict]:
     """Every entry of one hardware, walking its pages as a consumer does (from `next`)."""
-    out, path = [], hardware_page_path(hw, 1)
+    out: list[dict] = []
+    path: str | None = hardware_page_path(hw, 1)
     while path is not None:
         doc = docs[path]
         out.extend(doc["models"])
