@@ -266,7 +266,7 @@ def cmd_command(args) -> int:
 
 def cmd_fit(args) -> int:
     from recipes_site.build import synthesis_context
-    from recipes_site.fit import fit_choice, fit_text
+    from recipes_site.fit_report import fit_choice, fit_text
     from recipes_site.fit_checks import fit_request_problems
     from recipes_site.synthesis import ChoiceError
 

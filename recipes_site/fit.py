@@ -20,21 +20,23 @@ The engine uses `engine_sizing` (a safe `--max-model-len` for recipes whose cont
 and `engine_tp` (no TP size the attention heads do not allow); both return their input unchanged
 for recipes without hf_config, so the compat corpus renders exactly as the reference does.
 
-The API's `kv_sizing` (`kv_sizing`, `panel_entry`, `throughput_plan`) publishes the fit of every
-rendering; the model page's sizing panel evaluates the page formulas documented at `panel_entry`
-on those numbers (`panel_figures` is their Python form).
+The API's `kv_sizing` (`kv_sizing`, `panel_entry`) publishes the fit of every rendering; the model
+page's sizing panel evaluates the page formulas documented at `panel_entry` on those numbers
+(`panel_figures` is their Python form).
+
+This module is memory arithmetic only, below synthesis (which sizes its commands with it); the
+plans of rendered commands (plan.py) and the `recipes-site fit` report (fit_report.py) sit above.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from recipes_site import kv_cache, sizing
 from recipes_site.data import vllm_spelling
-from recipes_site.scaffold import parameter_count
+from recipes_site.parameters import parameter_count
 
 GIB = 2**30
 # `vllm serve`'s default --gpu-memory-utilization: vLLM 0.33.0 vllm/config/cache.py:215
@@ -77,27 +79,7 @@ class Shape:
         return self.tp * self.pp * self.dp
 
 
-# Every field of a Shape with its default, in field order (`_new_shape`).
-_SHAPE_DEFAULTS = {f.name: f.default for f in fields(Shape)}
-
-
-def _new_shape(found: dict) -> Shape:
-    """`Shape(**found)` in one step: `found` holds field names only (`_shape`'s), over the defaults in
-    field order, as the generated __init__ would set them. That __init__ of a frozen dataclass calls
-    object.__setattr__ once per field: a quarter of the cost of a parse (4,333 per compat build);
-    the instance stays a Shape in every other respect (equality, hash, repr, replace)."""
-    shape = object.__new__(Shape)
-    object.__setattr__(shape, "__dict__", {**_SHAPE_DEFAULTS, **found})
-    return shape
-
-
-def shape_values(shape: Shape) -> tuple:
-    """A shape's fields in order: equal exactly when the shapes are, and hashed in C (a Shape's
-    generated __hash__ and __eq__ run Python code), for memo keys."""
-    return tuple(shape.__dict__.values())
-
-
-_FLAGS = {
+SHAPE_FLAGS = {
     "--tensor-parallel-size": "tp",
     "-tp": "tp",
     "--pipeline-parallel-size": "pp",
@@ -112,22 +94,20 @@ _FLAGS = {
     "--max-num-batched-tokens": "max_num_batched_tokens",
     "--max-num-seqs": "max_num_seqs",
 }
-_SWITCHES = {
+SHAPE_SWITCHES = {
     "--enable-expert-parallel": "expert_parallel",
     "-ep": "expert_parallel",
     "--enforce-eager": "enforce_eager",
 }
 _INTS = {"tp", "pp", "dp", "dcp", "max_model_len", "max_num_batched_tokens", "max_num_seqs"}
-_NAMES = frozenset(_FLAGS) | frozenset(_SWITCHES)
 
 
 def _parse_len(text: str) -> int | None:
     """vLLM accepts 32768, 32k, 1m for --max-model-len; None for `auto` and the like."""
-    if text.isascii() and text.isdigit():  # the usual case, as the general one below reads it
-        return int(text)
     t = text.strip().lower()
-    scale = {"k": 1000, "m": 1000**2}.get(t[-1:], 1) if t else 1
-    if t[-1:] in ("k", "m"):
+    scale = 1
+    if t.endswith(("k", "m")):
+        scale = 1000 if t.endswith("k") else 1000**2
         t = t[:-1]
     try:
         return int(float(t) * scale) if scale != 1 else int(t)
@@ -136,39 +116,21 @@ def _parse_len(text: str) -> int | None:
 
 
 def shape_from_argv(argv) -> Shape:
-    """The memory-relevant settings of a serve command (the last occurrence of a flag wins)."""
-    return _shape(tuple(argv))
-
-
-def parse_shape(argv: tuple) -> Shape:
-    """`shape_from_argv` of a tuple, parsed afresh (for a caller that keeps its own answer:
-    plan._plan_inputs)."""
+    """The memory-relevant settings of a serve command (the last occurrence of a flag wins), its
+    tokens read as vLLM reads them (`--max_model_len` is `--max-model-len`, data.vllm_spelling)."""
+    tokens = [vllm_spelling(str(t)) for t in argv]
     found: dict = {}
-    try:
-        text = " ".join(argv)  # argvs are text: no list of str() copies for the usual case
-    except TypeError:  # a caller's argv with numbers: read as their str()
-        argv = tuple(map(str, argv))
-        text = " ".join(argv)
-    # read as vLLM reads them (data.vllm_spelling: --max_model_len is --max-model-len); the tests
-    # for "_" spare the call for the tokens it would return unchanged (nearly all), and the whole
-    # list for an argv without one
-    tokens = [vllm_spelling(t) if "_" in t else t for t in argv] if "_" in text else argv
     for i, tok in enumerate(tokens):
-        if tok in _NAMES:  # (a name has no "=": what tok.partition("=") would say)
-            flag, eq, inline = tok, "", ""
-        elif "=" in tok:
-            flag, eq, inline = tok.partition("=")
-        else:  # not a flag or switch read here, nor one with its value inline
+        flag, eq, inline = tok.partition("=")
+        if flag in SHAPE_SWITCHES and not eq:
+            found[SHAPE_SWITCHES[flag]] = True
             continue
-        if flag in _SWITCHES and not eq:
-            found[_SWITCHES[flag]] = True
-            continue
-        if flag not in _FLAGS:
+        if flag not in SHAPE_FLAGS:
             continue
         value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else None)
         if value is None:
             continue
-        name = _FLAGS[flag]
+        name = SHAPE_FLAGS[flag]
         if name in _INTS:
             number = _parse_len(value)
             if number is not None and number > 0:
@@ -181,19 +143,8 @@ def parse_shape(argv: tuple) -> Shape:
             except ValueError:
                 pass
         else:
-            found[name] = str(value)  # text as before, should the token be a str subclass
-    return _new_shape(found)
-
-
-# Memo: an argv outside plan._plan_inputs (which keeps its own) is parsed again by the footprint of
-# a disaggregated deployment, the feature states' rebuilt commands and the KV-cache sizing; correct
-# because the parse reads nothing but the tokens and a Shape is frozen.
-_shape = functools.lru_cache(maxsize=65536)(parse_shape)
-
-
-def clear_memos() -> None:
-    """Forget the parsed argvs (render/api.py empties every per-recipe memo after each recipe)."""
-    _shape.cache_clear()
+            found[name] = value
+    return Shape(**found)
 
 
 # -- the overhead model --------------------------------------------------------------------------------
@@ -223,15 +174,6 @@ def scheduler_defaults(vram_per_gpu_gib: float) -> tuple[int, int]:
     return (8192, 1024) if vram_per_gpu_gib >= LARGE_GPU_GIB else (2048, 256)
 
 
-# Memo: every plan of a recipe without hf_config shapes gets one of these four Overheads (a frozen
-# dataclass, costly to make, made once per distinct plan: 5,061 times on the compat corpus); the
-# arguments are the module's constants, so it holds at most four.
-@functools.lru_cache(maxsize=4)
-def _fallback_overhead(context: float, graphs: float) -> Overhead:
-    """`overhead` without the model's shapes: the fallback activation peak."""
-    return Overhead(context, FALLBACK_ACTIVATIONS_GIB, graphs)
-
-
 def overhead(cfg: dict | None, shape: Shape, vram_per_gpu_gib: float) -> Overhead:
     """Memory one GPU spends besides weights and KV cache.
 
@@ -248,7 +190,7 @@ def overhead(cfg: dict | None, shape: Shape, vram_per_gpu_gib: float) -> Overhea
     graphs = 0.0 if shape.enforce_eager else CUDA_GRAPHS_GIB
     hidden, vocab = cfg.get("hidden_size"), cfg.get("vocab_size")
     if not (isinstance(hidden, int) and isinstance(vocab, int)):
-        return _fallback_overhead(context, graphs)
+        return Overhead(context, FALLBACK_ACTIVATIONS_GIB, graphs)
     tokens_default, seqs_default = scheduler_defaults(vram_per_gpu_gib)
     tokens = shape.max_num_batched_tokens or tokens_default
     seqs = shape.max_num_seqs or seqs_default
@@ -458,7 +400,7 @@ def model_facts(recipe: dict, variant_key: str) -> ModelFacts:
         expert_fraction=expert_fraction(cfg),
         context_length=context_length(recipe),
         missing_facts=missing,
-        layout=None if missing else kv_cache.kv_layout(cfg),
+        layout=None if missing or cfg is None else kv_cache.kv_layout(cfg),
     )
 
 
@@ -579,8 +521,8 @@ def fit_deployment(
         return result
     if m.kv_dtype_note:
         result.notes.append(m.kv_dtype_note)
-    dtype_bytes = m.kv_dtype_bytes
-    layout = f.layout
+    dtype_bytes, layout = m.kv_dtype_bytes, f.layout
+    assert dtype_bytes is not None and layout is not None  # no fact missing: the KV cache is sized
     result.notes += list(layout.notes)
     result.attention = layout.attention
     result.kv_dtype_bytes = dtype_bytes
@@ -708,135 +650,20 @@ def engine_sizing(
     )
 
 
-# -- the planner behind `recipes-site fit` -------------------------------------------------------------
+# -- the API's kv_sizing and the model page's sizing panel ----------------------------------------------
 
 
-def _strip_hf_config(recipe: dict) -> dict:
-    out = dict(recipe)
-    out["model"] = {k: v for k, v in (recipe.get("model") or {}).items() if k != "hf_config"}
-    return out
-
-
-def _fit_process(rendering):
+def memory_process(rendering):
     """The process whose GPUs the fit describes: the decode pool of a PD deployment, else the main one."""
     if rendering.decode is not None:
         return rendering.decode.process
     return rendering.main_process
 
 
-def fit_choice(
-    ctx,
-    recipe: dict,
-    variant_key: str = "default",
-    hw_id: str | None = None,
-    strategy_id: str | None = None,
-    nodes: int | None = None,
-    *,
-    tp: int | None = None,
-    max_model_len: int | None = None,
-    concurrency: int | None = None,
-    kv_cache_dtype: str | None = None,
-    gpu_memory_utilization: float | None = None,
-    with_plan: bool = True,
-) -> FitResult:
-    """Fit of the rendering `recipes-site command` would print for this choice (raises
-    synthesis.ChoiceError for a choice the recipe does not offer).
-
-    The recipe's own command (before the engine's adjustments) decides TP, PP, DP, the KV dtype and
-    the memory utilization; `tp`, `kv_cache_dtype` and `gpu_memory_utilization` override them."""
-    from recipes_site.synthesis import render_choice
-
-    # the recipe's own command decides the shape; the engine's rendering, the TP (and the default
-    # node count of a multi-node strategy) it really uses
-    cfg = hf_config_of(recipe)
-    engine_rendering = (
-        render_choice(ctx, recipe, variant_key, hw_id, strategy_id, nodes)
-        if cfg is not None
-        else None
-    )
-    if (
-        nodes is None
-        and engine_rendering is not None
-        and engine_rendering.deploy_type == "multi_node"
-    ):
-        nodes = engine_rendering.node_count
-    rendering = render_choice(ctx, _strip_hf_config(recipe), variant_key, hw_id, strategy_id, nodes)
-    proc = _fit_process(rendering)
-    shape = shape_from_argv(proc.argv if proc else ())
-    notes = []
-    if tp is not None:
-        shape = replace(shape, tp=tp)
-    elif cfg is not None:
-        engine = _fit_process(engine_rendering)
-        rendered_tp = shape_from_argv(engine.argv if engine else ()).tp
-        if rendered_tp != shape.tp:
-            notes.append(
-                f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}"
-            )
-            shape = replace(shape, tp=rendered_tp)
-    if kv_cache_dtype is not None:
-        shape = replace(shape, kv_cache_dtype=kv_cache_dtype)
-    if gpu_memory_utilization is not None:
-        shape = replace(shape, gpu_memory_utilization=gpu_memory_utilization)
-    profile = ctx.profiles.get(rendering.hardware) or {}
-    result = fit_deployment(
-        recipe,
-        rendering.variant,
-        rendering.hardware,
-        profile,
-        shape,
-        evaluate_len=max_model_len,
-        concurrency=concurrency,
-    )
-    result.notes = notes + result.notes
-    result.strategy, result.nodes = rendering.strategy, rendering.node_count
-    if result.kv_bytes_per_token is None:
-        computed, declared = sizing.variant_weights_gb(
-            recipe, (recipe.get("variants") or {}).get(rendering.variant) or {}
-        )
-        weights = (
-            sizing.fit(declared or computed, rendering.hardware, profile)
-            if (declared or computed)
-            else None
-        )
-        result.weights_only = weights.as_dict() if weights else None
-    if with_plan:
-        from recipes_site import plan as plan_mod
-
-        shown = engine_rendering or rendering
-        proc = _fit_process(shown)
-        overrides = [
-            *(["--tensor-parallel-size", str(tp)] if tp is not None else []),
-            *(["--kv-cache-dtype", kv_cache_dtype] if kv_cache_dtype is not None else []),
-            *(
-                ["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
-                if gpu_memory_utilization is not None
-                else []
-            ),
-        ]
-        argv = list(proc.argv) + overrides if proc is not None and overrides else None
-        result.plan = plan_mod.rendering_plan(recipe, shown, profile, argv)
-        result.plan_reason = plan_mod.expand(
-            result.plan,
-            sizing.gpu_label(profile, shown.hardware),
-            round(sizing.per_gpu_gib(profile), 1),
-        )["reason"]
-        parts = plan_mod.replica_parts(shown, result.plan, profile) if not overrides else None
-        if parts:
-            result.replicas = [
-                {**rep, "command": plan_mod.replica_command(shown.single.command, parts, rep)}
-                for rep in parts["replicas"]
-            ]
-    return result
-
-
-# -- the API's kv_sizing and the model page's sizing panel ----------------------------------------------
-
-
 def rendering_fit(recipe: dict, rendering, profile: dict) -> FitResult:
     """The fit of one rendering exactly as the engine renders it: the shape of its main process (the
     decode pool of a PD deployment), including the engine's own `--max-model-len`."""
-    proc = _fit_process(rendering)
+    proc = memory_process(rendering)
     shape = shape_from_argv(proc.argv if proc else ())
     result = fit_deployment(recipe, rendering.variant, rendering.hardware, profile, shape)
     result.strategy, result.nodes = rendering.strategy, rendering.node_count
@@ -973,90 +800,3 @@ def kv_sizing(ctx, recipe: dict, rendered) -> dict | None:
             ]
             per_hw[res.hardware] = {"deployments": deployments}
     return out
-
-
-# -- text form ------------------------------------------------------------------------------------------
-
-
-def _s(count) -> str:
-    return "" if count == 1 else "s"
-
-
-def _n(value) -> str:
-    return "?" if value is None else f"{value:,}"
-
-
-def fit_text(r: FitResult) -> str:
-    s = r.shape
-    parallel = (
-        f"TP {s.tp}"
-        + (f" x PP {s.pp}" if s.pp > 1 else "")
-        + (f" x DP {s.dp}" if s.dp > 1 else "")
-        + (" + EP" if s.expert_parallel else "")
-        + (f", DCP {s.dcp}" if s.dcp > 1 else "")
-    )
-    lines = [
-        f"{r.model} · {r.variant} ({r.precision}) · {r.hardware} · {r.strategy} · {r.nodes} node"
-        f"{'s' if r.nodes > 1 else ''} · {parallel}"
-    ]
-    if r.kv_bytes_per_token is not None:
-        dtype = "fp8" if r.kv_dtype_bytes == 1 else "16-bit"
-        window = (
-            f" + {r.kv_bytes_per_sequence_window:,} B per sequence in windowed layers"
-            if r.kv_bytes_per_sequence_window
-            else ""
-        )
-        lines.append(
-            f"  KV cache per token     {r.kv_bytes_per_token:,} B ({r.attention.upper()}, {dtype} KV){window}; "
-            f"{r.kv_bytes_per_token_per_gpu:,.0f} B per GPU"
-        )
-    w = "?" if r.weights_gib_per_gpu is None else f"{r.weights_gib_per_gpu:.1f}"
-    kv = "?" if r.kv_cache_gib_per_gpu is None else f"{r.kv_cache_gib_per_gpu:.1f}"
-    lines.append(
-        f"  memory per GPU         {r.vram_per_gpu_gib:g} GiB x {s.gpu_memory_utilization:g} = "
-        f"{r.budget_gib_per_gpu:.1f} GiB: weights {w} + overhead {r.overhead.total_gib:.1f} + KV cache {kv} GiB"
-    )
-    if r.kv_bytes_per_token is not None and r.kv_cache_gib_per_gpu is not None:
-        where = (" per DP rank" if s.dp > 1 else "") + (
-            " (full-attention layers)" if r.kv_bytes_per_sequence_window else ""
-        )
-        lines.append(f"  KV cache holds         {_n(r.max_tokens)} tokens{where}")
-        fits = "fits" if r.context_fits else "does NOT fit one request"
-        lines.append(f"  recipe context         {_n(r.context_length)} tokens: {fits}")
-        lines.append(
-            f"  longest request        {_n(r.max_model_len)} tokens (safe --max-model-len {_n(r.safe_max_model_len)})"
-        )
-        if r.evaluated_len:
-            lines.append(
-                f"  concurrency            {_n(r.max_concurrency)} request{_s(r.max_concurrency)} of "
-                f"{r.evaluated_len:,} tokens at once"
-            )
-        if r.concurrency:
-            lines.append(
-                f"  {r.concurrency} concurrent requests   up to {_n(r.max_model_len_at_concurrency)} tokens each"
-            )
-    if r.missing_facts:
-        lines.append("  missing facts          " + "; ".join(r.missing_facts))
-    if r.weights_only:
-        wo = r.weights_only
-        lines.append(
-            f"  weights-only sizing    {wo['weights_gb']} GB: {wo['min_gpus']} GPU{_s(wo['min_gpus'])}, smallest TP "
-            f"{wo['tensor_parallel']}, {wo['replicas_per_node']} replica{_s(wo['replicas_per_node'])} per node"
-        )
-    for note in r.notes:
-        lines.append(f"  note: {note}")
-    if r.plan:
-        p, nodes = r.plan, r.plan.get("nodes", 1)
-        layout = (
-            f"TP {p['tp']}"
-            + (f" x PP {p['pp']}" if p.get("pp", 1) > 1 else "")
-            + (f" x DP {p['dp']}" if p.get("dp", 1) > 1 else "")
-        )
-        lines.append(
-            f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
-            f"{p.get('verdict') or 'unknown'}. {r.plan_reason}"
-        )
-        for c in r.replicas or []:
-            lines.append(f"# replica on GPUs {c['gpus']}, port {c['port']}")
-            lines.append(c["command"])
-    return "\n".join(lines)

@@ -42,7 +42,6 @@ FULL_ALIASES = frozenset({FULL, "attention", "global_attention", "full"})
 LINEAR, MAMBA, MLP_ONLY, MOE_ONLY = "linear_attention", "mamba", "mlp", "moe"
 # layer types that hold no per-token KV cache (a fixed-size recurrent state, or no attention at all)
 NO_KV_LAYER_TYPES = frozenset({LINEAR, MAMBA, "mamba2", MLP_ONLY, MOE_ONLY})
-STATE_LAYER_TYPES = frozenset({LINEAR, MAMBA, "mamba2"})
 KNOWN_LAYER_TYPES = FULL_ALIASES | {SLIDING, CHUNKED} | NO_KV_LAYER_TYPES
 # Nemotron-H `hybrid_override_pattern` characters
 HYBRID_PATTERN_TYPES = {"M": MAMBA, "*": FULL, "-": MLP_ONLY, "E": MOE_ONLY}
@@ -129,10 +128,6 @@ class KvLayout:
     states: tuple = ()  # (StateLayers, ...) of linear-attention / Mamba layers
 
     @property
-    def window_layers(self) -> int:
-        return sum(count for _, count, _ in self.windows)
-
-    @property
     def sparse(self) -> bool:
         return self.index_bytes_per_layer > 0
 
@@ -214,7 +209,7 @@ def _head_dim(cfg: dict) -> int | None:
     return hidden // heads if hidden and heads else None
 
 
-def full_attention_shape(cfg: dict) -> tuple[int, int]:
+def full_attention_shape(cfg: dict) -> tuple[int, int | None]:
     """(KV heads, head dim) of the full-attention layers.
 
     Gemma 4 gives them their own: `global_head_dim`, and `num_global_key_value_heads` when
@@ -308,6 +303,7 @@ def kv_layout(cfg: dict) -> KvLayout:
             index_bytes_per_layer=index,
         )
     kv_heads, head_dim = full_attention_shape(cfg)
+    assert head_dim is not None  # missing_facts asks for head_dim or hidden_size
     window_heads = _num(cfg, "num_key_value_heads") or cfg["num_attention_heads"]
     window_dim = _head_dim(cfg)
     counts: dict[tuple, int] = {}
@@ -409,6 +405,7 @@ def layer_bytes_per_token_per_gpu(
         )
     else:
         heads, dim = layout.kv_heads, layout.head_dim
+    assert heads is not None and dim is not None  # kv_layout gives every GQA layout both
     return 2 * _rank_heads(heads, tp) * dim * dtype_bytes / max(1, dcp)
 
 
@@ -554,6 +551,7 @@ def state_bytes_per_sequence_per_gpu(
             for s in layout.states
         )
     plan = hybrid_pages(layout, dtype_bytes, tp, pp, speculative_tokens)
+    assert plan is not None  # the layout has state layers
     copies = state_copies(True, speculative_tokens) if copies is None else copies
     return copies * plan.state_groups * plan.group_size * plan.padded_state_page
 

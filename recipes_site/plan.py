@@ -31,29 +31,31 @@ plan: `rendering_plans` enumerates those states, keyed the way the page names a 
 the page only looks a plan up. Replica commands of the throughput plan are the shown command
 pinned to its own GPUs and port (`replica_parts`): no re-rendering, so the cost stays linear in
 the renderings.
+
+The plans of one recipe share a `RecipePlans` (render/api.py makes one per recipe and drops it with
+the recipe): the recipe, and what every plan of it reads alike.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import math
-import re
 import shlex
 from decimal import ROUND_HALF_UP, Decimal
+from typing import NamedTuple
 
 from recipes_site import fit, sizing
-from recipes_site.data import vllm_spelling
 
 GIB = fit.GIB
 FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"
 MAX_FEATURE_STATES = 32
+SEP = " \\\n  "  # between the lines of a rendered command
 
 # flags whose value changes what a GPU holds; a feature setting one gets its own plan
 MEMORY_FLAGS = (
-    frozenset(fit._FLAGS)
-    | frozenset(fit._SWITCHES)
+    frozenset(fit.SHAPE_FLAGS)
+    | frozenset(fit.SHAPE_SWITCHES)
     | {
         "--speculative-config",
         "--language-model-only",
@@ -69,55 +71,79 @@ MEMORY_FLAGS = (
 DRAFT_METHODS = frozenset({"eagle", "eagle3"})
 
 
+class Reading(NamedTuple):
+    """What a plan reads of an argv: its shape, its --speculative-config (`speculative_config`) and
+    the draft checkpoint that loads (`_draft`)."""
+
+    shape: fit.Shape
+    spec: dict | None
+    draft: tuple | None
+
+
+class RecipePlans:
+    """What the plans of one recipe's renderings share: the recipe, the facts a fit reads of each
+    variant whatever the hardware and the command (`fit.model_facts`), and what the plans read of
+    the commands, which recur on every hardware the recipe renders for."""
+
+    def __init__(self, recipe: dict):
+        self.recipe = recipe
+        self._facts: dict[str, fit.ModelFacts] = {}
+        self._tokens: dict[str, tuple] = {}
+        self._readings: dict[tuple, Reading] = {}
+        self._states: dict[tuple, tuple | None] = {}
+
+    def facts(self, variant_key: str) -> fit.ModelFacts:
+        """`fit.model_facts` of a variant of the recipe."""
+        found = self._facts.get(variant_key)
+        if found is None:
+            found = self._facts[variant_key] = fit.model_facts(self.recipe, variant_key)
+        return found
+
+    def tokens(self, line: str) -> tuple:
+        """The argv tokens of one command line, shell-quoted as synthesis writes it (raises
+        ValueError for a line that is not shell-quoted text)."""
+        # Memo: the lines of a recipe's commands and feature blocks recur in every rendering and
+        # feature state of it, and shlex splits them character by character in Python.
+        found = self._tokens.get(line)
+        if found is None:
+            found = self._tokens[line] = tuple(shlex.split(line))
+        return found
+
+    def reading(self, argv: tuple) -> Reading:
+        """The `Reading` of an argv."""
+        # Memo: a rendering's argv and those of its feature states recur on every hardware of the
+        # recipe, and reading one goes through each of its tokens.
+        found = self._readings.get(argv)
+        if found is None:
+            spec = speculative_config(argv)
+            found = self._readings[argv] = Reading(fit.shape_from_argv(argv), spec, _draft(spec))
+        return found
+
+    def states(self, proc, choices: tuple) -> tuple | None:
+        """`feature_states` of a process and feature choices."""
+        # Memo: a rendering re-labelled for other hardware has the same process and, on most
+        # profiles, the same choices.
+        key = (proc.argv, proc.command, proc.lines_before, proc.lines_after, choices)
+        if key not in self._states:
+            self._states[key] = feature_states(self, proc, choices)
+        return self._states[key]
+
+
 # -- the draft model of --speculative-config -----------------------------------------------------
 
 
 def speculative_config(argv) -> dict | None:
-    """The JSON of `--speculative-config` (None when absent or not JSON)."""
-    found = _speculative_json(tuple(argv))
-    return None if found is None else json.loads(found[0])
-
-
-# Memo: each rendering's argv is scanned ~5 times (its plan and the memory keys of its feature
-# states); correct because the result depends on the tokens alone, and it holds text, not a dict,
-# so every caller parses its own copy.
-@functools.lru_cache(maxsize=65536)
-def _speculative_json(argv: tuple) -> tuple[str, str] | None:
-    """`--speculative-config`'s text and its canonical form (sort_keys), None when absent or not a
-    JSON object."""
-    try:
-        text = " ".join(argv)  # argvs are text; no list of str() copies for the usual case
-    except TypeError:  # a caller's argv with numbers: read as their str()
-        argv = tuple(map(str, argv))
-        text = " ".join(argv)
-    if "--speculative-config" not in text:  # one scan in C: most commands have none
-        return None
-    tokens = argv
-    for i, tok in enumerate(tokens):
+    """The JSON object of the first `--speculative-config` (None when absent or not an object)."""
+    for i, tok in enumerate(argv):
         flag, eq, inline = tok.partition("=")
         if flag == "--speculative-config":
-            return _spec_text(inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else ""))
+            text = inline if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            try:
+                value = json.loads(text)
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
     return None
-
-
-# Memo: a feature's --speculative-config recurs in every command of a recipe that turns it on
-# (4,333 argvs read on the compat corpus, a few texts per recipe); correct because the result
-# depends on the text alone and holds text.
-@functools.lru_cache(maxsize=4096)
-def _spec_text(text: str) -> tuple[str, str] | None:
-    """`_speculative_json` of one --speculative-config text."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return (text, json.dumps(value, sort_keys=True)) if isinstance(value, dict) else None
-
-
-# Memo: as `_spec_text`'s (`_draft` of each text parsed once).
-@functools.lru_cache(maxsize=4096)
-def _text_draft(text: str) -> tuple | None:
-    """`_draft` of the --speculative-config `text` (a JSON object)."""
-    return _draft(json.loads(text))
 
 
 def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
@@ -143,93 +169,6 @@ def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
     return params * 2.0
 
 
-# -- the plan of one process ----------------------------------------------------------------------
-
-
-def plan_of(
-    recipe: dict,
-    variant_key: str,
-    hw_id: str,
-    profile: dict,
-    argv,
-    *,
-    gpus: int,
-    nodes: int,
-    memo: dict | None = None,
-) -> dict:
-    """The plan of a deployment whose memory-deciding process runs `argv`, occupying `gpus` GPUs
-    on `nodes` nodes of `profile`. `memo`: a dict the caller keeps for one recipe and one set of
-    profiles (`rendering_plans`), so that a plan's figures are computed once per distinct input."""
-    argv = tuple(argv)
-    shape, shape_values, draft, _ = _plan_inputs(argv)
-    on = _variant_on(recipe, variant_key, hw_id, profile, memo)
-    return _plan(on, argv, shape, shape_values, draft, gpus, nodes, memo)
-
-
-def _plan(
-    on: tuple,
-    argv: tuple,
-    shape: fit.Shape,
-    shape_values: tuple,
-    draft: tuple | None,
-    gpus: int,
-    nodes: int,
-    memo: dict | None,
-) -> dict:
-    """`plan_of` with the argv's `_plan_inputs` and the `_variant_on` of its variant and hardware
-    already read."""
-    facts, vram, _ = on
-    # Memo: besides the footprint, a plan reads the variant's weights, one GPU's memory, the shape
-    # and (with hf_config, which sizes an EAGLE head) the draft; the rest of `facts` is the recipe's,
-    # fixed for one memo. 13,241 plans on the compat corpus have 5,061 distinct figures. Kept: the
-    # figures (numbers and strings, not the fit) and the plans made of them per footprint, which
-    # several renderings then share (plans are never changed once made).
-    key = (facts.weights_bytes, vram, shape_values, draft if facts.cfg else None)
-    found = None if memo is None else memo.get(key)
-    if found is None:
-        split = fit.memory_split(facts, vram, shape)
-        found = (
-            _figures(
-                facts.cfg, split, shape, speculative_config(argv) if draft is not None else None
-            ),
-            {},
-        )
-        if memo is not None:
-            memo[key] = found
-    figures, plans = found
-    plan = plans.get((gpus, nodes))
-    if plan is None:
-        # compact: what is 1, false or unknown is left out (`expand` puts it back)
-        plan = plans[gpus, nodes] = {
-            "gpus": gpus,
-            **({"nodes": nodes} if nodes != 1 else {}),
-            **figures,
-        }
-    return plan
-
-
-def _variant_on(
-    recipe: dict, variant_key: str, hw_id: str, profile: dict, memo: dict | None
-) -> tuple[fit.ModelFacts, float, int]:
-    """`fit.model_facts` of the variant, the memory of one GPU of `profile` (`hw_id`'s) and its GPUs
-    per node, kept in `memo` (one recipe's, whose profiles are one per hardware): the same for every
-    command there."""
-    if memo is None:
-        return fit.model_facts(recipe, variant_key), sizing.per_gpu_gib(profile), _per_node(profile)
-    key = ("variant on", variant_key, hw_id)  # beside `_plan`'s 4-tuples
-    found = memo.get(key)
-    if found is None:
-        facts = memo.get(("facts", variant_key))
-        if facts is None:
-            facts = memo[("facts", variant_key)] = fit.model_facts(recipe, variant_key)
-        found = memo[key] = facts, sizing.per_gpu_gib(profile), _per_node(profile)
-    return found
-
-
-def _per_node(profile: dict) -> int:
-    return int(profile.get("gpu_count") or 1)
-
-
 def _draft(spec: dict | None) -> tuple | None:
     """What a plan reads of a --speculative-config (`draft_weights_bytes`, the published `draft`):
     the method and model of a draft that loads its own checkpoint, else None. The model is keyed by
@@ -239,31 +178,44 @@ def _draft(spec: dict | None) -> tuple | None:
     return spec["method"], json.dumps(spec["model"])
 
 
-# Memo: a rendering's argv is read for its plan and again for each process of the recipe that shares
-# it; correct because the result depends on the tokens alone (a Shape is frozen, a draft a tuple).
-@functools.lru_cache(maxsize=65536)
-def _plan_inputs(argv: tuple) -> tuple[fit.Shape, tuple, tuple | None, int]:
-    """What a plan reads of an argv: its shape (with `fit.shape_values` of it, for memo keys), its
-    draft (`_draft`) and its GPUs (`Shape.gpus`, for the footprint)."""
-    found = _speculative_json(argv)
-    shape = fit.parse_shape(argv)  # (not fit's memo: this one keeps the answer)
-    return (
-        shape,
-        fit.shape_values(shape),
-        None if found is None else _text_draft(found[0]),
-        shape.gpus,
-    )
+# -- the plan of one process ----------------------------------------------------------------------
+
+
+def plan_of(
+    plans: RecipePlans, variant_key: str, profile: dict, argv, *, gpus: int, nodes: int
+) -> dict:
+    """The plan of a deployment of the recipe's variant whose memory-deciding process runs `argv`,
+    occupying `gpus` GPUs on `nodes` nodes of `profile`."""
+    return _plan(plans, variant_key, profile, plans.reading(tuple(argv)), gpus, nodes)
+
+
+def _plan(
+    plans: RecipePlans, variant_key: str, profile: dict, read: Reading, gpus: int, nodes: int
+) -> dict:
+    """`plan_of` of an argv read as `read`."""
+    facts = plans.facts(variant_key)
+    split = fit.memory_split(facts, sizing.per_gpu_gib(profile), read.shape)
+    # compact: what is 1, false or unknown is left out (`expand` puts it back)
+    return {
+        "gpus": gpus,
+        **({"nodes": nodes} if nodes != 1 else {}),
+        **_figures(facts.cfg, split, read.shape, read.spec),
+    }
+
+
+def _per_node(profile: dict) -> int:
+    return int(profile.get("gpu_count") or 1)
 
 
 def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict | None) -> dict:
     """The figures of a plan after its footprint, in the published order, from the memory split `r`
-    of its `shape` (see `plan_of`) and the recipe's hf_config `cfg`; never changed once made, as
-    `plan_of` may hand one to several plans."""
+    of its `shape` (see `plan_of`), the recipe's hf_config `cfg` and the command's
+    --speculative-config `spec`."""
     draft = draft_weights_bytes(cfg, spec)
     weights = None if r.weights_gb is None else r.weights_gb * 1e9 + draft
     per_gpu = r.weights_gib_per_gpu
     kv = r.kv_cache_gib_per_gpu
-    if per_gpu is not None and draft:
+    if per_gpu is not None and kv is not None and draft:
         per_gpu += draft / max(1, shape.tp) / GIB  # the draft runs with the target's TP
         kv -= draft / max(1, shape.tp) / GIB
     served = shape.max_model_len or r.context_length
@@ -277,7 +229,7 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
         if r.windows_per_gpu
         else []
     )
-    if per_token is not None and kv is not None:
+    if per_token is not None and kv_bytes is not None:
         entry = {
             "kv_cache_bytes_per_gpu": kv_bytes,
             "kv_bytes_per_token_per_gpu": per_token,
@@ -302,17 +254,17 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
         verdict = SHORT
     else:
         verdict = FITS
-    out = {"tp": shape.tp}
+    out: dict = {"tp": shape.tp}
     if shape.pp != 1:
         out["pp"] = shape.pp
     if shape.dp != 1:
         out["dp"] = shape.dp
     if shape.expert_parallel:
         out["ep"] = True
-    out["budget_gib_per_gpu"] = _round2(budget)
-    if per_gpu is not None:
-        out["weights_gib"], out["weights_gib_per_gpu"] = _round2(weights / GIB), _round2(per_gpu)
-    out["overhead_gib_per_gpu"] = _round2(r.overhead.total_gib)
+    out["budget_gib_per_gpu"] = round(budget, 2)
+    if per_gpu is not None and weights is not None:
+        out["weights_gib"], out["weights_gib_per_gpu"] = round(weights / GIB, 2), round(per_gpu, 2)
+    out["overhead_gib_per_gpu"] = round(r.overhead.total_gib, 2)
     if kv_bytes is not None:
         out["kv_cache_bytes_per_gpu"] = kv_bytes
     if per_token is not None:
@@ -324,36 +276,13 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
     if windows:
         out["windows_per_gpu"] = windows
         out["prefill_chunk"] = r.prefill_chunk
-    if (
-        r.state_bytes_per_sequence_per_gpu
-    ):  # linear-attention / Mamba state, per request (kv_cache.py)
+    if r.state_bytes_per_sequence_per_gpu:  # linear-attention / Mamba state, per request
         out["state_bytes_per_sequence_per_gpu"] = r.state_bytes_per_sequence_per_gpu
     if spec and draft:
         out["draft"] = spec.get("model")
     if verdict is not None:
         out["verdict"] = verdict
     return out
-
-
-_ROUNDED: dict[float, float] = {}
-
-
-def _round2(x):
-    """`round(x, 2)`: a plan's GiB figures, as published."""
-    # Memo: round() of a float to 2 digits is correctly rounded through a decimal conversion,
-    # ~2,500 instructions a call, and the same few values recur in every plan of a recipe and
-    # across recipes (budgets, overheads, a variant's weights per TP): 20,244 calls on the compat
-    # corpus, 1,334 distinct per recipe. Kept for positive floats only: equal positive floats are
-    # the same number, while 0.0 and -0.0 (equal keys) round to values that print differently, and
-    # an int or a float subclass rounds to its own type. Process-wide, emptied past 4,096 values.
-    if type(x) is float and x > 0.0:
-        found = _ROUNDED.get(x)
-        if found is None:
-            if len(_ROUNDED) >= 4096:
-                _ROUNDED.clear()
-            found = _ROUNDED[x] = round(x, 2)
-        return found
-    return round(x, 2)
 
 
 def _g(x) -> str:
@@ -430,10 +359,6 @@ def holds(plan: dict) -> bool:
 
 # -- deployments -----------------------------------------------------------------------------------
 
-# The process whose GPUs the memory figures describe: the decode pool of a PD deployment, else the
-# main process (the one fit.py sizes; an alias, not a wrapper: it is asked once per rendering).
-memory_process = fit._fit_process
-
 
 def footprint(rendering, profile: dict) -> tuple[int, int]:
     """(GPUs, nodes) every process of the deployment occupies, its main process as rendered."""
@@ -452,45 +377,33 @@ def _footprint(rendering, per_node: int, shape_gpus: int | None) -> tuple[int, i
         gpus = sum(p.pool_gpus for p in pools)
         nodes = sum(p.nodes for p in pools) or max(1, math.ceil(gpus / per_node))
         return gpus, nodes
+    assert shape_gpus is not None  # read for every deployment but a PD one
     if rendering.kv is None:
         return shape_gpus, max(rendering.node_count, math.ceil(shape_gpus / per_node))
     instances = rendering.kv.instances
     return shape_gpus * instances, max(1, instances * math.ceil(shape_gpus / per_node))
 
 
-def rendering_plan(
-    recipe: dict, rendering, profile: dict, argv=None, memo: dict | None = None
+def rendering_plan(plans: RecipePlans, rendering, profile: dict, argv=None) -> dict:
+    """The plan of a rendering as shown, or with `argv` as its memory process (`fit.memory_process`)
+    when given: the command of another feature state."""
+    as_rendered = argv is None
+    if argv is None:
+        proc = fit.memory_process(rendering)
+        argv = proc.argv if proc else ()
+    return _rendering_plan(plans, rendering, profile, plans.reading(tuple(argv)), as_rendered)
+
+
+def _rendering_plan(
+    plans: RecipePlans, rendering, profile: dict, read: Reading, as_rendered: bool
 ) -> dict:
-    """The plan of a rendering as shown (`argv`: its memory process with other feature lines;
-    `memo`: see `plan_of`)."""
-    on = _variant_on(recipe, rendering.variant, rendering.hardware, profile, memo)
-    return _rendering_plan(rendering, profile, on, memory_process(rendering), argv, memo)
-
-
-def _rendering_plan(rendering, profile: dict, on: tuple, proc, argv, memo: dict | None) -> dict:
-    """`rendering_plan` given the rendering's `_variant_on` and `memory_process`: the argv is read
-    once, for both the plan and the footprint whenever the main process is the memory process."""
-    tokens = tuple(argv) if argv is not None else (proc.argv if proc else ())
-    return _tokens_plan(rendering, profile, on, tokens, _plan_inputs(tokens), argv is None, memo)
-
-
-def _tokens_plan(
-    rendering,
-    profile: dict,
-    on: tuple,
-    tokens: tuple,
-    inputs: tuple,
-    as_rendered: bool,
-    memo: dict | None,
-) -> dict:
-    """`_rendering_plan` given the argv's tokens and their `_plan_inputs` (`as_rendered`: the
-    tokens are the memory process's own, not a feature state's)."""
-    shape, shape_values, draft, shape_gpus = inputs
-    if as_rendered and rendering.decode is not None:  # else the main process is `proc`
+    """`rendering_plan` of a memory process read as `read` (`as_rendered`: the rendering's own, not
+    a feature state's)."""
+    if as_rendered and rendering.decode is not None:
         gpus, nodes = footprint(rendering, profile)
-    else:
-        gpus, nodes = _footprint(rendering, on[2], shape_gpus)
-    return _plan(on, tokens, shape, shape_values, draft, gpus, nodes, memo)
+    else:  # the main process is the memory process, or the state's argv decides the GPUs
+        gpus, nodes = _footprint(rendering, _per_node(profile), read.shape.gpus)
+    return _plan(plans, rendering.variant, profile, read, gpus, nodes)
 
 
 # -- feature states ---------------------------------------------------------------------------------
@@ -533,33 +446,6 @@ def _default_state(features) -> list[tuple]:
     return out
 
 
-@functools.lru_cache(maxsize=65536)
-def _tokens(line: str) -> tuple:
-    """The argv tokens of one command line (shell-quoted as synthesis writes them)."""
-    if _PLAIN.fullmatch(
-        line
-    ):  # no quote, backslash or whitespace but spaces: shlex splits at spaces
-        return tuple(line.split())
-    if _SINGLE_QUOTED.fullmatch(line):  # how synthesis quotes a JSON value: '{"model": ...}'
-        return tuple([word.replace("'", "") for word in _WORD.findall(line)])
-    return tuple(shlex.split(line))
-
-
-# printable ASCII but the space, ' " and \ (the only characters shlex.split treats specially, besides
-# whitespace), as the inside of a character class; one pattern for the three below
-_UNQUOTED = r"!#-&(-\[\]-~"
-_QUOTED_RUN = r"'[ -&(-~]*'"  # a single-quoted run of printable ASCII but "'"
-# those characters and spaces: a line shlex.split splits at its spaces
-_PLAIN = re.compile(f"[ {_UNQUOTED}]*")
-# _PLAIN's characters and whole '...' runs of printable ASCII but "'": in a single-quoted run shlex.split
-# (POSIX mode) takes every character as it is, so a token is a run of both between spaces with its
-# quotes removed (the one path of shlex's own that ~100 lines of the compat corpus took, ~1/30 of
-# plan_json's cost); anything else (double quotes, backslashes outside '...', other whitespace, an
-# unclosed quote) still goes to shlex
-_SINGLE_QUOTED = re.compile(f"(?:[ {_UNQUOTED}]|{_QUOTED_RUN})*")
-_WORD = re.compile(f"(?:[{_UNQUOTED}]|{_QUOTED_RUN})+")
-
-
 def _feature_lines(choices, state) -> tuple:
     """The lines of the feature block with `state`'s features on (in the choices' order)."""
     chosen = {c.name: (c, m) for c, m in state}
@@ -571,277 +457,105 @@ def _feature_lines(choices, state) -> tuple:
     return tuple(lines)
 
 
-def _block_tokens(choices, state) -> tuple | None:
+def _block_tokens(plans: RecipePlans, choices, state) -> tuple | None:
     """The argv tokens of the feature block with `state`'s features on (None when a line is not
     shell-quoted text)."""
     try:
-        return tuple(t for line in _feature_lines(choices, state) for t in _tokens(line))
+        return _line_tokens(plans, _feature_lines(choices, state))
     except ValueError:
         return None
 
 
-def _line_tokens(lines: tuple) -> tuple:
+def _line_tokens(plans: RecipePlans, lines: tuple) -> tuple:
     """The argv tokens of command lines (raises ValueError for a line that is not shell-quoted text)."""
-    return tuple(itertools.chain.from_iterable(map(_tokens, lines)))
+    return tuple(itertools.chain.from_iterable(map(plans.tokens, lines)))
 
 
-def _reads(tokens: tuple) -> tuple:
-    """The tokens of a run of argv tokens that `_plan_inputs` reads: the first, every token it acts on
-    (a flag or switch of fit's shape as vLLM spells it, a token with '=', --speculative-config)
-    and the token after each (a flag's value).
-
-    An argv made of runs, and the same runs' reads joined in the same order, have the same
-    `_plan_inputs` (`_lines_states` keys feature states on the reads of their lines): both parsers
-    act only at such tokens, in order, each reading the token and the one after it; after a token
-    inside a run comes the kept next token, after a run's last the first token of the next
-    non-empty run, kept as well. Nothing read is left out or put next to another token."""
-    keep = {0} if tokens else set()
-    for i, tok in enumerate(tokens):
-        if "=" in tok or tok == "--speculative-config" or vllm_spelling(tok) in fit._NAMES:
-            keep.update((i, i + 1))
-    return tuple(tokens[i] for i in sorted(keep) if i < len(tokens))
-
-
-# Memo: a process's lines recur in every process of a recipe that writes them (as `_tokens`);
-# correct because the result depends on the line alone.
-@functools.lru_cache(maxsize=65536)
-def _line_reads(line: str) -> tuple:
-    """`_reads` of one command line (raises ValueError for a line that is not shell-quoted text)."""
-    return _reads(_tokens(line))
-
-
-def _memory_key(argv) -> tuple:
-    """What decides a plan of one argv, as `_plan` keys its figures: its shape (`fit.shape_values`,
-    equal exactly when the Shapes are) and its draft (`_draft`). A --speculative-config that loads
-    no draft checkpoint (MTP, n-gram) or differs only beside the draft's method and model changes
-    nothing a plan shows, so such a feature state shares the rendered command's plan without one
-    being made for it (on the compat corpus every state did)."""
-    _, shape_values, draft, _ = _plan_inputs(tuple(argv))
-    return shape_values, draft
-
-
-def _same_draft_config(a: tuple, b: tuple) -> bool:
-    """Whether two argvs' --speculative-config are equal JSON values (`speculative_config(a) ==
-    speculative_config(b)`, parsing only when both have one)."""
-    x, y = _speculative_json(a), _speculative_json(b)
-    if x is None or y is None:
-        return x is y
-    return json.loads(x[0]) == json.loads(y[0])
-
-
-# Memo: the feature states depend on the choices alone, which recur on every process of a recipe
-# (1,857 processes, 90 distinct choices on the compat corpus); correct because choices are frozen
-# dataclasses (hashable values) and nothing else is read. `_process_states` keeps the answer
-# beside the choices in its per-recipe memo (by identity), so this one hashes them field by field
-# once per recipe and choices, not once per process.
-@functools.lru_cache(maxsize=4096)
-def _choice_states(choices: tuple) -> tuple | None:
-    """The memory feature states of `choices`: (names of the memory features, the tokens of the
-    defaults' feature block, ((state key, tokens of its feature block), ...), the `_reads` of each
-    of those blocks in the same order), a block (and its reads) None when it cannot be tokenised;
-    None when there are no states or too many."""
+def feature_states(plans: RecipePlans, proc, choices: tuple) -> tuple | None:
+    """The feature states of a process whose memory may differ from the rendered one: (names of the
+    memory features, ((state key, the state's whole argv), ...)); None when there are none, too
+    many, or the command cannot be rebuilt from its lines. A state's argv is the process's own
+    lines around the state's feature block, as the page joins them; a state whose block is not
+    shell-quoted text is left out."""
     features = memory_features(choices)
     states = _states(features) if features else []
     if not features or len(states) > MAX_FEATURE_STATES:
         return None
     defaults = _default_state(choices)
-    others = [s for s in defaults if s[0] not in features]
-    blocks = tuple((state_key(state), _block_tokens(choices, others + state)) for state in states)
-    return (
-        tuple(c.name for c in features),
-        _block_tokens(choices, defaults),
-        blocks,
-        tuple(None if block is None else _reads(block) for _, block in blocks),
-    )
-
-
-# Kept per recipe by `_process_states` (one call per distinct process and choices: 1,857 on the
-# compat corpus), the only caller; a second memo here would never be hit.
-def _memory_states(
-    argv: tuple, command: str, before: tuple, after: tuple, choices: tuple
-) -> tuple | None:
-    """The feature states of a process whose memory may differ from the rendered one: (names of
-    the memory features, one argv per memory key other than the rendered command's, and
-    ((state key, index of its argv or -1 for the rendered command's key), ...)); None when there
-    are none, too many, or the command cannot be rebuilt from its lines."""
-    return _lines_states(_choice_states(choices), argv, command, before, after)
-
-
-def _lines_states(
-    found: tuple | None, argv: tuple, command: str, before: tuple, after: tuple
-) -> tuple | None:
-    """`_memory_states` given the `_choice_states` of its choices (`found`)."""
-    if found is None:
-        return None
-    names, default_block, states, block_reads = found
-    try:  # the process's own lines, each side of the feature block, and what a plan reads of them
-        head_line = command.split(" \\\n  ", 1)[0]
-        head = _tokens(head_line)
-        reads_before = _line_reads(head_line) + tuple(
-            itertools.chain.from_iterable(map(_line_reads, before))
-        )
-        reads_after = tuple(itertools.chain.from_iterable(map(_line_reads, after)))
-        before, after = _line_tokens(before), _line_tokens(after)
+    default_block = _block_tokens(plans, choices, defaults)
+    try:
+        head = plans.tokens(proc.command.split(SEP, 1)[0])
+        before = _line_tokens(plans, proc.lines_before)
+        after = _line_tokens(plans, proc.lines_after)
     except ValueError:
         return None
     if head[:2] != ("vllm", "serve") or default_block is None:
         return None
+    argv = tuple(proc.argv)
     rebuilt = head + before + default_block + after
-    same = (
-        rebuilt == tuple(argv) and _speculative_json(rebuilt) is None
-    )  # the usual case, no parse compared
-    if not same and (
+    if rebuilt != argv and (
         fit.shape_from_argv(rebuilt) != fit.shape_from_argv(argv)
-        or not _same_draft_config(rebuilt, tuple(argv))
+        or speculative_config(rebuilt) != speculative_config(argv)
     ):
         return None
-    index = {_memory_key(argv): -1}
-    argvs, out = [], []
-    for (key_name, block), reads in zip(states, block_reads):
+    others = [s for s in defaults if s[0] not in features]
+    out = []
+    for state in states:
+        block = _block_tokens(plans, choices, others + state)
         if block is not None:
-            # the key of the state's own argv, head + before + block + after, from the reads of its
-            # runs (`_reads`): a short argv, often one an earlier process of the recipe had
-            key = _memory_key(reads_before + reads + reads_after)
-            if key not in index:
-                index[key] = len(argvs)
-                argvs.append(head + before + block + after)
-            out.append((key_name, index[key]))
-    return names, tuple(argvs), tuple(out)
+            out.append((state_key(state), head + before + block + after))
+    return tuple(c.name for c in features), tuple(out)
 
 
-def _process_states(proc, choices: tuple, memo: dict | None) -> tuple | None:
-    """`_memory_states` of a process, kept in `memo` (one recipe's) when given. There the choices
-    are told apart by identity, not hashed field by field for every rendering: picker interns equal
-    choices, and the memo holds the choices it keys (with their `_choice_states`), so their id is
-    not reused while it lives."""
-    lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
-    if memo is None:
-        return _memory_states(*lines, choices)
-    key = ("feature states", id(choices))  # beside `_plan`'s 4-tuples
-    kept = memo.get(key)
-    if kept is None or kept[0] is not choices:
-        kept = memo[key] = (choices, {}, _choice_states(choices))
-    by_process = kept[1]
-    found = by_process.get(lines, by_process)  # (the dict itself: no answer yet; None is one)
-    if found is by_process:
-        found = by_process[lines] = _lines_states(kept[2], *lines)
-    return found
-
-
-def clear_memos() -> None:
-    """Forget the memos keyed on one recipe's commands (render/api.py, after each recipe)."""
-    for memo in (
-        _speculative_json,
-        _spec_text,
-        _text_draft,
-        _plan_inputs,
-        _tokens,
-        _line_reads,
-        _choice_states,
-        _replicas,
-    ):
-        memo.cache_clear()
-
-
-def rendering_plans(
-    recipe: dict,
-    rendering,
-    profile: dict,
-    choices,
-    locked: bool,
-    memo: dict | None = None,
-    family: dict | None = None,
-) -> dict:
+def rendering_plans(plans: RecipePlans, rendering, profile: dict, choices, locked: bool) -> dict:
     """The plan of the rendering as rendered (`default`), and of every other feature state that
     changes memory: `{"default": plan, "keys": [feature names], "by": {state key: plan}}`. The page
     names the selected state of the `keys` features (site.js `featureKey`) and shows `by[key]`,
     else `default`; `by` holds only states whose plan differs (and is left out with `keys` when
-    none does), so most renderings carry one plan.
-
-    `memo` (optional): one dict for all renderings of `recipe` whose `profile` is always the one
-    of their hardware, so that plans of the same inputs are computed once (`plan_of`). `family`
-    (optional, with `memo`): one dict for `rendering` and its re-labelled copies on other hardware
-    (picker.Shown), which keeps what the plans read of the rendering alone (`_family_reads`)."""
-    proc, tokens, inputs = _family_reads(rendering, family)
-    on = _variant_on(recipe, rendering.variant, rendering.hardware, profile, memo)
-    default = _tokens_plan(rendering, profile, on, tokens, inputs, True, memo)
-    out = {"default": default}
+    none does), so most renderings carry one plan."""
+    proc = fit.memory_process(rendering)
+    read = plans.reading(tuple(proc.argv) if proc else ())
+    default = _rendering_plan(plans, rendering, profile, read, True)
+    out: dict = {"default": default}
     if locked or proc is None:
         return out
-    found = _family_states(proc, tuple(choices), memo, family)
+    found = plans.states(proc, tuple(choices))
     if found is None:
         return out
-    names, argvs, states = found
-    # (a loop, not a comprehension: one would make cells of the five names it read on every call)
-    plans = []
-    for argv in argvs:
-        plans.append(_rendering_plan(rendering, profile, on, proc, argv, memo))
+    names, states = found
+    # A plan reads the shape and the draft (`_draft`) of its argv: a state whose
+    # --speculative-config loads no draft checkpoint (MTP, n-gram), or differs only beside the
+    # draft's method and model, shows the rendered command's plan.
     by = {}
-    for name, i in states:
-        p = default if i < 0 else plans[i]
-        if p is not default and p != default:
-            by[name] = p
+    for name, state_argv in states:
+        state = plans.reading(state_argv)
+        if (state.shape, state.draft) != (read.shape, read.draft):
+            p = _rendering_plan(plans, rendering, profile, state, False)
+            if p != default:
+                by[name] = p
     if by:
         out["keys"], out["by"] = list(names), by
-    return out  # "keys" and "by" only when some state differs
+    return out
 
 
-def _family_reads(rendering, family: dict | None) -> tuple:
-    """The rendering's `memory_process`, its argv and their `_plan_inputs`: the same for every
-    re-labelled copy of it (they share every field but `hardware`), so kept in `family` when given
-    (8,997 renderings of the compat corpus, 3,384 families) instead of looking the argv up again."""
-    found = None if family is None else family.get("reads")
-    if found is None:
-        proc = memory_process(rendering)
-        tokens = proc.argv if proc else ()
-        found = (proc, tokens, _plan_inputs(tokens))
-        if family is not None:
-            family["reads"] = found
-    return found
-
-
-def _family_states(proc, choices: tuple, memo: dict | None, family: dict | None) -> tuple | None:
-    """`_process_states` of the family's memory process, kept in `family` per choices (told apart by
-    identity: the entry holds them, and picker interns equal choices)."""
-    if family is None:
-        return _process_states(proc, choices, memo)
-    key = ("states", id(choices))
-    kept = family.get(key)
-    if kept is None or kept[0] is not choices:
-        kept = family[key] = (choices, _process_states(proc, choices, memo))
-    return kept[1]
-
-
-def plan_json(
-    recipe: dict,
-    rendering,
-    profile: dict,
-    choices,
-    locked: bool,
-    memo: dict | None = None,
-    family: dict | None = None,
-) -> dict:
+def plan_json(plans: RecipePlans, rendering, profile: dict, choices, locked: bool) -> dict:
     """What a hardware document publishes of a rendering: its plans and, for a command that uses
-    part of one node, the parts of the replica commands that fill the node (`memo`, `family`: see
-    `rendering_plans`)."""
-    plans = rendering_plans(recipe, rendering, profile, choices, locked, memo, family)
-    parts = replica_parts(rendering, plans["default"], profile, memo=memo)
-    return {**plans, "replicas": parts} if parts else plans
+    part of one node, the parts of the replica commands that fill the node."""
+    found = rendering_plans(plans, rendering, profile, choices, locked)
+    parts = replica_parts(rendering, found["default"], profile)
+    return {**found, "replicas": parts} if parts else found
 
 
 # -- the throughput plan: replicas of the command shown ---------------------------------------------
 
 
-def replica_parts(
-    rendering, plan: dict, profile: dict, first_port: int = 8000, memo: dict | None = None
-) -> dict | None:
+def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000) -> dict | None:
     """How many copies of a single-node command fill one node, each on its own GPUs and port.
 
     The page builds replica i's command from the command shown: `serve_prefix` (the GPUs it
     sees) + the command + `suffix` (its port); in docker form `docker_head` replaces the
     `docker run` lines before the model's arguments. `{gpus}` and `{port}` are filled from
-    `replicas[i]`. None when the deployment is not one process on part of one node. `memo`: see
-    `rendering_plans` (equal parts are made once and shared, never changed)."""
+    `replicas[i]`. None when the deployment is not one process on part of one node."""
     per_node = _per_node(profile)
     if rendering.single is None or rendering.node_count != 1 or not holds(plan):
         return None
@@ -852,19 +566,6 @@ def replica_parts(
     if count < 2:
         return None
     proc = rendering.single
-    # Memo: the same command recurs on the hardware of a recipe with as many GPUs per node; the
-    # parts depend on nothing else (one recipe's memo, emptied with it).
-    key = ("replicas", proc.docker_command, proc.command, used, count, first_port)
-    found = None if memo is None else memo.get(key)
-    if found is None:
-        found = _replica_parts(proc, used, count, first_port)
-        if memo is not None:
-            memo[key] = found
-    return found
-
-
-def _replica_parts(proc, used: int, count: int, first_port: int) -> dict:
-    """`replica_parts` of `count` copies of the process `proc`, each on `used` GPUs."""
     port = str(first_port)
     docker = proc.docker_command.split(" \\\n  ")
     n_args = len(proc.command.split(" \\\n  ")) - 1
@@ -872,27 +573,23 @@ def _replica_parts(proc, used: int, count: int, first_port: int) -> dict:
     head = [line.replace(f"-p {port}:{port}", "-p {port}:{port}") for line in head]
     head.insert(1, "-e CUDA_VISIBLE_DEVICES={gpus}")
     return {
-        "replicas": _replicas(used, count, first_port),
+        "replicas": [
+            {
+                "gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)),
+                "port": first_port + i,
+            }
+            for i in range(count)
+        ],
         "serve_prefix": "export CUDA_VISIBLE_DEVICES={gpus}\n",
         "docker_head": " \\\n  ".join(head),
         "suffix": " \\\n  --port {port}",
     }
 
 
-# Memo: the replicas depend on the GPUs of one, their count and the first port alone, a few
-# combinations per recipe whatever its commands (445 lists built on the compat corpus, most of them
-# equal); typed, so an equal key of another type (1.0 for 1) is worked out afresh, as without it.
-# Shared like the parts that hold them (never changed); emptied with the recipe's memos.
-@functools.lru_cache(maxsize=256, typed=True)
-def _replicas(used: int, count: int, first_port: int) -> list:
-    """Replica i of `count`, each on `used` GPUs: its GPUs (CUDA_VISIBLE_DEVICES) and port."""
-    return [
-        {"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": first_port + i}
-        for i in range(count)
-    ]
-
-
 def replica_command(command: str, parts: dict, replica: dict) -> str:
     """Replica `replica` of a serve command (the page's join, in Python for the CLI and tests)."""
-    fill = lambda s: s.replace("{gpus}", replica["gpus"]).replace("{port}", str(replica["port"]))
+
+    def fill(text: str) -> str:
+        return text.replace("{gpus}", replica["gpus"]).replace("{port}", str(replica["port"]))
+
     return fill(parts["serve_prefix"]) + command + fill(parts["suffix"])

@@ -18,6 +18,9 @@ import math
 import re
 from dataclasses import dataclass
 
+from recipes_site.jsish import mapping
+from recipes_site.parameters import parameter_count
+
 OVERHEAD = 1.2
 GIB_IN_GB = 2**30 / 1e9
 MISMATCH_TOLERANCE = 0.15
@@ -53,9 +56,9 @@ def parse_parameter_count(text) -> float | None:
     return float(m.group(1)) * _SCALE[m.group(2).upper()]
 
 
-def weight_vram_gb(params_billions: float, precision: str) -> int | None:
+def weight_vram_gb(params_billions: float | None, precision: str | None) -> int | None:
     """`ceil(params x bytes x 1.2)` in decimal GB; None for a precision without a byte width."""
-    width = BYTES_PER_PARAM.get(precision)
+    width = BYTES_PER_PARAM.get(precision) if precision is not None else None
     if width is None or params_billions is None:
         return None
     # round() first: a binary float a hair above an integer (fractional counts such as 2.3B)
@@ -133,18 +136,7 @@ def per_gpu_gib(profile: dict) -> float:
 
 
 def fit(weights_gb: float, hw_id: str, profile: dict) -> Fit | None:
-    found = _fit_figures(weights_gb, profile)
-    if found is None:
-        return None
-    gpus, gib, placement = found
-    return Fit(
-        hardware=hw_id, weights_gb=weights_gb, gpu_count=gpus, vram_per_gpu_gib=gib, **placement
-    )
-
-
-def _fit_figures(weights_gb: float, profile: dict) -> tuple[int, float, dict] | None:
-    """What `fit` works out: (GPUs per node, GiB per GPU, the placement: `Fit.placement()`'s dict,
-    which `_placements` takes without making a Fit); None where it has no fit."""
+    """How `weights_gb` of weights land on `profile` (None when either is unknown)."""
     gpus = int(profile.get("gpu_count") or 1)
     gib = per_gpu_gib(profile)
     if not weights_gb or gib <= 0:
@@ -155,17 +147,17 @@ def _fit_figures(weights_gb: float, profile: dict) -> tuple[int, float, dict] | 
     while tp < min_gpus:
         tp *= 2
     in_node = tp <= gpus
-    return (
-        gpus,
-        gib,
-        {
-            "fits_one_gpu": min_gpus == 1,
-            "fits_one_node": min_gpus <= gpus,
-            "min_gpus": min_gpus,
-            "tensor_parallel": tp if in_node else None,
-            "replicas_per_node": gpus // tp if in_node else 0,
-            "nodes_needed": math.ceil(min_gpus / gpus),
-        },
+    return Fit(
+        hardware=hw_id,
+        weights_gb=weights_gb,
+        gpu_count=gpus,
+        vram_per_gpu_gib=gib,
+        fits_one_gpu=min_gpus == 1,
+        fits_one_node=min_gpus <= gpus,
+        min_gpus=min_gpus,
+        tensor_parallel=tp if in_node else None,
+        replicas_per_node=gpus // tp if in_node else 0,
+        nodes_needed=math.ceil(min_gpus / gpus),
     )
 
 
@@ -188,11 +180,7 @@ def mixed_precision_method(recipe: dict, variant: dict) -> str | None:
     Only the checkpoint that config.json describes (the variant serving `model.model_id`) and only
     when the variant's precision is that method: other checkpoints may quantize differently."""
     model = recipe.get("model") or {}
-    cfg = model.get("hf_config") if isinstance(model.get("hf_config"), dict) else {}
-    quant = (
-        cfg.get("quantization_config") if isinstance(cfg.get("quantization_config"), dict) else {}
-    )
-    method = quant.get("quant_method")
+    method = mapping(mapping(model.get("hf_config")).get("quantization_config")).get("quant_method")
     if method not in EXPERTS_ONLY_QUANT_BYTES or variant.get("precision") != method:
         return None
     checkpoint = variant.get("model_id")
@@ -206,8 +194,6 @@ def component_weights_bytes(recipe: dict, variant: dict) -> float | None:
     method = mixed_precision_method(recipe, variant)
     if method is None:
         return None
-    from recipes_site.scaffold import parameter_count  # scaffold imports this module
-
     try:
         count = parameter_count(recipe["model"]["hf_config"])
     except (KeyError, TypeError, ZeroDivisionError):
@@ -222,7 +208,7 @@ def component_weights_gb(recipe: dict, variant: dict) -> int | None:
     return None if exact is None else math.ceil(round(exact / 1e9 * OVERHEAD, 6))
 
 
-def variant_weights_gb(recipe: dict, variant: dict) -> tuple[int | None, int | None]:
+def variant_weights_gb(recipe: dict, variant: dict) -> tuple[int | None, int | float | None]:
     """(computed, declared) weight figures of a variant, either None when unknown. A declared
     mixed-precision checkpoint is computed per component (`component_weights_bytes`)."""
     params = parse_parameter_count((recipe.get("model") or {}).get("parameter_count"))
@@ -253,48 +239,11 @@ def variant_sizing(recipe: dict, variant: dict, profiles: dict) -> dict:
     }
 
 
-_PLACEMENTS: dict[tuple, dict] = {}
-
-
 def placements(weights_gb: float, profiles: dict) -> dict:
-    """`fit(...).placement()` of a weights figure on every profile where it has one, by hardware id
-    (the dict is shared by every caller with the same figure and profiles: never change it)."""
-    # Memo: every variant of every recipe is placed on every profile (5,408 fits on the compat
-    # corpus), from a few distinct weight figures. The key holds the figure and, per profile, its
-    # id and the facts `fit` reads, each with its type (a `True` GPU count is not 1 to `fit`).
-    # Process-wide, emptied past 1,024 entries.
-    try:
-        key = (weights_gb, type(weights_gb), _facts_key(profiles))
-        hit = _PLACEMENTS.get(key)
-    except (TypeError, AttributeError):  # an unhashable fact, or not a profile: no memo
-        return _placements(weights_gb, profiles)
-    if hit is None:
-        if len(_PLACEMENTS) > 1024:
-            _PLACEMENTS.clear()
-        hit = _PLACEMENTS[key] = _placements(weights_gb, profiles)
-    return hit
-
-
-def _facts_key(profiles: dict) -> tuple:
-    """Per profile, its id and all that `fit` reads of it (GPU count, GiB per GPU, node memory),
-    each with its type; the memo key of `placements`."""
-    out = []
+    """`fit(...).placement()` of a weights figure on every profile where it has one, by hardware id."""
+    out = {}
     for hw_id, profile in profiles.items():
-        gpus, per_gpu, node = (
-            profile.get("gpu_count"),
-            profile.get("vram_per_gpu_gb"),
-            profile.get("vram_gb"),
-        )
-        out.append((hw_id, gpus, type(gpus), per_gpu, type(per_gpu), node, type(node)))
-    return tuple(out)
-
-
-def _placements(weights_gb: float, profiles: dict) -> dict:
-    """`fit(...).placement()` per profile, from `fit`'s figures without making a `Fit` each (a frozen
-    dataclass: its __init__ sets ten fields through object.__setattr__)."""
-    per_hw = {}
-    for hw_id, profile in profiles.items():
-        found = _fit_figures(weights_gb, profile)
+        found = fit(weights_gb, hw_id, profile)
         if found is not None:
-            per_hw[hw_id] = found[2]
-    return per_hw
+            out[hw_id] = found.placement()
+    return out

@@ -1,8 +1,8 @@
 """Issue 13, "faster than the reference": every rendering the hardware documents publish, byte for
-byte, equals one computed afresh for that rendering alone: with every memo of fit, plan and picker
-emptied, outside the synthesis memo that `recipe_documents` keeps open for its recipe (choices
-read through it), and with the document tables' indices resolved. A memo whose key misses
-something its value depends on (a hardware, a variant, choices kept by identity) makes some
+byte, equals one computed afresh for that rendering alone: with every memo of picker emptied and a
+plan.RecipePlans of its own, outside the synthesis memo that `recipe_documents` keeps open for its
+recipe (choices read through it), and with the document tables' indices resolved. A memo whose key
+misses something its value depends on (a hardware, a variant, choices kept by identity) makes some
 rendering differ here."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from conftest import COMPAT_CORPUS
 from documents_kit import published_renderings
 
-from recipes_site import fit, plan
+from recipes_site import plan
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import load_catalog
 from recipes_site.jsish import mapping
@@ -24,21 +24,10 @@ from recipes_site.synthesis.choices import feature_choices
 
 
 def _forget() -> None:
-    fit.clear_memos()
-    plan.clear_memos()
     picker.clear_memos()
     picker._export_lines.cache_clear()
     picker._HEREDOCS.clear()
     picker._EXTRAS.clear()
-    for memo in (
-        plan._speculative_json,
-        plan._spec_text,
-        plan._text_draft,
-        plan._plan_inputs,
-        plan._tokens,
-        plan._choice_states,
-    ):
-        memo.cache_clear()
 
 
 def _resolved(shown: dict, hw_doc: dict) -> dict:
@@ -63,7 +52,7 @@ def _fresh(rec: RecipeInput, ctx, r) -> dict:
         with_kv_store=r.kv is not None,
     )
     locked = picker.features_locked(choices, r)
-    plans = plan.plan_json(rec.data, r, profile, choices, locked)
+    plans = plan.plan_json(plan.RecipePlans(rec.data), r, profile, choices, locked)
     precision = mapping(mapping(rec.data.get("variants")).get(r.variant)).get("precision")
     shared = picker.SharedParts(rec, ctx, r.hardware)
     splits = [

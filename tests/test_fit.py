@@ -10,7 +10,7 @@ import pytest
 import yaml
 from cli_kit import run
 
-from recipes_site import fit
+from recipes_site import fit, fit_report
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.catalog.diagnostics import Level
 from recipes_site.synthesis import ChoiceError, render_choice
@@ -129,37 +129,9 @@ def test_underscore_spellings_are_read_as_vllm_reads_them():
     )
 
 
-def test_a_parsed_shape_is_the_dataclass_made_from_its_flags():
-    """`_shape` builds its Shape in one step (`_new_shape`, issue 13): it must be what `Shape(**found)`
-    makes, field by field and in field order (shape_values keys the plan memos), for any subset
-    of fields; str subclasses in the argv (synthesis's Placeholder) leave plain text in the shape."""
-    import dataclasses
-    import itertools
-
-    values = {
-        "tp": 4,
-        "pp": 2,
-        "dp": 8,
-        "dcp": 2,
-        "expert_parallel": True,
-        "kv_cache_dtype": "fp8",
-        "gpu_memory_utilization": 0.8,
-        "max_model_len": 4096,
-        "max_num_batched_tokens": 512,
-        "max_num_seqs": 64,
-        "enforce_eager": True,
-    }
-    assert list(values) == [f.name for f in dataclasses.fields(fit.Shape)]
-    for n in (0, 1, 2, 11):
-        for names in itertools.combinations(reversed(list(values)), n):  # any order of `found`
-            found = {name: values[name] for name in names}
-            made, expected = fit._new_shape(found), fit.Shape(**found)
-            assert type(made) is fit.Shape and made == expected and hash(made) == hash(expected)
-            assert list(made.__dict__.items()) == list(expected.__dict__.items())
-            assert fit.shape_values(made) == tuple(getattr(expected, f) for f in values)
-            assert dataclasses.replace(made, tp=3) == dataclasses.replace(expected, tp=3)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        fit._new_shape({}).tp = 2
+def test_an_argv_of_str_subclasses_or_numbers_leaves_plain_values_in_the_shape():
+    """Synthesis's Placeholder tokens are str subclasses; the shape holds plain text for them, and a
+    caller's numbers are read as their text."""
 
     class Text(str):
         pass
@@ -356,7 +328,7 @@ def test_engine_only_ever_adds_max_model_len_to_our_recipes(ctx, recipes):
     ids = set(recipes)
     added = 0
     for hf_id, recipe in recipes.items():
-        plain = fit._strip_hf_config(recipe)
+        plain = fit_report._strip_hf_config(recipe)
         a, b = synthesize_recipe(ctx, hf_id, plain, ids), synthesize_recipe(ctx, hf_id, recipe, ids)
         for ta, tb in zip(a.trees, b.trees, strict=True):
             for ha, hb in zip(ta.by_hardware, tb.by_hardware, strict=True):
@@ -423,7 +395,7 @@ def test_engine_never_renders_a_tp_the_heads_do_not_allow(ctx, recipes):
         )
         == "4"
     )
-    plain = fit._strip_hf_config(recipe)
+    plain = fit_report._strip_hf_config(recipe)
     assert (
         _flag(
             render_choice(ctx, plain, "default", "h100", "single_node_tp").single.argv,
@@ -434,7 +406,7 @@ def test_engine_never_renders_a_tp_the_heads_do_not_allow(ctx, recipes):
 
 
 def test_fit_choice_reports_the_tp_correction(ctx, recipes):
-    r = fit.fit_choice(
+    r = fit_report.fit_choice(
         ctx, odd_recipe(recipes), "default", "h100", "single_node_tp", with_plan=False
     )
     assert (
@@ -447,7 +419,7 @@ def test_fit_choice_reports_the_tp_correction(ctx, recipes):
 
 
 def test_fit_choice_reads_the_rendered_command(ctx, recipes):
-    r = fit.fit_choice(
+    r = fit_report.fit_choice(
         ctx,
         recipes["deepseek-ai/DeepSeek-R1-0528"],
         "default",
@@ -463,7 +435,7 @@ def test_fit_choice_reads_the_rendered_command(ctx, recipes):
         1,
         True,
     )
-    over = fit.fit_choice(
+    over = fit_report.fit_choice(
         ctx,
         recipes[LLAMA],
         "default",
@@ -483,7 +455,7 @@ def test_fit_choice_reads_the_rendered_command(ctx, recipes):
 def test_fit_choice_plans_the_command_it_describes(ctx, recipes):
     """`recipes-site fit` reports the plan (plan.py) of the command `recipes-site command` prints:
     Llama BF16 at TP 8 uses the whole H100 node, so there are no replicas to add."""
-    r = fit.fit_choice(ctx, recipes[LLAMA], "default", "h100")
+    r = fit_report.fit_choice(ctx, recipes[LLAMA], "default", "h100")
     assert (r.plan["gpus"], r.plan.get("nodes", 1), r.plan["tp"], r.plan["verdict"]) == (
         8,
         1,
@@ -494,7 +466,7 @@ def test_fit_choice_plans_the_command_it_describes(ctx, recipes):
 
 
 def test_fit_choice_replicas_of_a_one_gpu_command(ctx, recipes):
-    r = fit.fit_choice(ctx, recipes["Qwen/Qwen3-8B"], "default", "h100")
+    r = fit_report.fit_choice(ctx, recipes["Qwen/Qwen3-8B"], "default", "h100")
     assert (r.plan["gpus"], r.plan["tp"], len(r.replicas)) == (1, 1, 8)
     assert [c["port"] for c in r.replicas] == list(range(8000, 8008))
     for i, c in enumerate(r.replicas):
@@ -504,7 +476,7 @@ def test_fit_choice_replicas_of_a_one_gpu_command(ctx, recipes):
 
 
 def test_fit_choice_says_when_the_weights_do_not_fit(ctx, recipes):
-    r = fit.fit_choice(
+    r = fit_report.fit_choice(
         ctx, recipes["deepseek-ai/DeepSeek-R1-0528"], "default", "h100", "single_node_tp"
     )
     assert r.plan["verdict"] == "over" and r.replicas is None
@@ -619,7 +591,7 @@ def test_fit_refuses_a_multi_node_tp_the_heads_do_not_allow(ctx, recipes):
         ChoiceError,
         match=r"TP 24 does not divide the 128 attention heads; node counts that work: 2, 4, 8, 16",
     ):
-        fit.fit_choice(
+        fit_report.fit_choice(
             ctx,
             recipes["deepseek-ai/DeepSeek-R1-0528"],
             "default",
@@ -629,7 +601,7 @@ def test_fit_refuses_a_multi_node_tp_the_heads_do_not_allow(ctx, recipes):
             with_plan=False,
         )
     # an explicit --tp is taken as asked, and fit says vLLM would refuse it
-    r = fit.fit_choice(
+    r = fit_report.fit_choice(
         ctx,
         recipes["deepseek-ai/DeepSeek-R1-0528"],
         "default",

@@ -15,6 +15,7 @@ import yaml
 
 from recipes_site import fit, sizing
 from recipes_site import kv_cache as kv
+from recipes_site.parameters import parameter_count
 from recipes_site.scaffold import hf_config_from, scaffold
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -283,8 +284,6 @@ def test_gpt_oss_120b_components():
     rec = recipe("openai/gpt-oss-120b")
     experts = 36 * 128 * 3 * 2880 * 2880  # gate, up, down of 128 experts in 36 layers
     weights = sizing.component_weights_bytes(rec, rec["variants"]["default"])
-    from recipes_site.scaffold import parameter_count
-
     rest = parameter_count(rec["model"]["hf_config"]).total - experts
     assert weights == experts * (0.5 + 1 / 32) + rest * 2
     old = (

@@ -14,7 +14,7 @@ from html import unescape
 
 import pytest
 
-from recipes_site import fit
+from recipes_site import fit, fit_report
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.render.api import RecipeInput, model_doc, recipe_documents
 from recipes_site.render.pages import (
@@ -109,7 +109,7 @@ def test_every_entry_is_the_fit_of_its_rendering(ctx, recipes, inputs, docs):
             assert e == fit.panel_entry(fit.rendering_fit(recipes[hf], r, ctx.profiles[r.hardware]))
             assert (e["variant"], e["tp"]) == (
                 r.variant,
-                fit.shape_from_argv(fit._fit_process(r).argv).tp,
+                fit.shape_from_argv(fit.memory_process(r).argv).tp,
             )
             checked += 1
         for tree in rec.rendered.trees:
@@ -118,7 +118,7 @@ def test_every_entry_is_the_fit_of_its_rendering(ctx, recipes, inputs, docs):
                 if r.deploy_type == "pd_cluster":
                     continue
                 e = _entry(docs[hf], tree.variant, r.hardware, r.strategy, r.node_count)
-                want = fit.fit_choice(
+                want = fit_report.fit_choice(
                     ctx,
                     recipes[hf],
                     r.variant,
@@ -207,7 +207,7 @@ def test_page_formulas_agree_with_fit_deployment(
 ):
     r = render_choice(ctx, recipes[hf], variant, hw, strategy, nodes if nodes > 1 else None)
     e = _entry(docs[hf], variant, hw, strategy, nodes)
-    shape = fit.shape_from_argv(fit._fit_process(r).argv)
+    shape = fit.shape_from_argv(fit.memory_process(r).argv)
     cap = e["context_length"]
     for length in (1, 127, 128 + 8192, 1000, 4096, 32_768, cap // 3, cap):
         for concurrency in (1, 2, 3, 16, 250, 4096):
@@ -400,7 +400,7 @@ def test_a_multi_node_default_moves_to_the_first_node_count_the_heads_allow(ctx,
     tp = {r.strategy: r for r in h200.alternatives}["multi_node_tp"]
     assert tp.node_count == 3 and _flag(tp.head.argv, "--tensor-parallel-size") == "24"
     assert render_choice(ctx, odd, "default", "h200", "multi_node_tp") == tp
-    r = fit.fit_choice(ctx, odd, "default", "h200", "multi_node_tp", with_plan=False)
+    r = fit_report.fit_choice(ctx, odd, "default", "h200", "multi_node_tp", with_plan=False)
     assert (r.tp, r.nodes) == (24, 3)
     with pytest.raises(
         ChoiceError,

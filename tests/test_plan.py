@@ -12,7 +12,7 @@ import shlex
 import pytest
 import yaml
 
-from recipes_site import fit, plan, sizing
+from recipes_site import fit, fit_report, plan, sizing
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.render.pages import hw_labels, plan_facts, plan_view
 
@@ -136,7 +136,7 @@ def test_recipes_site_fit_publishes_the_same_plan(ctx, recipes, hw_docs):
     for (hf, hw), doc in hw_docs.items():
         for r in doc["renderings"]:
             nodes = r["node_count"] if r["deploy_type"] == "multi_node" else None
-            got = fit.fit_choice(ctx, recipes[hf], r["variant"], hw, r["strategy"], nodes)
+            got = fit_report.fit_choice(ctx, recipes[hf], r["variant"], hw, r["strategy"], nodes)
             assert got.plan == r["plan"]["default"], (
                 hf,
                 hw,

@@ -1,17 +1,13 @@
-"""Issue 13, "faster than the reference": the API documents' plans, feature locks and extra tabs
-are memoised (plan.py: a variant's model facts and one GPU's memory per hardware, figures per
-weights, memory, shape and draft, plans per footprint, feature states per process and choices,
-replica parts per command, argv and --speculative-config readings; picker: locks, extra tabs'
-text) and the memos are emptied after each recipe. They must change nothing: every rendering's
-published plan, lock and extra tabs equal those computed afresh with empty memos."""
+"""The API documents' plans, feature locks and extra tabs are worked out from what a recipe's
+renderings share (plan.RecipePlans: a variant's model facts, the tokens of its command lines;
+picker: locks, extra tabs' text, emptied after each recipe). They must change nothing: every
+rendering's published plan, lock and extra tabs equal those computed afresh for it alone."""
 
 from __future__ import annotations
 
 import dataclasses
-import math
-import shlex
+import json
 
-import pytest
 import synthesis_kit
 from documents_kit import published_renderings
 
@@ -27,8 +23,6 @@ from recipes_site.synthesis.types import KvStore, Process, Rendering
 
 
 def _forget() -> None:
-    fit.clear_memos()
-    plan.clear_memos()
     picker.clear_memos()
 
 
@@ -45,7 +39,9 @@ def test_memoised_documents_equal_a_fresh_computation(catalog, ctx):
         )
         locked = picker.features_locked(choices, r)
         _forget()
-        fresh = plan.plan_json(rec.data, r, ctx.profiles.get(r.hardware) or {}, choices, locked)
+        fresh = plan.plan_json(
+            plan.RecipePlans(rec.data), r, ctx.profiles.get(r.hardware) or {}, choices, locked
+        )
         where = (rec.hf_id, r.hardware, r.key)
         assert shown["plan"] == fresh, where
         assert shown["parts"]["features_locked"] == locked, where
@@ -175,9 +171,9 @@ def test_plans_read_only_the_memory_split_of_a_fit(catalog, ctx):
     assert checked > 1000
 
 
-def test_a_draft_model_keys_its_own_figures_only_where_hf_config_sizes_it(recipes, ctx):
-    """Figures are shared between argvs whose drafts differ only where the draft changes nothing
-    (no hf_config); with hf_config, another draft model is another plan, and a model `1` is not `true`."""
+def test_a_draft_model_is_published_and_sized_only_where_hf_config_sizes_it(recipes, ctx):
+    """With hf_config, a plan publishes its EAGLE draft model (a model `1` is not `true`) and counts
+    its head's weights; without, the draft changes nothing a plan shows."""
     head = ["vllm", "serve", "m", "--tensor-parallel-size", "8", "--speculative-config"]
     spec = '{"method": "eagle3", "model": %s, "num_speculative_tokens": 3}'
     profile = ctx.profiles["h100"]
@@ -187,90 +183,18 @@ def test_a_draft_model_keys_its_own_figures_only_where_hf_config_sizes_it(recipe
         "model": {k: v for k, v in with_cfg["model"].items() if k != "hf_config"},
     }
     for recipe in (with_cfg, without):
-        memo: dict = {}
-        plans = [
-            plan.plan_of(
-                recipe,
-                "default",
-                "h100",
-                profile,
-                head + [spec % model],
-                gpus=8,
-                nodes=1,
-                memo=memo,
-            )
+        plans = plan.RecipePlans(recipe)
+        found = [
+            plan.plan_of(plans, "default", profile, head + [spec % model], gpus=8, nodes=1)
             for model in ('"a/b"', '"c/d"', "1", "true")
         ]
-        plan.clear_memos()
-        fresh = [
-            plan.plan_of(recipe, "default", "h100", profile, head + [spec % model], gpus=8, nodes=1)
-            for model in ('"a/b"', '"c/d"', "1", "true")
-        ]
-        assert plans == fresh
-        assert [p.get("draft") for p in plans] == (
+        assert [p.get("draft") for p in found] == (
             ["a/b", "c/d", 1, True] if recipe is with_cfg else [None] * 4
         )
+        assert (found[0] != found[2]) is (recipe is with_cfg)  # an EAGLE head's weights
     assert plan._draft({"method": "eagle3", "model": 1}) != plan._draft(
         {"method": "eagle3", "model": True}
     )
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
-        "--max-model-len 32768",
-        "--tensor-parallel-size  8",
-        "",
-        "--served-model-name a#b $HOME ~ ; | &",
-        '--speculative-config \'{"method": "mtp"}\'',
-        '--chat-template "a b"',
-        "--x a\\ b",
-        "--x\ta",
-        "--x\u00a0a",
-        "--x \u00e9",
-        '--speculative-config \'{"model": "a/b", "num_speculative_tokens": 4}\'',
-        "a '' b",
-        "'a b'c 'd'' e'",
-        "--x 'a\\' b",
-        '--x \'a"b\' "c"',
-        "--x 'a\tb'",
-        "--x '\u00e9'",
-    ],
-)
-def test_command_lines_split_as_shlex_splits_them(line):
-    """plan._tokens splits plain lines and single-quoted runs without shlex: the tokens must be shlex's."""
-    plan.clear_memos()
-    assert plan._tokens(line) == tuple(shlex.split(line))
-
-
-def test_generated_quoted_lines_split_as_shlex_splits_them():
-    """Lines of plain text, '...' runs (holding quotes, backslashes, tabs, spaces) and stray quotes:
-    plan._tokens gives shlex.split's tokens, or raises as it does for an unclosed quote."""
-    import random
-
-    rng = random.Random(3)
-    inner, outer = (
-        ["a", " ", '"', "\\", "{", "}", ":", "-", "$", "\u00e9", "\t"],
-        ["a", " ", "-", "=", "#", "'", "\\", '"'],
-    )
-    fast = 0
-    for _ in range(5000):
-        line = "".join(
-            ("'" + "".join(rng.choices(inner, k=rng.randint(0, 5))) + "'")
-            if rng.random() < 0.4
-            else "".join(rng.choices(outer, k=rng.randint(0, 3)))
-            for _ in range(rng.randint(0, 5))
-        )
-        plan.clear_memos()
-        fast += bool(plan._SINGLE_QUOTED.fullmatch(line)) and not plan._PLAIN.fullmatch(line)
-        try:
-            expected = tuple(shlex.split(line))
-        except ValueError:
-            with pytest.raises(ValueError):
-                plan._tokens(line)
-        else:
-            assert plan._tokens(line) == expected, line
-    assert fast > 500  # the single-quoted path was taken
 
 
 def test_shape_reads_flags_written_inline_and_skips_values():
@@ -292,7 +216,6 @@ def test_shape_reads_flags_written_inline_and_skips_values():
         "--max-num-batched-tokens",
         "²",
     ]
-    fit.clear_memos()
     shape = fit.shape_from_argv(argv)
     # "--max-model-len" reads the next token as its value (a flag, no length), the next flag still
     # counts; a switch with "=" is no switch; "-ep" is both dtype and switch; a full-width "２" is
@@ -310,10 +233,9 @@ def test_shape_reads_flags_written_inline_and_skips_values():
     ) == (2, 8000, False, "-ep", True, 128, 2, None)
 
 
-def test_feature_states_are_kept_per_choices(catalog, ctx):
-    """The recipe memo keeps feature states per choices, told apart by identity: the same process
-    with other choices gets its own states, and an entry left under the id of choices since gone is
-    not taken for new ones."""
+def test_a_recipes_plans_are_those_of_each_rendering_and_choices_alone(catalog, ctx):
+    """One RecipePlans serves every rendering of its recipe, whatever choices each is asked with:
+    a rendering with fewer memory features gets its own plans, as computed for it alone."""
     found = None
     for doc in catalog.recipes:
         rec = RecipeInput(
@@ -330,60 +252,38 @@ def test_feature_states_are_kept_per_choices(catalog, ctx):
                         with_kv_store=r.kv is not None,
                     )
                     profile = ctx.profiles.get(r.hardware) or {}
-                    if not found and "by" in plan.plan_json(rec.data, r, profile, choices, False):
+                    if not found and "by" in plan.plan_json(
+                        plan.RecipePlans(rec.data), r, profile, choices, False
+                    ):
                         found = rec, r, profile, tuple(choices)
     assert found
     rec, r, profile, choices = found
     memory = plan.memory_features(choices)
     fewer = tuple(c for c in choices if c.name != memory[0].name)
-    _forget()
-    fresh = {c: plan.plan_json(rec.data, r, profile, c, False) for c in (choices, fewer)}
-    assert fresh[choices] != fresh[fewer]
-    memo: dict = {}
-    assert [plan.plan_json(rec.data, r, profile, c, False, memo) for c in (choices, fewer)] == [
-        fresh[choices],
-        fresh[fewer],
-    ]
-    proc = plan.memory_process(r)
-    lines = (proc.argv, proc.command, proc.lines_before, proc.lines_after)
-    stale = {
-        ("feature states", id(fewer)): (choices, {lines: plan._memory_states(*lines, choices)})
+    fresh = {
+        c: plan.plan_json(plan.RecipePlans(rec.data), r, profile, c, False)
+        for c in (choices, fewer)
     }
-    assert plan.plan_json(rec.data, r, profile, fewer, False, stale) == fresh[fewer]
-    # the family memo (picker.Shown.plans) of a rendering and its re-labelled copy keeps the states
-    # per choices too: the copy asked with other choices gets its own
-    family: dict = {}
+    assert fresh[choices] != fresh[fewer]
+    # one RecipePlans for the rendering, its re-labelled copy and both choices, as api.py shares it
+    plans = plan.RecipePlans(rec.data)
     copy = r.relabelled(r.hardware)
-    memo = {}
     assert [
-        plan.plan_json(rec.data, x, profile, c, False, memo, family)
-        for x, c in ((r, choices), (copy, fewer))
-    ] == [fresh[choices], fresh[fewer]]
-    stale_family = {("states", id(fewer)): (choices, plan._process_states(proc, choices, None))}
-    assert plan.plan_json(rec.data, copy, profile, fewer, False, {}, stale_family) == fresh[fewer]
+        plan.plan_json(plans, x, profile, c, False)
+        for x, c in ((r, choices), (copy, fewer), (r, fewer), (copy, choices))
+    ] == [fresh[choices], fresh[fewer], fresh[fewer], fresh[choices]]
 
 
-def _state_commands(proc, choices: tuple) -> dict:
+def _state_commands(plans, proc, choices: tuple) -> dict:
     """Each memory feature state's whole argv (the process's own lines around the state's feature
     block, as the page joins them); {} when the process has no states or cannot be rebuilt."""
-    found = plan._choice_states(choices)
-    if (
-        found is None
-        or plan._memory_states(
-            proc.argv, proc.command, proc.lines_before, proc.lines_after, choices
-        )
-        is None
-    ):
-        return {}
-    head = tuple(shlex.split(proc.command.split(SEP, 1)[0]))
-    before = tuple(t for line in proc.lines_before for t in shlex.split(line))
-    after = tuple(t for line in proc.lines_after for t in shlex.split(line))
-    return {key: head + before + block + after for key, block in found[2] if block is not None}
+    found = plan.feature_states(plans, proc, choices)
+    return {} if found is None else dict(found[1])
 
 
 def test_every_feature_state_shows_the_plan_of_its_own_command(catalog, ctx):
     """Feature states are grouped by what a plan reads (shape and draft), so a state whose
-    --speculative-config loads no draft shares the rendered command's plan: whatever the grouping,
+    --speculative-config loads no draft shows the rendered command's plan: whatever the grouping,
     the plan published for each state (`by[key]`, else `default`) is the plan of that state's own
     command, computed alone. Fails when the grouping drops the draft (an EAGLE state would show
     the plan without its head) or the shape."""
@@ -402,9 +302,9 @@ def test_every_feature_state_shows_the_plan_of_its_own_command(catalog, ctx):
         )
         profile = ctx.profiles.get(r.hardware) or {}
         published = shown["plan"]
-        for key, argv in _state_commands(plan.memory_process(r), choices).items():
-            _forget()
-            own = plan.rendering_plan(rec.data, r, profile, argv)
+        plans = plan.RecipePlans(rec.data)
+        for key, argv in _state_commands(plans, fit.memory_process(r), choices).items():
+            own = plan.rendering_plan(plan.RecipePlans(rec.data), r, profile, argv)
             assert published.get("by", {}).get(key, published["default"]) == own, (
                 rec.hf_id,
                 r.key,
@@ -418,9 +318,9 @@ def test_every_feature_state_shows_the_plan_of_its_own_command(catalog, ctx):
     }, drafts
 
 
-def test_feature_states_get_a_plan_per_shape_and_draft_only():
+def test_feature_states_get_a_plan_per_shape_and_draft_only(recipes, ctx):
     """A state gets its own plan when its command's shape or draft differs from the rendered
-    command's; a --speculative-config that loads no draft (MTP), however written, shares its plan."""
+    command's; a --speculative-config that loads no draft (MTP), however written, shows the rendered plan."""
 
     def feature(name, line):
         return FeatureChoice(
@@ -436,170 +336,32 @@ def test_feature_states_get_a_plan_per_shape_and_draft_only():
         feature("eagle", eagle),
         feature("len", "--max-model-len 4096"),
     )
-    argv = ("vllm", "serve", "m", "--tensor-parallel-size", "2")
-    _forget()
-    names, argvs, states = plan._memory_states(
-        argv,
-        SEP.join(("vllm serve m", "--tensor-parallel-size 2")),
-        ("--tensor-parallel-size 2",),
-        (),
-        choices,
+    lines = ("vllm serve m", "--tensor-parallel-size 2")
+    proc = Process(
+        argv=("vllm", "serve", "m", "--tensor-parallel-size", "2"),
+        command=SEP.join(lines),
+        env={},
+        docker_argv=(),
+        docker_command=SEP.join(("docker run img",) + lines[1:]),
+        lines_before=lines[1:],
     )
-    by = dict(states)
-    assert by["mtp1"] == by["mtp2"] == by["mtp1,mtp2"] == by[""] == -1
-    assert len({by["fp8"], by["eagle"], by["len"], by["fp8,len"]}) == 4 and -1 not in {
-        by["fp8"],
-        by["eagle"],
-    }
-    assert by["mtp1,fp8"] == by["mtp1,mtp2,fp8"] == by["fp8"]
-    assert fit.shape_from_argv(argvs[by["fp8"]]).kv_cache_dtype == "fp8"
-
-
-def test_the_reads_of_runs_plan_as_the_runs_themselves():
-    """plan._reads keeps of a run of tokens what _plan_inputs reads (feature states are keyed on
-    the reads of their lines): on generated argvs cut into runs anywhere (empty runs, a flag and
-    its value in different runs, repeated and underscore-spelled flags, inline values, drafts),
-    the runs' reads joined give the argv's shape, draft and GPUs. Fails when a run's first token,
-    a flag's value, an '=' token or --speculative-config is left out of the reads."""
-    import random
-
-    rng = random.Random(13)
-    eagle = '{"method": "eagle3", "model": "a/b"}'
-    words = [
-        "vllm",
-        "serve",
-        "m",
-        "-tp",
-        "--tensor-parallel-size",
-        "--tensor_parallel_size",
-        "-pp",
-        "-dp",
-        "--max-model-len",
-        "--max_model_len",
-        "--kv-cache-dtype",
-        "--gpu-memory-utilization",
-        "--enforce-eager",
-        "--enable-expert-parallel",
-        "-ep",
-        "--max-num-seqs",
-        "--trust-remote-code",
-        "--speculative-config",
-        "2",
-        "4",
-        "0",
-        "32k",
-        "auto",
-        "0.8",
-        "fp8",
-        eagle,
-        '{"method": "eagle", "model": "c/d"}',
-        "--max-model-len=8192",
-        "-tp=8",
-        "--speculative-config=" + eagle,
-        "--x=1",
-        "a=b",
-        "--served-model-name",
-    ]
-    differ = 0
-    for _ in range(4000):
-        argv = tuple(rng.choice(words) for _ in range(rng.randint(0, 12)))
-        cuts = sorted(rng.randint(0, len(argv)) for _ in range(rng.randint(0, 4)))
-        runs = [argv[a:b] for a, b in zip([0] + cuts, cuts + [len(argv)])]
-        reads = tuple(t for run in runs for t in plan._reads(run))
-        plan.clear_memos()
-        fit.clear_memos()
-        whole, short = plan._plan_inputs(argv), plan._plan_inputs(reads)
-        assert (whole[1:], whole[0]) == (short[1:], short[0]), (runs, reads)
-        differ += len(reads) < len(argv)
-    assert differ > 1000
-
-
-def test_replica_lists_are_kept_per_gpus_count_and_first_port():
-    """plan._replicas is memoised on all it reads: asked in any order, each list is the one worked
-    out afresh (fails when the key leaves out the GPUs per replica, the count or the first port)."""
-
-    def fresh(used, count, port):
-        return [
-            {"gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)), "port": port + i}
-            for i in range(count)
-        ]
-
-    plan.clear_memos()
-    asked = [
-        (1, 8, 8000),
-        (2, 8, 8000),
-        (2, 4, 8000),
-        (2, 4, 9000),
-        (1, 8, 8000),
-        (4, 2, 8000),
-        (2, 4, 8000),
-    ]
-    assert [plan._replicas(*a) for a in asked] == [fresh(*a) for a in asked]
-    with pytest.raises(TypeError):  # as range() refuses it, whatever an equal int key holds
-        plan._replicas(1.0, 8, 8000)
-
-
-def test_rounded_figures_equal_round_whatever_was_asked_before():
-    """plan._round2 keeps round(x, 2) of positive floats only: asked in any order, each answer is
-    round()'s, in value, sign and type (fails when 0.0 and -0.0 share an entry, or an int or a float
-    subclass takes an equal float's)."""
-
-    class Half(float):
-        pass
-
-    values = [
-        0.0,
-        -0.0,
-        2.0,
-        2,
-        True,
-        Half(2.0),
-        1.005,
-        80.0 * 0.92,
-        2.675,
-        -2.675,
-        1e300,
-        float("inf"),
-        float("-inf"),
-        0.125,
-        7,
-        3.14159,
-    ]
-    for order in (values, values[::-1], values[1::2] + values[::2]):
-        plan._ROUNDED.clear()
-        for x in order * 2:
-            got, want = plan._round2(x), round(x, 2)
-            assert (got, type(got), math.copysign(1, got)) == (
-                want,
-                type(want),
-                math.copysign(1, want),
-            ), x
-    plan._ROUNDED.clear()
-    nan = plan._round2(float("nan"))
-    assert nan != nan
-
-
-def test_overheads_without_shapes_are_kept_per_context_and_graphs():
-    """fit._fallback_overhead shares one Overhead per (CUDA context, CUDA graphs): one GPU or several,
-    eager or not, each combination gets its own figures whatever was asked before."""
-    fit._fallback_overhead.cache_clear()
-    shapes = [
-        fit.Shape(),
-        fit.Shape(enforce_eager=True),
-        fit.Shape(tp=2),
-        fit.Shape(tp=2, enforce_eager=True),
-    ]
-    got = [fit.overhead(None, s, 80.0) for s in shapes + shapes[::-1]]
-    want = [
-        fit.Overhead(
-            1.0 + (0.5 if s.gpus > 1 else 0),
-            fit.FALLBACK_ACTIVATIONS_GIB,
-            0.0 if s.enforce_eager else 1.0,
-        )
-        for s in shapes + shapes[::-1]
-    ]
-    assert got == want
-    assert fit._fallback_overhead.cache_info().currsize == 4
+    r = Rendering(
+        hardware="h100",
+        strategy="single_node_tp",
+        variant="default",
+        node_count=1,
+        deploy_type="single_node",
+        env={},
+        docker_image="img",
+        single=proc,
+    )
+    recipe = recipes["meta-llama/Llama-3.3-70B-Instruct"]
+    found = plan.rendering_plans(plan.RecipePlans(recipe), r, ctx.profiles["h100"], choices, False)
+    by = found["by"]
+    assert not {"", "mtp1", "mtp2", "mtp1,mtp2"} & set(by)  # they show `default`
+    assert len({json.dumps(by[k]) for k in ("fp8", "eagle", "len", "fp8,len")}) == 4
+    assert by["mtp1,fp8"] == by["mtp1,mtp2,fp8"] == by["fp8"] != found["default"]
+    assert by["eagle"]["draft"] == "a/b" and by["len"]["context_length"] == 4096
 
 
 def test_an_entry_shares_with_its_relabelled_copies_only(catalog, ctx):

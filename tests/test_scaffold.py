@@ -11,13 +11,11 @@ import yaml
 from cli_kit import run
 
 from recipes_site.catalog import load_catalog
+from recipes_site.parameters import moe_layer_indices, parameter_count, qwen_vision_parameters
 from recipes_site.scaffold import (
     format_count,
     hf_config_from,
-    moe_layer_indices,
-    parameter_count,
     precision_from,
-    qwen_vision_parameters,
     scaffold,
     write_scaffold,
 )

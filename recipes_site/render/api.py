@@ -155,25 +155,27 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
             bucket = renderings.setdefault(res.hardware, {})
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
-    memo: dict = {}  # plan.plan_of's memo for this recipe (profiles are ctx's, one per hardware)
+    plans = plan.RecipePlans(rec.data)  # what the plans of this recipe share (plan.py)
     across = AcrossHardware(ctx)  # what the documents of this recipe share (picker.py)
     for hw, doc in docs.items():
         shared = SharedParts(rec, ctx, hw, across)
         doc["renderings"] = [
-            _rendering_doc(rec, ctx, r, shared, memo) for r in renderings[hw].values()
+            _rendering_doc(rec, ctx, r, shared, plans) for r in renderings[hw].values()
         ]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
 
 
-def _rendering_doc(rec: RecipeInput, ctx: Context, r, shared, memo: dict) -> dict:
+def _rendering_doc(
+    rec: RecipeInput, ctx: Context, r, shared, recipe_plans: plan.RecipePlans
+) -> dict:
     """One rendering of a hardware document: the commands, the picker's parts and the plan
     (plan.py) every figure shown beside the command comes from."""
     shown = shared.shown(r)  # what r shares with its re-labelled copies on other hardware
     choices, feature_set, text = shared.choices(rec, ctx, r)
     locked = shown.locked(choices, text)
-    plans = plan.plan_json(rec.data, r, shared.profile or {}, choices, locked, memo, shown.plans)
+    plans = plan.plan_json(recipe_plans, r, shared.profile or {}, choices, locked)
     doc = shared.entry(r, shown, plans["default"], locked, feature_set)
     doc["plan"] = plans
     return doc
@@ -228,11 +230,9 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
 
 
 def _clear_memos() -> None:
-    """Empty the memos of fit, plan and picker after each recipe: their keys hold one recipe's
+    """Empty the memos of picker after each recipe: their keys hold one recipe's
     commands (next to no hits across recipes), so over a catalog nothing accumulates, neither
     memory nor work for the garbage collector's full passes."""
-    fit.clear_memos()
-    plan.clear_memos()
     picker.clear_memos()
 
 

@@ -127,7 +127,7 @@ def test_the_page_formulas_in_chromium_are_fit_py(page, project_site):
         r = render_choice(
             engine.ctx, engine.recipes[hf], variant, hw, strategy, nodes if nodes > 1 else None
         )
-        shape = fit.shape_from_argv(fit._fit_process(r).argv)
+        shape = fit.shape_from_argv(fit.memory_process(r).argv)
         cap = e["context_length"]
         for length in (1, 100, 129, 1024 + 2048, 8192 + 1025, 30_000, cap // 2, cap):
             for concurrency in (1, 3, 8, 33, 512):

@@ -1,0 +1,212 @@
+"""`recipes-site fit`: the memory fit and plan of the rendering `recipes-site command` prints
+for one choice, and their text form.
+
+Above synthesis and plan.py: it renders the choice (synthesis.render_choice) and plans the command
+shown; the memory arithmetic it reports is fit.py's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from recipes_site import kv_cache, plan, sizing
+from recipes_site.fit import (
+    FitResult,
+    fit_deployment,
+    hf_config_of,
+    memory_process,
+    shape_from_argv,
+)
+from recipes_site.synthesis import render_choice
+
+
+def _strip_hf_config(recipe: dict) -> dict:
+    out = dict(recipe)
+    out["model"] = {k: v for k, v in (recipe.get("model") or {}).items() if k != "hf_config"}
+    return out
+
+
+def fit_choice(
+    ctx,
+    recipe: dict,
+    variant_key: str = "default",
+    hw_id: str | None = None,
+    strategy_id: str | None = None,
+    nodes: int | None = None,
+    *,
+    tp: int | None = None,
+    max_model_len: int | None = None,
+    concurrency: int | None = None,
+    kv_cache_dtype: str | None = None,
+    gpu_memory_utilization: float | None = None,
+    with_plan: bool = True,
+) -> FitResult:
+    """Fit of the rendering `recipes-site command` would print for this choice (raises
+    synthesis.ChoiceError for a choice the recipe does not offer).
+
+    The recipe's own command (before the engine's adjustments) decides TP, PP, DP, the KV dtype and
+    the memory utilization; `tp`, `kv_cache_dtype` and `gpu_memory_utilization` override them."""
+    # the recipe's own command decides the shape; the engine's rendering, the TP (and the default
+    # node count of a multi-node strategy) it really uses
+    cfg = hf_config_of(recipe)
+    engine_rendering = (
+        render_choice(ctx, recipe, variant_key, hw_id, strategy_id, nodes)
+        if cfg is not None
+        else None
+    )
+    if (
+        nodes is None
+        and engine_rendering is not None
+        and engine_rendering.deploy_type == "multi_node"
+    ):
+        nodes = engine_rendering.node_count
+    rendering = render_choice(ctx, _strip_hf_config(recipe), variant_key, hw_id, strategy_id, nodes)
+    proc = memory_process(rendering)
+    shape = shape_from_argv(proc.argv if proc else ())
+    notes = []
+    if tp is not None:
+        shape = replace(shape, tp=tp)
+    elif cfg is not None:
+        engine = memory_process(engine_rendering)
+        rendered_tp = shape_from_argv(engine.argv if engine else ()).tp
+        if rendered_tp != shape.tp:
+            notes.append(
+                f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}"
+            )
+            shape = replace(shape, tp=rendered_tp)
+    if kv_cache_dtype is not None:
+        shape = replace(shape, kv_cache_dtype=kv_cache_dtype)
+    if gpu_memory_utilization is not None:
+        shape = replace(shape, gpu_memory_utilization=gpu_memory_utilization)
+    profile = ctx.profiles.get(rendering.hardware) or {}
+    result = fit_deployment(
+        recipe,
+        rendering.variant,
+        rendering.hardware,
+        profile,
+        shape,
+        evaluate_len=max_model_len,
+        concurrency=concurrency,
+    )
+    result.notes = notes + result.notes
+    result.strategy, result.nodes = rendering.strategy, rendering.node_count
+    if result.kv_bytes_per_token is None:
+        computed, declared = sizing.variant_weights_gb(
+            recipe, (recipe.get("variants") or {}).get(rendering.variant) or {}
+        )
+        basis = declared or computed
+        weights = sizing.fit(basis, rendering.hardware, profile) if basis else None
+        result.weights_only = weights.as_dict() if weights else None
+    if with_plan:
+        shown = engine_rendering or rendering
+        proc = memory_process(shown)
+        overrides = [
+            *(["--tensor-parallel-size", str(tp)] if tp is not None else []),
+            *(["--kv-cache-dtype", kv_cache_dtype] if kv_cache_dtype is not None else []),
+            *(
+                ["--gpu-memory-utilization", f"{gpu_memory_utilization:g}"]
+                if gpu_memory_utilization is not None
+                else []
+            ),
+        ]
+        argv = list(proc.argv) + overrides if proc is not None and overrides else None
+        result.plan = plan.rendering_plan(plan.RecipePlans(recipe), shown, profile, argv)
+        result.plan_reason = plan.expand(
+            result.plan,
+            sizing.gpu_label(profile, shown.hardware),
+            round(sizing.per_gpu_gib(profile), 1),
+        )["reason"]
+        parts = plan.replica_parts(shown, result.plan, profile) if not overrides else None
+        if parts and shown.single is not None:
+            result.replicas = [
+                {**rep, "command": plan.replica_command(shown.single.command, parts, rep)}
+                for rep in parts["replicas"]
+            ]
+    return result
+
+
+# -- text form ------------------------------------------------------------------------------------------
+
+
+def _s(count) -> str:
+    return "" if count == 1 else "s"
+
+
+def _n(value) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def fit_text(r: FitResult) -> str:
+    s = r.shape
+    parallel = (
+        f"TP {s.tp}"
+        + (f" x PP {s.pp}" if s.pp > 1 else "")
+        + (f" x DP {s.dp}" if s.dp > 1 else "")
+        + (" + EP" if s.expert_parallel else "")
+        + (f", DCP {s.dcp}" if s.dcp > 1 else "")
+    )
+    lines = [
+        f"{r.model} · {r.variant} ({r.precision}) · {r.hardware} · {r.strategy} · {r.nodes} node"
+        f"{'s' if r.nodes > 1 else ''} · {parallel}"
+    ]
+    if r.kv_bytes_per_token is not None:
+        dtype = "fp8" if r.kv_dtype_bytes == 1 else "16-bit"
+        window = (
+            f" + {r.kv_bytes_per_sequence_window:,} B per sequence in windowed layers"
+            if r.kv_bytes_per_sequence_window
+            else ""
+        )
+        lines.append(
+            f"  KV cache per token     {r.kv_bytes_per_token:,} B ({(r.attention or '?').upper()}, {dtype} KV){window}; "
+            f"{r.kv_bytes_per_token_per_gpu:,.0f} B per GPU"
+        )
+    w = "?" if r.weights_gib_per_gpu is None else f"{r.weights_gib_per_gpu:.1f}"
+    kv = "?" if r.kv_cache_gib_per_gpu is None else f"{r.kv_cache_gib_per_gpu:.1f}"
+    lines.append(
+        f"  memory per GPU         {r.vram_per_gpu_gib:g} GiB x {s.gpu_memory_utilization:g} = "
+        f"{r.budget_gib_per_gpu:.1f} GiB: weights {w} + overhead {r.overhead.total_gib:.1f} + KV cache {kv} GiB"
+    )
+    if r.kv_bytes_per_token is not None and r.kv_cache_gib_per_gpu is not None:
+        where = (" per DP rank" if s.dp > 1 else "") + (
+            " (full-attention layers)" if r.kv_bytes_per_sequence_window else ""
+        )
+        lines.append(f"  KV cache holds         {_n(r.max_tokens)} tokens{where}")
+        fits = "fits" if r.context_fits else "does NOT fit one request"
+        lines.append(f"  recipe context         {_n(r.context_length)} tokens: {fits}")
+        lines.append(
+            f"  longest request        {_n(r.max_model_len)} tokens (safe --max-model-len {_n(r.safe_max_model_len)})"
+        )
+        if r.evaluated_len:
+            lines.append(
+                f"  concurrency            {_n(r.max_concurrency)} request{_s(r.max_concurrency)} of "
+                f"{r.evaluated_len:,} tokens at once"
+            )
+        if r.concurrency:
+            lines.append(
+                f"  {r.concurrency} concurrent requests   up to {_n(r.max_model_len_at_concurrency)} tokens each"
+            )
+    if r.missing_facts:
+        lines.append("  missing facts          " + "; ".join(r.missing_facts))
+    if r.weights_only:
+        wo = r.weights_only
+        lines.append(
+            f"  weights-only sizing    {wo['weights_gb']} GB: {wo['min_gpus']} GPU{_s(wo['min_gpus'])}, smallest TP "
+            f"{wo['tensor_parallel']}, {wo['replicas_per_node']} replica{_s(wo['replicas_per_node'])} per node"
+        )
+    for note in r.notes:
+        lines.append(f"  note: {note}")
+    if r.plan:
+        p, nodes = r.plan, r.plan.get("nodes", 1)
+        layout = (
+            f"TP {p['tp']}"
+            + (f" x PP {p['pp']}" if p.get("pp", 1) > 1 else "")
+            + (f" x DP {p['dp']}" if p.get("dp", 1) > 1 else "")
+        )
+        lines.append(
+            f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
+            f"{p.get('verdict') or 'unknown'}. {r.plan_reason}"
+        )
+        for c in r.replicas or []:
+            lines.append(f"# replica on GPUs {c['gpus']}, port {c['port']}")
+            lines.append(c["command"])
+    return "\n".join(lines)
