@@ -72,10 +72,8 @@ def test_unit_lines_are_each_units_line():
     assert unit_lines(units)[1:3] == ("--a $HEAD_IP", "--a '$HEAD_IP'")
 
 
-def test_plain_unit_lines_are_unit_lines_of_plain_strings():
-    from recipes_site.synthesis.shell import plain_unit_lines
-
-    plain = [
+def test_unit_lines_quote_recipe_strings_and_leave_placeholders_bare():
+    units = [
         ("--a", "1"),
         ("--a", "$HEAD_IP"),
         ("pos",),
@@ -83,7 +81,16 @@ def test_plain_unit_lines_are_unit_lines_of_plain_strings():
         ("$HEAD_IP",),
         ("--b", "two words"),
     ]
-    assert plain_unit_lines(plain) == unit_lines(plain) and plain_unit_lines([]) == ()
+    assert unit_lines(units) == (
+        "--a 1",
+        "--a '$HEAD_IP'",
+        "pos",
+        "--x='$Y'",
+        "'$HEAD_IP'",
+        "--b 'two words'",
+    )
+    ours = [("--a", Placeholder("$HEAD_IP")), (Placeholder("$HEAD_IP"),)]
+    assert unit_lines(ours) == ("--a $HEAD_IP", "$HEAD_IP") and unit_lines([]) == ()
 
 
 def test_units_of():

@@ -14,8 +14,7 @@ import synthesis_kit as H
 
 from recipes_site.synthesis import render_strategy, synthesize_recipe
 from recipes_site.synthesis.docker import docker_head
-from recipes_site.synthesis.memo import remembered, remembered_on, synthesizing
-from recipes_site.synthesis.recording import Recording, Trace, _attribute
+from recipes_site.synthesis.memo import remembered, synthesizing
 from recipes_site.synthesis.serve_args import arg_lines
 from recipes_site.synthesis.shell import Placeholder, image_word, quote, unit_line
 
@@ -99,56 +98,6 @@ def test_remembered_keeps_answers_only_while_that_recipe_is_synthesized():
             assert remembered(recipe, ("k",), compute) == 6  # only the innermost recipe is kept
         assert remembered(recipe, ("k",), compute) == 3
     assert remembered(recipe, ("k",), compute) == 7
-
-
-def test_remembered_on_takes_another_profiles_entry_only_when_it_answers_alike():
-    """An answer about a profile (`remembered_on`) is kept per profile; a profile without one takes
-    an entry made for another when it answers what that entry read alike, and has those questions
-    noted in its record and traced in the piece that asked; otherwise it computes its own."""
-    recipe, trace, calls = {}, Trace(), []
-    h200, h100, mi300x, gb200 = (
-        Recording(ctx.hardware(h), trace) for h in ("h200", "h100", "mi300x", "gb200")
-    )
-
-    def compute(hw):
-        calls.append(hw.label)
-        return [hw.brand, hw.gpus]
-
-    brand, gpus = (_attribute("brand"),), (_attribute("gpus"),)
-    with synthesizing(recipe, trace):
-        made = remembered_on(recipe, ("k",), h200, compute, h200)
-        assert made == ["NVIDIA", 8] and calls == ["h200"]
-        (taken, keys) = trace.run(lambda: remembered_on(recipe, ("k",), h100, compute, h100), ())
-        assert taken is made and calls == ["h200"]  # h100 answers brand and gpus alike
-        assert list(keys) == [brand, gpus] and brand in h100.answers and gpus in h100.answers
-        assert remembered_on(recipe, ("k",), mi300x, compute, mi300x) == ["AMD", 8]  # another brand
-        assert remembered_on(recipe, ("k",), gb200, compute, gb200) == ["NVIDIA", 4]  # fewer GPUs
-        assert calls == ["h200", "mi300x", "gb200"]
-        assert remembered_on(recipe, ("k",), h200, compute, h200) is made  # its own entry
-        assert remembered_on(recipe, ("other",), h100, compute, h100) == [
-            "NVIDIA",
-            8,
-        ]  # another key
-        assert remembered(recipe, ("k",), lambda: "plain") == "plain"  # remembered's keys are apart
-        assert calls == ["h200", "mi300x", "gb200", "h100"]
-    assert remembered_on(recipe, ("k",), h200, compute, h200) == ["NVIDIA", 8] and len(calls) == 5
-
-
-def test_remembered_on_without_a_trace_keeps_one_entry_per_profile():
-    """Outside a recorded synthesis (no Trace, or a plain profile) nothing is taken across profiles."""
-    recipe, calls = {}, []
-    compute = lambda hw: calls.append(hw.label) or hw.brand
-    with synthesizing(recipe):
-        for hw_id in ("h200", "h100", "h200"):
-            hw = ctx.hardware(hw_id)
-            assert remembered_on(recipe, ("k",), Recording(hw), compute, hw) == "NVIDIA"
-    with synthesizing(recipe, Trace()):
-        for hw_id in ("h200", "h100", "h200"):
-            assert (
-                remembered_on(recipe, ("k",), ctx.hardware(hw_id), compute, ctx.hardware(hw_id))
-                == "NVIDIA"
-            )
-    assert calls == ["h200", "h100", "h200", "h100"]
 
 
 def _recipe():

@@ -576,28 +576,3 @@ def test_argument_lines_equal_their_plain_definition_whatever_the_segment_bounda
             list(got.lines_before),
             list(got.lines_after),
         ) == _reference_arg_lines(*segments), segments
-
-
-def test_process_spec_makes_what_the_class_makes():
-    """serve_args.process_spec makes a ProcessSpec without the class call (tuple.__new__): it takes
-    the class's fields, in order, with their defaults, and makes an equal spec of that type."""
-    import inspect
-
-    from recipes_site.synthesis.serve_args import ProcessSpec, process_spec
-
-    params = inspect.signature(process_spec).parameters
-    assert list(params) == list(ProcessSpec._fields)
-    assert {
-        n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty
-    } == ProcessSpec._field_defaults
-    values = {name: object() for name in ProcessSpec._fields}
-    made = process_spec(**values)
-    assert type(made) is ProcessSpec and made == ProcessSpec(**values)
-    assert all(getattr(made, name) is value for name, value in values.items())
-    required = {
-        name: values[name]
-        for name in ProcessSpec._fields
-        if name not in ProcessSpec._field_defaults
-    }
-    assert process_spec(**required) == ProcessSpec(**required)
-    assert process_spec(*values.values()) == ProcessSpec(*values.values())

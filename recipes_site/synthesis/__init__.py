@@ -7,6 +7,8 @@ No I/O and no formatting of pages happens here.
 
 from __future__ import annotations
 
+from typing import cast
+
 from recipes_site.fit import hf_config_of, shape_from_argv
 from recipes_site.jsish import mapping
 from recipes_site.kv_cache import tp_problem
@@ -197,7 +199,7 @@ def _piece(
     earlier profile's piece under the same `key` (its arguments but the hardware)."""
     if pieces is None:
         return render(*args)
-    rendering, taken = pieces.get(key, hw, render, args)
+    rendering, taken = pieces.get(key, cast(Recording, hw), render, args)
     return rendering.relabelled(hw.label) if taken and rendering is not None else rendering
 
 
@@ -220,7 +222,8 @@ def _on_hardware_once(
     for earlier, result in reversed(made):
         if earlier.agrees(recording):
             return relabelled(result, hw.id)
-    result = _on_hardware(ctx, recipe, tree_key, recording, pieces)
+    # a Recording answers every read as the Hardware it wraps does
+    result = _on_hardware(ctx, recipe, tree_key, cast(Hardware, recording), pieces)
     made.append((recording, result))
     return result
 

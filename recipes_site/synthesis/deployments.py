@@ -7,7 +7,7 @@ kv-store instances. The flags that say *how* GPUs are split are decided here and
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, hf_config_of
 from recipes_site.jsish import is_number, mapping, str_list
@@ -29,7 +29,6 @@ from .serve_args import (
     ProcessSpec,
     arg_lines,
     kv_side,
-    process_spec,
     serve_parts,
     variant_of,
     variant_on_hardware,
@@ -65,12 +64,9 @@ def make_processes(spec: ProcessSpec, blocks: list[list], port: int) -> list[Pro
         pass_env=spec.on_hw.pass_env,
     )
     serve = serve_head(model)
-    # a loop, not a comprehension: one reading five of these locals made each a closure cell,
-    # created on every call
-    processes = []
-    for block in blocks:
-        processes.append(_process(spec, model, serve, parts.segments(block), parts.env, head))
-    return processes
+    return [
+        _process(spec, model, serve, parts.segments(block), parts.env, head) for block in blocks
+    ]
 
 
 def _process(
@@ -119,7 +115,7 @@ def tensor_parallel_size(recipe: dict, variant: dict, hw: Hardware) -> int:
     """Declared TP (variant, then strategy override) clamped to the node, else auto-fit: 1 GPU or all."""
     overrides = mapping(mapping(recipe.get("strategy_overrides")).get("single_node_tp"))
     for declared in (variant.get("tp"), overrides.get("tp")):
-        value = hw.keyed(declared) if isinstance(declared, dict) else declared
+        value: Any = hw.keyed(declared) if isinstance(declared, dict) else declared
         if is_number(value) and value > 0:
             return value if hw.generation == "cpu" else min(value, hw.gpus)
     need = variant.get("vram_minimum_gb")
@@ -248,7 +244,7 @@ def serving_processes(
     """Head (or only) process and worker processes of a single- or multi-node serving strategy."""
     strategy = mapping(ctx.strategies.get(strategy_id))
     multi = ctx.deploy_type(strategy_id) == "multi_node" and nodes > 1
-    spec = process_spec(
+    spec = ProcessSpec(
         recipe,
         variant_key,
         on_hw,
@@ -260,9 +256,10 @@ def serving_processes(
         multi_node=multi,
     )
     if multi:
-        blocks = []  # a loop, not a comprehension (its locals would be closure cells: make_processes)
-        for rank in range(nodes):
-            blocks.append(multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr))
+        blocks = [
+            multi_node_block(strategy_id, strategy, recipe, hw, nodes, rank, addr)
+            for rank in range(nodes)
+        ]
     else:
         blocks = [single_node_block(strategy_id, strategy, recipe, variant_key, spec.variant, hw)]
     procs = make_processes(spec, blocks, port)
@@ -351,7 +348,7 @@ def _pool_modes(ctx: Context, recipe: dict) -> list[str]:
             found.add("dep")
         elif s.endswith("tp") or s.endswith("tp_pp") or s.endswith("tp_dp"):
             found.add("tp")
-    modes = [m for m in ("tp", "tep", "dep") if m in found]
+    modes: list[str] = [m for m in ("tp", "tep", "dep") if m in found]
     narrowed = str_list(
         mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("pool_modes")
     )
@@ -433,7 +430,7 @@ def _pd_pool(
         half = g // 2
         ids = range(half) if role == "prefill" else range(half, g)
         pinning = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in ids)}
-    spec = process_spec(
+    spec = ProcessSpec(
         recipe,
         variant_key,
         on_hw,
@@ -517,9 +514,12 @@ def kv_serving_strategy(
     effective = effective_strategies(ctx, recipe)
     nodes = 1 if fits_node(hw, variant) else 2
     while True:
-        choice = recommend_strategy(recipe, effective, nodes)
-        if not (_shaped(ctx, choice, nodes) and choice not in ctx.kv_ids):
-            choice = _first_shaped(ctx, effective, nodes)
+        wanted = recommend_strategy(recipe, effective, nodes)
+        choice: str | None = wanted
+        if not (_shaped(ctx, wanted, nodes) and wanted not in ctx.kv_ids):
+            choice = next(
+                (s for s in effective if s not in ctx.kv_ids and _shaped(ctx, s, nodes)), None
+            )
         if choice is not None:
             if nodes > 1:
                 nodes = max(nodes, nodes_for_strategy(recipe, choice, hw))
@@ -533,15 +533,6 @@ def _shaped(ctx: Context, s: str, nodes: int) -> bool:
     """Whether strategy `s` is a serving strategy of the shape `nodes` needs (single or multi-node)."""
     kind = ctx.deploy_type(s) if s in ctx.strategies else None
     return kind == ("multi_node" if nodes > 1 else "single_node")
-
-
-def _first_shaped(ctx: Context, effective: list[str], nodes: int) -> str | None:
-    """The first of `effective` that is no kv-store and is `_shaped` for `nodes`. Functions of their
-    own: nested in kv_serving_strategy they made `ctx` and `nodes` closure cells on every call."""
-    for s in effective:
-        if s not in ctx.kv_ids and _shaped(ctx, s, nodes):
-            return s
-    return None
 
 
 class KvVocabulary(NamedTuple):
@@ -696,7 +687,7 @@ def _kv_processes(
             features=features,
         )
     # kept per recipe: kv-stores whose vLLM side is alike (the compat corpus's two Mooncake
-    # topologies) serve through the same processes on this hardware (~450 of its ~950 kv renderings).
+    # topologies) serve through the same processes on this hardware.
     # The head address is read by multi-node blocks alone (`serving_processes`); `on_hw` is
     # variant_on_hardware(recipe, variant_key, hw)
     addr = kv.addr if nodes > 1 else None

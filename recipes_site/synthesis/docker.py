@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from operator import itemgetter
 from typing import NamedTuple
 
 from recipes_site.jsish import js_str, mapping
@@ -62,16 +61,14 @@ def _pin(source, key: str):
     if isinstance(source, str):
         return (source if key == "nvidia" else None), None
     if isinstance(source, dict):
-        if not source.keys().isdisjoint(
-            BRAND_KEYS
-        ):  # any brand key (no generator: its closure cell)
+        if any(k in source for k in BRAND_KEYS):
             value = source.get(key)
             if isinstance(value, str):
                 return value, None
             if key == "nvidia" and isinstance(value, dict):
                 return None, value
             return None, None
-        if key == "nvidia" and not source.keys().isdisjoint(CUDA_KEYS):
+        if key == "nvidia" and any(k in source for k in CUDA_KEYS):
             return None, source
     return None, None
 
@@ -166,33 +163,16 @@ def _lines_head(
         " ".join(["--privileged --ipc=host", *_network(family, port, host_network)]),
         "-v ~/.cache/huggingface:/root/.cache/huggingface",
     ]
-    if mounts:  # (no comprehension made for the usual none)
-        lines += [f"-v {mount_word(path)}" for path in mounts]
-    lines += map(_first, flags)  # each env item's text line
-    if pass_env:
-        lines += [f"-e {quote(name)}" for name in pass_env]
+    lines += [f"-v {mount_word(path)}" for path in mounts]
+    lines += [line for line, _ in flags]  # each env item's text line
+    lines += [f"-e {quote(name)}" for name in pass_env]
     lines.append(f"{image_word(image)} {quote(model)}")
     return lines
-
-
-_first = itemgetter(0)
 
 
 def _env_flag(name: str, value) -> tuple[str, str]:
     """One env item of a docker command: its `-e NAME=value` text line and its argv word."""
     return f"-e {env_word(name, value)}", f"{name}={js_str(value)}"
-
-
-# Memo: the corpus's 1.5k distinct docker heads are made of ~100 distinct env items (the same
-# NCCL/vLLM switches and kv-store paths); the type is part of the key, as in docker_head.
-_memo_env_flag = lru_cache(maxsize=4096)(lambda name, value, _type: _env_flag(name, value))
-
-
-def _env_flags(items: tuple, types: tuple) -> list[tuple[str, str]]:
-    try:
-        return [_memo_env_flag(k, v, t) for (k, v), t in zip(items, types)]
-    except TypeError:  # an unhashable value (see docker_head): not memoised
-        return [_env_flag(k, v) for k, v in items]
 
 
 class DockerHead(NamedTuple):
@@ -243,10 +223,8 @@ def _docker_head(
     host_network: bool,
     pass_env: tuple,
 ) -> DockerHead:
-    mounts, flags = (
-        _mount_paths(model, items),
-        _env_flags(items, types),
-    )  # each worked out once for both forms
+    # each worked out once for both forms
+    mounts, flags = _mount_paths(model, items), [_env_flag(k, v) for k, v in items]
     lines = tuple(_lines_head(image, model, mounts, flags, family, port, host_network, pass_env))
     argv = tuple(
         _argv_head(image, model, mounts, flags, family, port, host_network, pass_env) + [model]
@@ -254,8 +232,8 @@ def _docker_head(
     return DockerHead(argv, lines, docker_text(model, lines))
 
 
-# Memo: the corpus's 9.4k layouts have about 1.5k distinct docker heads (the same env and image
-# for several strategies and hardware of one family).
+# Memo: the layouts of a corpus share their docker heads (the same env and image for several
+# strategies and hardware of one family).
 _memo_docker_head = lru_cache(maxsize=4096)(_docker_head)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from recipes_site.jsish import mapping, str_list, truthy
 
 from .hardware import Hardware
-from .memo import remembered, remembered_on
+from .memo import remembered
 from .recording import hardware_query
 
 Selection = dict  # feature name -> mode name (modal feature) or None (flat feature)
@@ -179,10 +179,15 @@ def feature_args(
 
 def default_args(recipe: dict, hw: Hardware, variant_key: str, variant: dict) -> dict[str, list]:
     """The args of each feature `default_modes` selects, by name."""
-    # kept per recipe: the same for every strategy offered on this hardware, and taken by another
-    # profile that answers its questions alike (memo.remembered_on)
-    return remembered_on(
-        recipe, ("default_args", variant_key), hw, _default_args, recipe, hw, variant_key, variant
+    # kept per recipe: the same for every strategy offered on this hardware
+    return remembered(
+        recipe,
+        ("default_args", hw.label, variant_key),
+        _default_args,
+        recipe,
+        hw,
+        variant_key,
+        variant,
     )
 
 

@@ -39,18 +39,18 @@ class Hardware:
     @cached_property
     def gpus(self) -> int:
         """GPU count used for parallel sizes (1 when the profile does not say)."""
-        n = self.profile.get("gpu_count")
+        n: Any = self.profile.get("gpu_count")
         return n if is_number(n) else 1
 
     @cached_property
     def gpus_or_8(self) -> int:
         """GPU count used by node arithmetic, where the reference assumes 8 when unknown."""
-        n = self.profile.get("gpu_count")
+        n: Any = self.profile.get("gpu_count")
         return n if is_number(n) and n else 8
 
     @cached_property
     def node_vram_gb(self) -> float:
-        v = self.profile.get("vram_gb")
+        v: Any = self.profile.get("vram_gb")
         return v if is_number(v) else 0
 
     @cached_property

@@ -49,45 +49,27 @@ def _attribute(name: str) -> Callable:
 
 
 def _asked_method(method: Callable) -> Callable:
-    """Recording's form of a one-argument Hardware method: asked again with the same argument (the
-    usual case), the noted answer is read directly (and traced), as `Recording.ask` would read it."""
+    """Recording's form of a one-argument Hardware method (`keyed`, `entry`, ...): asked through
+    `Recording.ask`, so its answer is noted per argument and traced on every read."""
 
     def asked(self, arg: Any) -> Any:
-        key = (method, id(arg))
-        noted = self.answers.get(key)
-        if noted is None:
-            return self.ask(method, 0, (arg,))
-        if self.trace is not None and self.trace.keys is not None:
-            self.trace.keys[key] = None
-        return noted[3]
+        return self.ask(method, 0, (arg,))
 
     return asked
 
 
 def _noted_fact(name: str) -> property:
-    """Recording's form of the fact `name` (id, profile, brand, generation, gpus, ...): noted the
-    first time it is read, and traced on every read (not kept as an attribute: a later read, in
-    another piece, must be traced too)."""
+    """Recording's form of the fact `name` (id, profile, brand, generation, gpus, ...): asked
+    through `Recording.ask` as a question without arguments, so a later read, in another piece, is
+    traced too."""
     read_fact = _attribute(name)
-    key = (read_fact,)
-
-    def read(self) -> Any:
-        noted = self.answers.get(key)
-        if noted is None:
-            noted = self.answers[key] = (read_fact, (), (), read_fact(self.hw))
-        if self.trace is not None and self.trace.keys is not None:
-            self.trace.keys[key] = None
-        return noted[3]
-
-    return property(read)
+    return property(lambda self: self.ask(read_fact, 0, ()))
 
 
 def _recorded_reads(cls: type) -> type:
     """Gives `cls` (Recording) the recorded form of every public fact and one-argument method of
-    Hardware but `label` (`_noted_fact`, `_asked_method`). Written out on the class rather than
-    answered by a `__getattr__` fallback: CPython looks a class with `__getattr__` up twice more on
-    every attribute read of its instances and keeps no attribute caches for it (`label`, `answers`,
-    `trace`, ...: ~4% of synthesis's instructions on the compat corpus)."""
+    Hardware but `label` (`_noted_fact`, `_asked_method`), so that none can be read unnoted and an
+    attribute Hardware lacks raises AttributeError as it would there."""
     names = [f.name for f in dataclasses.fields(Hardware)]
     names += [name for name in vars(Hardware) if not name.startswith("_") and name not in names]
     for name in names:
@@ -158,16 +140,13 @@ class Recording:
         A record only grows (a question is noted once, its answer never changes) and a profile's
         replies are fixed, so a pair checked before is checked again from where it stopped: the
         answers it agreed with are not compared again (the next variant tree of a recipe checks
-        the same pairs against records grown by its own questions; 42% of the comparisons on the
-        compat corpus), and a pair that disagreed still does."""
+        the same pairs against records grown by its own questions), and a pair that disagreed
+        still does."""
         answers = self.answers
         done = self._agreed.get(other, 0)
         if done < 0:
             return False
-        if done == len(answers):
-            return True
-        items = answers.items()
-        for key, noted in itertools.islice(items, done, None) if done else items:
+        for key, noted in itertools.islice(answers.items(), done, None):
             if not _answered_alike(key, noted, other):
                 self._agreed[other] = -1
                 return False
@@ -229,12 +208,10 @@ class Trace:
 
     def run(self, compute: Callable, args: tuple) -> tuple[Any, dict]:
         """`compute(*args)` and the keys it read (each once, in first-read order: a dict's keys);
-        the enclosing piece, if any, has read them too. Kept as a dict while they are gathered, not
-        as a list made unique at the end: a key is hashed once, where it is read, and handed up to
-        the enclosing pieces (and, on every memo hit, to the reader: `memo.remembered`) by
-        dict.update, which reuses the stored hashes (tuple hashes are not cached; ~4 levels deep)."""
+        the enclosing piece, if any, has read them too."""
         outer = self.keys
-        self.keys = inner = {}
+        inner: dict = {}
+        self.keys = inner
         try:
             value = compute(*args)
         finally:
@@ -284,12 +261,8 @@ def hardware_query(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def query(*args):
         hw = args[index]
-        if type(hw) is Recording:
-            return hw.ask(
-                fn,
-                index,
-                args[:index] + args[index + 1 :] if len(args) > index + 1 else args[:index],
-            )
+        if isinstance(hw, Recording):
+            return hw.ask(fn, index, args[:index] + args[index + 1 :])
         return fn(*args)
 
     return query
@@ -311,23 +284,11 @@ def same(a: Any, b: Any) -> bool:
         return a == b and (kind is not float or repr(a) == repr(b))  # 0.0 and -0.0
     if isinstance(a, (tuple, list)):
         return len(a) == len(b) and all(map(same, a, b))
-    if isinstance(
-        a, dict
-    ):  # keys and values pairwise, in order (`same` is pure: any order of tests)
+    if isinstance(a, dict):  # keys and values pairwise, in order
         return len(a) == len(b) and all(map(same, a, b)) and all(map(same, a.values(), b.values()))
-    declared = getattr(kind, "__dataclass_fields__", None)  # a dataclass: field by field
-    if declared is not None:
-        return _same_fields(a, b, declared)
+    if dataclasses.is_dataclass(a):  # field by field
+        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
     return False
-
-
-def _same_fields(a: Any, b: Any, names) -> bool:
-    """`same` of each field `names` of `a` and `b`. A function of its own: a generator inside `same`
-    would make its arguments closure cells, created on every call (~21k per compat synthesis)."""
-    for name in names:
-        if not same(getattr(a, name), getattr(b, name)):
-            return False
-    return True
 
 
 def relabelled(result: HardwareResult | None, label: str) -> HardwareResult | None:
@@ -338,5 +299,5 @@ def relabelled(result: HardwareResult | None, label: str) -> HardwareResult | No
     return hardware_result(
         hardware=label,
         recommended=result.recommended.relabelled(label),
-        alternatives=tuple([r.relabelled(label) for r in result.alternatives]),
+        alternatives=tuple(r.relabelled(label) for r in result.alternatives),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from recipes_site.jsish import is_number, mapping, str_list, truthy
 
@@ -132,7 +132,7 @@ def hardware_list(ctx: Context, recipe: dict, variant: dict) -> list[str]:
 
 
 def vram_needed(variant: dict) -> float:
-    v = variant.get("vram_minimum_gb")
+    v: Any = variant.get("vram_minimum_gb")
     return v if is_number(v) else 0
 
 
@@ -152,13 +152,8 @@ def substitute_variant(recipe: dict, variant_key: str, hw: Hardware) -> str | No
     fitting = fitting_variants(recipe, hw)
     if not fitting:
         return None
-    return _largest(fitting, variants)
-
-
-def _largest(keys: list[str], variants: dict) -> str:
-    """The first of `keys` whose variant needs the most VRAM (a function of its own: the sort key's
-    closure made `variants` a cell of substitute_variant, created on every call)."""
-    return sorted(keys, key=lambda k: -vram_needed(mapping(variants[k])))[0]
+    # the first of those whose variant needs the most VRAM
+    return max(fitting, key=lambda k: vram_needed(mapping(variants[k])))
 
 
 def fitting_variants(recipe: dict, hw: Hardware) -> list[str]:
@@ -223,8 +218,7 @@ def min_gpus(recipe: dict, strategy_id: str, hw: Hardware) -> float:
 
 
 def _min_gpus_block(x, strategy_id: str) -> float:
-    """One level of a `strategy_min_gpus` table (the recipe's, or its entry for a profile id). At
-    module level: a function nested in min_gpus made its argument a closure cell on every call."""
+    """One level of a `strategy_min_gpus` table (the recipe's, or its entry for a profile id)."""
     if x is None:
         return 0
     if is_number(x):
@@ -291,12 +285,8 @@ def recommend_strategy(recipe: dict, effective: list[str], base_nodes: int) -> s
 
 
 class Recommendation(NamedTuple):
-    # a NamedTuple: made for every profile each tree is checked on (synthesis/recording.py)
     strategy: str
     nodes: int
-
-
-_made = tuple.__new__
 
 
 @hardware_query
@@ -316,24 +306,16 @@ def recommend(
     )
     choice = recommend_strategy(recipe, effective_strategies(ctx, recipe), base_nodes)
     if choice not in offered:
-        fallback = _fallback(offered, ctx.kv_ids)
+        # an offered strategy that is neither a kv-store nor pd_cluster, else one that is no kv-store
+        fallback = [s for s in offered if s not in ctx.kv_ids and s != "pd_cluster"] or [
+            s for s in offered if s not in ctx.kv_ids
+        ]
         if fallback:
             choice = fallback[0]
     floor = 2 if ctx.deploy_type(choice) == "multi_node" else 1
-    # made without the class call (serve_args._made: a NamedTuple's __new__ is a Python function)
-    return _made(
-        Recommendation,
-        (choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw)))),
+    return Recommendation(
+        choice, max(base_nodes, max(floor, nodes_for_strategy(recipe, choice, hw)))
     )
-
-
-def _fallback(offered: list[str], kv_ids: tuple) -> list[str]:
-    """The offered strategies that are neither kv-stores nor pd_cluster, else those that are not
-    kv-stores. A function of its own: comprehensions reading `ctx` inside recommend made it a
-    closure cell, created on every call."""
-    return [s for s in offered if s not in kv_ids and s != "pd_cluster"] or [
-        s for s in offered if s not in kv_ids
-    ]
 
 
 def node_count_problem(

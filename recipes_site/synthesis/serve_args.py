@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from itertools import chain
-from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -19,12 +17,10 @@ from recipes_site.jsish import mapping, str_list, truthy_items
 from . import docker
 from .features import feature_args
 from .hardware import Hardware
-from .memo import remembered, remembered_on
+from .memo import remembered
 from .shell import (
-    Placeholder,
     Unit,
     continuation,
-    plain_unit_lines,
     trusted_args,
     trusted_env,
     unit_lines,
@@ -39,8 +35,6 @@ PD_ONLY_ON_NVL = (
     "UCX_NET_DEVICES",
 )
 NVL_TRAYS = ("gb200", "gb300")
-
-
 NO_ENV: Mapping = MappingProxyType({})
 
 
@@ -62,45 +56,6 @@ class ProcessSpec(NamedTuple):
     @property
     def variant(self) -> dict:
         return self.on_hw.variant
-
-
-# A NamedTuple made by tuple.__new__(cls, values) skips the class call: its Python-level __new__
-# and, with keywords, the dict a class call packs them into (~3x cheaper; ~3.5k specs and ~3k
-# ServeParts per compat synthesis).
-_made = tuple.__new__
-
-
-def process_spec(
-    recipe: dict,
-    variant_key: str,
-    on_hw: OnHardware,
-    strategy_id: str,
-    strategy: dict,
-    hw: Hardware,
-    role: str | None = None,
-    kv: KvSide | None = None,
-    pinning_env: Mapping = NO_ENV,
-    features: dict | None = None,
-    multi_node: bool = False,
-) -> ProcessSpec:
-    """`ProcessSpec(...)` without the class call (tests/test_synthesis_serve_args.py holds it to the
-    class's fields and defaults)."""
-    return _made(
-        ProcessSpec,
-        (
-            recipe,
-            variant_key,
-            on_hw,
-            strategy_id,
-            strategy,
-            hw,
-            role,
-            kv,
-            pinning_env,
-            features,
-            multi_node,
-        ),
-    )
 
 
 def variant_of(recipe: dict, variant_key: str) -> dict:
@@ -143,16 +98,12 @@ def serve_parts(spec: ProcessSpec) -> ServeParts:
             selection=spec.features,
         )
     )
-    after = spec.kv.args if spec.kv is not None else ()
-    return _made(
-        ServeParts,
-        (
-            spec.on_hw.args + side.args,
-            side.override_args + blocks.args,
-            features,
-            after,
-            serve_env(spec, side, blocks),
-        ),
+    return ServeParts(
+        before=spec.on_hw.args + side.args,
+        after_parallel=side.override_args + blocks.args,
+        features=features,
+        after=spec.kv.args if spec.kv is not None else (),
+        env=serve_env(spec, side, blocks),
     )
 
 
@@ -202,12 +153,10 @@ class OnHardware(NamedTuple):
 
 
 def variant_on_hardware(recipe: dict, variant_key: str, hw: Hardware) -> OnHardware:
-    # kept per recipe: the same for every strategy rendered on this hardware, and taken by another
-    # profile that answers its questions alike (memo.remembered_on)
-    return remembered_on(
+    # kept per recipe: the same for every strategy rendered on this hardware
+    return remembered(
         recipe,
-        ("variant_on_hardware", variant_key),
-        hw,
+        ("variant_on_hardware", hw.label, variant_key),
         _variant_on_hardware_of,
         recipe,
         variant_key,
@@ -316,13 +265,11 @@ def dedupe(tokens: list) -> list[Unit]:
 
 
 def dedupe_units(units: list[Unit]) -> list[Unit]:
-    if len(set(map(_first, units))) == len(units):
-        return list(units)  # no token starts two units, so no flag repeats: nothing to drop (~90%)
     seen: set = set()
     kept: list[Unit] = []
     for unit in reversed(units):
         flag = unit[0]
-        if flag[:1] == "-":  # a flag (as shell.units_of tells one)
+        if flag.startswith("-"):  # a flag (as shell.units_of tells one)
             if flag in seen:
                 continue
             seen.add(flag)
@@ -331,16 +278,12 @@ def dedupe_units(units: list[Unit]) -> list[Unit]:
     return kept
 
 
-_first = itemgetter(0)
-
-
 def flatten(units: list[Unit]) -> list[str]:
     return [tok for unit in units for tok in unit]
 
 
-FEATURE_MARK = (
-    "\x00features",
-)  # a positional unit: survives de-duplication, marks the feature block
+# a positional unit: survives de-duplication, marks the feature block
+FEATURE_MARK = ("\x00features",)
 
 
 class ArgLines(NamedTuple):
@@ -363,66 +306,21 @@ def arg_lines(before: tuple, features: tuple, after: tuple) -> ArgLines:
     return _arg_lines(before, features, after, tuple(map(type, before + features + after)))
 
 
-# Memo: the corpus's 12.5k processes have about 2k distinct argument lists (the same strategy
-# on many hardware profiles), each grouped, de-duplicated and quoted once.
+# Memo: processes share their argument lists (the same strategy on many hardware profiles), each
+# grouped, de-duplicated and quoted once.
 @lru_cache(maxsize=4096)
 def _arg_lines(before: tuple, features: tuple, after: tuple, _types: tuple) -> ArgLines:
-    # As plainly defined (tests/test_synthesis_serve_args.py): the whole list grouped and
-    # de-duplicated; the head (lines before and after the feature block) groups `before` and `after`
-    # on their own. Each segment is grouped once: the whole list's units are the segments' units
-    # unless a flag ending one segment takes the next one's first token as its value. When besides
-    # no feature flag is also a flag of `before` or `after` (nearly always), de-duplicating the
-    # whole list keeps the head's units around the features' own: the head is the work.
-    strings = _STRINGS.issuperset(_types)
-    # every token a plain str (nearly always): each unit's line comes straight from the memo
-    lines_of = plain_unit_lines if _PLAIN.issuperset(_types) else unit_lines
-    before, features, after = (
-        _kept(before, strings),
-        _kept(features, strings),
-        _kept(after, strings),
-    )
-    own_before, own_features, own_after = units_of(before), units_of(features), units_of(after)
-    whole_head = own_before + [FEATURE_MARK] + own_after
-    head = dedupe_units(whole_head)
-    # the mark's place, by identity (a recipe may spell it); where nothing was dropped, as it was put
-    cut = (
-        len(own_before)
-        if len(head) == len(whole_head)
-        else [u is FEATURE_MARK for u in head].index(True)
-    )
-    lines_before, lines_after = lines_of(head[:cut]), lines_of(head[cut + 1 :])
-    pairs_across = _pairs_across(before, features or after) or _pairs_across(features, after)
-    # the general path also when a feature's positional is a head unit's first token (rare; exact either way)
-    if pairs_across or not set(map(_first, head)).isdisjoint(map(_first, own_features)):
-        units = dedupe_units(
-            units_of(before + features + after)
-            if pairs_across
-            else own_before + own_features + own_after
-        )
-        lines = lines_of(units)
-    else:
-        feature_units = dedupe_units(own_features)
-        units = head[:cut] + feature_units + head[cut + 1 :]
-        lines = lines_before + lines_of(feature_units) + lines_after
+    """The whole list grouped and de-duplicated; the head (the lines before and after the feature
+    block) groups `before` and `after` on their own, the feature block marked between them."""
+    kept_before, kept_after = truthy_items(list(before)), truthy_items(list(after))
+    units = dedupe_units(units_of(truthy_items([*before, *features, *after])))
+    head = dedupe_units(units_of(kept_before) + [FEATURE_MARK] + units_of(kept_after))
+    cut = [u is FEATURE_MARK for u in head].index(True)  # by identity: a recipe may spell it
+    lines = unit_lines(units)
     return ArgLines(
-        tuple(chain.from_iterable(units)), lines, lines_before, lines_after, continuation(lines)
-    )
-
-
-_STRINGS = frozenset((str, Placeholder))
-_PLAIN = frozenset((str,))
-
-
-def _kept(tokens: tuple, strings: bool) -> list:
-    """`truthy_items(tokens)`; when `strings` (every token is a string), only "" is dropped, and
-    a list without one (nearly all) is kept whole without a test per token."""
-    return list(tokens) if strings and "" not in tokens else truthy_items(tokens)
-
-
-def _pairs_across(tokens: list, following: list) -> bool:
-    """Whether grouping `tokens + following` pairs `tokens`' last flag with `following`'s first token."""
-    return (
-        bool(tokens and following)
-        and tokens[-1].startswith("-")
-        and not following[0].startswith("-")
+        args=tuple(tok for unit in units for tok in unit),
+        lines=lines,
+        lines_before=unit_lines(head[:cut]),
+        lines_after=unit_lines(head[cut + 1 :]),
+        text=continuation(lines),
     )

@@ -99,14 +99,12 @@ def token_word(token: str) -> str:
     return flag_word(token) if token.startswith("-") else quote(token)
 
 
-# Memo: a docker head's image word, made for each of the corpus's ~1.5k distinct heads from a few
-# dozen images; `typed`: a Placeholder and an equal recipe string print differently.
+# Memo: every docker head of a corpus takes its image word from a few dozen images; `typed`: a
+# Placeholder and an equal recipe string print differently.
 @lru_cache(maxsize=1024, typed=True)
 def image_word(image: str | None) -> str:
     if image is None:
-        return (
-            "undefined"  # the reference's spelling of a missing image (never hit by a valid recipe)
-        )
+        return "undefined"  # the reference's spelling of a missing image (no valid recipe has one)
     return image if LEGACY_IMAGE.fullmatch(image) else quote(image)
 
 
@@ -151,7 +149,7 @@ def units_of(tokens: list[str]) -> list[Unit]:
     units: list[Unit] = []
     flag = None  # a flag still waiting for its value
     for tok in tokens:
-        if tok[:1] == "-":  # tok.startswith("-"), without a method call per token (the hot loop)
+        if tok.startswith("-"):
             if flag is not None:
                 units.append((flag,))
             flag = tok
@@ -178,19 +176,13 @@ def _unit_line(unit: Unit) -> str:
     return token_word(unit[0])
 
 
-# Memo: the ~2k distinct argument lists of the corpus and its feature choices share a few hundred lines.
+# Memo: the argument lists of a corpus and its feature choices share a few hundred lines.
 _plain_unit_line = lru_cache(maxsize=4096)(_unit_line)
 
 
 def unit_lines(units) -> tuple:
-    """`unit_line` of each unit, as a tuple (its test inline: no call of unit_line per unit)."""
-    return tuple([_plain_unit_line(u) if type(u[-1]) is str else _unit_line(u) for u in units])
-
-
-def plain_unit_lines(units) -> tuple:
-    """`unit_lines` of units whose tokens are all plain `str` (no Placeholder, no other type: the
-    caller knows), each line straight from the memo (map calls it from C: no comprehension)."""
-    return tuple(map(_plain_unit_line, units))
+    """`unit_line` of each unit, as a tuple."""
+    return tuple(unit_line(u) for u in units)
 
 
 def continued(lines: list[str], indent: str = "  ") -> str:
