@@ -1,11 +1,10 @@
-"""Issue 13, "faster than the reference": fenced code is highlighted by render/highlight.py (a
-cached lexer lookup, a RegexLexer loop that tries a run of rules in one joined pattern, a lean
-HTML formatter). It must write exactly what Pygments writes: every fence of the compat corpus
-and of models/, and hostile snippets in many languages, are compared with real Pygments output."""
+"""Fenced code is highlighted by render/highlight.py, whose RegexLexer loop tries a run of rules
+in one joined pattern. It must write exactly what Pygments writes: every fence of the compat
+corpus and of models/, and hostile snippets in many languages, are compared with real Pygments
+output."""
 
 from __future__ import annotations
 
-import io
 import random
 import re
 
@@ -15,6 +14,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Token
+from pygments.util import ClassNotFound
 
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.render import highlight as hl
@@ -85,6 +85,13 @@ def _pygments(code: str, name: str) -> str:
     return highlight(code, get_lexer_by_name(name), FORMATTER)
 
 
+def _lexer(name: str):
+    try:
+        return get_lexer_by_name(name)
+    except ClassNotFound:
+        return None
+
+
 def _fences(root) -> list[tuple[str, str]]:
     catalog, _ = load_catalog(root)
     out = []
@@ -92,7 +99,7 @@ def _fences(root) -> list[tuple[str, str]]:
         guide = doc.data.get("guide")
         for m in _FENCE.finditer(guide if isinstance(guide, str) else ""):
             name = _ALIASES.get(m.group(2).lower(), m.group(2).lower())
-            if name and hl.lexer_class(name) is not None:
+            if name and _lexer(name) is not None:
                 out.append((m.group(3), name))
     return out
 
@@ -106,7 +113,7 @@ def fences() -> list[tuple[str, str]]:
 
 def test_every_fence_of_the_corpora_is_highlighted_as_pygments_does(fences):
     for code, name in fences:
-        assert hl.highlight_html(code, hl.lexer_class(name)) == _pygments(code, name), (
+        assert hl.highlight_html(code, _lexer(name)) == _pygments(code, name), (
             name,
             code[:200],
         )
@@ -115,10 +122,10 @@ def test_every_fence_of_the_corpora_is_highlighted_as_pygments_does(fences):
 def test_hostile_snippets_in_many_languages_are_highlighted_as_pygments_does(fences):
     codes = SNIPPETS + [code for code, _ in fences[:40]]
     for name in LANGUAGES:
-        cls = hl.lexer_class(name)
-        assert cls is not None, name
+        lexer = _lexer(name)
+        assert lexer is not None, name
         for code in codes:
-            assert hl.highlight_html(code, cls) == _pygments(code, name), (name, code[:200])
+            assert hl.highlight_html(code, lexer) == _pygments(code, name), (name, code[:200])
 
 
 def test_random_shell_and_python_text_is_highlighted_as_pygments_does():
@@ -137,52 +144,31 @@ def test_random_shell_and_python_text_is_highlighted_as_pygments_does():
         "import ",
     ]
     for name in ("bash", "python", "console", "yaml"):
-        cls = hl.lexer_class(name)
+        lexer = _lexer(name)
         for _ in range(300):
             code = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
-            assert hl.highlight_html(code, cls) == _pygments(code, name), (name, code)
+            assert hl.highlight_html(code, lexer) == _pygments(code, name), (name, code)
 
 
 def test_the_plain_regex_lexers_take_the_joined_path():
     """The equality tests above exercise the fast loop, not only the Pygments fallback."""
     for name in ("bash", "python", "docker"):
-        cls = hl.lexer_class(name)
-        assert hl._plain_regex_lexer(cls), name
-    root = hl._states(hl.lexer_class("bash"))["root"]
+        assert hl._plain_regex_lexer(type(_lexer(name))), name
+    root = hl._states(type(_lexer("bash")))["root"]
     joined = [table for _match, table, single in root if single is None]
     assert joined and max(len(t) for t in joined) > 5
 
 
-def test_format_html_merges_runs_and_ends_every_line_as_the_html_formatter_does():
-    runs = [
-        (Token.Name, "a"),
-        (Token.Name, "b\nc"),
-        (Token.Text, ""),
-        (Token.Name, "d"),
-        (Token.Text, "x<"),
-        (Token.Keyword, "\n"),
-        (Token.Keyword, "if"),
-    ]
-    out = io.StringIO()
-    FORMATTER.format(runs, out)
-    assert hl.format_html(runs) == out.getvalue()
-    assert (
-        hl.format_html(runs)
-        == '<span class="n">ab</span>\n<span class="n">cd</span>x&lt;\n<span class="k">if</span>\n'
-    )
-
-
 def test_unknown_languages_have_no_lexer_and_guides_still_render():
-    assert hl.lexer_class("nosuchlang") is None
+    assert _lexer("nosuchlang") is None
     assert 'class="hl"' not in render_guide("```nosuchlang\na < b\n```\n").html
 
 
 def test_joined_patterns_keep_only_the_group_of_each_rule():
-    """Inner groups are made non-capturing in a joined pattern (`_without_groups`), but for a
-    rule with numbered back-references, which keeps its own (renumbered: `_shifted_refs`); the
-    table maps the group that ends each rule."""
+    """Inner groups are made non-capturing in a joined pattern (`_without_groups`); the table maps
+    the empty group that ends each rule."""
     for name in ("bash", "python"):
-        states = hl._states(hl.lexer_class(name))
+        states = hl._states(type(_lexer(name)))
         states["root"]
         joined = [
             (match, table)
@@ -192,50 +178,18 @@ def test_joined_patterns_keep_only_the_group_of_each_rule():
         ]
         assert joined, name
         for match, table in joined:
-            kept = sum(
-                rule[0].__self__.groups
-                for rule in table.values()
-                if hl._BACK_REFERENCE.search(rule[0].__self__.pattern)
-            )
-            assert (
-                match.__self__.groups == len(table) + kept and max(table) == match.__self__.groups
-            ), name
+            assert match.__self__.groups == len(table) == max(table), name
 
 
-def test_the_shell_here_document_rule_is_joined_with_its_neighbours():
-    """Bash's here-document rule (`<<-?\\s*(\\'?)\\\\?(\\w+)[\\w\\W]+?\\2`) refers back to its own group:
-    renumbered, it joins the root state's other rules, which become one step."""
-    root = hl._states(hl.lexer_class("bash"))["root"]
-    assert len(root) == 1 and root[0][2] is None
+def test_a_rule_referring_to_its_own_group_stays_on_its_own():
+    """Bash's here-document rule refers back to its own group: it is a single step between
+    joined runs, and here-documents still highlight as Pygments does."""
+    root = hl._states(type(_lexer("bash")))["root"]
+    singles = [single for _m, _t, single in root if single is not None]
+    assert singles and all(re.search(r"\\[1-9]", s[0].__self__.pattern) for s in singles)
+    assert any(single is None for _m, _t, single in root)
     heredoc = "cat <<EOF\nhi $x\nEOF\necho <<-'END'\n\tq\nEND\n<<A\nA\n"
-    assert hl.highlight_html(heredoc, hl.lexer_class("bash")) == _pygments(heredoc, "bash")
-
-
-REFERRING = [
-    r"(a|b)\1",
-    r"(')(\w+)\2\1",
-    r"([ab])[\1x]\1",
-    r"(x)\\1",
-    r"(q)(?:\1)+",
-    r"(?:(a)|b)c\1?",
-]
-
-
-def test_shifted_refs_keep_every_match_after_other_groups():
-    rng = random.Random(11)
-    texts = ["".join(rng.choice("abx'q\\1") for _ in range(rng.randint(0, 10))) for _ in range(400)]
-    for src in REFERRING:
-        own = re.compile(src)
-        for offset in (0, 3, 40):
-            shifted = re.compile("()" * offset + "(?:" + hl._shifted_refs(src, offset) + ")")
-            assert shifted.groups == offset + own.groups, (src, offset)
-            for text in texts:
-                for pos in range(len(text) + 1):
-                    m, n = own.match(text, pos), shifted.match(text, pos)
-                    assert (m and m.span()) == (n and n.span()), (src, offset, text, pos)
-    # a reference followed by a digit, or renumbered past group 99 (where \100 is an octal escape), is not shifted
-    assert hl._shifted_refs(r"(a)\10", 0) is None and hl._shifted_refs(r"(a)\1", 99) is None
-    assert hl._shifted_refs(r"(a)\1", 98) == r"(a)(?:\99)"
+    assert hl.highlight_html(heredoc, _lexer("bash")) == _pygments(heredoc, "bash")
 
 
 GROUPED = [
@@ -292,12 +246,12 @@ def test_a_rule_whose_groups_the_scan_misses_stays_on_its_own():
     steps = hl._states(Odd)["root"]
     assert all(single is not None for _m, _t, single in steps)
     for code in ["abba c", "a\nbb", "", "ccc"]:
-        assert hl.highlight_html(code, Odd) == highlight(code, Odd(), FORMATTER), code
+        assert hl.highlight_html(code, Odd()) == highlight(code, Odd(), FORMATTER), code
 
 
 def test_a_guide_with_a_csharp_fence_renders():
     """C#'s lexer compiles its rules per instance (`token_variants`): it goes through Pygments."""
-    assert not hl._plain_regex_lexer(hl.lexer_class("csharp"))
+    assert not hl._plain_regex_lexer(type(_lexer("csharp")))
     html = render_guide('```csharp\nvar x = "<a>"; // c\n```\n').html
     assert _pygments('var x = "<a>"; // c\n', "csharp") in html
 
@@ -305,7 +259,7 @@ def test_a_guide_with_a_csharp_fence_renders():
 def test_each_joined_rule_is_its_pattern_then_an_empty_group():
     """A rule's alternative starts with the rule's own pattern (so the regex engine can skip it on
     its first literal or character class) and ends with the empty group `m.lastindex` reads."""
-    states = hl._states(hl.lexer_class("bash"))
+    states = hl._states(type(_lexer("bash")))
     for steps in [states["root"], states["data"]]:
         for match, table, single in steps:
             if single is None:
@@ -343,47 +297,4 @@ def test_the_rule_that_matches_first_is_taken_when_rules_overlap_or_match_nothin
     rng = random.Random(5)
     for _ in range(300):
         code = "".join(rng.choice("abcdDexy \n") for _ in range(rng.randint(0, 20)))
-        assert hl.highlight_html(code, Overlap) == highlight(code, Overlap(), FORMATTER), code
-
-
-def test_a_state_is_joined_after_join_after_positions_with_the_same_tokens(monkeypatch):
-    """A state other than "root" is tried rule by rule, its first rule counting the positions,
-    and joined at the JOIN_AFTER-th: the output is Pygments' before, across and after the switch
-    (the switch happens inside a fence, and within one token run of the state)."""
-    from pygments.lexer import RegexLexer, bygroups
-
-    class Two(RegexLexer):
-        tokens = {
-            "root": [
-                (r"\[", Token.Punctuation, "inner"),
-                (r"[a-z]+", Token.Name),
-                (r"\s+", Token.Text),
-                (r".", Token.Error),
-            ],
-            "inner": [
-                (r"\]", Token.Punctuation, "#pop"),
-                (r"ab|a", Token.Keyword),
-                (r"a+", Token.Name),
-                (r"(b)(c?)", bygroups(Token.String, Token.Number)),
-                (r"\s+", Token.Text),
-                (r"[^\]]", Token.Literal),
-            ],
-        }
-
-    monkeypatch.setattr(hl, "JOIN_AFTER", 7)
-    Two()
-    states = hl._states(Two)
-    joined = lambda: any(single is None for _m, _t, single in states["inner"])
-    rng = random.Random(3)
-    codes = [
-        "[" + "".join(rng.choice("abc ax]") for _ in range(rng.randint(0, 5))) + "]"
-        for _ in range(3)
-    ]
-    codes += ["x [" + "".join(rng.choice("abc ax") for _ in range(40)) + "] y\n" for _ in range(3)]
-    seen = []
-    for code in codes:
-        assert hl.highlight_html(code, Two) == highlight(code, Two(), FORMATTER), code
-        seen.append(joined())
-    assert seen[0] is False and seen[-1] is True  # rule by rule first, joined after 7 positions
-    assert any(single is None and len(table) > 2 for _m, table, single in states["inner"])
-    assert all(single is None for _m, _t, single in states["root"])  # root: joined at once
+        assert hl.highlight_html(code, Overlap()) == highlight(code, Overlap(), FORMATTER), code

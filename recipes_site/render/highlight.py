@@ -1,102 +1,54 @@
-"""Fenced-code highlighting: the bytes `pygments.highlight(code, get_lexer_by_name(name),
-HtmlFormatter(nowrap=True))` returns, in a third of the CPU.
+"""Fenced-code highlighting: the HTML `pygments.highlight(code, lexer, HtmlFormatter(nowrap=True))`
+writes, with the lexing of plain RegexLexers done a run of rules at a time.
 
-Why this module exists: highlighting was a quarter of the model pages' CPU on the compat
-corpus (~0.1 s of ~0.45 s), spent in three places, each replaced here by an equivalent:
-
-- `get_lexer_by_name` scans Pygments' whole lexer table on every call: `lexer_class` keeps the
-  class a name resolves to (a fresh instance per fence is still made, as before);
-- `RegexLexer.get_tokens_unprocessed` tries a state's rules one `match` call at a time (~20
-  Python-level calls per bash token): `_States` joins a run of a state's rules into one
-  alternation `(?:r0)()|(?:r1)()|...` (the rules' own groups made non-capturing: only the empty
-  group ending each is read), which the regex engine tries in the same order, so the first
-  rule that matches at a position is the same one, with the same match (a rule referring back
-  to its own groups keeps them, renumbered). Rules that cannot be joined as they are (named
-  back-references; verbose or mid-pattern flags; long word lists, whose second compilation
-  costs more than it saves) stay single steps between the runs, so the order of all rules is kept;
-- `HtmlFormatter._format_lines` assembles each line from generated pieces: `format_html`
-  writes the same spans in one pass over the tokens.
-
-Lexers that are not plain `RegexLexer`s (their own token loop, filters) go through Pygments
-unchanged and only use the lean formatter. tests/test_highlight.py compares the result with real
-Pygments output on every fence of the compat corpus and of models/, and on hostile snippets.
+Pygments' RegexLexer tries a state's rules one `match` call at a time, several Python-level
+calls per token; `_States` joins each run of a state's rules into one alternation
+`(?:r0)()|(?:r1)()|...` (the rules' own groups made non-capturing), which the regex engine
+tries in the same order, so the rule that matches first at a position is the same one, with the
+same match; the empty group closing each alternative (`m.lastindex`) says which rule it was.
+Rules that cannot be joined as written (back-references, verbose or mid-pattern flags, long
+word lists) stay single steps between the runs, so the order of all rules is kept. Every other
+lexer (its own token loop, filters, per-instance rules) goes through Pygments unchanged.
+This lexing pays ~1,000 M instructions (~11%) of a compat build, most of it in the guides'
+shell fences. tests/test_highlight.py compares the output with Pygments' on every fence of the
+compat corpus and of models/, and on hostile snippets.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from pygments import format as pyg_format
 from pygments.formatters.html import HtmlFormatter
 from pygments.lexer import Lexer, RegexLexer
-from pygments.lexers import get_lexer_by_name
-from pygments.token import Error, Text, Whitespace, _TokenType
-from pygments.util import ClassNotFound
+from pygments.token import Error, Whitespace, _TokenType
 
-# the formatter whose output `format_html` reproduces; only its CSS class names are used
-_FORMATTER = HtmlFormatter(nowrap=True)
-
-
-def _escapes() -> dict[int, str]:
-    """The installed HtmlFormatter's text escaping, read off the formatter itself (a str.translate
-    table): Pygments 2.20 escapes quotes as well as & < >, 2.21 only & < >, so copying either
-    rule would drift on the other version."""
-    return {ord(ch): pyg_format([(Text, ch)], _FORMATTER)[:-1] for ch in "&<>\"'"}
-
-
-_ESCAPES = _escapes()
-# the characters that escaping changes: most tokens hold none of them (a regex search for one is
-# half the cost of translating the token through the table, which is left to the tokens that do)
-_ESCAPED = re.compile(
-    "[" + re.escape("".join(chr(c) for c, text in _ESCAPES.items() if text != chr(c))) + "]"
-)
-# a rule's pattern that cannot be one alternative of a joined pattern as written:
-# back-references by name or condition ((?P=name), (?(1)...)) and verbose mode (a '#' comment
-# would swallow the ')'); numbered back-references (\1) are renumbered (`_shifted_refs`)
-_UNJOINABLE = re.compile(r"\(\?P=|\(\?\(|\(\?[a-zA-Z]*x")
-_BACK_REFERENCE = re.compile(r"\\[1-9]")
+# one formatter for every fence: making one builds its style's class table
+FORMATTER = HtmlFormatter(nowrap=True)
+# a rule's pattern that cannot be one alternative of a joined pattern as written: a reference to
+# one of its groups (numbered, named or a condition: joining removes its groups) and verbose
+# mode (a '#' comment would swallow the ')')
+_UNJOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?[a-zA-Z]*x")
 _LEADING_FLAGS = re.compile(r"\(\?([ims]+)\)")
 _ANY_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
-# longer patterns (Pygments `words()` lists of Python's builtins and exceptions, 500-1,000
-# characters; identifier classes of 3,500) stay single steps: compiling them a second time inside
-# a joined pattern costs more than the calls it saves. Bash's keyword and builtin lists (106 and
-# 327 characters) are joined: tried at nearly every token of the corpus's shell fences, they
-# cost more as calls of their own (compat corpus guides, compiling included: 2,245 M
-# instructions with a limit of 60, 2,219 M with 350, 2,310 M with 1,000)
+# longer patterns (Pygments `words()` lists of Python's builtins, identifier classes) stay single
+# steps: compiling them again inside a joined pattern costs more than the calls it saves
 _MAX_JOINED = 350
-# positions a state other than "root" is tried at before its rules are joined (`_States._counted`):
-# highlighting the compat corpus's fences (callgrind) in one process 869.6 M instructions with
-# every state joined when entered -> 812.8 M (30: 827.6 M, 300: 817.0 M, 3,000: 820.5 M); in a
-# build worker, whose parent imported the lexers and joined their roots, 576.1 -> 517.8 M
-JOIN_AFTER = 100
+_JOINED: dict[type, _States] = {}
 
 
-@lru_cache(maxsize=64)
-def lexer_class(name: str) -> type | None:
-    """The lexer class `get_lexer_by_name(name)` instantiates, None if there is none. Cached
-    per process: the lookup scans every lexer Pygments has; bounded (names come from recipes)."""
-    try:
-        return type(get_lexer_by_name(name))
-    except ClassNotFound:
-        return None
+def highlight_html(code: str, lexer: Lexer) -> str:
+    """`pygments.highlight(code, lexer, HtmlFormatter(nowrap=True))`, byte for byte."""
+    if _plain_regex_lexer(type(lexer)) and not lexer.filters:
+        tokens = _states(type(lexer)).tokens(lexer, lexer._preprocess_lexer_input(code))
+        return pyg_format(tokens, FORMATTER)
+    return pyg_format(lexer.get_tokens(code), FORMATTER)
 
 
-def highlight_html(code: str, cls: type) -> str:
-    """`pygments.highlight(code, cls(), HtmlFormatter(nowrap=True))`, byte for byte."""
-    lexer = cls()
-    if _plain_regex_lexer(cls) and not lexer.filters:
-        tokens = _states(cls).tokens(lexer, lexer._preprocess_lexer_input(code))
-    else:
-        tokens = lexer.get_tokens(code)
-    return format_html(tokens)
-
-
-def _plain_regex_lexer(cls: type) -> bool:
-    """A lexer whose tokens come from RegexLexer's own loop (which `_States.tokens` reproduces) over
-    its class's rules: not one with `token_variants` (C#, Nemerle), whose instances pick their
-    rules by an option and whose class has none compiled (`_States` read `cls._tokens`: a guide
-    with a ```csharp fence failed the build with an AttributeError)."""
+def _plain_regex_lexer(cls: type[Lexer]) -> bool:
+    """A lexer whose tokens come from RegexLexer's own loop (which `_States.tokens` reproduces)
+    over its class's rules: not one with `token_variants` (C#, Nemerle), whose instances pick
+    their rules by an option and whose class has none compiled."""
     return (
         issubclass(cls, RegexLexer)
         and cls.get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed
@@ -105,17 +57,18 @@ def _plain_regex_lexer(cls: type) -> bool:
     )
 
 
-@lru_cache(maxsize=64)
-def _states(cls: type) -> _States:
-    # one per lexer class and process, like Pygments' own compiled `cls._tokens`
-    return _States(cls)
+def _states(cls: type[RegexLexer]) -> _States:
+    """The class's joined states: one per lexer class and process, like Pygments' own compiled
+    `cls._tokens` (a fixed set of classes)."""
+    if cls not in _JOINED:
+        _JOINED[cls] = _States(cls)
+    return _JOINED[cls]
 
 
-def _joinable(rexmatch, flags: int) -> tuple[str, int] | None:
-    """The source of a rule's pattern as one alternative of a joined pattern and the number of
-    groups it keeps, or None. Leading global flags (`(?s)...`) become a scoped group
-    (`(?s:...)`): the same pattern. A pattern with numbered back-references keeps its groups
-    (they are renumbered where the run is joined); any other has its groups made non-capturing."""
+def _joinable(rexmatch, flags: int) -> str | None:
+    """The source of a rule's pattern as one alternative of a joined pattern, its groups made
+    non-capturing, or None. Leading global flags (`(?s)...`) become a scoped group (`(?s:...)`):
+    the same pattern."""
     pattern = rexmatch.__self__
     src = pattern.pattern
     if (
@@ -130,14 +83,8 @@ def _joinable(rexmatch, flags: int) -> tuple[str, int] | None:
         src = src[m.end() :]
     if _ANY_FLAGS.search(src):
         return None
-    if _BACK_REFERENCE.search(src):
-        # (a name would clash with another rule's; a comment could hide a reference from the scan)
-        if "(?P<" in src or "(?#" in src or _shifted_refs(src, 0) is None:
-            return None
-        kept = pattern.groups
-    else:
-        src, kept = _without_groups(src), 0
-    return (f"(?{inline}:{src})" if inline else src), kept
+    src = _without_groups(src)
+    return f"(?{inline}:{src})" if inline else src
 
 
 def _without_groups(src: str) -> str:
@@ -146,8 +93,8 @@ def _without_groups(src: str) -> str:
 
     Why: in a joined pattern only the outer group of each rule is needed (`m.lastindex` says which
     rule matched; a callback re-matches with the rule's own pattern), and the regex engine saves
-    and restores the marks of every group at each repeat inside one: Pygments' Python lexer's
-    joined root state (~100 groups) took 1.5x as long on the compat corpus with its inner groups kept."""
+    and restores the marks of every group at each repeat inside one (Pygments' Python lexer's
+    root state has ~100 groups)."""
     out: list[str] = []
     i, n = 0, len(src)
     while i < n:
@@ -185,73 +132,18 @@ def _class_end(src: str, i: int) -> int:
     return j + 1
 
 
-def _shifted_refs(src: str, offset: int) -> str | None:
-    """The pattern with each numbered back-reference `\\N` (outside character classes, where
-    `\\1` is an octal escape) made `(?:\\{N + offset})`: the same group once `offset` groups come
-    before the pattern's own. None for a reference followed by a digit (`\\12`: a group or an
-    octal escape, by sre_parse's rules) or one that would pass group 99 (`\\100` is octal)."""
-    out: list[str] = []
-    i, n = 0, len(src)
-    while i < n:
-        c = src[i]
-        if c == "\\":
-            digit, after = src[i + 1 : i + 2], src[i + 2 : i + 3]
-            if not digit or digit not in "123456789":
-                out.append(src[i : i + 2])
-            elif (after and after in "0123456789") or int(digit) + offset > 99:
-                return None
-            else:
-                out.append(f"(?:\\{int(digit) + offset})")
-            i += 2
-        elif c == "[":  # a character class: `\\1` in it is an octal escape
-            j = _class_end(src, i)
-            out.append(src[i:j])
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 class _States(dict):
     """A lexer class's states as steps (match function, {group number: rule}, None) for a joined
     run of rules (the group that matched last, `m.lastindex`: the empty group closing the rule's
     alternative, says which rule), or (the rule's own match function, None, rule) for a single
-    rule. "root" is joined when first entered; any other state is first tried rule by rule and
-    joined once it has been tried at JOIN_AFTER positions (`_counted`)."""
+    rule; each state joined when first entered."""
 
-    def __init__(self, cls: type):
+    def __init__(self, cls: type[RegexLexer]):
         super().__init__()
         self.rules, self.flags = cls._tokens, cls.flags
 
     def __missing__(self, state: str) -> list:
-        steps = self[state] = self.joined(state) if state == "root" else self._counted(state)
-        return steps
-
-    def _counted(self, state: str) -> list:
-        """The state's rules as single steps, the first one counting the positions tried (each
-        token lexed in the state tries it first); at the JOIN_AFTER-th the state's steps become
-        its joined ones (a loop going on with these steps meanwhile finds the same tokens).
-
-        Why: joining compiles a state's rules a second time, one alternation per run (~0.5-2.5 ms
-        for each of Bash's and Python's states), which pays only where many tokens are lexed.
-        Most states are entered for a few tokens (the compat corpus's guides: 12 of the 14 states
-        entered are tried at under 1,000 positions in all, 8 under 100), and each build worker
-        compiled them anew. "root", where every fence starts, is joined at once (in the build
-        process, before the workers fork: build._warm_guide_lexers)."""
-        steps = [(rule[0], None, rule) for rule in self.rules[state]]
-        if not steps:
-            return steps
-        first, _table, rule = steps[0]
-        left = [JOIN_AFTER]
-
-        def counting(text: str, pos: int):
-            left[0] -= 1
-            if left[0] == 0:
-                self[state] = self.joined(state)
-            return first(text, pos)
-
-        steps[0] = (counting, None, rule)
+        steps = self[state] = self.joined(state)
         return steps
 
     def joined(self, state: str) -> list:
@@ -259,32 +151,23 @@ class _States(dict):
         steps: list = []
         run: list = []
 
-        def close_run():
+        def close_run() -> None:
             if len(run) > 1:
-                parts, table, groups = [], {}, 0
-                for src, kept, rule in run:
-                    if kept:  # its groups keep their order, after the groups of the rules before it
-                        src = (
-                            _shifted_refs(src, groups) or "("
-                        )  # (None: a reference past group 99 fails the join)
-                    # the rule's group is an empty one after its pattern, not one around it: the
-                    # regex engine skips an alternative whose first item is a literal or a
-                    # character class that the text's next character fails (sre_lib.h, BRANCH)
-                    # without entering it, which a group in front prevents; most rules start so.
-                    # Compat corpus guides: highlighting ~670 -> ~560 M instructions
-                    parts.append(f"(?:{src})()")
-                    groups += kept + 1
-                    table[groups] = rule  # (closed last when the rule matches: m.lastindex)
+                # the rule's group is an empty one after its pattern, not one around it: the
+                # regex engine skips an alternative whose first item is a literal or a character
+                # class that the text's next character fails, which a group in front prevents
+                parts = [f"(?:{src})()" for src, _rule in run]
+                table = {number: rule for number, (_src, rule) in enumerate(run, 1)}
                 try:
                     joined = re.compile("|".join(parts), self.flags)
                 except re.error:
                     joined = None
-                if joined is not None and joined.groups == groups:
+                if joined is not None and joined.groups == len(run):
                     steps.append((joined.match, table, None))
-                else:  # a pattern the joining cannot take (or a group `_without_groups` missed): each rule on its own
-                    steps.extend((rule[0], None, rule) for _src, _kept, rule in run)
+                else:  # a group `_without_groups` missed: each rule on its own
+                    steps.extend((rule[0], None, rule) for _src, rule in run)
             elif run:
-                steps.append((run[0][2][0], None, run[0][2]))
+                steps.append((run[0][1][0], None, run[0][1]))
             run.clear()
 
         for rule in self.rules[state]:
@@ -294,14 +177,14 @@ class _States(dict):
                 close_run()
                 steps.append((rule[0], None, rule))
             else:
-                run.append((*joinable, rule))
+                run.append((joinable, rule))
         close_run()
         return steps
 
-    def tokens(self, lexer, text: str) -> list[tuple]:
+    def tokens(self, lexer: Lexer, text: str) -> list[tuple]:
         """(token type, text) pairs: RegexLexer.get_tokens_unprocessed (Pygments 2.x) step by
         step, a joined run of rules tried in one call."""
-        out = []
+        out: list[tuple] = []
         append = out.append
         pos = 0
         statestack = ["root"]
@@ -358,49 +241,3 @@ def _transition(statestack: list, new_state) -> None:
         statestack.append(statestack[-1])
     else:
         raise AssertionError(f"wrong state def: {new_state!r}")
-
-
-class _Spans(dict):
-    """Token type -> the span the formatter opens for it ('' for none), with its own class
-    names; filled as types are met (a fixed set of Pygments singletons)."""
-
-    def __missing__(self, ttype) -> str:
-        css = _FORMATTER._get_css_classes(ttype)
-        span = self[ttype] = f'<span class="{css}">' if css else ""
-        return span
-
-
-_SPANS = _Spans()
-# our own spans left empty by a line break at the end of a run; code text cannot write one
-# (its '<' is escaped), and HtmlFormatter never does
-_EMPTY_SPAN = re.compile(r'<span class="[^"<>]*"></span>')
-
-
-def format_html(tokens) -> str:
-    """What HtmlFormatter(nowrap=True) writes for these (token type, text) pairs: a line's
-    maximal runs of non-empty tokens with the same CSS class in one span (closed before each
-    line break, reopened after it), the text escaped, and every line ended by '\n' (also a
-    last one without it)."""
-    out: list[str] = []
-    append = out.append
-    spans = _SPANS
-    escaped = _ESCAPED.search
-    open_span = ""
-    last = ""
-    for ttype, value in tokens:
-        if not value:
-            continue
-        span = spans[ttype]
-        if span != open_span:
-            if open_span:
-                append("</span>")
-            append(span)
-            open_span = span
-        text = value.translate(_ESCAPES) if escaped(value) else value
-        append(text.replace("\n", "</span>\n" + span) if span and "\n" in text else text)
-        last = value
-    if open_span:
-        append("</span>")
-    if last and not last.endswith("\n"):
-        append("\n")
-    return _EMPTY_SPAN.sub("", "".join(out))

@@ -13,19 +13,17 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from html import escape
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 
-from recipes_site.render import md_gates, md_links, md_state
-from recipes_site.render.highlight import highlight_html, lexer_class
-from recipes_site.render.md_renderer import GuideRenderer
+from recipes_site.render.highlight import highlight_html
 
 SAFE_SCHEMES = {"http", "https", "mailto"}
-LINK_MEMO = 2048  # normalised link targets kept per process (`_parser`)
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 _LANGUAGE = re.compile(r"[a-z0-9+#_.\-]{1,32}")  # a fence's language name we look a lexer up for
@@ -53,12 +51,11 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
     name = _ALIASES.get(lang.lower(), lang.lower()) if lang else ""
     if not name or not _LANGUAGE.fullmatch(name):
         return ""  # markdown-it escapes the plain text
-    cls = lexer_class(name)
-    if cls is None:
+    try:
+        lexer = get_lexer_by_name(name)
+    except ClassNotFound:
         return ""
-    body = highlight_html(
-        code, cls
-    )  # = pygments.highlight(code, cls(), HtmlFormatter(nowrap=True))
+    body = highlight_html(code, lexer)
     return f'<pre class="hl"><code class="language-{escape(name)}">{body}</code></pre>'
 
 
@@ -83,26 +80,13 @@ class Guide:
 
 
 def _parser() -> MarkdownIt:
+    # raw HTML is escaped as text (html=False)
     md = MarkdownIt(
         "commonmark",
         {"html": False, "highlight": _highlight, "linkify": False, "typographer": False},
-        renderer_cls=GuideRenderer,
-    )  # RendererHTML's output, leaner per token (md_renderer.py)
+    )
     md.enable(["table", "strikethrough"])
-    # raw HTML is escaped (html=False): its two rules answer False at every line and every '<'
-    md.disable(["html_block", "html_inline"])
-    md_gates.install(
-        md
-    )  # the same tokens, fewer rule calls: block rules gated on a line's first character, text stops narrowed
-    md_state.install(
-        md
-    )  # the same block state and tokens, made with less work (line marks, token objects)
-    md_links.install(md)  # the same link destinations, scanned a run of plain characters at a time
-    md.validateLink = safe_link
-    # markdown-it normalises every link target (mdurl parse, punycode of the host, percent-encoding:
-    # ~10 µs) each time it occurs, and guides repeat theirs (the compat corpus: 537 links, 329
-    # distinct URLs); a pure function of the URL text, kept per process for the last LINK_MEMO URLs
-    md.normalizeLink = lru_cache(maxsize=LINK_MEMO)(md.normalizeLink)
+    md.validateLink = safe_link  # type: ignore[method-assign]  # (markdown-it's documented hook)
 
     def table_open(self, tokens, idx, options, env):
         return '<div class="table-wrap">' + self.renderToken(tokens, idx, options, env)
