@@ -31,16 +31,13 @@ _Loader = getattr(_pyyaml, "CSafeLoader", None) or _pyyaml.SafeLoader
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: a recipe is a few KiB; anything bigger is a mistake
 MAX_ALIAS_NODES = 10_000  # nodes copied through aliases, per file
 # Characters of all scalars (keys and values) once aliases are expanded: a document may not grow
-# past what the largest allowed file could hold. Counting nodes alone let a 25 KB file alias one
-# 10 KB string 1,000 times (10 MB of data, 3.4 GB of rendered output).
+# past what the largest allowed file could hold. Counting nodes alone would let a 25 KB file alias
+# one 10 KB string 1,000 times (10 MB of data, gigabytes of rendered output).
 MAX_EXPANDED_CHARS = MAX_FILE_BYTES
 # js-yaml reads integers as JavaScript numbers: past 2**1024 they are Infinity. Python would build
 # the exact integer (and refuse to print one of more than 4,300 digits), so we stop where JS does.
 _MAX_INT_BITS = 1024
 MAX_DEPTH = 64  # nesting of collections
-
-KeyPath = tuple  # tuple[str | int, ...]
-Position = tuple  # (line, col), 1-based
 
 _YAML = "tag:yaml.org,2002:"
 
@@ -49,9 +46,6 @@ _YAML = "tag:yaml.org,2002:"
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 _TRUES = frozenset(("true", "True", "TRUE"))
 _FALSES = frozenset(("false", "False", "FALSE"))
-# A plain scalar that starts with a letter and is none of these words is the string as written
-# (resolve_plain below): the builder's fast path for most keys and values.
-_WORDS = _NULLS | _TRUES | _FALSES
 _INT_RE = re.compile(r"[-+]?(?:0b[01]+|0x[0-9a-fA-F]+|0o[0-7]+|[0-9]+)\Z")
 _FLOAT_RE = re.compile(
     r"(?:[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
@@ -81,12 +75,10 @@ def _int(text: str) -> int | float:
     sign = -1 if text[0] == "-" else 1
     body = text[1:] if text[0] in "+-" else text
     base = {"0b": 2, "0x": 16, "0o": 8}.get(body[:2])
-    digits = (
-        body[2:] if base else body.lstrip("0")
-    )  # js-yaml 4: a leading zero is still decimal ("0755" -> 755)
-    if (
-        len(digits) > 400
-    ):  # > 2**1024 in any base; also keeps int() under Python's 4,300-digit limit
+    # js-yaml 4: a leading zero is still decimal ("0755" -> 755)
+    digits = body[2:] if base else body.lstrip("0")
+    # more than 2**1024 in any base; also keeps int() under Python's 4,300-digit limit
+    if len(digits) > 400:
         return sign * math.inf
     value = int(digits, base) if base else int(digits or "0", 10)
     return sign * value if value.bit_length() <= _MAX_INT_BITS else sign * math.inf
@@ -105,15 +97,13 @@ def _float(text: str) -> float:
 
 def _timestamp(text: str) -> str | None:
     """The UTC ``YYYY-MM-DD`` of a YAML timestamp, like js-yaml's Date then ``toISOString()``."""
-    m = _DATE_RE.match(text)
-    parts = [m.group(1), m.group(2), m.group(3)] if m else None
     hour = minute = second = millis = 0
     delta = 0
+    m = _DATE_RE.match(text)
     if m is None:
         m = _TIMESTAMP_RE.match(text)
         if m is None:
             return None
-        parts = [m.group(1), m.group(2), m.group(3)]
         hour, minute, second = int(m.group(4)), int(m.group(5)), int(m.group(6))
         if m.group(7):
             millis = int((m.group(7)[:3] + "00")[:3])
@@ -121,7 +111,7 @@ def _timestamp(text: str) -> str | None:
             delta = int(m.group(10)) * 60 + int(m.group(11) or 0)
             if m.group(9) == "-":
                 delta = -delta
-    year, month, day = (int(p) for p in parts)
+    year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
     if 0 <= year <= 99:  # Date.UTC maps two-digit years to 19xx
         year += 1900
     # Date.UTC lets months and days overflow (2025-02-30 becomes 2025-03-02). We do not: a date
@@ -210,12 +200,47 @@ class _Abort(Exception):
 
 def copy_containers(value: Any) -> Any:
     """`value` with every dict and list copied and every other object shared: what an alias
-    expands to here, and a pydantic schema handed to another field (types.reused)."""
+    expands to (each use of an anchor is a value of its own)."""
     if isinstance(value, dict):
         return {k: copy_containers(v) for k, v in value.items()}
     if isinstance(value, list):
         return [copy_containers(v) for v in value]
     return value
+
+
+@dataclass(slots=True)
+class _Frame:
+    """A mapping or sequence being built."""
+
+    container: dict | list
+    path: tuple  # its key path
+    anchor: str | None
+    first_mark: int  # index of its own mark in _Builder.marks
+    chars_before: int  # characters built before it (what an alias to it copies is the rest)
+    key_path: tuple | None = None  # a mapping's key waiting for its value (None: none yet)
+    key_lines: dict[str, int] = field(default_factory=dict)  # key -> line it first appears on
+
+    def wants_key(self) -> bool:
+        return isinstance(self.container, dict) and self.key_path is None
+
+    def child_path(self) -> tuple:
+        """The key path of the next value."""
+        if isinstance(self.container, list):
+            return self.path + (len(self.container),)
+        assert self.key_path is not None
+        return self.key_path
+
+    def add(self, value: Any) -> None:
+        """Put a finished value in: appended to a list, or under the mapping's pending key
+        (dropped when that key was a refused merge key)."""
+        if isinstance(self.container, list):
+            self.container.append(value)
+            return
+        assert self.key_path is not None
+        key = self.key_path[-1]
+        self.key_path = None
+        if key is not None:
+            self.container[key] = value
 
 
 class _Builder:
@@ -235,21 +260,17 @@ class _Builder:
         self.anchor_chars: dict[str, int] = {}
 
     def grow(self, n: int, line: int, col: int, path: tuple) -> None:
-        """Count ``n`` more characters of the built document; abort past MAX_EXPANDED_CHARS.
-        (scalar_value and key count their text themselves: they run for every scalar.)"""
+        """Count ``n`` more characters of the built document; abort past MAX_EXPANDED_CHARS."""
         self.chars += n
         if self.chars > MAX_EXPANDED_CHARS:
-            self.too_large(line, col, path)
-
-    def too_large(self, line: int, col: int, path: tuple) -> None:
-        self.abort(
-            line,
-            col,
-            path,
-            f"the document expands to more than {MAX_EXPANDED_CHARS} characters once its aliases "
-            "are expanded (possible alias bomb)",
-            "write the repeated value once instead of aliasing a large anchor many times",
-        )
+            self.abort(
+                line,
+                col,
+                path,
+                f"the document expands to more than {MAX_EXPANDED_CHARS} characters once its aliases "
+                "are expanded (possible alias bomb)",
+                "write the repeated value once instead of aliasing a large anchor many times",
+            )
 
     # -- diagnostics
     def error(self, line: int, col: int, key_path: tuple, message: str, hint: str = "") -> None:
@@ -340,7 +361,6 @@ class _Builder:
             self.marks.append((path + p[cut:], (line, col) if i == 0 else pos, is_key))
         return copy_containers(value)
 
-    # -- main loop
     def build(self, loader) -> Any:
         """Consume the whole stream; return the first document's value (or raise _Abort)."""
         ev = loader.get_event()  # StreamStart
@@ -362,98 +382,33 @@ class _Builder:
         return root
 
     def node(self, loader, ev, path: tuple) -> Any:
-        """Build the node starting with event ``ev`` (iteratively for collections)."""
+        """Build the node starting with event ``ev``; collections with an explicit stack of
+        frames, so that deep nesting never recurses."""
         if isinstance(ev, _pyyaml.AliasEvent):
             return self.alias(ev, path)
         if isinstance(ev, _pyyaml.ScalarEvent):
             return self.scalar_value(ev, path)
-
-        # collections: an explicit stack of frames (open_collection). This loop runs once per
-        # event of every file (27k for the compat corpus), hence no helper calls for the steps
-        # most events take: a plain untagged, unanchored key or scalar value is handled here
-        # (the same steps as key() and scalar_value(), which handle every other event).
-        stack: list[list] = []
+        stack: list[_Frame] = []
         self.open_collection(stack, ev, path)
-        get_event = loader.get_event
-        marks = self.marks
         while True:
-            ev = get_event()
-            cls = ev.__class__
+            ev = loader.get_event()
             frame = stack[-1]
-            container = frame[0]
-            if cls is _MAPPING_END or cls is _SEQUENCE_END:
+            if isinstance(ev, (_pyyaml.MappingEndEvent, _pyyaml.SequenceEndEvent)):
                 stack.pop()
-                anchor = frame[2]
-                if anchor:
-                    self.open_anchors.discard(anchor)
-                    self.anchors[anchor] = (container, frame[1], frame[3], len(self.marks))
-                    self.anchor_chars[anchor] = self.chars - frame[6]
+                self.close_collection(frame)
                 if not stack:
-                    return container
-                value = container
-                frame = stack[-1]
-                container = frame[0]
+                    return frame.container
+                stack[-1].add(frame.container)
+            elif frame.wants_key():
+                self.key(ev, frame)
+            elif isinstance(ev, (_pyyaml.MappingStartEvent, _pyyaml.SequenceStartEvent)):
+                self.open_collection(stack, ev, frame.child_path())
+            elif isinstance(ev, _pyyaml.AliasEvent):
+                frame.add(self.alias(ev, frame.child_path()))
             else:
-                if container.__class__ is list:
-                    at = frame[1] + (len(container),)
-                elif frame[4] is _NO_KEY:  # this event is a key
-                    text = (
-                        ev.value
-                        if cls is _SCALAR and ev.tag is None and ev.anchor is None
-                        else None
-                    )
-                    if text is None or not (
-                        ev.style or (text[:1].isalpha() and text not in _WORDS)
-                    ):
-                        self.key(ev, frame)
-                        continue
-                    # a string as written (resolve_plain and js_key give it back unchanged)
-                    mark = ev.start_mark
-                    line = mark.line + 1
-                    self.chars += len(text)
-                    if self.chars > MAX_EXPANDED_CHARS:
-                        self.too_large(line, mark.column + 1, frame[1])
-                    seen = frame[5]
-                    if text in seen:
-                        self.duplicate(text, line, mark.column + 1, frame[1], seen[text])
-                    else:
-                        seen[text] = line
-                    at = frame[1] + (text,)
-                    marks.append((at, (line, mark.column + 1), True))
-                    frame[4] = (text, line, at)
-                    continue
-                else:
-                    at = frame[4][2]
-                if cls is _SCALAR and ev.tag is None and ev.anchor is None:
-                    mark = ev.start_mark
-                    marks.append((at, (mark.line + 1, mark.column + 1), False))
-                    text = ev.value
-                    self.chars += len(text)
-                    if self.chars > MAX_EXPANDED_CHARS:
-                        self.too_large(mark.line + 1, mark.column + 1, at)
-                    if ev.style or (text[:1].isalpha() and text not in _WORDS):
-                        value = text
-                    else:
-                        value = resolve_plain(text)
-                        if value is _MERGE:
-                            value = "<<"
-                elif cls is _SCALAR:
-                    value = self.scalar_value(ev, at)
-                elif cls is _MAPPING_START or cls is _SEQUENCE_START:
-                    self.open_collection(stack, ev, at)
-                    continue
-                else:
-                    value = self.alias(ev, at)
-            # the finished value goes into the enclosing collection
-            if container.__class__ is list:
-                container.append(value)
-            else:
-                key = frame[4][0]
-                frame[4] = _NO_KEY
-                if key is not None:  # None: the value of a refused merge key, dropped
-                    container[key] = value
+                frame.add(self.scalar_value(ev, frame.child_path()))
 
-    def open_collection(self, stack: list, event, at: tuple) -> None:
+    def open_collection(self, stack: list[_Frame], event, at: tuple) -> None:
         """Push the frame of the mapping or sequence ``event`` starts, at key path ``at``."""
         mark = event.start_mark
         if len(stack) >= MAX_DEPTH:
@@ -468,46 +423,42 @@ class _Builder:
         self.marks.append((at, (mark.line + 1, mark.column + 1), False))
         if event.anchor:
             self.open_anchors.add(event.anchor)
-        # frame: container, path, anchor, marks index, pending (key, line), first-seen key lines,
-        # characters built before it
-        stack.append(
-            [{} if is_map else [], at, event.anchor, len(self.marks) - 1, _NO_KEY, {}, self.chars]
-        )
+        container: dict | list = {} if is_map else []
+        stack.append(_Frame(container, at, event.anchor, len(self.marks) - 1, self.chars))
+
+    def close_collection(self, frame: _Frame) -> None:
+        """Register the anchor of a finished collection: its value, and the marks and
+        characters an alias to it copies."""
+        anchor = frame.anchor
+        if anchor:
+            self.open_anchors.discard(anchor)
+            self.anchors[anchor] = (frame.container, frame.path, frame.first_mark, len(self.marks))
+            self.anchor_chars[anchor] = self.chars - frame.chars_before
 
     def scalar_value(self, ev, path: tuple) -> Any:
         """A scalar in value position: record its position, resolve it, register its anchor."""
-        mark = ev.start_mark
-        pos = (mark.line + 1, mark.column + 1)
-        marks = self.marks
-        marks.append((path, pos, False))
+        line, col = ev.start_mark.line + 1, ev.start_mark.column + 1
+        self.marks.append((path, (line, col), False))
         text = ev.value
-        self.chars += len(text)
-        if self.chars > MAX_EXPANDED_CHARS:
-            self.too_large(pos[0], pos[1], path)
-        if ev.tag is None:  # as scalar() resolves an untagged one
-            value = text if ev.style else resolve_plain(text)
-        else:
-            value = self.scalar(ev, path)
+        self.grow(len(text), line, col, path)
+        value = self.scalar(ev, path)
         if value is _MERGE:
             value = "<<"
         if ev.anchor:
-            self.anchors[ev.anchor] = (value, path, len(marks) - 1, len(marks))
+            self.anchors[ev.anchor] = (value, path, len(self.marks) - 1, len(self.marks))
             self.anchor_chars[ev.anchor] = len(text)
         return value
 
-    def key(self, ev, frame: list) -> None:
+    def key(self, ev, frame: _Frame) -> None:
+        """A mapping key: resolve it as JavaScript names a property, refuse merge keys and
+        duplicates, and record where it is."""
         mark = ev.start_mark
         line, col = mark.line + 1, mark.column + 1
-        parent = frame[1]
+        parent = frame.path
         if isinstance(ev, _pyyaml.ScalarEvent):
             text = ev.value
-            self.chars += len(text)
-            if self.chars > MAX_EXPANDED_CHARS:
-                self.too_large(line, col, parent)
-            if ev.tag is None:  # as scalar() resolves an untagged one
-                raw = text if ev.style else resolve_plain(text)
-            else:
-                raw = self.scalar(ev, parent)
+            self.grow(len(text), line, col, parent)
+            raw = self.scalar(ev, parent)
             if ev.anchor:
                 self.anchors[ev.anchor] = (raw, parent, len(self.marks), len(self.marks))
                 self.anchor_chars[ev.anchor] = len(text)
@@ -530,17 +481,16 @@ class _Builder:
                 "merge keys (<<) are not supported",
                 "write the keys out instead of merging an anchor",
             )
-            frame[4] = (None, line, parent + (None,))  # consume and drop the value
+            frame.key_path = parent + (None,)  # the value is read and dropped
             return
         key = js_key(raw)
-        seen = frame[5]
+        seen = frame.key_lines
         if key in seen:
             self.duplicate(key, line, col, parent, seen[key])
         else:
             seen[key] = line
-        at = parent + (key,)
-        self.marks.append((at, (line, col), True))
-        frame[4] = (key, line, at)
+        frame.key_path = parent + (key,)
+        self.marks.append((frame.key_path, (line, col), True))
 
     def duplicate(self, key: str, line: int, col: int, parent: tuple, first: int) -> None:
         self.error(
@@ -552,12 +502,7 @@ class _Builder:
         )
 
 
-_NO_KEY = object()
 _EMPTY = object()
-# libyaml's parser makes events of exactly these classes (yaml/_yaml.pyx, _event_to_object)
-_SCALAR = _pyyaml.ScalarEvent
-_MAPPING_START, _SEQUENCE_START = _pyyaml.MappingStartEvent, _pyyaml.SequenceStartEvent
-_MAPPING_END, _SEQUENCE_END = _pyyaml.MappingEndEvent, _pyyaml.SequenceEndEvent
 
 
 def _short_tag(tag: str) -> str:
@@ -648,9 +593,8 @@ def load_yaml_text(text: str, display_path: str, *, require_mapping: bool = True
     return out
 
 
-_PARSED: dict | None = (
-    None  # (display path, require_mapping, bytes) -> LoadedYaml; see remember_parses
-)
+# (display path, require_mapping, bytes) -> LoadedYaml while parses are remembered
+_PARSED: dict | None = None
 _PARSED_LIMIT = 50_000
 
 
