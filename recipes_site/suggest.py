@@ -13,22 +13,15 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import Counter, defaultdict
-from functools import lru_cache
-from operator import itemgetter
+from collections import defaultdict
 
 _WORD = re.compile(r"[a-z]+[0-9]*|[0-9]+")
-_NOT_ALNUM = re.compile(
-    r"[^a-z0-9]+"
-)  # lowered text holds no A-Z: the ASCII letters and digits left are these
 CUTOFF = 0.6  # difflib's default similarity floor
 
 
 def normalise(text: str) -> str:
-    """Lowercase letters and digits only: separators and case never decide a match. (The
-    lowered text's ASCII letters and digits, as a character loop keeping ch.isascii() and
-    ch.isalnum() would: one regex pass, ~5x faster on the ~300 ids and lookups of a load.)"""
-    return _NOT_ALNUM.sub("", text.lower())
+    """Lowercase ASCII letters and digits only: separators and case never decide a match."""
+    return "".join(ch for ch in text.lower() if ch.isascii() and ch.isalnum())
 
 
 def _family(name: str) -> str:
@@ -45,7 +38,6 @@ class NameIndex:
         self._by_org: dict[str, list[str]] = defaultdict(list)  # normalised org -> ids
         self._by_family: dict[str, list[str]] = defaultdict(list)
         self._deletes: dict[str, list[str]] | None = None  # see close()
-        self._closed: dict[tuple, list[str]] = {}  # close()'s answers
         for name in dict.fromkeys(names):
             org, _, repo = name.rpartition("/")
             self._exact[normalise(name)].append(name)
@@ -83,16 +75,7 @@ class NameIndex:
         from a deletion neighbourhood of the normalised ids (every key with one character
         dropped, built on first use), so a lookup costs one dict probe per character of `wanted`
         and finds every id within a substitution, insertion, deletion or swap of it, however
-        many ids share its organisation or family. Answers are kept per index (``_closed``,
-        bounded by the distinct references asked about): a recipe's stale reference tends to
-        recur in its neighbours' related_recipes, and the index never changes."""
-        memo_key = (wanted, cutoff, limit)
-        found = self._closed.get(memo_key)
-        if found is None:
-            found = self._closed[memo_key] = self._close(wanted, cutoff, limit)
-        return list(found)
-
-    def _close(self, wanted: str, cutoff: float, limit: int) -> list[str]:
+        many ids share its organisation or family."""
         key = normalise(wanted)
         pool = set(self._exact.get(key, ()))
         for probe in _deletions(key):
@@ -122,82 +105,9 @@ def _deletions(key: str):
 
 
 def closest(word: str, choices, cutoff: float = CUTOFF) -> str | None:
-    """``difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)``'s answer, or None, with
-    fewer full comparisons.
-
-    Why: the did-you-mean of a misspelt vLLM variable compares it with the ~340 variables vLLM
-    reads, and difflib's per-choice bound (quick_ratio: a Python loop over every character) was
-    most of that. Here each choice's characters are counted once per vocabulary and its bound is
-    a loop over its distinct characters; the full ratio is then computed in decreasing order of
-    the bound, stopping when the bound falls below the best ratio found, and only for a choice
-    whose longest common subsequence with the word (lcs_length, a tighter bound) can still reach
-    the best. A ratio never exceeds its bounds, so no choice skipped could have won, nor tied:
-    ties go to the greater string, as in difflib, whose answer is the max() of its (ratio,
-    choice) pairs."""
-    if not 0.0 <= cutoff <= 1.0:
-        raise ValueError(f"cutoff must be in [0.0, 1.0]: {cutoff!r}")
-    counts = Counter(word)
-    size = len(word)
-    bounded = []
-    for choice, length, chars in _char_counts(tuple(choices)):
-        total = length + size
-        if total and 2.0 * min(length, size) / total < cutoff:  # difflib's real_quick_ratio
-            continue
-        common = 0
-        for char, n in chars:
-            have = counts.get(char, 0)
-            common += n if n < have else have
-        bound = 2.0 * common / total if total else 1.0  # difflib's quick_ratio
-        if bound >= cutoff:
-            bounded.append((bound, choice))
-    bounded.sort(key=itemgetter(0), reverse=True)
-    matcher = difflib.SequenceMatcher()
-    matcher.set_seq2(word)
-    best = None
-    for bound, choice in bounded:
-        if best is not None and bound < best[0]:
-            break
-        total = len(choice) + size
-        if total:  # the tighter bound first: the ratio's matches are a common subsequence
-            tighter = 2.0 * lcs_length(choice, word) / total
-            if tighter < cutoff or (best is not None and tighter < best[0]):
-                continue
-        matcher.set_seq1(choice)
-        ratio = matcher.ratio()
-        if ratio >= cutoff and (best is None or (ratio, choice) > best):
-            best = (ratio, choice)
-    return None if best is None else best[1]
-
-
-@lru_cache(maxsize=64)
-def _char_counts(choices: tuple) -> tuple:
-    """(choice, length, (character, count) pairs) per choice. Bounded: the vocabularies asked
-    about (vLLM's variables and flags, a model's keys, the guide sections) are few."""
-    return tuple((choice, len(choice), tuple(Counter(choice).items())) for choice in choices)
-
-
-def lcs_length(a: str, b: str) -> int:
-    """Length of the longest common subsequence of ``a`` and ``b``, bit-parallel (Allison and
-    Dix 1986; Hyyrö 2004: a bit per character of ``a``, one add and a few logic operations per
-    character of ``b``).
-
-    Why: difflib's ratio is 2*M/T where M sums its matching blocks, which lie in order in both
-    strings: a common subsequence, so M <= this length, and 2*length/T bounds the ratio far more
-    tightly than quick_ratio's character counts. On the compat corpus's misspelt vLLM variables
-    closest() computed ~22 full ratios, now 3."""
-    masks: dict = {}
-    bit = 1
-    for char in a:
-        masks[char] = masks.get(char, 0) | bit
-        bit <<= 1
-    full = bit - 1
-    row = full
-    for char in b:
-        mask = masks.get(char)
-        if mask:
-            low = row & mask
-            row = ((row + low) | (row - low)) & full
-    return len(a) - row.bit_count()
+    """The choice most like ``word`` (difflib ratio at least ``cutoff``), or None."""
+    found = difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)
+    return found[0] if found else None
 
 
 def did_you_mean(suggestions: list[str]) -> str:

@@ -104,3 +104,26 @@ def test_heading_matches_on_every_guide_of_the_recipes():
     assert guides
     for guide in guides:
         assert_same(guide)
+
+
+@pytest.mark.parametrize(
+    "guide, expected",
+    [
+        ("", {}),
+        ("no headings\nat all", {}),
+        ("## A\nalpha\n## B\nbeta\n", {"A": "\nalpha\n", "B": "\nbeta\n"}),
+        ("intro\n## A  \ntext", {"A": "\ntext"}),  # trailing spaces are not the name's
+        ("## A\none\n## A\ntwo", {"A": "\ntwo"}),  # a repeated heading keeps the last
+        ("### A\n## B\nb", {"B": "\nb"}),  # deeper headings are text
+        ("x ## y\n## B\nb", {"B": "\nb"}),  # only at the start of a line
+        ("##A\n## B", {"B": ""}),  # `##` needs a space
+        ("## A\r\ntext\r\n## B\r\n", {"A": "\ntext\r\n", "B": ""}),  # \s* takes the \r
+    ],
+)
+def test_guide_sections_on_examples(guide, expected):
+    assert guide_sections(guide) == expected
+
+
+def test_guide_sections_keep_the_guide_order():
+    guide = "## Overview\no\n## Launch\nl\n## References\nr\n"
+    assert list(guide_sections(guide)) == ["Overview", "Launch", "References"]

@@ -1,7 +1,6 @@
 """Contributor checks: the rules a recipe pull request must pass beyond the schema and the
 cross-file references, so that `recipes-site validate --strict` is the one check a contributor
-runs (before, they lived only in pytest and `validate` said "0 errors" for a scaffold full of
-TODOs, a misspelt flag or a guide without references).
+runs: a scaffold full of TODOs, a misspelt flag or a guide without references is no "0 errors".
 
 One function per rule, each ``(LintSubject) -> list[Diagnostic]``; ``LINT_RULES`` lists them and
 ``lint_recipe`` runs them on one recipe. The rules:
@@ -61,9 +60,8 @@ _MEMORY = re.compile(r"memory|KV cache|OOM|--max-model-len|--gpu-memory-utilizat
 _HEADING = re.compile(r"^## +(.+?)\s*$", re.M)
 _LINK = re.compile(r"https://")
 _PLACEHOLDER = re.compile(r"\b(TODO|FIXME)\b")
-_LINE_BREAK = re.compile(
-    r"\r\n?|\n"
-)  # YAML's line breaks (str.splitlines also splits at \f, \u2028, ...)
+# YAML's line breaks (str.splitlines also splits at \f, \u2028, ...)
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 # Keys whose lists are `vllm serve` arguments, and keys whose maps are environments (types.py: Args,
 # EnvMap): shell_rules.ARG_KEYS / ENV_KEYS. `omni` tasks run vllm-omni, whose options are not in the vLLM list.
 _SKIP_SUBTREES = frozenset({"omni"})
@@ -116,7 +114,7 @@ class VllmVocabulary:
         return isinstance(name, str) and name.startswith("VLLM_") and name not in self.env
 
     def flag_hint(self, flag: str, *, suggest: bool = True) -> str:
-        match = _closest(flag, self.flag_list) if suggest else None
+        match = _closest(flag, self.flag_list, 0.75) if suggest else None
         return (
             f"did you mean '{match}'?"
             if match
@@ -124,7 +122,7 @@ class VllmVocabulary:
         )
 
     def env_hint(self, name: str, *, suggest: bool = True) -> str:
-        match = _closest(name, self.env_list) if suggest else None
+        match = _closest(name, self.env_list, 0.75) if suggest else None
         return (
             f"did you mean '{match}'?"
             if match
@@ -133,9 +131,9 @@ class VllmVocabulary:
 
 
 @lru_cache(maxsize=1024)
-def _closest(word: str, choices: tuple, cutoff: float = 0.75) -> str | None:
-    """difflib's closest of the few hundred names (suggest.closest), once per distinct unknown
-    name: the same stale variable tends to recur in every variant of every recipe."""
+def _closest(word: str, choices: tuple, cutoff: float) -> str | None:
+    """suggest.closest, once per distinct question: the same stale variable or flag recurs in
+    every variant of every recipe, and each answer is a difflib pass over hundreds of names."""
     return closest(word, choices, cutoff)
 
 
@@ -205,7 +203,7 @@ def subject(doc: RecipeDoc, level: Level = Level.ERROR, text: str | None = None)
             text = doc.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             text = ""
-    # str.split is the regex's split when there is no \r (30x faster on a 5 KB recipe)
+    # the regex splits at \r too; without one, str.split gives the same lines faster
     lines = text.split("\n") if "\r" not in text else _LINE_BREAK.split(text)
     return LintSubject(doc, text, tuple(lines), level)
 
@@ -260,14 +258,13 @@ def check_vllm_flags(s: LintSubject) -> list[Diagnostic]:
     """Every option token of every argument list is a `vllm serve` option of the recorded release
     (a misspelt flag makes vLLM refuse to start, after the user has downloaded the weights)."""
     vocab = vocabulary()
-    out = []
+    out: list[Diagnostic] = []
     for path, value in s.vllm_blocks.args:
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
                 continue
-            token = item.split()[
-                0
-            ]  # "--flag value" written as one item: the flag is the first word
+            # "--flag value" written as one item: the flag is the first word
+            token = item.split()[0]
             flag = vocab.unknown_flag(token)
             if flag:
                 out.append(
@@ -285,7 +282,7 @@ def check_vllm_env(s: LintSubject) -> list[Diagnostic]:
     """Every ``VLLM_*`` variable an environment block sets is one vLLM reads (setting any other
     does nothing, silently)."""
     vocab = vocabulary()
-    out = []
+    out: list[Diagnostic] = []
     for path, value in s.vllm_blocks.env:
         for name in value:
             if vocab.unknown_env(name):
@@ -302,12 +299,10 @@ def check_vllm_env(s: LintSubject) -> list[Diagnostic]:
 
 
 def heading_matches(guide: str) -> list[re.Match]:
-    """``list(_HEADING.finditer(guide))``, with the pattern tried only where a line starts with
-    ``## `` (found by str.find) rather than at every character: a match can only start there
-    (``^`` then ``## ``), and never runs over the next such line (past a line break it takes only
-    whitespace, its ``\\s*$``), so no candidate lies inside an earlier match. Why: the guides are
-    most of a recipe's text, and scanning them with the regex, twice per recipe, was a third of
-    the guide check (~3 ms of a compat load)."""
+    """``list(_HEADING.finditer(guide))``, trying the pattern only where a line starts with
+    ``## ``: a match can only start there, and never runs over the next such line (past a line
+    break it takes only whitespace). Why: the guides are most of a recipe's text, and a regex
+    scan from every character of them is a noticeable part of a validate."""
     starts = [0] if guide.startswith("## ") else []
     at = guide.find("\n## ")
     while at != -1:
@@ -318,7 +313,7 @@ def heading_matches(guide: str) -> list[re.Match]:
 
 def guide_sections(guide: str, matches: list[re.Match] | None = None) -> dict[str, str]:
     """``## `` heading -> its text (up to the next ``## ``); a repeated heading keeps the last.
-    (``_HEADING.split`` read pairwise; ``matches``: the guide's heading_matches, if known.)"""
+    (``matches``: the guide's heading_matches, if known.)"""
     if matches is None:
         matches = heading_matches(guide)
     ends = [m.start() for m in matches[1:]] + [len(guide)]
@@ -470,18 +465,14 @@ def _key_index(doc: RecipeDoc) -> tuple[list, list]:
 def check_placeholders(s: LintSubject) -> list[Diagnostic]:
     """No TODO/FIXME left, in values or comments (`recipes-site new` marks what to fill with them;
     each names what is missing)."""
-    positions, paths = None, None
-    out = []
-    if (
-        "TODO" not in s.text and "FIXME" not in s.text
-    ):  # most files: one substring scan, no regex per line
+    out: list[Diagnostic] = []
+    if "TODO" not in s.text and "FIXME" not in s.text:  # most files: no regex over every line
         return out
+    positions, paths = _key_index(s.doc)
     for number, line in enumerate(s.lines, 1):
         match = _PLACEHOLDER.search(line)
         if not match:
             continue
-        if positions is None:
-            positions, paths = _key_index(s.doc)
         i = bisect.bisect_right(positions, (number, match.start() + 1)) - 1
         path = paths[i] if i >= 0 else ()
         out.append(
