@@ -26,13 +26,13 @@ import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
 
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from recipes_site.catalog.diagnostics import Diagnostic, Level
+from recipes_site.site_root import root_of
 
 CONFIG_FILE = "recipes-site.yaml"
 DEFAULT_SITE_NAME = "vLLM Recipes"
@@ -114,8 +114,6 @@ class SiteConfig:
     def root(self) -> str:
         """The path the site is served under ('/' or '/recipes/' for https://acme.github.io/recipes):
         every page and API link is put beneath it (site_root.py)."""
-        from recipes_site.site_root import root_of
-
         return root_of(self.site_url)
 
 
@@ -172,6 +170,8 @@ def _value_problems(data: dict) -> list[tuple[str, str, str]]:
 def load_site_config(root: Path, display=str) -> tuple[SiteConfig, list[Diagnostic]]:
     """The settings in `root`/recipes-site.yaml (defaults when the file is absent), and every
     problem of the file as diagnostics at its line; an invalid file yields the defaults."""
+    # imported here: schema_errors builds the recipe models on import, which the CLI's commands
+    # that never read this file (`--version`, `--help`, `new`) need not wait for
     from recipes_site.catalog.schema_errors import validate
     from recipes_site.catalog.yaml import load_yaml_file
 
@@ -219,28 +219,14 @@ def overridden(*, base_url: str | None = None, repo_url: str | None = None):
     for key, value in (("site_url", base_url), ("repo_url", repo_url)):
         if value:
             _OVERRIDES[key] = value.rstrip("/")
-    _cached.cache_clear()
     try:
         yield
     finally:
         _OVERRIDES.clear()
         _OVERRIDES.update(saved)
-        _cached.cache_clear()
-
-
-@lru_cache(maxsize=8)
-def _cached(root: str, stamp: tuple) -> SiteConfig:
-    config, _ = load_site_config(Path(root))
-    return replace(SiteConfig.from_env(config), **_OVERRIDES)
 
 
 def site_config(root: Path) -> SiteConfig:
     """The effective settings for a build of `root`: file, environment, CLI flags."""
-    path = Path(root) / CONFIG_FILE
-    try:
-        st = path.stat()
-        stamp = (st.st_mtime_ns, st.st_size)
-    except OSError:
-        stamp = ()
-    env = (os.environ.get("RECIPES_SITE_URL"), os.environ.get("RECIPES_SITE_REPO_URL"))
-    return _cached(str(Path(root).resolve()), (stamp, env, tuple(sorted(_OVERRIDES.items()))))
+    config, _ = load_site_config(Path(root))
+    return replace(SiteConfig.from_env(config), **_OVERRIDES)

@@ -507,7 +507,7 @@ def feature_mode_problems(data: dict) -> list[tuple[tuple, str, str, bool]]:
                 available = [
                     m
                     for m, mode in modal[fname].items()
-                    if _mode_variants(mode) is None or vkey in _mode_variants(mode)
+                    if (listed := _mode_variants(mode)) is None or vkey in listed
                 ]
                 if not available:
                     problems.append(

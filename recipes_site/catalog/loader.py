@@ -25,6 +25,7 @@ from recipes_site.catalog.ids import ID_HINT, collision_key, id_message, id_prob
 from recipes_site.catalog.lint import lint_level, lint_recipe
 from recipes_site.catalog.schema_errors import validate
 from recipes_site.catalog.yaml import LoadedYaml, load_yaml_file
+from recipes_site.site_config import check_site_config
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 
@@ -34,20 +35,12 @@ def _byte_order(name: str) -> bytes:
 
 
 def _display(path: Path, cwd: Path) -> str:
-    """``Path(os.path.abspath(path)).relative_to(cwd).as_posix()``, else ``str(path)``, on the
-    strings: abspath is already normalised (no '.', '..', doubled or trailing slashes; a leading
-    '//' kept, as a root of its own), so being under ``cwd`` is a prefix ending at a slash.
-    (pathlib's parse, compare and join cost ~6 us per file: ~1 ms of a compat load.)"""
-    absolute = os.path.abspath(path)
-    base = str(cwd)
-    if absolute == base:
-        return "."
-    if base.endswith("/"):  # the root: '/', or '//' (a root of its own for pathlib and normpath)
-        if absolute.startswith(base) and absolute.startswith("//") == base.startswith("//"):
-            return absolute[len(base) :]
-    elif absolute.startswith(base + "/"):
-        return absolute[len(base) + 1 :]
-    return str(path)
+    """``path`` as printed in diagnostics: relative to ``cwd`` when it lies under it, else as
+    given (an absolute path stays absolute, ``../x`` stays ``../x``)."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(cwd).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _sorted_dir(directory: Path) -> list[os.DirEntry]:
@@ -341,10 +334,7 @@ class _Loader:
             platforms = data if isinstance(data, dict) else None
             self.file_diags.append(diags)
 
-        from recipes_site.site_config import (
-            check_site_config,
-        )  # recipes-site.yaml, never from PROJECT_ROOT
-
+        # recipes-site.yaml, never from PROJECT_ROOT
         site_files, site_diags = check_site_config(root, self.display)
         self.files += site_files
         self.file_diags.append(site_diags)
@@ -386,7 +376,7 @@ class _Loader:
             files_checked=self.files,
         )
 
-        if taxonomy_loaded is not None and taxonomy_loaded.data is not None:
+        if taxonomy_path and taxonomy_loaded and taxonomy_loaded.data is not None:
             report = Report(
                 self.display(taxonomy_path),
                 taxonomy_loaded.positions,

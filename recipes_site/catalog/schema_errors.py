@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 import types as _pytypes
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, Discriminator, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from recipes_site.catalog.diagnostics import Diagnostic, Level, excerpt, format_key_path, locate
 from recipes_site.catalog.ids import ID_HINT
@@ -177,7 +178,7 @@ def did_you_mean(word: Any, choices, *, cutoff: float = 0.6) -> str:
     if not isinstance(word, str):
         return ""
     pool = [c for c in choices if isinstance(c, str)]
-    found = closest(word, pool, cutoff)  # difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
+    found = closest(word, pool, cutoff)
     match = [found] if found is not None else []
     if not match:
         lowered = {c.lower(): c for c in pool}
@@ -191,11 +192,11 @@ _BOOL_WORDS = {"yes", "no", "on", "off", "y", "n", "true", "false", "True", "Fal
 
 
 def _error_to_diag(
-    model: type[BaseModel], err: dict, display: str, positions: dict, key_positions: dict
+    model: type[BaseModel], err: ErrorDetails, display: str, positions: dict, key_positions: dict
 ) -> Diagnostic:
     loc = tuple(err.get("loc", ()))
     etype = err.get("type", "")
-    value = err.get("input")
+    value: Any = err.get("input")
     path = _clean(loc)
     hint = ""
 
@@ -293,15 +294,18 @@ def _error_to_diag(
     return Diagnostic(display, line, col, Level.ERROR, format_key_path(path), message, hint)
 
 
+Model = TypeVar("Model", bound=BaseModel)
+
+
 def validate(
-    model: type[BaseModel],
+    model: type[Model],
     data: Any,
     display: str,
     positions: dict,
     key_positions: dict,
     *,
     suppress: set | frozenset = frozenset(),
-) -> tuple[BaseModel | None, list[Diagnostic]]:
+) -> tuple[Model | None, list[Diagnostic]]:
     """``model.model_validate(data)``; on failure, one Diagnostic per error (none at a key path in
     ``suppress``, where another rule already reports a clearer message)."""
     try:

@@ -13,7 +13,7 @@ once, at the right key, with a readable "expected ..." instead of one error per 
 # (no `from __future__ import annotations`: pydantic would compile and eval every annotation string)
 
 import datetime as _dt
-from typing import Annotated, Any, Literal, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
     AfterValidator,
@@ -31,7 +31,6 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from recipes_site.catalog import ids as _ids
-from recipes_site.catalog.yaml import copy_containers
 
 SCHEMA_ID = "https://recipes-site.local/schema/recipe.schema.json"
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -109,7 +108,10 @@ def value_kind(value: Any) -> str:
 
 def one_of(description: str, **members: Any) -> Any:
     """A union chosen by the kind of the value (``int=..., map=...``); other kinds fail once with
-    ``description`` (e.g. "an integer or a mapping of hardware key to integer")."""
+    ``description`` (e.g. "an integer or a mapping of hardware key to integer").
+
+    A call is no type to mypy, so each alias made with it is written twice: the plain union
+    under ``TYPE_CHECKING``, what pydantic validates in the ``else`` branch."""
     tagged = tuple(Annotated[tp, Tag(TAG_PREFIX + kind)] for kind, tp in members.items())
 
     def pick(value: Any) -> str | None:
@@ -119,45 +121,9 @@ def one_of(description: str, **members: Any) -> Any:
         return TAG_PREFIX + kind if kind in members else None
 
     return Annotated[
-        Union[tagged],  # type: ignore[valid-type]  # noqa: UP007 (a union of a runtime tuple)
+        Union[tagged],  # noqa: UP007 (a union of a runtime tuple)
         Discriminator(pick, custom_error_type=UNION_ERROR, custom_error_message=description),
     ]
-
-
-class _SchemaOnce:
-    """Pydantic marker: build the annotated type's core schema once; every field gets a copy.
-
-    Why: pydantic builds a field's schema from its type anew for every field, and these models
-    spell a few types ~200 times (``StrictStr | None`` alone 97 times): rebuilding them was a
-    quarter of this module's import (~15 ms, paid by every command). The copy is the schema
-    pydantic would build again: the same objects (functions, patterns) in fresh dicts and lists,
-    since pydantic adds to a field's schema dicts afterwards. Bounded: one schema per alias made
-    with :func:`reused`, for the life of the process."""
-
-    __slots__ = ("schema",)
-
-    def __init__(self) -> None:
-        self.schema: dict | None = None
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> dict:
-        if self.schema is None:
-            self.schema = handler(source)
-        return copy_containers(self.schema)
-
-
-def reused(tp: Any) -> Any:
-    """``tp``, whose schema pydantic builds once for all the fields it annotates (_SchemaOnce).
-    Not for a type with a model inside: building a model's schema registers its definition, a
-    side effect that a copy would skip."""
-    if _mentions_model(tp):
-        raise TypeError(f"reused() takes types without models inside, got {tp!r}")
-    return Annotated[tp, _SchemaOnce()]
-
-
-def _mentions_model(tp: Any) -> bool:
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
-        return True
-    return any(_mentions_model(arg) for arg in get_args(tp))
 
 
 Args = list[StrictStr]
@@ -206,7 +172,7 @@ DateStr = Annotated[
 ]
 
 # Numbers are bounded so that a value that passes `validate` also builds: a 400-digit integer
-# used to pass and then crash float conversions in sizing. JS_SAFE is the largest integer the
+# would crash float conversions in sizing. JS_SAFE is the largest integer the
 # reference (JavaScript) represents exactly, the bound of counts that have no natural ceiling.
 JS_SAFE = 2**53 - 1
 MAX_GPUS = 1024  # GPUs per node, TP sizes, nodes: a rack-scale node (GB200 NVL72) has 72
@@ -228,34 +194,51 @@ SafeInt = Annotated[StrictInt, Field(ge=-JS_SAFE, le=JS_SAFE)]
 # A number written as text ("671B"): a 320-digit count overflowed the sizing's float arithmetic.
 ShortStr = Annotated[StrictStr, StringConstraints(max_length=32)]
 FiniteFloat = Annotated[StrictFloat, Field(allow_inf_nan=False)]
-EnvValue = one_of(
-    "a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool
-)
+if TYPE_CHECKING:
+    EnvValue = str | int | float | bool
+else:
+    EnvValue = one_of(
+        "a string, number or boolean",
+        str=StrictStr,
+        int=SafeInt,
+        float=FiniteFloat,
+        bool=StrictBool,
+    )
 EnvMap = dict[EnvName, EnvValue]
 HwIntMap = dict[str, GpuCount]
-IntOrHwMap = one_of(
-    "an integer or a mapping of hardware key to integer", int=GpuCount, map=HwIntMap
-)
-ScalarValue = one_of(
-    "a string, number or boolean", str=StrictStr, int=SafeInt, float=FiniteFloat, bool=StrictBool
-)
+if TYPE_CHECKING:
+    IntOrHwMap = int | dict[str, int]
+else:
+    IntOrHwMap = one_of(
+        "an integer or a mapping of hardware key to integer", int=GpuCount, map=HwIntMap
+    )
+if TYPE_CHECKING:
+    ScalarValue = str | int | float | bool
+else:
+    ScalarValue = one_of(
+        "a string, number or boolean",
+        str=StrictStr,
+        int=SafeInt,
+        float=FiniteFloat,
+        bool=StrictBool,
+    )
 
-# The optional types most fields spell, each built once (see reused): same validation, same JSON Schema.
-StrOrNone = reused(StrictStr | None)
-BoolOrNone = reused(StrictBool | None)
-StrListOrNone = reused(list[StrictStr] | None)
-ArgsOrNone = reused(Args | None)
-EnvOrNone = reused(EnvMap | None)
-PositiveOrNone = reused(PositiveInt | None)
-NonNegativeOrNone = reused(NonNegativeInt | None)
-IntOrHwMapOrNone = reused(IntOrHwMap | None)
-GpuCountOrNone = reused(GpuCount | None)
-LevelMapsOrNone = reused(dict[str, dict[str, HardwareLevel]] | None)
-LevelMapOrNone = reused(dict[str, HardwareLevel] | None)
-SafeIntOrNone = reused(SafeInt | None)
-PortOrNone = reused(Port | None)
-StrMapOrNone = reused(dict[str, StrictStr] | None)
-ParallelFlagOrNone = reused(ParallelFlag | None)
+# The optional types most fields spell.
+StrOrNone = StrictStr | None
+BoolOrNone = StrictBool | None
+StrListOrNone = list[StrictStr] | None
+ArgsOrNone = Args | None
+EnvOrNone = EnvMap | None
+PositiveOrNone = PositiveInt | None
+NonNegativeOrNone = NonNegativeInt | None
+IntOrHwMapOrNone = IntOrHwMap | None
+GpuCountOrNone = GpuCount | None
+LevelMapsOrNone = dict[str, dict[str, HardwareLevel]] | None
+LevelMapOrNone = dict[str, HardwareLevel] | None
+SafeIntOrNone = SafeInt | None
+PortOrNone = Port | None
+StrMapOrNone = dict[str, StrictStr] | None
+ParallelFlagOrNone = ParallelFlag | None
 
 _ARGS_HELP = "vLLM arguments, one token per list item (a flag and its value are two items)."
 _ENV_HELP = "Environment variables (NAME: value)."
@@ -266,11 +249,10 @@ _HW_KEY_HELP = (
 
 
 # defer_build: a model's validator is built when it first validates, not when the class is
-# defined. Only the root models (Recipe, Taxonomy, Strategy, KvStoreSpec, Platforms) ever validate
-# on their own, and pydantic generates a nested model's schema inside its root's either way, so the
-# ~45 nested models never build a validator, serializer and cleaned schema of their own (built
-# eagerly, each root then reused them). Same schemas, same errors (test_catalog_schema).
-_CONFIG = dict(strict=True, protected_namespaces=(), defer_build=True)
+# defined. Only the root models (Recipe, Taxonomy, Strategy, KvStoreSpec, Platforms) validate on
+# their own, and pydantic generates a nested model's schema inside its root's, so the nested
+# models never need a validator of their own.
+_CONFIG = ConfigDict(strict=True, protected_namespaces=(), defer_build=True)
 
 
 class _Model(BaseModel):
@@ -289,6 +271,12 @@ class MetaPlatform(_Model):
     blurb: StrOrNone = Field(None, description="One-line description.")
     install: StrOrNone = Field(None, description="Install snippet.")
     script: StrOrNone = Field(None, description="Launch script.")
+
+
+if TYPE_CHECKING:
+    PlatformEntry = str | MetaPlatform
+else:
+    PlatformEntry = one_of("a platform id or a mapping", str=StrictStr, map=MetaPlatform)
 
 
 class Meta(_Model):
@@ -316,9 +304,7 @@ class Meta(_Model):
         "profile; listing a restricted profile makes it eligible.",
     )
     default_hardware: StrOrNone = Field(None, description="Preferred default hardware profile id.")
-    platforms: (
-        list[one_of("a platform id or a mapping", str=StrictStr, map=MetaPlatform)] | None
-    ) = Field(
+    platforms: list[PlatformEntry] | None = Field(
         None,
         description="Third-party platforms (ids from platforms.yaml) offering a Deploy button.",
     )
@@ -334,9 +320,12 @@ class InstallEntry(_Model):
     note: StrOrNone = Field(None, description="Note shown with the install command.")
 
 
-InstallChoice = one_of(
-    "false, null or a mapping with `command` / `note`", bool=Literal[False], map=InstallEntry
-)
+if TYPE_CHECKING:
+    InstallChoice = Literal[False] | InstallEntry
+else:
+    InstallChoice = one_of(
+        "false, null or a mapping with `command` / `note`", bool=Literal[False], map=InstallEntry
+    )
 
 
 class Install(_Model):
@@ -357,13 +346,18 @@ class CudaImages(_Model):
     cu130: StrOrNone = Field(None, description="Image for CUDA 13.0 (preferred).")
 
 
+if TYPE_CHECKING:
+    NvidiaImage = str | CudaImages
+else:
+    NvidiaImage = one_of(
+        "an image name or a mapping of CUDA version to image", str=StrictStr, map=CudaImages
+    )
+
+
 class DockerImageMap(_Model):
     """Docker images per brand key (or a CUDA map at the top level, NVIDIA only)."""
 
-    nvidia: (
-        one_of("an image name or a mapping of CUDA version to image", str=StrictStr, map=CudaImages)
-        | None
-    ) = Field(None, description="NVIDIA image, or {cu129, cu130} images.")
+    nvidia: NvidiaImage | None = Field(None, description="NVIDIA image, or {cu129, cu130} images.")
     amd: StrOrNone = Field(None, description="ROCm image.")
     tpu: StrOrNone = Field(None, description="TPU image.")
     intel: StrOrNone = Field(None, description="Intel (CPU/XPU) image.")
@@ -371,9 +365,12 @@ class DockerImageMap(_Model):
     cu130: StrOrNone = Field(None, description="NVIDIA image for CUDA 13.0.")
 
 
-DockerImage = one_of(
-    "an image name or a mapping of brand to image", str=StrictStr, map=DockerImageMap
-)
+if TYPE_CHECKING:
+    DockerImage = str | DockerImageMap
+else:
+    DockerImage = one_of(
+        "an image name or a mapping of brand to image", str=StrictStr, map=DockerImageMap
+    )
 
 
 class DockerSource(_Model):
@@ -840,12 +837,16 @@ class OmniTaskAxis(_Model):
     options: list[OmniAxisOption] | None = Field(None, description="Options.")
 
 
+if TYPE_CHECKING:
+    OmniTaskEntry = str | OmniTask
+else:
+    OmniTaskEntry = one_of("a task id or a task mapping", str=StrictStr, map=OmniTask)
+
+
 class Omni(_Model):
     """vllm-omni settings (UI only; omni recipes get no rendered command)."""
 
-    tasks: list[one_of("a task id or a task mapping", str=StrictStr, map=OmniTask)] | None = Field(
-        None, description="Tasks."
-    )
+    tasks: list[OmniTaskEntry] | None = Field(None, description="Tasks.")
     port: PortOrNone = Field(None, description="Server port.")
     task_axes: list[OmniTaskAxis] | None = Field(None, description="Task axes.")
     task_label: StrOrNone = Field(None, description="Label of the task picker.")
@@ -856,14 +857,20 @@ class Omni(_Model):
 
 # ---- recipe ---------------------------------------------------------------------------------------
 
-MinGpusBlock = one_of(
-    "an integer or a mapping of strategy id to integer", int=GpuCount0, map=dict[str, GpuCount0]
-)
-StrategyMinGpus = one_of(
-    "an integer or a mapping of strategy id / hardware profile id to integer",
-    int=GpuCount0,
-    map=dict[str, MinGpusBlock],
-)
+if TYPE_CHECKING:
+    MinGpusBlock = int | dict[str, int]
+else:
+    MinGpusBlock = one_of(
+        "an integer or a mapping of strategy id to integer", int=GpuCount0, map=dict[str, GpuCount0]
+    )
+if TYPE_CHECKING:
+    StrategyMinGpus = int | dict[str, MinGpusBlock]
+else:
+    StrategyMinGpus = one_of(
+        "an integer or a mapping of strategy id / hardware profile id to integer",
+        int=GpuCount0,
+        map=dict[str, MinGpusBlock],
+    )
 
 
 class Recipe(_Model):
@@ -920,26 +927,30 @@ class Recipe(_Model):
 # ---- taxonomy.yaml ----------------------------------------------------------------------------------
 
 
+if TYPE_CHECKING:
+    Generations = str | list[str]
+else:
+    Generations = one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr])
+if TYPE_CHECKING:
+    VramNumber = int | float
+else:
+    VramNumber = one_of("a number", int=VramGb, float=VramGbFloat)
+
+
 class HardwareProfile(_Model):
     """One selectable hardware node."""
 
     brand: StrictStr = Field(description="NVIDIA, AMD, Google, Intel, Huawei...")
-    generation: (
-        one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None
-    ) = Field(
+    generation: Generations | None = Field(
         None,
         description="hopper, blackwell, ada, amd, tpu, cpu, xpu, npu (a list: the first is used).",
     )
-    gpu_generation: (
-        one_of("a generation name or a list of them", str=StrictStr, list=list[StrictStr]) | None
-    ) = Field(None, description="Alias of `generation`.")
+    gpu_generation: Generations | None = Field(None, description="Alias of `generation`.")
     display_name: StrOrNone = Field(None, description="Display name.")
     description: StrOrNone = Field(None, description="Description.")
     gpu_count: GpuCount = Field(description="GPUs (or accelerators) per node.")
-    vram_gb: one_of("a number", int=VramGb, float=VramGbFloat) = Field(
-        description="Total VRAM of the node in GB."
-    )
-    vram_per_gpu_gb: one_of("a number", int=VramGb, float=VramGbFloat) | None = Field(
+    vram_gb: VramNumber = Field(description="Total VRAM of the node in GB.")
+    vram_per_gpu_gb: VramNumber | None = Field(
         None,
         description="VRAM of one GPU as the vendor states it (binary GiB, e.g. 80 for H100); "
         "defaults to vram_gb / gpu_count. Used by sizing.",
@@ -1118,7 +1129,7 @@ class Platforms(_Model):
 def recipe_json_schema() -> dict:
     """JSON Schema (2020-12) of a recipe file, for editors and `recipes-site schema`."""
     schema = Recipe.model_json_schema()
-    out = {
+    out: dict[str, Any] = {
         "$schema": JSON_SCHEMA_DIALECT,
         "$id": SCHEMA_ID,
         "title": "vLLM serving recipe",
