@@ -22,15 +22,8 @@ def truthy(value: Any) -> bool:
 
 
 def truthy_items(values: list) -> list:
-    """The items `truthy` keeps, testing strings (nearly every item of an argument list) inline."""
-    return [v for v in values if (v != "" if isinstance(v, str) else truthy(v))]
-
-
-def first_truthy(*values: Any) -> Any:
-    for value in values:
-        if truthy(value):
-            return value
-    return values[-1] if values else None
+    """The items of ``values`` that `truthy` keeps (JavaScript's ``filter(Boolean)``)."""
+    return [v for v in values if truthy(v)]
 
 
 def mapping(value: Any) -> dict:

@@ -5,7 +5,7 @@
 ``diags`` holds every problem of every file (errors and warnings); nothing raises on bad input.
 
 ``load_catalog`` is imported on first use (PEP 562): the loader brings pydantic and the recipe
-models (~0.15 s), which `recipes-site --version`, `--help` and `new` never need, yet they import
+models, which `recipes-site --version`, `--help` and `new` never need, yet they import
 ``recipes_site.catalog.diagnostics`` (and so this package) through the CLI.
 """
 

@@ -7,7 +7,7 @@ catalog on first use (`Catalog.index`, a cached property) and then answered from
 build workers inherit the finished index from the parent.
 
 Everything is derived from the catalog alone and in its traversal order, so answers (titles,
-provider names, the order of "more from this provider") are the ones the former scans gave.
+provider names, the order of "more from this provider") are the ones a scan would give.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ warnings, not errors: that corpus must keep validating unchanged.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from recipes_site.catalog.diagnostics import CONTROL_CHARS
@@ -155,53 +156,40 @@ def _images(value: Any, path: tuple):
             yield from _images(inner, path + (key,))
 
 
-def shell_word_problems(data: Any, path: tuple = ()) -> list:
+def shell_word_problems(data: Any) -> list[tuple[tuple, str, str, str, bool]]:
     """(path, level, message, hint, at_key) for every string of a recipe that becomes a command
-    word, in document order. A plain recursion that appends to one list: the recipe's ~35
-    mappings and lists each made a generator whose every item went up the whole yield-from chain."""
-    found: list = []
-    _word_problems(data, path, found)
-    return found
+    word, in document order."""
+    return list(_word_problems(data, ()))
 
 
-def _word_problems(data: Any, path: tuple, found: list) -> None:
-    if isinstance(data, list):
-        for i, item in enumerate(data):
-            if isinstance(item, (dict, list)):
-                _word_problems(item, path + (i,), found)
+def _word_problems(data: Any, path: tuple) -> Iterator[tuple[tuple, str, str, str, bool]]:
+    if isinstance(data, dict):
+        items: Iterable[tuple[Any, Any]] = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
         return
-    if not isinstance(data, dict):
-        return
-    for key, value in data.items():
-        if (
-            key in _WORD_KEYS
-        ):  # one set look-up for the ~5,600 entries of a compat load that are none of these
-            where = path + (key,)
-            if key in ARG_KEYS and isinstance(value, list):
-                for i, tok in enumerate(value):
-                    problem = arg_problem(tok) if isinstance(tok, str) else None
-                    if problem:
-                        found.append((where + (i,), *problem, False))
-                for i, *problem in flag_value_problems(value):
-                    found.append((where + (i,), *problem, False))
-                continue
-            if key == "docker_image":
-                for at, image in _images(value, where):
-                    problem = image_problem(image)
-                    if problem:
-                        found.append((at, *problem, False))
-                continue
-            if key in ENV_KEYS and isinstance(value, dict):
-                for name, env_value in value.items():
-                    problem = env_value_problem(name, env_value)
-                    if problem:
-                        found.append((where + (name,), *problem, False))
-                continue
-        if isinstance(value, (dict, list)) and (path or key not in SKIPPED):
-            _word_problems(value, path + (key,), found)
-
-
-_WORD_KEYS = ARG_KEYS | ENV_KEYS | {"docker_image"}
+    for key, value in items:
+        where = path + (key,)
+        if key in ARG_KEYS and isinstance(value, list):
+            for i, tok in enumerate(value):
+                problem = arg_problem(tok) if isinstance(tok, str) else None
+                if problem:
+                    yield (where + (i,), *problem, False)
+            for i, *problem in flag_value_problems(value):
+                yield (where + (i,), *problem, False)
+        elif key == "docker_image":
+            for at, image in _images(value, where):
+                problem = image_problem(image)
+                if problem:
+                    yield (at, *problem, False)
+        elif key in ENV_KEYS and isinstance(value, dict):
+            for name, env_value in value.items():
+                problem = env_value_problem(name, env_value)
+                if problem:
+                    yield (where + (name,), *problem, False)
+        elif isinstance(value, (dict, list)) and (path or key not in SKIPPED):
+            yield from _word_problems(value, where)
 
 
 def check_shell_words(doc: RecipeDoc, catalog) -> list:
