@@ -1,9 +1,10 @@
 """The pipeline: catalog -> synthesis -> documents (JSON API, HTML pages) -> atomic write.
 
 Each recipe's files depend only on that recipe (and the shared vocabulary), so that part runs
-in several processes (this one and forked workers) that write straight into the staging folder;
-the catalog-wide documents (indexes) are assembled afterwards from small per-recipe summaries. No file's content depends
-on scheduling, and the staging folder replaces the output only when everything succeeded
+in a pool of forked worker processes that write straight into the staging folder; the
+catalog-wide documents (indexes) are assembled afterwards from small per-recipe summaries. No
+file's content depends on scheduling, and the staging folder replaces the output only when
+everything succeeded
 (write.py: locking, the atomic swap, cleanup after killed builds; outdir.py: which folders a
 build may replace at all). A recipe whose inputs are unchanged since the previous build is not
 built again: its files are hard-linked from the current output (cache.py). Catalog-wide lookups
@@ -14,10 +15,10 @@ from __future__ import annotations
 
 import gc
 import json
+import multiprocessing
 import os
-import re
 import signal
-from collections import deque
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -40,12 +41,14 @@ from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
 from recipes_site.render.pages import (
+    TEMPLATES,
     catalog_pages,
     compile_recipe_templates,
     page_neighbours,
     recipe_pages,
 )
 from recipes_site.render.schemas import published_schemas, recipe_schema_bytes
+from recipes_site.site_config import SiteConfig, site_config
 from recipes_site.site_root import served_under
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.write import encode_json, link_files, recycle, staged_output, write_files
@@ -129,9 +132,9 @@ def _build_collector():
     """The cyclic garbage collector tuned for a build, restored afterwards.
 
     A build allocates millions of short-lived containers (documents, tokens, plans) and makes
-    few reference cycles, so with the default thresholds the collector ran ~800 young and 6 full
-    collections per compat build, ~0.7 s of ~3.5 s CPU, mostly traversing the long-lived catalog
-    and modules. Here collections are rarer, and `write_recipes` freezes what is loaded by then
+    few reference cycles, so with the default thresholds the collector runs hundreds of times per
+    build, mostly traversing the long-lived catalog and modules, a large share of the build's
+    CPU. Here collections are rarer, and `write_recipes` freezes what is loaded by then
     (gc.freeze: never traversed again, and the forked workers do not copy its pages by touching
     it). Cycles are still collected, so memory stays bounded; objects are freed by reference
     counting as before (no effect on output)."""
@@ -144,7 +147,19 @@ def _build_collector():
         gc.unfreeze()  # a long-running `serve` collects the old catalog's cycles again
 
 
-_WORKER_STATE: tuple | None = None
+@dataclass
+class _WorkerState:
+    """What every recipe a process builds shares: set up once per process (_worker_init)."""
+
+    catalog: Catalog
+    staging: Path
+    previous: Path | None  # the site being replaced, whose equal files are hard-linked
+    ctx: Context
+    made: dict  # the staging folder's subfolders this process created or checked (write_files)
+    config: SiteConfig
+
+
+_WORKER_STATE: _WorkerState | None = None
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
@@ -163,7 +178,7 @@ def _held(signals: set):
 
 
 def _worker_init(
-    catalog: Catalog, staging: Path | None, parent: int | None = None, previous: Path | None = None
+    catalog: Catalog, staging: Path, parent: int | None = None, previous: Path | None = None
 ) -> None:
     """Per-process state; a forked worker also dies with its parent and leaves signals to it.
 
@@ -177,17 +192,8 @@ def _worker_init(
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # held since the fork (_held)
-    # made: the staging folder's subfolders this process created or checked (write.write_files);
-    # the site configuration is read once per process, not once per recipe (a stat and a resolve)
-    from recipes_site.site_config import site_config
-
-    _WORKER_STATE = (
-        catalog,
-        staging,
-        previous,
-        synthesis_context(catalog),
-        {},
-        site_config(catalog.root),
+    _WORKER_STATE = _WorkerState(
+        catalog, staging, previous, synthesis_context(catalog), {}, site_config(catalog.root)
     )
 
 
@@ -195,43 +201,18 @@ def _worker(index: int) -> tuple[dict[str, list[int]], RecipeSummary, dict[str, 
     """Build one recipe's files and write them straight into the staging folder (hard-linking
     those equal to the previous site's); returns their stamps, the summary and the guide's
     page-path questions with their answers (for the cache entry)."""
-    catalog, staging, previous, ctx, made, config = _WORKER_STATE
-    known = RecordingPaths(catalog.index.site_paths)
-    files, summary = recipe_files(catalog, index, known, ctx, config)
+    state = _WORKER_STATE
+    assert state is not None, "_worker_init sets up the process first"
+    known = RecordingPaths(state.catalog.index.site_paths)
+    files, summary = recipe_files(state.catalog, index, known, state.ctx, state.config)
     stamps: dict[str, list[int]] = {}
-    write_files(staging, files, previous=previous, made=made, stamps=stamps)
+    write_files(state.staging, files, previous=state.previous, made=state.made, stamps=stamps)
     return stamps, summary, known.asked
-
-
-# The info word of a guide's fenced code block (CommonMark: up to 3 spaces, then ``` or ~~~).
-_FENCE_LANGUAGE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`{]+)", re.M)
-_WARMED_LANGUAGES = 16  # a hostile catalog naming thousands is left to the workers, as before
-
-
-def _warm_guide_lexers(catalog: Catalog, indexes: list[int]) -> None:
-    """Import, before the workers fork, the Pygments lexers the guides' code fences name: each
-    worker would import them again (Python's lexer module alone ~16 ms; two workers, one extra
-    copy per build). One small fence per language goes through the guide renderer, so each name
-    maps to its lexer exactly as on the pages; the result is discarded (a cache warm-up only)."""
-    from collections import Counter
-
-    from recipes_site.render.markdown import render_guide
-
-    guides = (catalog.recipes[i].data.get("guide") for i in indexes)
-    words = Counter(
-        word
-        for guide in guides
-        if isinstance(guide, str)
-        for word in _FENCE_LANGUAGE.findall(guide)
-    )
-    render_guide(
-        "".join(f"```{word}\nx\n```\n" for word, _ in words.most_common(_WARMED_LANGUAGES))
-    )
 
 
 def jobs() -> int:
     """Processes building recipes: RECIPES_SITE_JOBS, else one per core. 1 means this process
-    alone; n means this process and n - 1 forked workers."""
+    alone; n means n forked workers."""
     wanted = os.environ.get("RECIPES_SITE_JOBS")
     return max(1, int(wanted)) if wanted and wanted.isdigit() else (os.cpu_count() or 1)
 
@@ -240,88 +221,42 @@ def write_recipes(
     catalog: Catalog, staging: Path, indexes: list[int] | None = None, previous: Path | None = None
 ) -> list[tuple[dict, RecipeSummary, dict]]:
     """The files of the recipes at `indexes` (default: all), written into `staging`; returns
-    (file stamps, summary, guide link answers) per recipe, in order."""
+    (file stamps, summary, guide link answers) per recipe, in order.
+
+    With more than one job the recipes are shared out by a process pool of forked workers: they
+    inherit the loaded catalog, the site paths and the compiled templates instead of loading them
+    again. Any worker's error fails the build; on an error or a signal the queued recipes are
+    dropped rather than built first."""
     indexes = list(range(len(catalog.recipes)) if indexes is None else indexes)
     n = min(jobs(), len(indexes))
-    if n > 1:  # the process-pool stack (multiprocessing, socket, logging, subprocess: ~70 M
-        # instructions to import) only for a build that forks
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
     forked = n > 1 and "fork" in multiprocessing.get_all_start_methods()
-    _ = (
-        catalog.index.site_paths
-    )  # built once here (and the page templates compiled), inherited by the forked workers
+    _ = catalog.index.site_paths  # built once here, before any fork
     compile_recipe_templates()
-    if forked:
-        _warm_guide_lexers(catalog, indexes)
     gc.freeze()  # the catalog and modules: out of the collector's way (_build_collector)
     if not forked:
         _worker_init(catalog, staging, None, previous)
         return [_worker(i) for i in indexes]
     pool = ProcessPoolExecutor(
-        n - 1,
+        n,
         mp_context=multiprocessing.get_context("fork"),
         initializer=_worker_init,
         initargs=(catalog, staging, os.getpid(), previous),
     )
     try:
-        with _held(_STOP_SIGNALS):
-            pool.submit(int)  # with fork, the first submit starts every worker: here, signals held
-        _worker_init(
-            catalog, staging, None, previous
-        )  # (after the fork: the workers make their own)
-        return _share_out(pool, n - 1, indexes)
-    finally:  # on an error or a signal, drop the queued recipes instead of building them all first
+        with _held(_STOP_SIGNALS):  # with fork, the first submit starts every worker
+            futures = [pool.submit(_worker, indexes[0])]
+        futures += [pool.submit(_worker, i) for i in indexes[1:]]
+        wait(futures, return_when=FIRST_EXCEPTION)  # a failed recipe ends the build now
+        return [future.result() for future in futures]
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-# Recipes per task of a forked worker: small, so that when this process takes the last recipe
-# the workers have little left (wall time), yet a task's round trip is paid for 2 recipes.
-WORKER_CHUNK = 2
-
-
-def _share_out(pool, workers: int, indexes: list[int]) -> list[tuple]:
-    """Build `indexes` in this process and in the pool's workers together: the workers take
-    chunks from the front, kept at most two ahead each, and this process one recipe at a time
-    from the back, until none is left (this process builds at least one: a build of two recipes
-    is not one worker building both while this process waits).
-
-    Why this process builds too, instead of forking one worker per core and waiting: after a
-    fork, each page of the parent's memory that a worker writes to (free heap it allocates in,
-    reference counts of shared objects) is copied for it, a fault at a time, and each worker
-    fills its own memos and sends its results back pickled. One fewer worker pays that once
-    less: on the compat corpus with two cores, ~40 M fewer instructions (callgrind, every
-    process) and ~4k fewer page faults (getrusage) than two workers; benchmarks/compat_bench.py
-    compares the whole build's CPU with the reference's."""
-    todo = deque(indexes)
-    given: list[tuple[list[int], object]] = []  # (chunk, its future), in submission order
-    pending: list = []
-    built: dict[int, tuple] = {}
-    while todo:
-        for future in pending:
-            if future.done():
-                future.result()  # a worker's error ends the build now, not after every recipe
-        pending = [future for future in pending if not future.done()]
-        while len(todo) > 1 and len(pending) < 2 * workers:  # (the last one is this process's)
-            chunk = [todo.popleft() for _ in range(min(WORKER_CHUNK, len(todo) - 1))]
-            pending.append(pool.submit(_worker_chunk, chunk))
-            given.append((chunk, pending[-1]))
-        i = todo.pop()  # (the top-up always leaves this process one)
-        built[i] = _worker(i)
-    for chunk, future in given:
-        built.update(zip(chunk, future.result()))
-    return [built[i] for i in indexes]
-
-
-def _worker_chunk(chunk: list[int]) -> list[tuple]:
-    return [_worker(i) for i in chunk]
 
 
 def _recipe_schema() -> dict:
     """The recipe format's JSON schema (read-only): schema/recipe.schema.json, which `recipes-site
     schema` writes from the pydantic models and test_cli keeps byte-equal to them (generated
-    here only when the file is missing or unreadable). Why the file: pydantic takes ~25 ms to
-    generate the schema, in every build; reading the file takes well under 1 ms."""
+    here only when the file is missing or unreadable): the build publishes the committed file
+    that editors already use, and reading it is cheaper than having pydantic generate it."""
     return _schema_of(recipe_schema_bytes())
 
 
@@ -341,8 +276,6 @@ def catalog_files(catalog: Catalog, summaries: list[RecipeSummary], memo=None) -
     docs = catalog_documents(
         summaries, catalog.taxonomy, {**catalog.strategies, **catalog.kv_stores}
     )
-    from recipes_site.site_config import site_config
-
     docs.update(published_schemas(site_config(catalog.root).site_url, _recipe_schema()))
     files = {path: encode_json(doc) for path, doc in docs.items()}
     files.update(catalog_pages(catalog, docs, memo=memo))
@@ -352,9 +285,9 @@ def catalog_files(catalog: Catalog, summaries: list[RecipeSummary], memo=None) -
 def _summary_dict(summary: RecipeSummary) -> dict:
     """A summary as its cache entry stores it: its fields, holding the summary's own values.
 
-    Not dataclasses.asdict, whose deep copy of every entry cost ~50 ms per compat build: the
-    values are JSON data that nothing changes after recipe_documents made them, and an entry
-    reused from memory (`serve`) already shares them with the next build's summaries."""
+    A shallow copy, not dataclasses.asdict's deep one: the values are JSON data that nothing
+    changes after recipe_documents made them, and an entry reused from memory (`serve`) already
+    shares them with the next build's summaries."""
     return {f.name: getattr(summary, f.name) for f in fields(summary)}
 
 
@@ -373,9 +306,6 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
     result = BuildResult(diagnostics=diags, files_checked=catalog.files_checked)
     if not result.ok:
         return result
-    from recipes_site.render.pages import TEMPLATES
-    from recipes_site.site_config import site_config
-
     # every site link goes under the path the site is published at (site_root.py); the forked
     # workers inherit it
     with (

@@ -1,7 +1,7 @@
 """Incremental builds: a recipe whose inputs did not change is neither synthesized nor rendered again.
 
-Why: a rebuild with nothing changed used to cost a full build and rewrite every file, and
-`serve` paid that on every save. Each recipe's output is a pure function of
+Why: without it a rebuild with nothing changed costs a full build and rewrites every file, and
+`serve` pays that on every save. Each recipe's output is a pure function of
 - the recipe itself (its id, file path and loaded data),
 - the shared vocabulary (taxonomy, strategies, kv-store specs, platforms) and the site settings,
 - the templates and static assets, the package version and its code (every recipes_site/*.py),
@@ -39,6 +39,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import recipes_site
+from recipes_site.catalog.yaml import remember_parses
+from recipes_site.render.schemas import recipe_schema_bytes
+from recipes_site.write import encode_json, file_stamp, write_files
 
 FORMAT = 1  # bump when the entry layout changes
 PACKAGE = Path(recipes_site.__file__).resolve().parent
@@ -76,8 +79,6 @@ def _data_bytes(value) -> bytes:
 def shared_fingerprint(catalog, config, templates: Path) -> str:
     """What every recipe's output depends on besides the recipe: code, templates, the published
     recipe schema file (render/schemas.py), vocabulary, settings."""
-    from recipes_site.render.schemas import recipe_schema_bytes
-
     h = hashlib.sha256(code_fingerprint().encode())
     _tree_digest(h, templates)
     schema = recipe_schema_bytes()
@@ -114,15 +115,6 @@ class RecordingPaths:
     def __contains__(self, path) -> bool:
         answer = self.asked[path] = path in self.paths
         return answer
-
-
-def stat_stamp(st: os.stat_result) -> list[int]:
-    """What an entry records of a file: a hand edit or a replaced file changes it."""
-    return [st.st_ino, st.st_size, st.st_mtime_ns]
-
-
-def file_stamp(path: Path | str) -> list[int]:
-    return stat_stamp(os.lstat(path))
 
 
 # The entries a long-lived process stored, by cache folder and key: `serve` then only checks
@@ -177,8 +169,6 @@ def keep_in_memory(on: bool = True) -> None:
     entries and rendered catalog-wide pages (`on=False` forgets them). For `serve`, whose
     rebuilds follow each other; a one-shot build has no next build to keep them for."""
     global _SEEN, _PAGES
-    from recipes_site.catalog.yaml import remember_parses
-
     remember_parses(on)
     _SEEN, _PAGES = ({}, PageMemo()) if on else (None, None)
 
@@ -243,8 +233,6 @@ class Cache:
         gone meanwhile) and drop every entry this build did not use."""
         if not self.writable:
             return
-        from recipes_site.write import encode_json, write_files
-
         try:
             self.dir.mkdir(mode=0o755, parents=True, exist_ok=True)
             if any(os.path.islink(p) for p in (self.dir, self.dir.parent)) or not self.dir.is_dir():

@@ -1,16 +1,30 @@
-"""The `recipes-site` command: one small function per subcommand; the work lives in the library."""
+"""The `recipes-site` command: one small function per subcommand; the work lives in the library.
+
+Each subcommand imports the stages it runs when it runs: importing all of them (pydantic's
+models, jinja, markdown-it, the process pool) takes about a quarter of a second, which
+`--version`, `hardware` or a mistyped option would otherwise wait for. Nothing imports this
+module, so these imports close no circle.
+"""
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
+import tempfile
 import time
-from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recipes_site.catalog.diagnostics import Level, errors, summary
+from recipes_site.errors import ChoiceError, DiffSourceError
+from recipes_site.exits import run_cleanly
+from recipes_site.hardware_list import hardware_rows, hardware_table
+from recipes_site.suggest import NameIndex, did_you_mean, model_index
+
+if TYPE_CHECKING:
+    from recipes_site.synthesis.selection import Context
 
 
 def _print_diagnostics(diags, files: int, strict: bool) -> int:
@@ -45,43 +59,10 @@ def cmd_schema(args) -> int:
 
 
 def cmd_build(args) -> int:
-    _own_allocator(args)
-    with _importing(args.own_process):
-        from recipes_site.build import build  # noqa: F401  (the build's modules, imported here)
-        from recipes_site.site_config import overridden
+    from recipes_site.site_config import overridden
+
     with overridden(base_url=args.base_url, repo_url=args.repo_url):
         return _build(args)
-
-
-def _own_allocator(args) -> None:
-    """C's allocator tuned for building (posix.keep_freed_memory), when the process is this
-    command's own: a process-wide setting that a longer-lived caller (tests) keeps as it was."""
-    if args.own_process:
-        from recipes_site.posix import keep_freed_memory
-
-        keep_freed_memory()
-
-
-@contextmanager
-def _importing(own_process: bool):
-    """Import a command's modules without running the cyclic collector, then freeze them.
-
-    Why: the modules a build imports (pydantic, the recipe models, jinja, ...) leave ~47k objects
-    the collector tracks, which live as long as the process; it ran ~100 times while they were
-    imported, and later passes examined them again while the catalog loaded (together ~26 M
-    instructions of a compat build). Imports make no garbage cycles worth collecting. Only for the
-    process's own command (see main): a longer-lived caller's collector is left as it is."""
-    if not own_process:
-        yield
-        return
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 def _build(args) -> int:
@@ -122,7 +103,6 @@ def _build(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    _own_allocator(args)  # every rebuild allocates like a build
     from recipes_site.serve import serve
     from recipes_site.site_config import overridden
 
@@ -147,9 +127,9 @@ def _find_recipe(catalog, wanted: str):
 
 
 def _rendering_text(r, docker: bool) -> str:
-    pick = (lambda p: p.docker_command) if docker else (lambda p: p.command)
     from recipes_site.synthesis.shell import export_lines, heredoc
 
+    pick = (lambda p: p.docker_command) if docker else (lambda p: p.command)
     env = "" if docker else export_lines(r.env)
     if r.single:
         return env + pick(r.single)
@@ -195,7 +175,6 @@ def _load_recipe(args):
 
     `explicit`: the person named the variant (`--variant`, or a checkpoint only that variant serves)."""
     from recipes_site.catalog import load_catalog
-    from recipes_site.suggest import did_you_mean, model_index
 
     catalog, diags = load_catalog(Path(args.root))
     doc, checkpoint_variant = _find_recipe(catalog, args.model)
@@ -230,10 +209,33 @@ def _variant_kept(ctx, doc, asked: str, explicit: bool, rendered: str, hw_id: st
     return True
 
 
+def _known_id(kind: str, wanted: str | None, known, listing: str) -> str | None:
+    """`wanted` as the id it names among `known`: the id itself, or the one id it equals ignoring
+    case (as model ids are matched). Raises ChoiceError with a did-you-mean for any other."""
+    if wanted is None or wanted in known:
+        return wanted
+    same = [name for name in known if name.lower() == wanted.lower()]
+    if len(same) == 1:
+        return same[0]
+    hint = did_you_mean(NameIndex(known).suggest(wanted))
+    raise ChoiceError(f"unknown {kind} {wanted!r}{hint}; {listing}")
+
+
+def _choice_ids(ctx: Context, args) -> tuple[str | None, str | None]:
+    """(hardware, strategy) of `command` and `fit`, resolved the same way for both."""
+    hardware = _known_id(
+        "hardware", args.hardware, ctx.profiles, "`recipes-site hardware` lists the profiles"
+    )
+    strategy = _known_id(
+        "strategy", args.strategy, ctx.strategies, f"strategies: {', '.join(ctx.strategies)}"
+    )
+    return hardware, strategy
+
+
 def cmd_command(args) -> int:
     from recipes_site.build import synthesis_context
     from recipes_site.render.rendering_json import rendering_json
-    from recipes_site.synthesis import ChoiceError, render_choice
+    from recipes_site.synthesis import render_choice
 
     loaded = _load_recipe(args)
     if loaded is None:
@@ -247,9 +249,8 @@ def cmd_command(args) -> int:
             name, _, mode = item.partition(":")
             features[name] = mode or None
     try:
-        r = render_choice(
-            ctx, doc.data, variant, args.hardware, args.strategy, args.nodes, features
-        )
+        hardware, strategy = _choice_ids(ctx, args)
+        r = render_choice(ctx, doc.data, variant, hardware, strategy, args.nodes, features)
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
         return 1
@@ -266,9 +267,8 @@ def cmd_command(args) -> int:
 
 def cmd_fit(args) -> int:
     from recipes_site.build import synthesis_context
-    from recipes_site.fit_report import fit_choice, fit_text
     from recipes_site.fit_checks import fit_request_problems
-    from recipes_site.synthesis import ChoiceError
+    from recipes_site.fit_report import fit_choice, fit_text
 
     loaded = _load_recipe(args)
     if loaded is None:
@@ -276,12 +276,13 @@ def cmd_fit(args) -> int:
     catalog, doc, variant, explicit = loaded
     ctx = synthesis_context(catalog)
     try:
+        hardware, strategy = _choice_ids(ctx, args)
         result = fit_choice(
             ctx,
             doc.data,
             variant,
-            args.hardware,
-            args.strategy,
+            hardware,
+            strategy,
             args.nodes,
             tp=args.tp,
             max_model_len=args.max_model_len,
@@ -340,10 +341,8 @@ def cmd_new(args) -> int:
 
 def cmd_diff(args) -> int:
     """Build both sides into a private temporary folder, compare their API trees, print the report."""
-    import tempfile
-
     from recipes_site.diff import REPORTS, diff_trees, load_api_tree
-    from recipes_site.diff_sources import DiffSourceError, built_site
+    from recipes_site.diff_sources import built_site
 
     root = Path(args.root)
     with tempfile.TemporaryDirectory(prefix="recipes-site-diff-") as work:
@@ -362,7 +361,6 @@ def cmd_diff(args) -> int:
 
 def cmd_hardware(args) -> int:
     from recipes_site.catalog import load_catalog
-    from recipes_site.hardware_list import hardware_rows, hardware_table
 
     catalog, _ = load_catalog(Path(args.root))
     rows = hardware_rows(catalog.hardware_profiles())
@@ -371,34 +369,44 @@ def cmd_hardware(args) -> int:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("recipes-site")
     except PackageNotFoundError:  # run from a source tree that was never installed
         return "unknown (not installed)"
 
 
-class _LazyVersion(argparse._VersionAction):
-    """--version, the installed version looked up only when asked: importlib.metadata (~5 ms with
-    its import) would otherwise be paid by every command, for a line it rarely prints."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        self.version = f"%(prog)s {_version()}"
-        super().__call__(parser, namespace, values, option_string)
-
-
 def _positive_int(text: str) -> int:
-    value = int(text)
+    """A count or size on the command line; argparse prefixes the message with the option."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
     return value
 
 
 def _fraction(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
     if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text}")
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction above 0 and at most 1 (such as 0.9), got {text!r}"
+        )
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"expected a port number from 0 to 65535 (0: any free port), got {text!r}"
+        )
     return value
 
 
@@ -463,7 +471,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="recipes-site", description="vLLM serving recipes: validate, build, query."
     )
-    p.add_argument("--version", action=_LazyVersion)
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     v = sub.add_parser(
@@ -515,7 +523,7 @@ def parser() -> argparse.ArgumentParser:
         "root", nargs="?", default=".", help="recipes root (folder holding models/); default ."
     )
     sv.add_argument("--out", default="_site", help="output folder; default _site")
-    sv.add_argument("--port", type=int, default=8000, help="port to listen on; default 8000")
+    sv.add_argument("--port", type=_port, default=8000, help="port to listen on; default 8000")
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on; default 127.0.0.1")
     _site_arguments(sv, serve=True)
     sv.set_defaults(func=cmd_serve)
@@ -599,35 +607,34 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+# Commands whose recipes root is the --root option (the others take it as their first argument).
+ROOT_OPTION = ("command", "fit", "hardware", "new", "diff")
+
+
+def missing_input(args) -> str | None:
+    """What is missing among the folders and files the command line names, for one line, before
+    the command runs: otherwise a mistyped path surfaces as "no recipe named ..." or an empty
+    listing. `validate` reports a missing root in its own report (text, GitHub or JSON)."""
+    root = getattr(args, "root", None)
+    if root is not None and args.cmd != "validate" and not Path(root).is_dir():
+        named = "--root" if args.cmd in ROOT_OPTION else "recipes root"
+        return f"{named} {root}: no such folder"
+    config = getattr(args, "config", None)
+    if config is not None and not Path(config).is_file():
+        return f"--config {config}: no such file"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; `argv` None: this process's own command line (the console script,
-    `python -m recipes_site`), which ends when the command returns."""
-    from recipes_site.exits import run_cleanly
-
+    `python -m recipes_site`)."""
     args = parser().parse_args(argv)
-    args.own_process = argv is None
-    try:
-        return run_cleanly(
-            args.func, args
-        )  # OS errors, refusals, Ctrl-C, SIGTERM: one line, no traceback
-    except (
-        BrokenPipeError
-    ):  # `recipes-site command ... | head`: the reader left; not an error of ours
+    missing = missing_input(args)
+    if missing is not None:
+        print(f"recipes-site: error: {missing}", file=sys.stderr)
+        return 1
+    try:  # OS errors, refusals, Ctrl-C, SIGTERM: one line, no traceback
+        return run_cleanly(args.func, args)
+    except BrokenPipeError:  # `recipes-site command ... | head`: the reader left; not our error
         sys.stderr.close()
         return 0
-    finally:
-        if argv is None:
-            _skip_exit_collection()
-
-
-def _skip_exit_collection() -> None:
-    """Leave what the command allocated out of the collections Python runs at exit.
-
-    Why: the interpreter's shutdown runs the cyclic garbage collector over every object still
-    alive, several times (the modules, a build's catalog and summaries): ~18 ms of a compat
-    build's CPU spent examining memory the process is about to hand back whole. Frozen objects
-    (gc.freeze) are never examined. Only for the process's own command: `main([...])` called in
-    a longer-lived process (tests) keeps its collections. What the shutdown does besides is
-    unchanged: atexit handlers, flushing stdout/stderr, clearing modules (objects freed by
-    reference counting still run their finalizers)."""
-    gc.freeze()

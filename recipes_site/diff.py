@@ -235,6 +235,7 @@ def diff_trees(
         if a == b:
             continue
         if a is None:
+            assert b is not None  # (equal sides were skipped)
             out.renderings.append(RenderingChange(key, "added", _unified([], command_text(b)), []))
         elif b is None:
             out.renderings.append(

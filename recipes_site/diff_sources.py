@@ -15,10 +15,7 @@ import tarfile
 from pathlib import Path
 
 from recipes_site.catalog.diagnostics import errors
-
-
-class DiffSourceError(Exception):
-    """A side that cannot be turned into a built site; the message is for people."""
+from recipes_site.errors import DiffSourceError
 
 
 def _git(root: Path, *args: str) -> bytes:
@@ -76,9 +73,12 @@ def _extract_plain(tar: tarfile.TarFile, dest: Path) -> None:
         if member.isdir():
             target.mkdir(parents=True, exist_ok=True)
             continue
+        source = tar.extractfile(member)
+        if source is None:  # (a regular file always has its data)
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        with tar.extractfile(member) as src:
-            target.write_bytes(src.read())
+        with source:
+            target.write_bytes(source.read())
 
 
 def build_side(root: Path, out: Path, name: str) -> Path:

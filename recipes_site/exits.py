@@ -13,6 +13,9 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from concurrent.futures.process import BrokenProcessPool
+
+from recipes_site.errors import OutputRefused, UnsafePath
 
 
 class Terminated(BaseException):
@@ -30,38 +33,32 @@ def describe_os_error(exc: OSError) -> str:
     return f"{text}: {' -> '.join(str(n) for n in names)}" if names else text
 
 
-def _loaded(*names: str) -> tuple:
-    """The exception classes among `names` ("module:Class") whose module is loaded, for an except
-    clause: an exception of a module the command never imported cannot have been raised.
-
-    Why: every command ends here, and importing the build's modules just to name their exceptions
-    cost `validate`, `command`, `--version` ... the process-pool stack (multiprocessing, logging,
-    subprocess, socket) and the writer (orjson, ctypes, hashlib): ~60-110 M instructions."""
-    found = []
-    for name in names:
-        module, _, cls = name.partition(":")
-        exc_class = getattr(sys.modules.get(module), cls, None)
-        if exc_class is not None:
-            found.append(exc_class)
-    return tuple(found)
-
-
 def run_cleanly(func, args) -> int:
-    """func(args), with SIGTERM handled and OS failures, refusals and signals reported in one line."""
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    """func(args), with SIGINT and SIGTERM handled and OS failures, refusals and signals reported
+    in one line.
+
+    SIGINT raises KeyboardInterrupt for the call even when the process started with it ignored:
+    a shell script's background job (`recipes-site build &`) and nohup inherit an ignored SIGINT,
+    and someone who later runs `kill -INT` on it expects the same cleanup as after Ctrl-C."""
+    previous = (
+        {
+            signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_terminated),
+            signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
+        }
+        if threading.current_thread() is threading.main_thread()
+        else {}
+    )
     try:
         return func(args)
     except BrokenPipeError:  # the caller decides what a vanished reader means
         raise
-    except _loaded("recipes_site.outdir:OutputRefused", "recipes_site.write:UnsafePath") as exc:
+    except (OutputRefused, UnsafePath) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"error: {describe_os_error(exc)}", file=sys.stderr)
         return 1
-    except _loaded("concurrent.futures.process:BrokenProcessPool"):
+    except BrokenProcessPool:
         print("error: a build worker process died (killed, or out of memory)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -71,5 +68,5 @@ def run_cleanly(func, args) -> int:
         print("recipes-site: terminated", file=sys.stderr)
         return 143
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -1,7 +1,7 @@
 """Which folder a build may replace: only one it wrote itself, or an empty one.
 
-A build replaces its output folder wholesale, so a mistyped `--out` (the recipes root, `.`, the
-home folder, a file) used to be deleted. Every output now carries a manifest,
+A build replaces its output folder wholesale, which must never happen to a mistyped `--out`
+(the recipes root, `.`, the home folder, a file). Every output carries a manifest,
 `.recipes-site-manifest.json`, listing the files the build wrote; an existing `--out` is
 replaced only when it is an empty folder, or holds that manifest and no file it does not list
 (a file someone added by hand would be lost otherwise). Independently of that marker, some
@@ -17,13 +17,11 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from recipes_site.errors import OutputRefused
+
 MANIFEST = ".recipes-site-manifest.json"
 GENERATOR = "recipes-site"
 INPUT_FOLDERS = ("models", "strategies", "kv_store")  # the inputs a root may hold (catalog loader)
-
-
-class OutputRefused(Exception):
-    """`--out` names a folder the build must not replace; the message says why and what to do."""
 
 
 def read_manifest(folder: Path) -> dict | None:

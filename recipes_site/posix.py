@@ -22,13 +22,6 @@ AT_FDCWD = -100
 RENAME_EXCHANGE = 1 << 1
 # Linux include/uapi/linux/prctl.h: `#define PR_SET_PDEATHSIG 1` (prctl(2)).
 PR_SET_PDEATHSIG = 1
-# glibc malloc/malloc.h: `#define M_TRIM_THRESHOLD -1`, `#define M_MMAP_THRESHOLD -3` (mallopt(3)).
-M_TRIM_THRESHOLD = -1
-M_MMAP_THRESHOLD = -3
-# 32 MiB: the upper limit mallopt(3) documents for M_MMAP_THRESHOLD on 64-bit systems
-# (DEFAULT_MMAP_THRESHOLD_MAX, 4*1024*1024*sizeof(long)), the dynamic threshold's own ceiling.
-HEAP_REUSE_BYTES = 32 << 20
-HEAP_TRIM_BYTES = 64 << 20
 
 
 def _libc():
@@ -80,27 +73,6 @@ def die_with_parent(parent_pid: int) -> None:
     prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent_pid:
         os._exit(1)
-
-
-def keep_freed_memory() -> bool:
-    """Let C's allocator reuse freed memory instead of returning it to the kernel at once; True
-    when set. For the process's own build (and serve) command only: a process-wide setting.
-
-    Why: a build allocates and frees large buffers all the time (pages, encoded documents), and
-    glibc's defaults give each allocation over ~128 KiB its own fresh mapping and hand a freed
-    heap top back to the kernel; the next allocation then faults every page in again, zeroed.
-    A compat build took ~27k page faults, ~13k of them such re-faults: ~4% of its CPU, a third of
-    its system time. Allocations under 32 MiB now come from the heap, and the heap keeps up to
-    64 MiB of free space at its top (both give memory back when freed above that). Measured
-    with MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_, which set the same parameters. A
-    no-op off glibc (musl's mallopt does nothing; other systems have none)."""
-    mallopt = getattr(_LIBC, "mallopt", None)
-    if mallopt is None:
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    return bool(mallopt(M_MMAP_THRESHOLD, HEAP_REUSE_BYTES)) and bool(
-        mallopt(M_TRIM_THRESHOLD, HEAP_TRIM_BYTES)
-    )
 
 
 @contextmanager

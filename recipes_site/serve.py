@@ -24,8 +24,13 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from recipes_site.outdir import OutputRefused, check_output
-from recipes_site.write import UnsafePath
+from recipes_site.build import build
+from recipes_site.cache import keep_in_memory
+from recipes_site.catalog.diagnostics import Diagnostic, Level, summary
+from recipes_site.errors import OutputRefused, UnsafePath
+from recipes_site.exits import describe_os_error
+from recipes_site.outdir import check_output
+from recipes_site.render.pages import TEMPLATES
 
 WATCHED = (
     "models",
@@ -143,7 +148,7 @@ def with_reload_script(body: bytes, generation: int) -> bytes:
 class ReloadingHandler(SiteHandler):
     """SiteHandler that adds the live-reload script to HTML pages and answers its two URLs."""
 
-    generation: Generation = None
+    generation: Generation  # set by make_server
 
     def _send(self, code: int, body: bytes, content_type: str) -> None:
         self.send_response(code)
@@ -216,20 +221,21 @@ def watched_state(root: Path, extra: tuple[Path, ...] = ()) -> tuple:
     return tuple(state)
 
 
+def _diagnostic_order(d: Diagnostic) -> tuple:
+    return d.path, d.line, d.col, d.key_path, d.message
+
+
 def rebuild(root: Path, out: Path, log=print, on_swapped=None) -> bool:
     """One build; prints what went wrong and returns False when it did not replace the site.
-    `on_swapped()` runs once the new site is in place (before the old one is deleted)."""
-    from recipes_site.build import build
-    from recipes_site.exits import describe_os_error
+    `on_swapped()` runs once the new site is in place (before the old one is deleted).
 
+    A build that succeeds prints its warnings too, as `validate` and `build` do, after every
+    rebuild: a mistyped flag or a dead link is a warning, and would otherwise reach the page
+    without the person editing the recipe ever being told."""
     started = time.perf_counter()
     try:
         result = build(root, out, on_swapped=on_swapped)
-    except (
-        OutputRefused,
-        UnsafePath,
-        OSError,
-    ) as exc:  # the machine's problem, not a bug: one line
+    except (OutputRefused, UnsafePath, OSError) as exc:  # the machine's problem: one line
         log(
             f"build failed: {describe_os_error(exc) if isinstance(exc, OSError) else exc}; "
             "still serving the previous site"
@@ -239,15 +245,13 @@ def rebuild(root: Path, out: Path, log=print, on_swapped=None) -> bool:
         log(traceback.format_exc().rstrip())
         log("build crashed; still serving the previous site")
         return False
-    if (
-        not result.ok
-    ):  # asked once: it scans every diagnostic (6,700 warnings on a 1,000-recipe corpus copy)
-        for d in result.diagnostics:
-            log(d.format())
-        log(
-            f"build failed: {sum(1 for d in result.diagnostics if d.level.name == 'ERROR')} error(s); "
-            "still serving the previous site"
-        )
+    for d in sorted(result.diagnostics, key=_diagnostic_order):
+        log(d.format())
+    if result.diagnostics:
+        log(summary(result.diagnostics, result.files_checked))
+    if not result.ok:
+        errors = sum(1 for d in result.diagnostics if d.level is Level.ERROR)
+        log(f"build failed: {errors} error(s); still serving the previous site")
         return False
     log(
         f"built {len(result.recipes)} recipes into {out} ({result.files_written} files, "
@@ -304,19 +308,10 @@ def serve(
 
     The recipe files are polled every `interval` seconds: half of it is the average wait between
     a save and its rebuild, and one poll of a 1,000-recipe root costs ~12 ms of CPU."""
-    root, out = (
-        Path(root),
-        check_output(Path(out), Path(root)),
-    )  # refuses like `build`, before any write
-    from recipes_site.cache import keep_in_memory
-
+    root, out = Path(root), check_output(Path(out), Path(root))  # refused like `build`, first
     keep_in_memory()  # a rebuild parses only the files that changed and re-renders only changed pages
-    from recipes_site.render.pages import TEMPLATES
-
     extra = (TEMPLATES,) if watch_templates else ()
-    seen = watched_state(
-        root, extra
-    )  # before building: an edit made during the build triggers another
+    seen = watched_state(root, extra)  # before building: an edit made during it triggers another
     if not rebuild(root, out) and not (out / "index.html").is_file():
         print(
             "nothing to serve yet: fix the errors above; the server starts anyway and rebuilds on change",

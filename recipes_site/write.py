@@ -30,28 +30,24 @@ from pathlib import Path
 
 import orjson
 
-from recipes_site.cache import stat_stamp
+from recipes_site.errors import UnsafePath
 from recipes_site.outdir import GENERATOR, MANIFEST, check_output, read_manifest, scan_tree
 from recipes_site.posix import exchange, exclusive_lock
 
 DIR_MODE, FILE_MODE = 0o755, 0o644  # a published site is world-readable whatever the umask
 
 
-class UnsafePath(ValueError):
-    """A document path that would be written outside the output folder."""
-
-
 # One encoder for every document, for the files and for the JSON the pages embed (pages.py).
 # orjson writes the same bytes as `json.dumps(doc, ensure_ascii=False, separators=(",", ":"))`
 # for strings (every code point: tests/test_write_json.py), ints, bools, None and floats in
-# [1e-4, 1e16), at a third of the CPU (47.6 MB of a compat build: 0.23 s -> 0.07 s). Where the two
-# differ, orjson's text is the published one and is still valid JSON: floats outside that range
-# (1e-05 becomes 0.00001; none in either corpus), NaN and infinities (null, where json wrote the
-# invalid `NaN`). What orjson refuses (ints beyond 64 bits, non-string keys, lone surrogates,
-# nesting deeper than 255, types it does not know) goes to the standard library's encoder,
-# unchanged from before: a document containing a date or another unknown type still fails loudly.
-# check_circular=False there: the documents are trees of fresh data (YAML aliases are copied, and
-# a recursive one is refused); a cycle would still fail, as RecursionError.
+# [1e-4, 1e16), at a fraction of its CPU (encoding is a few percent of a build with the standard
+# encoder). Where the two differ, orjson's text is the published one and is still valid JSON:
+# floats outside that range (1e-05 becomes 0.00001; none in either corpus), NaN and infinities
+# (null, where json writes the invalid `NaN`). What orjson refuses (ints beyond 64 bits,
+# non-string keys, lone surrogates, nesting deeper than 255, types it does not know) goes to the
+# standard library's encoder: a document containing a date or another unknown type still fails
+# loudly. check_circular=False there: the documents are trees of fresh data (YAML aliases are
+# copied, and a recursive one is refused); a cycle would still fail, as RecursionError.
 _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 _fallback_text = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), check_circular=False
@@ -79,6 +75,16 @@ def json_text(doc) -> str:
         return orjson.dumps(doc, default=_refused, option=_ORJSON_OPTIONS).decode("utf-8")
     except TypeError:
         return _fallback_text(doc)
+
+
+def stat_stamp(st: os.stat_result) -> list[int]:
+    """What a cache entry (cache.py) records of a file it lists: a hand edit or a replaced file
+    changes it."""
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def file_stamp(path: Path | str) -> list[int]:
+    return stat_stamp(os.lstat(path))
 
 
 def manifest_bytes(files: list[str] | None) -> bytes:
@@ -162,8 +168,8 @@ def _create(target: Path):
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    """All of `data` into `fd` with plain write(2) calls: no buffered file object around the fd
-    (os.fdopen costs an fstat, an ioctl and an lseek per file, 4,000 system calls per build)."""
+    """All of `data` into `fd` with plain write(2) calls: a buffered file object around the fd
+    (os.fdopen) would add an fstat, an ioctl and an lseek for every file of the site."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
@@ -187,7 +193,7 @@ def write_files(
     `made`: the folders already made or checked under `folder` by earlier calls of the same
     writer (see _make_dirs); a build's worker passes one per staging folder, which only it
     writes into, so that api/v1/... is not created and checked again for every recipe.
-    `stamps`: filled with each file's cache.file_stamp, taken from the open file (no lstat)."""
+    `stamps`: filled with each file's file_stamp, taken from the open file (no lstat)."""
     base = Path(folder).resolve()
     prev = Path(previous).resolve() if previous is not None and os.path.isdir(previous) else None
     made = {} if made is None else made
@@ -370,6 +376,8 @@ def _folder_stamp(path: Path) -> tuple | None:
 def _link_spare(out: Path, spare: Path) -> None:
     """A copy of `out` made of hard links (its manifest included), renamed to `spare` when whole."""
     manifest = read_manifest(out)
+    if manifest is None:  # replaced by someone else since the swap: nothing of ours to copy
+        return
     folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
         os.chmod(folder, DIR_MODE)

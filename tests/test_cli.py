@@ -139,7 +139,7 @@ def test_recipe_schema_file_is_up_to_date():
 
 def test_version_and_help_do_not_load_the_recipe_models():
     """`--version` and `--help` answer without importing pydantic and the recipe models (the
-    catalog package imports its loader on first use): 0.05 s instead of 0.2 s of start-up."""
+    catalog package imports its loader on first use): they are most of a command's start-up."""
     probe = (
         "import sys; from recipes_site.cli import main\n"
         "for argv in (['--version'], ['--help'], ['build', '--help']):\n"
@@ -151,48 +151,3 @@ def test_version_and_help_do_not_load_the_recipe_models():
     from recipes_site.catalog import load_catalog  # still importable from the package
 
     assert callable(load_catalog)
-
-
-def test_only_version_looks_the_installed_version_up():
-    """Every command builds the parser; importlib.metadata (the installed version) is imported
-    only when `--version` asks for it, and then prints what argparse's version action prints."""
-    probe = (
-        "import sys; from recipes_site.cli import main\n"
-        "try:\n    main(['build', '--help'])\nexcept SystemExit:\n    pass\n"
-        "print('importlib.metadata' in sys.modules)\n"
-        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
-        "print('importlib.metadata' in sys.modules)"
-    )
-    from recipes_site.cli import _version
-
-    assert fresh_interpreter(probe)[-3:] == ["False", f"recipes-site {_version()}", "True"]
-
-
-def test_only_the_process_own_command_skips_the_exit_collections():
-    """The command of the process itself (argv None: the console script, `python -m`) leaves what
-    it allocated out of the collector's exit passes (gc.freeze); main([...]) called by a
-    longer-lived process (these tests) leaves its collector alone. Both give the same output."""
-    probe = (
-        "import gc, sys; from recipes_site.cli import main\n"
-        "main(['hardware', '--json']); print(gc.get_freeze_count())\n"
-        "sys.argv = ['recipes-site', 'hardware', '--json']; main(); print(gc.get_freeze_count() > 0)"
-    )
-    lines = fresh_interpreter(probe)
-    assert lines[-1] == "True" and lines[len(lines) // 2 - 1] == "0"
-    first, second = lines[: len(lines) // 2 - 1], lines[len(lines) // 2 : -1]
-    assert first == second and json.loads("\n".join(first))
-
-
-def test_only_the_process_own_build_freezes_its_modules_before_building():
-    """`python -m recipes_site build` imports the build's modules with the collector paused and
-    freezes them before the build starts (the collector on again); main([...]) in a longer-lived
-    process leaves the collector as it was."""
-    probe = (
-        "import gc, sys; import recipes_site.cli as cli\n"
-        "seen = []\n"
-        "cli._build = lambda args: seen.append((gc.get_freeze_count() > 0, gc.isenabled())) or 0\n"
-        "cli.main(['build', 'x'])\n"
-        "sys.argv = ['recipes-site', 'build', 'x']; cli.main()\n"
-        "print(seen)"
-    )
-    assert fresh_interpreter(probe)[-1] == "[(False, True), (True, True)]"

@@ -211,3 +211,65 @@ def test_an_id_typed_in_another_case_or_with_other_separators_is_found_first(pai
     typed = "".join(("_" if ch in "-." else ch.swapcase()) for ch in wanted)
     assert suggest.normalise(typed) == suggest.normalise(wanted)
     assert wanted in suggest.NameIndex(ids).suggest(typed)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ("command", LLAMA, "--nodes", "abc"),
+            "--nodes: expected a positive whole number, got 'abc'",
+        ),
+        (("command", LLAMA, "--nodes", "0"), "--nodes: expected a positive whole number, got '0'"),
+        (("fit", LLAMA, "--tp", "2.5"), "--tp: expected a positive whole number, got '2.5'"),
+        (
+            ("fit", LLAMA, "--gpu-memory-utilization", "lots"),
+            "--gpu-memory-utilization: expected a fraction above 0 and at most 1",
+        ),
+        (("serve", "--port", "http"), "--port: expected a port number from 0 to 65535"),
+    ],
+)
+def test_a_malformed_number_is_named_for_people_not_by_its_parser(args, message):
+    code, _, err = run(*args)
+    assert code == 2 and message in err, err
+    assert "invalid" not in err and "_positive_int" not in err and "_fraction" not in err
+
+
+@pytest.mark.parametrize("command", ["command", "fit"])
+def test_hardware_and_strategy_ids_are_matched_ignoring_case(command):
+    _, exact, _ = run(command, LLAMA, "--hardware", "h100", "--strategy", "single_node_tp")
+    code, out, err = run(command, LLAMA, "--hardware", "H100", "--strategy", "Single_Node_TP")
+    assert code == 0, err
+    assert out == exact
+
+
+@pytest.mark.parametrize("command", ["command", "fit"])
+def test_a_mistyped_strategy_is_refused_with_a_did_you_mean(command):
+    code, out, err = run(command, LLAMA, "--strategy", "single_node_tq")
+    assert code == 1 and out == ""
+    assert "unknown strategy 'single_node_tq' (did you mean single_node_tp" in err, err
+
+
+@pytest.mark.parametrize("command", ["command", "fit"])
+def test_unknown_hardware_is_refused_alike_by_command_and_fit(command):
+    code, _, err = run(command, LLAMA, "--hardware", "h1000")
+    assert code == 1
+    assert "unknown hardware 'h1000' (did you mean h100" in err and "recipes-site hardware" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("command", LLAMA, "--root", "./nope"), "--root ./nope: no such folder"),
+        (("fit", LLAMA, "--root", "./nope"), "--root ./nope: no such folder"),
+        (("hardware", "--root", "./nope"), "--root ./nope: no such folder"),
+        (("diff", "HEAD", "--root", "./nope"), "--root ./nope: no such folder"),
+        (("build", "./nope", "--out", "./nope-site"), "recipes root ./nope: no such folder"),
+        (("serve", "./nope"), "recipes root ./nope: no such folder"),
+        (("new", "acme/Thing-1B", "--config", "./nope.json"), "--config ./nope.json: no such file"),
+    ],
+)
+def test_a_missing_root_folder_or_config_file_is_named_as_missing(args, message, tmp_path):
+    r = cli(*args, cwd=tmp_path)
+    assert r.returncode == 1 and r.stderr == f"recipes-site: error: {message}\n", r.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written

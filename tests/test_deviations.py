@@ -26,7 +26,7 @@ from recipes_site.synthesis.shell import heredoc
 ROOT = Path(__file__).resolve().parents[1]
 DEVIATIONS = json.loads((ROOT / "docs" / "compat-deviations.json").read_text())
 RULES = {rule["id"]: rule for rule in DEVIATIONS}
-COMPAT = Path("/work/shared/compat")
+COMPAT = ROOT.parent / "shared" / "compat"  # beside the checkout, as conftest finds the corpus
 PARITY = COMPAT.parent / "tools" / "compat-parity"
 BASH = shutil.which("bash")
 

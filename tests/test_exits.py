@@ -1,16 +1,14 @@
-"""exits.run_cleanly: how a command ends on failures outside the recipes, and what it imports."""
+"""exits.run_cleanly: how a command ends on failures outside the recipes and on signals."""
 
 from __future__ import annotations
 
-import sys
+import signal
 from concurrent.futures.process import BrokenProcessPool
 
 import pytest
-from cli_kit import fresh_interpreter
 
-from recipes_site.exits import _loaded, run_cleanly
-from recipes_site.outdir import OutputRefused
-from recipes_site.write import UnsafePath
+from recipes_site.errors import OutputRefused, UnsafePath
+from recipes_site.exits import run_cleanly
 
 
 def _raising(exc: BaseException):
@@ -43,29 +41,21 @@ def test_failures_outside_the_recipes_end_in_one_error_line(exc, line, capsys):
     assert capsys.readouterr().err.strip() == line
 
 
-def test_an_exception_is_named_only_when_its_module_is_loaded(monkeypatch):
-    """An except clause over _loaded(...) matches nothing for a module that is not loaded (an
-    empty tuple), and the class itself once it is: run_cleanly never imports a module to name one."""
-    assert _loaded(
-        "recipes_site.write:UnsafePath", "concurrent.futures.process:BrokenProcessPool"
-    ) == (UnsafePath, BrokenProcessPool)
-    monkeypatch.delitem(sys.modules, "recipes_site.write")
-    assert _loaded("recipes_site.write:UnsafePath", "no.such.module:Error") == ()
-    with pytest.raises(ValueError):  # not swallowed: nothing is named for it
-        try:
-            raise ValueError("x")
-        except _loaded("recipes_site.write:UnsafePath"):
-            pass
+def test_sigint_interrupts_the_command_even_when_the_process_started_with_it_ignored():
+    """A background job of a script (`recipes-site build &`, nohup) inherits an ignored SIGINT;
+    during the command it raises KeyboardInterrupt (exit 130, after cleanup), and the caller's
+    disposition is back afterwards."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        seen = []
 
+        def interrupted(args):
+            seen.append(signal.getsignal(signal.SIGINT))
+            signal.raise_signal(signal.SIGINT)
+            return 0
 
-def test_commands_that_write_nothing_do_not_import_the_writer_or_the_process_pool():
-    """`--version`, `hardware` and `validate` end through run_cleanly without importing the build's
-    writer (orjson, ctypes, hashlib) or the process-pool stack (multiprocessing, logging, socket)."""
-    probe = (
-        "import sys; from recipes_site.cli import main\n"
-        "for argv in (['--version'], ['hardware'], ['validate', '--help']):\n"
-        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
-        "print(sorted(m for m in ('concurrent.futures.process', 'multiprocessing', 'recipes_site.write',"
-        " 'recipes_site.outdir') if m in sys.modules))"
-    )
-    assert fresh_interpreter(probe)[-1] == "[]"
+        assert run_cleanly(interrupted, None) == 130
+        assert seen == [signal.default_int_handler]
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

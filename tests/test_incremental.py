@@ -178,11 +178,13 @@ def test_a_removed_recipe_unlinks_the_guides_that_pointed_at_it(steps):
 
 def test_a_template_change_rebuilds_everything(steps, tmp_path, monkeypatch):
     root, out, _ = steps
+    from recipes_site import build as build_module
     from recipes_site.render import pages
 
     templates = tmp_path / "templates"
     shutil.copytree(pages.TEMPLATES, templates)
     monkeypatch.setattr(pages, "TEMPLATES", templates)
+    monkeypatch.setattr(build_module, "TEMPLATES", templates)  # (the cache's fingerprint)
     site = tmp_path / "site"
     assert build(root, site).ok
     assert build(root, site).files_reused > 0

@@ -227,6 +227,24 @@ def test_a_rebuild_by_the_watcher_bumps_the_generation(tmp_path, monkeypatch):
         thread.join(5)
 
 
+def test_the_first_build_and_every_rebuild_print_their_warnings(tmp_path, monkeypatch):
+    """A mistyped flag is a warning, not an error: the site builds, and the person editing the
+    recipe learns of it from serve's output, on the first build and again after each rebuild."""
+    monkeypatch.setenv("RECIPES_SITE_JOBS", "1")
+    root, out = _root(tmp_path), tmp_path / "_site"
+    recipe = root / "models" / "Qwen" / "Qwen3-8B.yaml"
+    text = recipe.read_text()
+    assert "  base_args: []" in text
+    recipe.write_text(text.replace("  base_args: []", '  base_args: ["--max-num-seqz", "8"]', 1))
+    for _ in range(2):  # the first build, then a rebuild
+        lines: list[str] = []
+        assert rebuild(root, out, lines.append)
+        warned = [line for line in lines if "--max-num-seqz" in line]
+        assert warned and all("warning" in line for line in warned), lines
+        assert "warning" in lines[-2] and lines[-1].startswith("built ")  # the summary, then built
+        recipe.write_text(recipe.read_text() + "\n")  # an edit that keeps the warning
+
+
 # the Chromium test of the reload itself: tests/browser/test_browser_reload.py
 
 
@@ -234,6 +252,7 @@ def test_a_rebuild_judges_its_diagnostics_once_however_many_warnings(monkeypatch
     """`result.ok` scans every diagnostic: asked once per warning it made a rebuild of a 1,000-recipe
     corpus copy (6,700 warnings) spend 24 s after the swap, holding up the next rebuild."""
     import recipes_site.build as build_module
+    import recipes_site.serve as serve_module
     from recipes_site.catalog.diagnostics import Diagnostic, Level
 
     scans = []
@@ -243,7 +262,7 @@ def test_a_rebuild_judges_its_diagnostics_once_however_many_warnings(monkeypatch
     )
     warning = Diagnostic("models/x.yaml", 1, 1, Level.WARNING, "meta", "a warning")
     result = build_module.BuildResult(diagnostics=[warning] * 500)
-    monkeypatch.setattr(build_module, "build", lambda *a, **k: result)
+    monkeypatch.setattr(serve_module, "build", lambda *a, **k: result)
     logged = []
     assert rebuild(tmp_path, tmp_path / "site", log=logged.append)
     assert scans == [500] and logged[-1].startswith("built 0 recipes")

@@ -103,10 +103,18 @@ def test_sigterm_cleans_up_and_exits_143_without_a_traceback(roots, tmp_path):
     assert snapshot(out) == before
 
 
-def test_ctrl_c_to_the_process_group_exits_130_without_a_traceback(roots, tmp_path):
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("started", ["foreground", "sigint-ignored"])
+def test_ctrl_c_to_the_process_group_exits_130_without_a_traceback(roots, tmp_path, started):
+    """Also when the build starts with SIGINT ignored, as a script's background job and nohup
+    start it (and as this suite may be started): `kill -INT` still cleans up."""
     _, big, _ = roots
     out, before = _old_site(roots, tmp_path)
-    proc, workers = _start_big_build(big, out, start_new_session=True)
+    preexec = _ignore_sigint if started == "sigint-ignored" else None
+    proc, workers = _start_big_build(big, out, start_new_session=True, preexec_fn=preexec)
     os.killpg(proc.pid, signal.SIGINT)  # what the terminal does: parent and workers get SIGINT
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130

@@ -14,10 +14,9 @@ import pytest
 from fault_kit import leftovers, small_root, snapshot
 
 from recipes_site import build as build_module
-from recipes_site.cache import file_stamp
 from recipes_site.cli import main
 from recipes_site.outdir import MANIFEST
-from recipes_site.write import UnsafePath, encode_json, write_files
+from recipes_site.write import UnsafePath, encode_json, file_stamp, write_files
 
 
 @pytest.fixture(autouse=True)
@@ -258,7 +257,7 @@ def test_writer_refuses_a_symlinked_folder_that_points_outside(tmp_path):
 
 def test_writer_stamps_are_the_files_stamps_and_its_folder_memo_carries_over(tmp_path):
     """The stamps write_files reports (taken from the open file, or from the hard link) are what
-    cache.file_stamp reads from the finished file; a folder memo handed from one call to the next
+    write.file_stamp reads from the finished file; a folder memo handed from one call to the next
     (a build's worker) still gets every folder made, and the bytes are exactly those given."""
     folder, previous = tmp_path / "stage", tmp_path / "previous"
     folder.mkdir()

@@ -33,7 +33,7 @@ from recipes_site.synthesis.shell import shell_words, unit_line
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 FIXTURES = HERE / "fixtures" / "security"
-COMPAT = Path("/work/shared/compat/corpus")
+COMPAT = ROOT.parent / "shared" / "compat" / "corpus"  # beside the checkout (as in conftest)
 RECIPE = "models/acme/Hostile-7B.yaml"
 BASH = shutil.which("bash")
 STUBS = ("vllm", "docker", "vllm-router", "mooncake_master", "uv", "python3")

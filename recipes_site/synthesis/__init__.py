@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from recipes_site.errors import ChoiceError  # raised here, caught by the commands
 from recipes_site.fit import hf_config_of, shape_from_argv
 from recipes_site.jsish import mapping
 from recipes_site.kv_cache import tp_problem
@@ -270,10 +271,6 @@ def _synthesize(
                 )
             )
     return RecipeRenderings(hf_id=hf_id, trees=tuple(trees), skipped_promotions=tuple(skipped))
-
-
-class ChoiceError(ValueError):
-    """A user's choice (hardware, variant, strategy, nodes) that the recipe does not offer."""
 
 
 def render_choice(
