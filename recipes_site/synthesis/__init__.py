@@ -7,6 +7,7 @@ No I/O and no formatting of pages happens here.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import cast
 
 from recipes_site.errors import ChoiceError  # raised here, caught by the commands
@@ -59,7 +60,7 @@ def is_omni(recipe: dict) -> bool:
 
 
 def promotable_variants(
-    recipe: dict, standalone_ids: set[str]
+    recipe: dict, standalone_ids: AbstractSet[str]
 ) -> tuple[dict[str, str], list[tuple[str, str]]]:
     """Variants serving their own checkpoint id, as {tree key: rendered variant key}.
 
@@ -230,7 +231,7 @@ def _on_hardware_once(
 
 
 def synthesize_recipe(
-    ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str]
+    ctx: Context, hf_id: str, recipe: dict, standalone_ids: AbstractSet[str]
 ) -> RecipeRenderings:
     if is_omni(recipe):
         return RecipeRenderings(hf_id=hf_id, trees=())
@@ -240,7 +241,7 @@ def synthesize_recipe(
 
 
 def _synthesize(
-    ctx: Context, hf_id: str, recipe: dict, standalone_ids: set[str], pieces: Pieces
+    ctx: Context, hf_id: str, recipe: dict, standalone_ids: AbstractSet[str], pieces: Pieces
 ) -> RecipeRenderings:
     variants = mapping(recipe.get("variants"))
     promoted, skipped = promotable_variants(recipe, standalone_ids)
