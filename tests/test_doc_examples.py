@@ -4,6 +4,7 @@ a figure in the docs is generated, never typed, so it cannot drift from the code
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 from recipes_site.catalog import PROJECT_ROOT
 
@@ -12,6 +13,7 @@ _spec = importlib.util.spec_from_file_location(
 )
 assert _spec is not None and _spec.loader is not None
 doc_examples = importlib.util.module_from_spec(_spec)
+sys.modules["doc_examples"] = doc_examples  # dataclasses look their module up there
 _spec.loader.exec_module(doc_examples)
 
 
