@@ -437,6 +437,16 @@ def _base_url(text: str) -> str:
     return text
 
 
+def _repo_url(text: str) -> str:
+    """--repo-url: the pages' edit, request and source links start with it."""
+    from recipes_site.site_config import url_problem
+
+    problem = url_problem(text, origin_only=False)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def _server_url(text: str) -> str:
     """serve's --base-url: the preview server serves the site at the root of its address."""
     from recipes_site.site_config import url_problem
@@ -462,6 +472,7 @@ def _site_arguments(p: argparse.ArgumentParser, serve: bool = False) -> None:
     )
     p.add_argument(
         "--repo-url",
+        type=_repo_url,
         metavar="URL",
         help="repository for edit and request links; default: repo_url in recipes-site.yaml",
     )

@@ -14,6 +14,11 @@ class OutputRefused(Exception):
     """`--out` names a folder the build must not replace; the message says why and what to do."""
 
 
+class SettingRefused(Exception):
+    """A site setting from the environment (RECIPES_SITE_URL, RECIPES_SITE_REPO_URL) that fails
+    the checks its recipes-site.yaml key and command-line flag pass."""
+
+
 class UnsafePath(ValueError):
     """A document path that would be written outside the output folder."""
 

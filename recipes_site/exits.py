@@ -15,7 +15,7 @@ import sys
 import threading
 from concurrent.futures.process import BrokenProcessPool
 
-from recipes_site.errors import OutputRefused, UnsafePath
+from recipes_site.errors import OutputRefused, SettingRefused, UnsafePath
 
 
 class Terminated(BaseException):
@@ -52,7 +52,7 @@ def run_cleanly(func, args) -> int:
         return func(args)
     except BrokenPipeError:  # the caller decides what a vanished reader means
         raise
-    except (OutputRefused, UnsafePath) as exc:
+    except (OutputRefused, SettingRefused, UnsafePath) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:

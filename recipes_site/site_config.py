@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +33,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from pydantic import BaseModel, ConfigDict, StrictStr
 
 from recipes_site.catalog.diagnostics import Diagnostic, Level
+from recipes_site.errors import SettingRefused
 from recipes_site.site_root import root_of
 
 CONFIG_FILE = "recipes-site.yaml"
@@ -63,10 +65,12 @@ class SiteConfig:
 
     @classmethod
     def from_env(cls, base: SiteConfig | None = None) -> SiteConfig:
-        """`base` (default: nothing configured) with the environment's URLs on top."""
+        """`base` (default: nothing configured) with the environment's URLs on top. They pass the
+        checks of `base_url` / `repo_url` in recipes-site.yaml: a CI job's variable reaches the
+        same links (an "Edit this recipe" href, canonical URLs) as the file's value would."""
         base = base or cls()
-        repo = os.environ.get("RECIPES_SITE_REPO_URL")
-        site = os.environ.get("RECIPES_SITE_URL")
+        repo = _env_url("RECIPES_SITE_REPO_URL")
+        site = _env_url("RECIPES_SITE_URL")
         return replace(
             base,
             repo_url=repo.rstrip("/") if repo else base.repo_url,
@@ -125,6 +129,9 @@ def url_problem(value: str, *, origin_only: bool) -> str | None:
     also refuses a path (the preview server serves its site at the root of its address)."""
     if any(c.isspace() or c in "\"'<>\\`" for c in value):
         return "expected a URL without spaces or quotes"
+    # control (Cc) and format (Cf: bidi, zero-width) characters would reach terminals and pages
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in value):
+        return "expected a URL without control or invisible formatting characters"
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "expected an http:// or https:// URL with a host"
@@ -133,6 +140,18 @@ def url_problem(value: str, *, origin_only: bool) -> str | None:
     if origin_only and parts.path not in ("", "/"):
         return f"expected the server's own address without a path, not under {parts.path}"
     return None
+
+
+def _env_url(name: str) -> str | None:
+    """The environment variable `name` as a URL (None when unset or empty); SettingRefused when
+    it is one no page may link to."""
+    value = os.environ.get(name)
+    if not value:
+        return None
+    why = url_problem(value, origin_only=False)
+    if why:
+        raise SettingRefused(f"{name}={value!r}: {why}")
+    return value
 
 
 def check_base_url(value: str) -> str | None:

@@ -122,6 +122,46 @@ def test_an_invalid_file_fails_the_build_and_writes_nothing(tmp_path, capsys):
     assert not (tmp_path / "site").exists()
 
 
+HOSTILE_URLS = [
+    "javascript:alert(2)//",
+    "data:text/html,<script>alert(1)</script>",
+    "https://x.example/\x1b]0;PWNED\x07",  # a terminal escape (window title)
+    "https://github.com/acme/recipes\u202e",  # a bidi override
+    "https://github.com/acme/re\u200bcipes",  # a zero-width space
+]
+
+
+@pytest.mark.parametrize("value", HOSTILE_URLS)
+@pytest.mark.parametrize("variable", ["RECIPES_SITE_REPO_URL", "RECIPES_SITE_URL"])
+def test_environment_urls_pass_the_files_checks(tmp_path, monkeypatch, capsys, variable, value):
+    """The variables reach the same links as the file's keys (the "Edit this recipe" href, the
+    canonical URLs): a value the file may not hold fails the build, which writes nothing."""
+    monkeypatch.setenv(variable, value)
+    root = _root(tmp_path, None)
+    assert cli.main(["build", str(root), "--out", str(tmp_path / "site")]) == 1
+    err = capsys.readouterr().err
+    assert f"error: {variable}=" in err and "expected" in err
+    assert "\x1b" not in err and "\u202e" not in err  # the value is shown escaped
+    assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("value", HOSTILE_URLS)
+def test_the_file_and_the_flags_refuse_the_same_urls(tmp_path, capsys, value):
+    for key in ("base_url", "repo_url"):
+        root = _root(tmp_path / key, f"{key}: {json.dumps(value)}\n")
+        assert [d.key_path for d in load_site_config(root)[1]] == [key], (key, value)
+    for flag in ("--repo-url", "--base-url"):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["build", str(tmp_path), "--out", str(tmp_path / "site"), flag, value])
+        assert exc.value.code == 2, (flag, value)
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_good_environment_url_is_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("RECIPES_SITE_REPO_URL", "https://git.example.org/team/recipes/")
+    assert site_config(_root(tmp_path, None)).repo_url == "https://git.example.org/team/recipes"
+
+
 def test_the_projects_own_file_is_valid_and_not_inherited_by_other_roots(tmp_path):
     assert (PROJECT_ROOT / CONFIG_FILE).is_file()
     config, diags = load_site_config(PROJECT_ROOT)
