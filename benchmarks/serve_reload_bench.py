@@ -17,6 +17,7 @@ import argparse
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -53,12 +54,23 @@ def main() -> int:
         text=True,
         env=env,
     )
-    try:
+    serving = threading.Event()
+    rebuilds: list[str] = []
+
+    def read_output() -> None:
+        # read everything the server prints (its warnings after every build too), so that it
+        # never blocks on a full pipe
+        assert server.stdout is not None
         for line in server.stdout:
             if line.startswith("built"):
-                print("first build:", line.strip(), flush=True)
+                (rebuilds.append if serving.is_set() else print)(line.strip())
             if line.startswith("serving"):
-                break
+                serving.set()
+
+    reader = threading.Thread(target=read_output, daemon=True)
+    reader.start()
+    try:
+        serving.wait(timeout=600)
         files = sorted((root / "models").rglob("*.yaml"))
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium")
@@ -88,10 +100,10 @@ def main() -> int:
             browser.close()
     finally:
         server.terminate()
-        rest = server.communicate(timeout=60)[0]
-        for line in rest.splitlines():
-            if line.startswith("built"):
-                print("rebuild:", line.strip())
+        server.wait(timeout=60)
+        reader.join(timeout=10)
+        for line in rebuilds:
+            print("rebuild:", line)
     return 0
 
 
