@@ -309,10 +309,21 @@ def tabs_of(doc: dict, rendering: dict) -> list[dict]:
     return before + [dict(p, kind="process") for p in rendering["parts"]["processes"]] + after
 
 
-def tree_renderings(doc: dict, tree: str) -> tuple[list[dict], dict]:
-    """The renderings a variant tree offers on this hardware, and its recommended one."""
+def by_variant(doc: dict) -> dict[str, list[dict]]:
+    """A hardware document's renderings grouped by variant, in document order."""
+    groups: dict[str, list[dict]] = {}
+    for r in doc["renderings"]:
+        groups.setdefault(r["variant"], []).append(r)
+    return groups
+
+
+def tree_renderings(
+    doc: dict, tree: str, groups: dict[str, list[dict]] | None = None
+) -> tuple[list[dict], dict]:
+    """The renderings a variant tree offers on this hardware, and its recommended one (`groups`:
+    the document's `by_variant`, when many trees of one document are asked)."""
     rec = doc["recommended"][tree]
-    rs = [r for r in doc["renderings"] if r["variant"] == rec["variant"]]
+    rs = (groups if groups is not None else by_variant(doc)).get(rec["variant"], [])
     best = next(
         r for r in rs if r["strategy"] == rec["strategy"] and r["node_count"] == rec["node_count"]
     )
@@ -675,10 +686,10 @@ def guide_linker(hf_id: str, known: Collection[str]):
 
 def distinct_variants(variants: dict) -> dict:
     """The summary's variants, with the checkpoint name added to labels two variants share."""
-    labels = [v["label"] for v in variants.values()]
+    counts = Counter(v["label"] for v in variants.values())
     return {
         k: dict(v, label=f"{v['label']} · {v['model_id'].rsplit('/', 1)[-1]}")
-        if labels.count(v["label"]) > 1
+        if counts[v["label"]] > 1
         else v
         for k, v in variants.items()
     }
@@ -692,6 +703,11 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
     out: dict[str, dict[str, str]] = {}
     # each variant's hardware as a set: asked for every profile, and for every other variant's
     offered = {key: set(tv["hardware"]) for key, tv in summary["variants"].items()}
+    # the variant trees offering each profile, in variant order (for "available with ...")
+    offering: dict[str, list[str]] = {}
+    for key, tv in summary["variants"].items():
+        for h in tv["hardware"]:
+            offering.setdefault(h, []).append(key)
     for key in summary["variants"]:
         v = mapping(variants.get(key))
         constraint = precision_constraint(v)
@@ -722,10 +738,9 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
                 why = f"The weights do not fit one {label} and it cannot be clustered"
             else:
                 why = f"No serving layout of this variant fits {label}"
-            others = [
-                o["label"] for k, o in summary["variants"].items() if k != key and h in offered[k]
-            ]
-            reasons[h] = why + (f" (available with {others[0]})" if others else "")
+            other = next((k for k in offering.get(h, ()) if k != key), None)
+            label = summary["variants"][other]["label"] if other else None
+            reasons[h] = why + (f" (available with {label})" if label else "")
         out[key] = reasons
     return out
 
@@ -1059,10 +1074,13 @@ def recipe_markdown(
             "The recommended command for each variant on its default hardware.",
             "",
         ]
+        grouped: dict[str, dict[str, list[dict]]] = {}
         for key, tv in summary["variants"].items():
             hw = tv["default_hardware"]
             doc = hw_docs[hw]
-            _rs, r = tree_renderings(doc, key)
+            if hw not in grouped:
+                grouped[hw] = by_variant(doc)
+            _rs, r = tree_renderings(doc, key, grouped[hw])
             out += [
                 f"### {tv['label']} (`{tv['model_id']}`) on {labels.get(hw, hw)}",
                 "",
@@ -1350,10 +1368,24 @@ class _Catalog:
         key = lambda item: str(item["row"].get("title") or item["row"]["id"]).lower()
         return sorted(fits, key=key), sorted(multi, key=key)
 
+    @staticmethod
+    def _trees_by_checkpoint(data: dict, standalone: set[str]) -> dict[str, str]:
+        """{checkpoint id: the first variant tree serving it} of one recipe."""
+        variants = mapping(data.get("variants"))
+        if "default" not in variants:
+            return {}
+        found: dict[str, str] = {}
+        for key in promotable_variants(data, standalone)[0]:
+            mid = mapping(variants.get(key)).get("model_id")
+            if isinstance(mid, str):
+                found.setdefault(mid, key)
+        return found
+
     def checkpoint_redirects(self) -> None:
         """A variant's own checkpoint id (`/nvidia/X-FP8/`) leads to its recipe, variant preselected."""
         standalone = set(self.models)
         self.redirects: dict[str, str] = {}
+        tree_of_checkpoint: dict[str, dict[str, str]] = {}  # recipe -> checkpoint -> tree key
         for cp in self.index["checkpoints"]:
             path = f"{cp['id']}/index.html"
             if (
@@ -1364,16 +1396,11 @@ class _Catalog:
                 or cp["recipe"] not in self.docs
             ):
                 continue
-            data = self.docs[cp["recipe"]].data
-            trees = (
-                promotable_variants(data, standalone)[0]
-                if "default" in mapping(data.get("variants"))
-                else {}
-            )
-            variants = mapping(data.get("variants"))
-            key = next(
-                (k for k in trees if mapping(variants.get(k)).get("model_id") == cp["id"]), None
-            )
+            if cp["recipe"] not in tree_of_checkpoint:
+                tree_of_checkpoint[cp["recipe"]] = self._trees_by_checkpoint(
+                    self.docs[cp["recipe"]].data, standalone
+                )
+            key = tree_of_checkpoint[cp["recipe"]].get(cp["id"])
             target = url(f"/{cp['recipe']}/") + (
                 f"?{urlencode({'variant': key})}" if key and key != "default" else ""
             )
