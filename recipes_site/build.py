@@ -218,10 +218,15 @@ def jobs() -> int:
 
 
 def write_recipes(
-    catalog: Catalog, staging: Path, indexes: list[int] | None = None, previous: Path | None = None
+    catalog: Catalog,
+    staging: Path,
+    indexes: list[int] | None = None,
+    previous: Path | None = None,
+    template_cache: Path | None = None,
 ) -> list[tuple[dict, RecipeSummary, dict]]:
     """The files of the recipes at `indexes` (default: all), written into `staging`; returns
-    (file stamps, summary, guide link answers) per recipe, in order.
+    (file stamps, summary, guide link answers) per recipe, in order. `template_cache`: where
+    jinja keeps the templates' compiled code between builds (the build's cache folder).
 
     With more than one job the recipes are shared out by a process pool of forked workers: they
     inherit the loaded catalog, the site paths and the compiled templates instead of loading them
@@ -231,7 +236,7 @@ def write_recipes(
     n = min(jobs(), len(indexes))
     forked = n > 1 and "fork" in multiprocessing.get_all_start_methods()
     _ = catalog.index.site_paths  # built once here, before any fork
-    compile_recipe_templates()
+    compile_recipe_templates(template_cache)
     gc.freeze()  # the catalog and modules: out of the collector's way (_build_collector)
     if not forked:
         _worker_init(catalog, staging, None, previous)
@@ -334,7 +339,8 @@ def build(root: Path, out: Path, *, incremental: bool = True, on_swapped=None) -
             },
         )
         misses = [i for i, entry in enumerate(entries) if entry is None]
-        built = iter(write_recipes(catalog, staging, misses, previous))
+        template_cache = cache.dir / "templates" if cache.writable else None
+        built = iter(write_recipes(catalog, staging, misses, previous, template_cache))
         summaries, stored, reused = [], {}, []
         for key, entry in zip(keys, entries):
             if entry is None:

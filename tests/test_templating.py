@@ -125,12 +125,14 @@ def test_an_edited_template_is_rendered_anew(tmp_path):
 
 
 def test_compiled_templates_are_kept_for_the_next_process(tmp_path):
-    """A template compiled once is in jinja's bytecode cache: another environment over the same
-    folder (the next build) loads its code instead of compiling it."""
+    """A template compiled once is in jinja's bytecode cache, in the build's cache folder:
+    another environment over the same folder (the next build) loads its code instead of
+    compiling it."""
     from recipes_site.render import pages
 
     (tmp_path / "t.html").write_text("{{ x }} in " + str(tmp_path), encoding="utf-8")
     env = pages._environment(str(tmp_path))
+    env.bytecode_cache = pages._bytecode_cache(env, tmp_path / "cache" / "templates")
     assert env.bytecode_cache is not None
     env.get_template("t.html")
     source, filename, _ = env.loader.get_source(env, "t.html")
@@ -139,3 +141,4 @@ def test_compiled_templates_are_kept_for_the_next_process(tmp_path):
     assert bucket.checksum == env.bytecode_cache.get_source_checksum(source)
     edited = env.bytecode_cache.get_bucket(env, "t.html", filename, source + "!")
     assert edited.code is None  # other source, no code
+    assert [p.parent.name for p in (tmp_path / "cache").rglob("*.cache")] == ["templates"]

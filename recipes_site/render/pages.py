@@ -23,6 +23,7 @@ prefix already).
 from __future__ import annotations
 
 import hashlib
+import os
 import posixpath
 from collections import Counter
 from collections.abc import Collection
@@ -35,6 +36,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 import jinja2
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from recipes_site import fit, plan, sizing
@@ -560,16 +562,31 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
 # -- jinja ------------------------------------------------------------------------------------
 
 
-def _bytecode_cache(env: Environment) -> FileSystemBytecodeCache | None:
-    """jinja's own bytecode cache, in its per-user temporary folder: compiling the eight
-    templates costs ~6% of a compat build, loading their cached code a tenth of that. The file
-    names carry the jinja version and the options that change the generated code, so code
-    compiled under others is never loaded."""
+class _TemplateCache(FileSystemBytecodeCache):
+    """jinja's file cache, where a failed write (a full disk, a file size limit) costs the next
+    build the compile time instead of failing this one."""
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode_cache(env: Environment, folder: Path) -> FileSystemBytecodeCache | None:
+    """jinja's own bytecode cache in `folder`, the build's cache folder beside the output (the
+    build writes nowhere else): compiling the templates costs ~6% of a compat build, loading
+    their cached code a tenth of that. The file names carry the jinja version and the options
+    that change the generated code, so code compiled under others is never loaded. None when
+    the folder cannot be made or is reached through a symbolic link."""
     options = (jinja2.__version__, env.autoescape, env.trim_blocks, env.lstrip_blocks)
     key = hashlib.sha1(repr(options).encode()).hexdigest()[:12]
     try:
-        return FileSystemBytecodeCache(pattern=f"__recipes_site_{key}_%s.cache")
-    except (OSError, RuntimeError):  # no safe temporary folder: compile in every process
+        if any(os.path.islink(p) for p in (folder, folder.parent)):
+            return None
+        folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+        return _TemplateCache(str(folder), pattern=f"__recipes_site_{key}_%s.cache")
+    except OSError:  # no cache folder: compile in every process
         return None
 
 
@@ -583,18 +600,21 @@ def _environment(templates: str) -> Environment:
         lstrip_blocks=True,
         auto_reload=True,  # `serve` renders an edited template anew
     )
-    env.bytecode_cache = _bytecode_cache(env)
     env.filters["script_json"] = script_json
     env.filters["gb"] = gb
     env.filters["params"] = format_params
     return env
 
 
-def compile_recipe_templates() -> None:
+def compile_recipe_templates(bytecode_folder: Path | None = None) -> None:
     """Load the model page's templates (model.html and the base.html it extends) in the build
     process before the recipe workers fork, so that they inherit them instead of each loading
-    its own copies."""
+    its own copies. With `bytecode_folder` their compiled code is kept there for the next
+    build (_bytecode_cache); without it every template is compiled afresh."""
     env = _environment(str(TEMPLATES))
+    env.bytecode_cache = (
+        _bytecode_cache(env, bytecode_folder) if bytecode_folder is not None else None
+    )
     for name in ("model.html", "base.html"):
         env.get_template(name)
 
