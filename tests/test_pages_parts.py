@@ -188,3 +188,12 @@ def test_static_assets_are_read_again_when_their_file_changes(tmp_path, monkeypa
         second.static["site.css"] != first.static["site.css"]
         and second.static["site.js"] == first.static["site.js"]
     )
+
+
+def test_counts_take_their_irregular_plural():
+    from recipes_site.render.pages import _count
+
+    assert _count(1, "copy", "copies") == "1 copy"
+    assert _count(8, "copy", "copies") == "8 copies"
+    assert _count(1_200, "GPU") == "1,200 GPUs"
+    assert _count(1, "request") == "1 request"

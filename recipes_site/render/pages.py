@@ -436,8 +436,8 @@ def _gib(x) -> str:
     return str(Decimal(x).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
+def _count(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"
 
 
 def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> dict | None:
@@ -539,7 +539,7 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
         return {"summary": f"One copy of this command: it uses {where}.", "commands": []}
     reps = parts["replicas"]
     summary = (
-        f"{_count(len(reps), 'copy')} of this command ({layout_text(p)}, {_count(p['gpus'], 'GPU')} each) fill one "
+        f"{_count(len(reps), 'copy', 'copies')} of this command ({layout_text(p)}, {_count(p['gpus'], 'GPU')} each) fill one "
         f"{hw['gpu_count']} × {hw['gpu']} node, each on its own GPUs and port"
     )
     if p.get("concurrency") is not None:

@@ -383,7 +383,7 @@ function picker(P, D) {
   const lenIn = KV && $("[data-kv-len]", KV), concIn = KV && $("[data-kv-conc]", KV);
   let lenTouched = false, planKey = null;
   const fmt = n => n.toLocaleString("en-US"), gib = x => x.toFixed(1);
-  const count = (n, w) => fmt(n) + " " + w + (n === 1 ? "" : "s");
+  const count = (n, w, plural = w + "s") => fmt(n) + " " + (n === 1 ? w : plural);
   const within = (v, lo, hi, dflt) => Number.isFinite(v) && v >= 1 ? Math.min(Math.max(Math.floor(v), lo), hi) : dflt;
   function kvView(e, L, C) {
     const v = { facts: [], parts: [], ok: null, aria: "" }, f = kvFit.figures(e, L, C);
@@ -422,7 +422,7 @@ function picker(P, D) {
       return { summary: `One copy of this command: it uses ${where}.`, commands: [] };
     }
     const reps = parts.replicas, main = r.parts.processes[0], [head, tail] = commandParts(r, main, ch);
-    let s = `${count(reps.length, "copy")} of this command (${layoutText(p)}, ${count(p.gpus, "GPU")} each) fill one ${hw.gpu_count} × ${hw.gpu} node, each on its own GPUs and port`;
+    let s = `${count(reps.length, "copy", "copies")} of this command (${layoutText(p)}, ${count(p.gpus, "GPU")} each) fill one ${hw.gpu_count} × ${hw.gpu} node, each on its own GPUs and port`;
     if (p.concurrency !== null) s += `, each holding ${count(p.concurrency, "request")} of ${fmt(p.context_length)} tokens (${gib(p.kv_cache_gib_per_gpu)} GiB of KV cache per GPU)`;
     const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
     const text = x => (form === "docker" ? fillIn(parts.docker_head, x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
