@@ -428,40 +428,30 @@ def _choice_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nodes", type=_positive_int, help="node count for multi-node strategies")
 
 
-def _base_url(text: str) -> str:
-    from recipes_site.site_config import check_base_url
+def _url_type(origin_only: bool):
+    """An argparse type for a URL flag, checked as site_config checks the file's URLs
+    (`origin_only`: serve's --base-url, since the preview server serves its site at the root)."""
 
-    problem = check_base_url(text)
-    if problem:
-        raise argparse.ArgumentTypeError(problem)
-    return text
+    def checked(text: str) -> str:
+        from recipes_site.site_config import url_problem
 
+        problem = url_problem(text, origin_only=origin_only)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return text
 
-def _repo_url(text: str) -> str:
-    """--repo-url: the pages' edit, request and source links start with it."""
-    from recipes_site.site_config import url_problem
-
-    problem = url_problem(text, origin_only=False)
-    if problem:
-        raise argparse.ArgumentTypeError(problem)
-    return text
+    return checked
 
 
-def _server_url(text: str) -> str:
-    """serve's --base-url: the preview server serves the site at the root of its address."""
-    from recipes_site.site_config import url_problem
-
-    problem = url_problem(text, origin_only=True)
-    if problem:
-        raise argparse.ArgumentTypeError(problem)
-    return text
+_site_url = _url_type(origin_only=False)  # build's --base-url, --repo-url
+_server_url = _url_type(origin_only=True)
 
 
 def _site_arguments(p: argparse.ArgumentParser, serve: bool = False) -> None:
     """--base-url / --repo-url: override recipes-site.yaml (see site_config.py)."""
     p.add_argument(
         "--base-url",
-        type=_server_url if serve else _base_url,
+        type=_server_url if serve else _site_url,
         metavar="URL",
         help="absolute URL the site is published at (canonical URLs, sitemap, llms.txt, schema $ids); "
         + (
@@ -472,7 +462,7 @@ def _site_arguments(p: argparse.ArgumentParser, serve: bool = False) -> None:
     )
     p.add_argument(
         "--repo-url",
-        type=_repo_url,
+        type=_site_url,
         metavar="URL",
         help="repository for edit and request links; default: repo_url in recipes-site.yaml",
     )

@@ -52,24 +52,21 @@ def describe(c: str) -> str:
 def hidden_text_problems(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, str, bool]]:
     """(key path, message, at_key) for each key or string of `data` holding hidden text."""
     if isinstance(data, dict):
-        for key, value in data.items():
-            where = path + (key,)
-            if isinstance(key, str) and (found := hidden_character(key, False)):
-                yield where, f"the key holds {describe(found[1])}", True
-            if isinstance(value, str):
-                found = hidden_character(value, key in MULTI_LINE_KEYS)
-                if found:
-                    yield where, _message(found), False
-            else:
-                yield from hidden_text_problems(value, where)
+        items: Iterator[tuple[Any, Any]] = iter(data.items())
     elif isinstance(data, list):
-        for i, item in enumerate(data):
-            if isinstance(item, str):
-                found = hidden_character(item, False)
-                if found:
-                    yield path + (i,), _message(found), False
-            else:
-                yield from hidden_text_problems(item, path + (i,))
+        items = enumerate(data)
+    else:
+        return
+    for key, value in items:
+        where = path + (key,)
+        if isinstance(key, str) and (found := hidden_character(key, False)):
+            yield where, f"the key holds {describe(found[1])}", True
+        if isinstance(value, str):
+            found = hidden_character(value, key in MULTI_LINE_KEYS)
+            if found:
+                yield where, _message(found), False
+        else:
+            yield from hidden_text_problems(value, where)
 
 
 def _message(found: tuple[int, str]) -> str:
