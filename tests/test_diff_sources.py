@@ -1,0 +1,176 @@
+"""`recipes-site diff`'s git side reads what a build of a checkout would read, and nothing else:
+not through `git archive` (whose `.gitattributes` can hide a recipe), links made and followed as
+the loader follows them, only the recipes root's inputs read, each file capped like the loader."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.catalog.yaml import MAX_FILE_BYTES
+from recipes_site.cli import main
+from recipes_site.diff_sources import ROOT_INPUTS, _Blobs, _checked_name, export_ref
+from recipes_site.errors import DiffSourceError
+from recipes_site.serve import WATCHED
+
+RECIPE = PROJECT_ROOT / "models" / "Qwen" / "Qwen3-8B.yaml"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _recipe(hf_id: str) -> str:
+    """Qwen3-8B as bundled, renamed to `hf_id` (its related recipes dropped: not in this root)."""
+    text = re.sub(r"  related_recipes:\n(    - .*\n)+", "", RECIPE.read_text())
+    return text.replace("Qwen/Qwen3-8B", hf_id)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    """`main` holds Qwen3-8B; each other branch adds one thing the build publishes."""
+    repo = tmp_path_factory.mktemp("hostile-repo")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "t@example.org")
+    _git(repo, "config", "user.name", "test")
+    (repo / "models" / "Qwen").mkdir(parents=True)
+    (repo / "models" / "Qwen" / "Qwen3-8B.yaml").write_text(_recipe("Qwen/Qwen3-8B"))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "Qwen3-8B")
+
+    def branch(name: str, files: dict[str, str | tuple[str]]) -> None:
+        _git(repo, "checkout", "-q", "-b", name, "main")
+        for rel, content in files.items():
+            path = repo / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, tuple):
+                os.symlink(content[0], path)
+            else:
+                path.write_text(content)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", name)
+        _git(repo, "checkout", "-q", "main")
+        for rel in files:  # (the working tree stays main's)
+            assert not (repo / rel).exists() or rel.startswith("models/Qwen")
+
+    branch(
+        "hidden",
+        {
+            ".gitattributes": "models/acme/** export-ignore\n",
+            "models/acme/Hidden-8B.yaml": _recipe("acme/Hidden-8B"),
+        },
+    )
+    branch(
+        "linked",  # a link inside the root, to a file outside models/ that the build reads
+        {
+            "docs/linked.yaml": _recipe("acme/Linked-8B"),
+            "models/acme/Linked-8B.yaml": ("../../docs/linked.yaml",),
+        },
+    )
+    branch("outside", {"models/acme/Passwd-8B.yaml": ("/etc/passwd",)})
+    branch(
+        "eol",  # attributes that a checkout would apply to the bytes
+        {".gitattributes": "* text eol=crlf\n*.yaml filter=evil\n"},
+    )
+    return repo
+
+
+def _diff(repo: Path, capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["diff", *argv, "--root", str(repo)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_recipe_hidden_from_git_archive_is_in_the_diff(repo, capsys):
+    # the build of a checkout publishes it; `git archive` leaves it out (export-ignore)
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", "hidden"], capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        assert "models/Qwen/Qwen3-8B.yaml" in tar.getnames()
+        assert not any("Hidden" in name for name in tar.getnames())
+    code, out, _ = _diff(repo, capsys, "main", "hidden", "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["models_added"] == ["acme/Hidden-8B"] and report["counts"]["added"] > 0
+
+
+def test_a_linked_recipe_is_read_through_its_link_like_the_build_reads_it(repo, capsys):
+    code, out, _ = _diff(repo, capsys, "main", "linked", "--format", "json")
+    assert code == 0, out
+    assert json.loads(out)["models_added"] == ["acme/Linked-8B"]
+
+
+def test_a_link_leaving_the_root_is_refused_like_the_loader_refuses_it(repo, capsys):
+    code, out, err = _diff(repo, capsys, "main", "outside")
+    assert code == 2 and out == ""
+    # named as in a checkout, not by the diff's temporary folder
+    assert "\nmodels/acme/Passwd-8B.yaml:0:0: error:" in err
+    assert "symbolic link leads outside the recipes root" in err
+    assert "recipes-site-diff-" not in err
+
+
+def test_files_are_read_as_committed_without_attributes(repo, tmp_path):
+    side = export_ref(repo, "eol", tmp_path / "side")
+    committed = _git(repo, "show", "eol:models/Qwen/Qwen3-8B.yaml").encode()
+    assert (side / "models" / "Qwen" / "Qwen3-8B.yaml").read_bytes() == committed
+    assert b"\r\n" not in committed
+
+
+def test_only_the_loaders_inputs_are_read_and_each_is_capped(tmp_path, monkeypatch):
+    """A big file outside the recipes' inputs is never read; one inside is not held in memory:
+    it is a sparse file of the same size, which the loader refuses by its size, as in a checkout."""
+    repo = tmp_path / "repo"
+    (repo / "models" / "acme").mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "data").mkdir()
+    (repo / "data" / "blob.bin").write_bytes(os.urandom(MAX_FILE_BYTES + 10))
+    (repo / "models" / "acme" / "Big.yaml").write_bytes(b"#" * (MAX_FILE_BYTES + 1))
+    (repo / "models" / "acme" / "Small.yaml").write_text("meta: {}\n")
+    (repo / "taxonomy.yaml").write_text("{}\n")
+    (repo / "README.md").write_text("hello\n")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "-m", "x")
+    read: list[str] = []
+    real_copy = _Blobs.copy
+    monkeypatch.setattr(
+        _Blobs, "copy", lambda self, sha, out: read.append(sha) or real_copy(self, sha, out)
+    )
+    side = export_ref(repo, "HEAD", tmp_path / "side")
+    made = sorted(p.relative_to(side).as_posix() for p in side.rglob("*") if p.is_file())
+    assert made == ["models/acme/Big.yaml", "models/acme/Small.yaml", "taxonomy.yaml"]
+    big = side / "models" / "acme" / "Big.yaml"
+    assert big.stat().st_size == MAX_FILE_BYTES + 1 and big.stat().st_blocks * 512 < 65536
+    small, taxonomy = (
+        _git(repo, "rev-parse", f"HEAD:{p}").strip()
+        for p in ("models/acme/Small.yaml", "taxonomy.yaml")
+    )
+    assert sorted(read) == sorted([small, taxonomy])  # neither big file was read
+
+
+def test_the_inputs_are_what_serve_watches_and_the_project_marker():
+    assert set(WATCHED) <= set(ROOT_INPUTS)
+    assert set(ROOT_INPUTS) - set(WATCHED) == {".recipes-site-project"}
+
+
+@pytest.mark.parametrize("name", ["../x", "/etc/x", "a/../b", "models/.git/config", "a//b", "."])
+def test_a_tree_name_that_would_leave_the_side_is_refused(tmp_path, name):
+    with pytest.raises(DiffSourceError, match="unsafe file name"):
+        _checked_name(tmp_path, name)
+
+
+def test_nothing_is_written_through_a_committed_link(tmp_path):
+    (tmp_path / "models").mkdir()
+    os.symlink("/tmp", tmp_path / "models" / "acme")
+    with pytest.raises(DiffSourceError, match="under a link"):
+        _checked_name(tmp_path, "models/acme/x.yaml")
