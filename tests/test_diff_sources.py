@@ -77,12 +77,22 @@ def repo(tmp_path_factory) -> Path:
             "models/acme/Linked-8B.yaml": ("../../docs/linked.yaml",),
         },
     )
+    install = (
+        _recipe("Qwen/Qwen3-8B")
+        .replace('title: "Qwen3 8B"', 'title: "Qwen3 8B, renamed"')
+        .replace("  ## Overview\n", "  ## Overview\n\n  A new paragraph.\n", 1)
+        .replace("\nmodel:\n", f"\nmodel:\n  install:\n    pip:\n      command: {PINNED!r}\n", 1)
+    )
+    branch("install", {"models/Qwen/Qwen3-8B.yaml": install})
     branch("outside", {"models/acme/Passwd-8B.yaml": ("/etc/passwd",)})
     branch(
         "eol",  # attributes that a checkout would apply to the bytes
         {".gitattributes": "* text eol=crlf\n*.yaml filter=evil\n"},
     )
     return repo
+
+
+PINNED = "uv pip install vllm==0.10.1"
 
 
 def _diff(repo: Path, capsys, *argv: str) -> tuple[int, str, str]:
@@ -103,6 +113,23 @@ def test_a_recipe_hidden_from_git_archive_is_in_the_diff(repo, capsys):
     assert code == 0
     report = json.loads(out)
     assert report["models_added"] == ["acme/Hidden-8B"] and report["counts"]["added"] > 0
+
+
+def test_install_command_meta_and_guide_changes_are_reported(repo, capsys):
+    """These changed nothing the old diff compared: it printed "no rendering, sizing verdict or
+    recommendation changed" while the build published the new command."""
+    code, out, _ = _diff(repo, capsys, "main", "install", "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["counts"]["changed"] == 0 and report["counts"]["commands"] >= 1
+    by = {(f["document"], f["path"]): f for f in report["fields"]}
+    doc = "api/v1/models/Qwen/Qwen3-8B.json"
+    assert by[(doc, "install.pip.command")]["after"] == PINNED
+    assert by[(doc, "recipe.meta.title")]["after"] == "Qwen3 8B, renamed"
+    assert "A new paragraph." in by[(doc, "recipe.guide")]["after"]
+    assert "Qwen/Qwen3-8B.md" in report["files"]["changed"]
+    code, out, _ = _diff(repo, capsys, "main", "install")
+    assert f"  ~ command install.pip.command changed\n      now:\n        {PINNED}\n" in out
 
 
 def test_a_linked_recipe_is_read_through_its_link_like_the_build_reads_it(repo, capsys):
