@@ -197,7 +197,7 @@ def _missing_targets(dest: Path, links: list[Path], complete: set[str]) -> tuple
     single, whole = set(), set()
     for link in links:
         target = os.path.realpath(link)
-        if os.path.commonpath([base, target]) != base or target == base:
+        if os.path.commonpath([base, target]) != base:
             continue  # outside the root: the loader refuses it unread
         rel = PurePosixPath(os.path.relpath(target, base))
         if os.path.isdir(target):
@@ -231,17 +231,16 @@ def export_ref(root: Path, ref: str, dest: Path) -> Path:
     blobs = _Blobs(top)
     try:
         entries = list_tree(top, tree, list(ROOT_INPUTS))
-        complete = {name for name in ROOT_INPUTS}
-        asked: set[str] = set()
+        complete = set(ROOT_INPUTS)
+        asked_single: set[str] = set()
         for _ in range(MAX_LINK_ROUNDS):
             for entry in entries:
                 _write_entry(blobs, dest, entry)
-            links = _links(dest)
-            single, whole = _missing_targets(dest, links, complete)
-            single, whole = single - asked, whole - asked
+            single, whole = _missing_targets(dest, _links(dest), complete)
+            single, whole = single - asked_single, whole - complete
             if not (single or whole):
                 break
-            asked |= single | whole
+            asked_single |= single
             complete |= whole
             entries = list_tree(top, tree, sorted(whole))
             for entry in list_tree(top, tree, sorted(single), recursive=False):

@@ -84,6 +84,24 @@ def repo(tmp_path_factory) -> Path:
         .replace("\nmodel:\n", f"\nmodel:\n  install:\n    pip:\n      command: {PINNED!r}\n", 1)
     )
     branch("install", {"models/Qwen/Qwen3-8B.yaml": install})
+    branch(
+        "dirlink",  # a folder linked into models/, and a chain of links to a file
+        {
+            "vendor/acme/Dir-8B.yaml": _recipe("acme/Dir-8B"),
+            "models/acme": ("../vendor/acme",),
+            "vendor/chain.yaml": _recipe("chain/Chain-8B"),
+            "links/c2.yaml": ("../vendor/chain.yaml",),
+            "links/c1.yaml": ("c2.yaml",),
+            "models/chain/Chain-8B.yaml": ("../../links/c1.yaml",),
+        },
+    )
+    branch(
+        "broken",
+        {
+            "models/gone/Gone-8B.yaml": ("../../vendor/nothing.yaml",),
+            "models/loop/Loop-8B.yaml": ("Loop-8B.yaml",),
+        },
+    )
     branch("outside", {"models/acme/Passwd-8B.yaml": ("/etc/passwd",)})
     branch(
         "eol",  # attributes that a checkout would apply to the bytes
@@ -136,6 +154,28 @@ def test_a_linked_recipe_is_read_through_its_link_like_the_build_reads_it(repo, 
     code, out, _ = _diff(repo, capsys, "main", "linked", "--format", "json")
     assert code == 0, out
     assert json.loads(out)["models_added"] == ["acme/Linked-8B"]
+
+
+@pytest.mark.parametrize("ref", ["hidden", "linked", "dirlink", "install"])
+def test_a_ref_reads_as_the_build_of_its_checkout(repo, ref, tmp_path, capsys):
+    """The same published site, to the byte, as a build of a real checkout of the ref."""
+    checkout = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "-q", "--branch", ref, str(repo), str(checkout)], check=True)
+    code, out, err = _diff(repo, capsys, ref, str(checkout), "--exit-code")
+    assert "nothing published changed" in out and code == 0, out + err
+
+
+def test_linked_folders_and_chains_of_links_are_followed(repo, capsys):
+    code, out, err = _diff(repo, capsys, "main", "dirlink", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["models_added"] == ["acme/Dir-8B", "chain/Chain-8B"]
+
+
+def test_broken_links_and_loops_are_the_loaders_errors_as_in_a_checkout(repo, capsys):
+    code, out, err = _diff(repo, capsys, "main", "broken")
+    assert code == 2 and out == ""
+    assert "models/gone/Gone-8B.yaml:0:0: error: <document>: broken symbolic link" in err
+    assert "models/loop/Loop-8B.yaml:0:0: error: <document>: symbolic link loop" in err
 
 
 def test_a_link_leaving_the_root_is_refused_like_the_loader_refuses_it(repo, capsys):
