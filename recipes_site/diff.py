@@ -311,7 +311,7 @@ def is_command_path(path: str) -> bool:
     """A leaf a reader pastes into a shell: an install, dependency or other `command`, or the
     lines and texts of a hardware document's feature and extra sets (the picker adds them)."""
     last = path.rsplit(".", 1)[-1].split("[", 1)[0]
-    if "command" in last or "install" in last:
+    if "command" in last or last == "install" or last.endswith("_install"):
         return True
     return path.startswith(("feature_sets", "extra_sets")) and last in ("lines", "text")
 
@@ -506,8 +506,9 @@ def grouped(changes: list[RenderingChange]) -> list[tuple[RenderingChange, list[
 def grouped_fields(changes: list[FieldChange]) -> list[tuple[FieldChange, list[str]]]:
     """Field changes of one model with the same key path and values, together with the documents
     they are in (a hardware profile's description is in each of a model's hardware documents).
-    Commands come first, then whole documents and the recipe's own fields (its text as
-    published), then what the build derived from them (sizing details, catalog copies)."""
+    Whole documents added or removed come first, then commands, then the recipe's own fields
+    (its text as published), then what the build derived from them (sizing details, catalog
+    copies)."""
     groups: dict[str, list[FieldChange]] = {}
     for c in changes:
         key = json.dumps([c.model, c.path, c.status, c.before, c.after], sort_keys=True)
@@ -517,9 +518,11 @@ def grouped_fields(changes: list[FieldChange]) -> list[tuple[FieldChange, list[s
 
 
 def _rank(c: FieldChange) -> int:
-    if c.command:
+    if not c.path:
         return 0
-    return 1 if not c.path or c.path.startswith("recipe.") else 2
+    if c.command:
+        return 1
+    return 2 if c.path.startswith("recipe.") else 3
 
 
 def _short(document: str, model: str) -> str:

@@ -311,6 +311,29 @@ def REPORTS_JSON(d):  # noqa: N802
     return json_report(d)
 
 
+def test_which_published_fields_are_commands():
+    from recipes_site.diff import is_command_path
+
+    for path in (
+        "install.pip.command",
+        "install.extras[0].command",
+        "recipe.model.install.pip.command",
+        "recipe.dependencies[0].command",
+        "hardware_profile.install",
+        'feature_sets[0]["reasoning"].lines[1]',
+        'extra_sets[1]["install"].text',
+    ):
+        assert is_command_path(path), path
+    for path in (
+        "install.extras[0].note",
+        "recipe.model.install_note",
+        "recipe.dependencies[0].install_modes[0]",
+        "recipe.guide",
+        'feature_sets[0]["reasoning"].description',
+    ):
+        assert not is_command_path(path), path
+
+
 def test_a_new_documents_commands_are_listed_and_other_files_by_name():
     base = _docs_tree(_model_doc(), {"a.html": "1", "gone.txt": "2"})
     head = _tree(default=SINGLE)
