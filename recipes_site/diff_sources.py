@@ -160,11 +160,12 @@ class _Blobs:
         return kept
 
     def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
+        """Both pipes closed before the wait: git, stopped in the middle of a blob by an error
+        here, gets EPIPE instead of waiting forever for us to read the rest."""
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe:
+                pipe.close()
         self.proc.wait()
-        if self.proc.stdout:
-            self.proc.stdout.close()
 
 
 def _write_entry(blobs: _Blobs, dest: Path, entry: TreeEntry) -> None:

@@ -241,3 +241,21 @@ def test_nothing_is_written_through_a_committed_link(tmp_path):
     os.symlink("/tmp", tmp_path / "models" / "acme")
     with pytest.raises(DiffSourceError, match="under a link"):
         _checked_name(tmp_path, "models/acme/x.yaml")
+
+
+def test_an_error_in_the_middle_of_a_blob_does_not_hang(tmp_path):
+    """git is left with most of a large blob unread: closing must not wait on it forever."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "big").write_bytes(os.urandom(4 << 20))
+    _git(repo, "add", ".")
+    sha = _git(repo, "rev-parse", ":big").strip()
+    blobs = _Blobs(repo)
+    assert blobs.proc.stdin and blobs.proc.stdout
+    blobs.proc.stdin.write(sha.encode() + b"\n")
+    blobs.proc.stdin.flush()
+    blobs.proc.stdout.readline()
+    blobs.proc.stdout.read(10)
+    blobs.close()  # returns (a hang fails the run)
+    assert blobs.proc.returncode is not None
