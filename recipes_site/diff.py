@@ -24,7 +24,7 @@ string a pull request controls inside code spans or fences, so it carries no men
 image or HTML of the pull request's.
 
 Turning git refs or folders into built sites lives in :mod:`recipes_site.diff_sources`, so this
-module does no I/O beyond reading the two trees' JSON.
+module does no I/O beyond reading the two built sites' files.
 """
 
 from __future__ import annotations
