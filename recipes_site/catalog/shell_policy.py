@@ -349,7 +349,7 @@ def parse_options(words: list[Word], spec: Options, program: str) -> list[Word]:
                 if i >= len(words):
                     raise Refused(f"{program} {name} takes a value", w.line)
                 value = words[i].text
-            if name in spec.urls:
+            if name in spec.urls or "://" in value:  # `-r URL`, `-c URL` fetch files too
                 https_url(value, f"the value of {name}", w.line)
             elif name in ("-e", "--editable"):
                 requirement(Word(value, w.line))
