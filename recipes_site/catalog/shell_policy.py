@@ -35,6 +35,7 @@ from typing import Any
 from recipes_site.catalog.documents import RecipeDoc
 from recipes_site.catalog.schema_errors import did_you_mean
 from recipes_site.catalog.shell_rules import NAME_TOTAL_MAX, OCI_REFERENCE
+from recipes_site.synthesis.install import UNCHECKED_SHELL_WARNING
 
 MARKER = "unchecked_shell"
 EXPECTED = (
@@ -572,6 +573,16 @@ def command_problem(command: str) -> tuple[str, int] | None:
     except Refused as refused:
         return refused.reason, refused.line
     return None
+
+
+def unchecked_note(command: str) -> str | None:
+    """The line a report (`recipes-site diff`) prints under a recipe-written command outside the
+    grammar, which validate admits only with `unchecked_shell: true`: the pages' warning and the
+    first reason. None for a command inside the grammar."""
+    problem = command_problem(command)
+    if problem is None:
+        return None
+    return f"warning: {UNCHECKED_SHELL_WARNING} (outside the shell policy: {problem[0]})"
 
 
 # ---- where recipes hold commands ----------------------------------------------------------------
