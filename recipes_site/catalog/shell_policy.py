@@ -19,6 +19,9 @@ does, and nothing can hide behind shell syntax:
 Words are literal: no `$` (variables, `$(...)`), backticks, `;`, `|`, `&`, redirections,
 subshells, globs or backslash escapes, and only printable ASCII (a look-alike letter could name
 another package). Every URL is https without credentials; an image is a container reference.
+No variable that changes which code runs (PATH, LD_PRELOAD, PROMPT_COMMAND, ...) is set, `hf
+download` writes into no system, home or hidden folder, `docker run` mounts neither `/` nor the
+docker socket.
 
 A command outside the grammar is an error unless its entry says `unchecked_shell: true`: the page
 and the API then flag it ("This recipe runs its own shell: read it before pasting"). Hidden
