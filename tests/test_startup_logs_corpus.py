@@ -79,6 +79,7 @@ WEIGHT_FORMATS = {
     "int8",
     "int4",
     "mixed",
+    "unknown",  # the source does not say which build was loaded
 }
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9.]+)*$")
 
