@@ -34,11 +34,14 @@ import hashlib
 import html
 import json
 import os
+import re
 import shlex
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from recipes_site.catalog.shell_policy import unchecked_note
 
 API_MODELS = Path("api") / "v1" / "models"
 API_PREFIX = "api/v1/"
@@ -397,10 +400,23 @@ def diff_files(base: dict[str, str], head: dict[str, str]) -> FileChanges:
     )
 
 
-def command_notes(command: str) -> list[str]:
-    """Notes every report prints under a command a change adds or changes (the one place for
-    warnings about what a recipe makes readers paste). None yet."""
-    return []
+# Where a recipe writes its own shell (catalog/shell_policy.recipe_commands) in the model
+# document: install overrides, dependencies and feature companions as the recipe holds them,
+# and the install block the page shows them in.
+_RECIPE_SHELL = re.compile(
+    r"(recipe\.(model\.install\.[^.]+|dependencies\[\d+\]|features\..+\.companion)"
+    r"|install\.(pip|docker|extras\[\d+\]))\.command"
+)
+
+
+def command_notes(path: str, command: str) -> list[str]:
+    """Notes every report prints under a command a change adds or changes: the shell policy's
+    warning for a recipe-written command outside its grammar (validate admits one only with
+    `unchecked_shell: true`). Commands the build writes get none."""
+    if not _RECIPE_SHELL.fullmatch(path):
+        return []
+    note = unchecked_note(command)
+    return [note] if note else []
 
 
 # -- the diff -------------------------------------------------------------------------------------
@@ -553,7 +569,7 @@ def _field_text_lines(c: FieldChange, documents: list[str]) -> list[str]:
         out = [f"{_MARK[c.status]} command {c.path}{where} {c.status}"]
         if c.after is not None:
             out += ["    now:", *("      " + line for line in str(c.after).split("\n"))]
-            out += ["    " + note for note in command_notes(str(c.after))]
+            out += ["    " + note for note in command_notes(c.path, str(c.after))]
         if c.before is not None:
             out += ["    was:", *("      " + line for line in str(c.before).split("\n"))]
         return out
@@ -628,7 +644,7 @@ def json_report(d: TreeDiff) -> str:
             {
                 **asdict(f),
                 "command": f.command,
-                "notes": command_notes(f.after) if f.command and isinstance(f.after, str) else [],
+                "notes": command_notes(f.path, f.after) if isinstance(f.after, str) else [],
             }
             for f in d.fields
         ],
@@ -685,7 +701,9 @@ def _field_markdown(c: FieldChange, documents: list[str]) -> str:
         out = f"**command {c.status}**: {md_code(c.path)}{where}\n"
         if c.after is not None:
             out += "\n" + "now:\n\n" + _fence(str(c.after), "sh") + "\n"
-            out += "".join(f"\n{md_code(note)}\n" for note in command_notes(str(c.after)))
+            out += "".join(
+                f"\n**{md_code(note)}**\n" for note in command_notes(c.path, str(c.after))
+            )
         if c.before is not None:
             out += "\n" + "was:\n\n" + _fence(str(c.before), "sh") + "\n"
         return out

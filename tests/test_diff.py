@@ -294,15 +294,34 @@ def test_install_command_guide_and_meta_changes_are_reported():
     text = text_report(d)
     assert "published field" in text.splitlines()[0] and "(1 command)" in text.splitlines()[0]
     assert (
-        f"  ~ command install.pip.command changed\n      now:\n        {EVIL}\n      was:\n" in text
+        f"  ~ command install.pip.command changed\n      now:\n        {EVIL}\n      warning: "
+        in text
     )
+    assert "\n      was:\n        uv venv\n" in text
     assert '~ recipe.meta.title: "M" → "M2"' in text
     assert "-Text.\n      +Other text." in text
     md = markdown_report(d)
-    assert f"now:\n\n```sh\n{EVIL}\n```" in md
+    assert f"now:\n\n```sh\n{EVIL}\n```\n" in md
     doc = json.loads(REPORTS_JSON(d))
     (cmd,) = [f for f in doc["fields"] if f["command"]]
-    assert cmd["after"] == EVIL and cmd["notes"] == []
+    assert cmd["after"] == EVIL and cmd["notes"][0].startswith("warning: ")
+
+
+def test_recipe_written_commands_outside_the_shell_policy_carry_its_warning():
+    """The shell policy's warning under the new command, in every format; commands the build
+    writes (a serve command copied into a catalog document) get none."""
+    from recipes_site.diff import command_notes
+
+    head = _model_doc(recipe__model={"install": {"pip": {"command": EVIL}}})
+    d = diff_trees(_docs_tree(_model_doc()), _docs_tree(head))
+    text = text_report(d)
+    warning = "warning: This recipe runs its own shell: read it before pasting."
+    assert f"      now:\n        {EVIL}\n      {warning}" in text
+    assert f"```sh\n{EVIL}\n```\n\n**``{warning}" in markdown_report(d)
+    assert command_notes("install.extras[0].command", EVIL)
+    assert command_notes("recipe.features.lmcache.companion.command", EVIL)
+    assert not command_notes('models["o/m default"].command', "vllm serve o/m")
+    assert not command_notes("install.pip.command", "uv venv\nuv pip install -U vllm")
 
 
 def REPORTS_JSON(d):  # noqa: N802
