@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recipes_site import fit, plan, sizing
+from recipes_site.data import VLLM_VERSION
 from recipes_site.render import picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
 from recipes_site.render.picker import AcrossHardware, SharedParts
@@ -142,6 +143,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
                     "recipe": rec.hf_id,
                     "hardware": res.hardware,
                     "hardware_profile": profiles.get(res.hardware, {}),
+                    "vllm_version": VLLM_VERSION,  # what every plan below models
                     "recommended": {},
                     "renderings": [],
                 },

@@ -41,6 +41,7 @@ from markupsafe import Markup
 
 from recipes_site import fit, plan, sizing
 from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.data import VLLM_VERSION
 from recipes_site.jsish import mapping
 from recipes_site.render.api import (
     API,
@@ -51,7 +52,7 @@ from recipes_site.render.api import (
     model_doc_path,
 )
 from recipes_site.render.markdown import render_guide, rewrite_links
-from recipes_site.render.picker import exports, picker_summary
+from recipes_site.render.picker import exports, picker_summary, variant_labels
 from recipes_site.render.search import (
     ARCH_LABELS,
     FACET_LABELS,
@@ -97,6 +98,8 @@ PAGE_IDS = frozenset(
         "sizing-h",
         "install-h",
         "serve-h",
+        "variants",
+        "variants-h",
         "guide-h",
         "browse-data",
         "results",
@@ -120,7 +123,7 @@ class HardwarePill(NamedTuple):
 
     id: str
     label: str
-    specs: str  # "<GPUs>×<GB>G"
+    specs: str  # "<GPUs>×<GiB> GiB"
     verified: bool
     checked: bool
     offered: bool  # for the shown variant
@@ -367,14 +370,6 @@ def context_label(tokens) -> str:
         if tokens >= unit and tokens % unit == 0:
             return f"{tokens // unit}{suffix}"
     return f"{round(tokens / 1000)}K" if tokens >= 1000 else str(tokens)
-
-
-def variant_label(variant, key: str) -> str:
-    v = mapping(variant)
-    if v.get("label"):
-        return str(v["label"])
-    p = (v.get("precision") or key).upper()
-    return f"{p} · {v['vram_minimum_gb']} GB" if v.get("vram_minimum_gb") else p
 
 
 # -- the KV-cache part of the sizing panel (site.js `kvView` and `planView` say the same) ------
@@ -655,6 +650,7 @@ class _Pages:
             arch_labels=ARCH_LABELS,
             task_labels=self.task_labels,
             base=root()[:-1],
+            vllm_version=VLLM_VERSION,  # the release every plan models, named on the pages
         )
 
     def render(self, template: str, path: str, **page) -> bytes:
@@ -702,17 +698,6 @@ def guide_linker(hf_id: str, known: Collection[str]):
         )
 
     return link
-
-
-def distinct_variants(variants: dict) -> dict:
-    """The summary's variants, with the checkpoint name added to labels two variants share."""
-    counts = Counter(v["label"] for v in variants.values())
-    return {
-        k: dict(v, label=f"{v['label']} · {v['model_id'].rsplit('/', 1)[-1]}")
-        if counts[v["label"]] > 1
-        else v
-        for k, v in variants.items()
-    }
 
 
 def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[str, str]]:
@@ -858,6 +843,47 @@ def _initial_plan(summary: dict, r: dict, chosen: list, first: dict) -> dict:
     }
 
 
+class VariantRow(NamedTuple):
+    """One row of the model page's variant table, generated from the plans (guides type none)."""
+
+    key: str
+    label: str
+    model_id: str
+    weights: str  # "130.4 GiB", from the plan of its recommended command
+    runs_on: list[tuple[str, str]]  # (hardware label, the GPUs its recommended command takes)
+
+
+def variant_rows(summary: dict, hw_docs: dict, labels: dict) -> list[VariantRow]:
+    """Per variant: its checkpoint, its weights and, per hardware it runs on, what the recommended
+    command occupies, all read from that command's plan (plan.py), as the picker shows it."""
+    rows = []
+    for key, tv in summary["variants"].items():
+        weights, runs_on = None, []
+        for h in tv["hardware"]:
+            doc = hw_docs.get(h)
+            if doc is None or key not in doc["recommended"]:
+                continue
+            _rs, r = tree_renderings(doc, key)
+            if r["variant"] != key:  # another variant serves this tree here
+                continue
+            p = r["plan"]["default"]
+            if h == tv["default_hardware"] or weights is None:
+                weights = p.get("weights_gib")
+            nodes = p.get("nodes", 1)
+            where = _count(p["gpus"], "GPU") + (f" on {nodes} nodes" if nodes > 1 else "")
+            runs_on.append((labels.get(h, h), where if plan.holds(p) else where + ", cannot start"))
+        rows.append(
+            VariantRow(
+                key,
+                tv["label"],
+                tv["model_id"],
+                "?" if weights is None else f"{_gib(weights)} GiB",
+                runs_on,
+            )
+        )
+    return rows
+
+
 def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
     groups: dict[str, list[str]] = {}
     for h, p in summary["hardware"].items():
@@ -876,7 +902,7 @@ def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list
                 HardwarePill(
                     h,
                     profiles[h]["label"],
-                    f"{profiles[h]['gpu_count']}×{gb(profiles[h]['vram_per_gpu_gb'])}G",
+                    f"{profiles[h]['gpu_count']}×{gb(profiles[h]['vram_per_gpu_gb'])} GiB",
                     profiles[h]["verified"],
                     h == chosen,
                     h in offered,
@@ -977,6 +1003,7 @@ def recipe_pages(
     }
     summary = view = data = script = None
     hw_buttons: list[HardwareBrand] = []
+    variant_table: list[VariantRow] = []
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
         model_doc = docs.get(model_doc_path(rec.hf_id))
@@ -985,7 +1012,7 @@ def recipe_pages(
             if model_doc is not None
             else fit.kv_sizing(ctx, rec.data, rec.rendered)
         )
-        summary = dict(summary, variants=distinct_variants(summary["variants"]), kv=bool(kv))
+        summary = dict(summary, kv=bool(kv))
         data = dict(
             summary,
             reasons=unavailable_reasons(rec, ctx, summary),
@@ -995,6 +1022,7 @@ def recipe_pages(
         )
         view = initial_view(summary, pages.labels)
         hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
+        variant_table = variant_rows(summary, hw_docs, pages.labels)
         initial_file = (encoded or {}).get(
             hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware)
         )
@@ -1030,6 +1058,7 @@ def recipe_pages(
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
         hw_buttons=hw_buttons,
+        variant_table=variant_table,
         updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)),
         max_conc=MAX_CONCURRENCY_INPUT,
@@ -1162,18 +1191,8 @@ class _Catalog:
         if hf_id in self._rows:
             return self._rows[hf_id]
         m = self.models[hf_id]
-        variants = (
-            [
-                {
-                    "key": k,
-                    "precision": (mapping(v).get("precision") or k).upper(),
-                    "vram": mapping(v).get("vram_minimum_gb"),
-                }
-                for k, v in mapping(self.docs[hf_id].data.get("variants")).items()
-            ]
-            if hf_id in self.docs
-            else []
-        )
+        labels = variant_labels(self.docs[hf_id].data) if hf_id in self.docs else {}
+        variants = [{"key": k, "label": label} for k, label in labels.items()]
         active = m.get("active_parameters")
         row = self._rows[hf_id] = {
             **m,
@@ -1183,6 +1202,7 @@ class _Catalog:
             else "",
             "context": context_label(m.get("context_length")),
             "variants": variants,
+            "variant_labels": labels,
         }
         return row
 
@@ -1331,7 +1351,7 @@ class _Catalog:
                     search_url=url("/?" + urlencode({"hardware": h})),
                     title=f"What runs on one {entry['gpus']} × {self.labels[h]} node"
                     + (f" (page {k} of {pages})" if k > 1 else ""),
-                    description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GB "
+                    description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GiB "
                     f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
                     json_url=url(f"/{API}/hardware/{h}.json"),
                 )
@@ -1372,7 +1392,9 @@ class _Catalog:
                 "strategy": self.strategy_labels.get(pick["strategy"], pick["strategy"]),
                 "deploy_type": pick["deploy_type"],
                 "model_id": pick.get("model_id"),
-                "variant_label": variant_label(variants.get(pick["variant"]), pick["variant"]),
+                "variant_label": self.row(hf_id)["variant_labels"].get(
+                    pick["variant"], pick["variant"]
+                ),
                 "href": url(f"/{hf_id}/?")
                 + urlencode(
                     {
@@ -1503,7 +1525,7 @@ class _Catalog:
         for h, p in self.profiles.items():
             out.append(
                 f"- [{self.labels[h]}]({a(f'/hardware/{h}/')}): {p.get('gpu_count') or 1} × "
-                f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; what runs on it: {a(f'/{API}/hardware/{h}.json')} "
+                f"{gb(round(sizing.per_gpu_gib(p), 1))} GiB per node; what runs on it: {a(f'/{API}/hardware/{h}.json')} "
                 "(in pages: follow `next`)"
             )
         out += [

@@ -391,6 +391,8 @@ DOCUMENTS: dict[str, dict] = {
             "recipe": STR,
             "hardware": STR,
             "hardware_profile": PROFILE,
+            # the vLLM release every rendering's plan models (recipes_site.data.VLLM_VERSION)
+            "vllm_version": STR,
             "recommended": {"type": "object", "minProperties": 1, "additionalProperties": PICK},
             "renderings": {"type": "array", "minItems": 1, "items": _ref("rendering")},
             "feature_sets": {"type": "array", "items": {"type": "array", "items": FEATURE}},
