@@ -95,6 +95,7 @@ PAGE_IDS = frozenset(
         "guide",
         "about",
         "command-panel",
+        "plan-warning",
         "sizing-h",
         "install-h",
         "serve-h",
@@ -387,6 +388,22 @@ def plan_of(rendering: dict, chosen: list[tuple[dict, dict | None]], hw: dict) -
         if f["name"] in p.get("keys", ())
     )
     return plan.expand(p.get("by", {}).get(key) or p["default"], hw["gpu"], hw["vram_per_gpu_gb"])
+
+
+def window_note(p: dict, full: int | None) -> str:
+    """The longest request a command serves, from its plan (site.js `windowNote`): the recipe's
+    full window, or the --max-model-len the command passes; nothing for a command that cannot
+    start (its warning says why)."""
+    n = p["context_length"]
+    if not n or p["verdict"] not in ("fits", None):
+        return ""
+    room = f" (its KV cache holds {p['max_tokens']:,} tokens per GPU)" if p["max_tokens"] else ""
+    if full and n < full:
+        return (
+            f"This command serves requests of up to {n:,} tokens (--max-model-len {n}), "
+            f"not the model's full {full:,}{room}."
+        )
+    return f"This command serves the model's full {n:,}-token window{room}."
 
 
 def layout_text(p: dict) -> str:
@@ -838,6 +855,7 @@ def _initial_plan(summary: dict, r: dict, chosen: list, first: dict) -> dict:
     return {
         "plan_now": p,
         "sizing": plan_facts(p, hw["gpu"]),
+        "window": window_note(p, summary["variants"].get(r["variant"], {}).get("context_length")),
         "kv": kv_view(p) if p.get("kv_bytes_per_token_per_gpu") is not None else None,
         "plan": plan_view(r, p, hw, command),
     }

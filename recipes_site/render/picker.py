@@ -774,6 +774,8 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
         v = mapping(variants.get(tree.variant))
         trees[tree.variant] = {
             "label": labels.get(tree.variant, tree.variant),
+            # the full window the plans measure a served length against (fit.model_facts)
+            "context_length": fit.model_facts(rec.data, tree.variant).context_length,
             "precision": v.get("precision"),
             "vram_gb": v.get("vram_minimum_gb"),
             "model_id": tree.model_id,
