@@ -1136,6 +1136,22 @@ def recipe_markdown(
                 out += [install[key]["note"], ""] if install[key].get("note") else []
     if summary:
         out += [
+            "## Variants and memory",
+            "",
+            f"From each command's plan for vLLM {VLLM_VERSION}.",
+            "",
+            "| Variant | Checkpoint | Weights | Recommended command takes |",
+            "|---|---|---|---|",
+        ]
+        cell = lambda text: str(text).replace("|", "\\|")  # recipe text cannot end a cell
+        out += [
+            f"| {cell(row.label)} | `{cell(row.model_id)}` | {row.weights} | "
+            + " · ".join(f"{cell(hw)}: {where}" for hw, where in row.runs_on)
+            + " |"
+            for row in variant_rows(summary, hw_docs, labels)
+        ]
+        out += [
+            "",
             "## Serve",
             "",
             "The recommended command for each variant on its default hardware.",

@@ -744,7 +744,9 @@ def variant_labels(recipe: dict) -> dict[str, str]:
     checkpoint's name (its full id, or the variant key, where names are shared too)."""
     variants = {k: mapping(v) for k, v in mapping(recipe.get("variants")).items()}
     default_id = mapping(recipe.get("model")).get("model_id") or ""
-    heads = {k: str(v.get("label") or (v.get("precision") or k).upper()) for k, v in variants.items()}
+    heads = {
+        k: str(v.get("label") or (v.get("precision") or k).upper()) for k, v in variants.items()
+    }
     out = {}
     for key, v in variants.items():
         head = heads[key]
