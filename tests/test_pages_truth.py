@@ -106,3 +106,58 @@ def test_the_vllm_version_is_one_constant_on_pages_and_in_the_api(site):
     assert (PROJECT_ROOT / "recipes_site/data/__init__.py").read_text().count(
         f'"{VLLM_VERSION}"'
     ) == 1
+
+
+def _recommended_plans(site, hf_id: str, hw: str) -> dict[str, dict]:
+    doc = json.loads((site / "api/v1/models" / hf_id / "hw" / f"{hw}.json").read_text())
+    out = {}
+    for variant, rec in doc["recommended"].items():
+        r = next(
+            x
+            for x in doc["renderings"]
+            if (x["variant"], x["strategy"], x["node_count"])
+            == (rec["variant"], rec["strategy"], rec["node_count"])
+        )
+        out[variant] = r["plan"]["default"]
+    return out
+
+
+def test_hardware_entries_carry_the_model_page_verdict(site):
+    checked = 0
+    for path in (site / "api/v1/hardware").glob("*.json"):
+        doc = json.loads(path.read_text())
+        for m in doc.get("models", []):
+            plan = _recommended_plans(site, m["recipe"], doc["hardware"])[m["variant"]]
+            assert m.get("verdict") == plan.get("verdict"), (path.name, m["recipe"], m["variant"])
+            checked += 1
+    assert checked > 100
+
+
+def test_hardware_pages_list_only_starting_commands_as_fitting(tmp_path):
+    """On the compat corpus some recommended commands cannot start as planned: a hardware page
+    never lists one under "Fits on one node", and marks it where it lists it."""
+    from recipes_site.build import build
+
+    corpus = PROJECT_ROOT.parent / "shared" / "compat" / "corpus"
+    if not (corpus / "models").is_dir():
+        pytest.skip("no compat corpus")
+    out = tmp_path / "compat"
+    assert build(corpus, out).ok
+    marked = 0
+    for page in (out / "hardware").glob("*/index.html"):
+        text = _text(page)
+        fits = text[text.index('id="fits-h"') :].split("</section>", 1)[0]
+        assert "cannot start" not in fits, page
+        for hf_id, variant_label in re.findall(
+            r'data-hw-model="([^"]+)"><details><summary><b>[^<]*</b> <span class="tag">([^<]*)',
+            fits,
+        ):
+            hw = page.parent.name
+            labels = picker.variant_labels(
+                json.loads((out / "api/v1/models" / f"{hf_id}.json").read_text())["recipe"]
+            )
+            key = next(k for k, v in labels.items() if v == variant_label)
+            plans = _recommended_plans(out, hf_id, hw)
+            assert plans[key].get("verdict") in ("fits", None), (page, hf_id, key)
+        marked += text.count("cannot start as planned")
+    assert marked, "the compat corpus has recommended commands that cannot start as planned"

@@ -1410,14 +1410,16 @@ class _Catalog:
         multi: list[dict] = []
         for hf_id, entries in per_recipe.items():
             variants = mapping(self.docs[hf_id].data.get("variants")) if hf_id in self.docs else {}
-            one = [e for e in entries if e["node_count"] == 1]
+            # what starts (its plan's verdict, as on the model page) before what cannot
+            starts = [e for e in entries if plan.holds(e)] or entries
+            one = [e for e in starts if e["node_count"] == 1 and plan.holds(e)]
             pick = (
                 max(
                     one,
                     key=lambda e: mapping(variants.get(e["variant"])).get("vram_minimum_gb") or 0,
                 )
                 if one
-                else min(entries, key=lambda e: e["node_count"])
+                else min(starts, key=lambda e: e["node_count"])
             )
             item = {
                 "row": self.row(hf_id),
@@ -1429,6 +1431,7 @@ class _Catalog:
                 "variant_label": self.row(hf_id)["variant_labels"].get(
                     pick["variant"], pick["variant"]
                 ),
+                "starts": plan.holds(pick),
                 "href": url(f"/{hf_id}/?")
                 + urlencode(
                     {

@@ -439,7 +439,9 @@ DOCUMENTS: dict[str, dict] = {
                         "env": ENV,
                         "command": STR_OR_NULL,
                         "json": STR,
-                    }
+                    },
+                    # the recommended command's plan verdict (plan.py), absent when unknown
+                    {"verdict": {"enum": ["fits", "over", "no_kv", "short"]}},
                 ),
             },
         }
