@@ -222,7 +222,8 @@ function picker(P, D) {
     return full && n < full ? `This command serves requests of up to ${fmt(n)} tokens (--max-model-len ${n}), not the model's full ${fmt(full)}${room}.`
       : `This command serves the model's full ${fmt(n)}-token window${room}.`;
   }
-  /* pages.py `missing_text`: a URL's variant that does not run on its hardware, and what does */
+  /* a URL's variant that does not run on its hardware, and what does (only a URL asks for one:
+     the server-rendered default view never does) */
   function missingText(m) {
     const hw = D.labels[m.hardware] || D.hardware[m.hardware].label, runs = Object.keys(D.variants).filter(k => D.variants[k].hardware.includes(m.hardware));
     const why = (D.reasons[m.variant] || {})[m.hardware];

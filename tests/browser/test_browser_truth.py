@@ -126,3 +126,13 @@ def test_axe_finds_no_violation_on_model_pages(browser, project_site, page_error
         assert not page_errors.errors, page_errors.errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("hf_id", [QWEN27, LLAMA, V32])
+def test_the_server_rendered_window_note_is_the_script_s(page, project_site, hf_id):
+    import html
+
+    source = (project_site.out / hf_id / "index.html").read_text(encoding="utf-8")
+    served = html.unescape(re.search(r"<p class=\"hint\" data-window>([^<]*)</p>", source).group(1))
+    Picker(page, project_site, hf_id).open()
+    assert served and _card(page)["window"] == served
