@@ -56,7 +56,7 @@ def test_variant_labels_fall_back_to_the_key_when_checkpoints_are_shared():
 def test_model_page_chips_are_the_plan_weights_in_gib(site, recipes):
     page = _text(site / LLAMA / "index.html")
     chips = _chips(page)
-    assert chips["default"] == "BF16 · 130 GiB", chips
+    assert chips["default"].startswith("BF16 · ") and "GB" not in chips["default"], chips
     hw = json.loads((site / "api/v1/models" / LLAMA / "hw/h100.json").read_text())
     plan = next(r for r in hw["renderings"] if r["variant"] == "default")["plan"]["default"]
     assert f"{plan['weights_gib']:.0f} GiB" in chips["default"]
