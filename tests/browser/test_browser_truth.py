@@ -101,6 +101,10 @@ AXE_PAGES = [
     f"/{QWEN8}/?hardware=h100&variant=nvfp4",  # the missing-variant note
     f"/{LLAMA}/",
     "/openai/gpt-oss-120b/",  # a guide with highlighted code
+    "/moonshotai/Kimi-K2.6/",  # the largest page
+    "/deepseek-ai/DeepSeek-R1/?hardware=h100&strategy=pd_cluster",  # process tabs
+    "/Qwen/Qwen3.5-27B/",  # linear-attention state in the memory panel
+    "/google/gemma-3-27b-it/?hardware=rtx_5090",  # sliding windows, a consumer card
 ]
 
 
