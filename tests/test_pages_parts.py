@@ -76,7 +76,7 @@ _PILLS_BY_LOOKUP = """{% set hwlist, profiles, reasons, chosen = summary.variant
 {% for brand, ids in groups %}
 <div class="hw-brand"><span class="brand-name">{{ brand }}</span>
 {% for h in ids %}{% set p = profiles[h] %}
-<button type="button" class="opt" role="radio" data-value="{{ h }}" {% if h == chosen %}aria-checked="true" tabindex="0"{% else %}aria-checked="false" tabindex="-1"{% endif %}{% if h not in hwlist %} aria-disabled="true" title="{{ reasons[h] }}"{% endif %}><b>{{ p.label }}</b><small>{{ p.gpu_count }}×{{ p.vram_per_gpu_gb|gb }}G</small>{% if p.verified %}<i class="ok"><span class="sr-only">verified</span></i>{% endif %}</button>
+<button type="button" class="opt" role="radio" data-value="{{ h }}" {% if h == chosen %}aria-checked="true" tabindex="0"{% else %}aria-checked="false" tabindex="-1"{% endif %}{% if h not in hwlist %} aria-disabled="true" title="{{ reasons[h] }}"{% endif %}><b>{{ p.label }}</b><small>{{ p.gpu_count }}×{{ p.vram_per_gpu_gb|gb }} GiB</small>{% if p.verified %}<i class="ok"><span class="sr-only">verified</span></i>{% endif %}</button>
 {% endfor %}
 </div>
 {% endfor %}

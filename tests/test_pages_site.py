@@ -319,7 +319,7 @@ def test_install_block_guide_and_footer(site):
     text = (site / "meta-llama/Llama-3.3-70B-Instruct/index.html").read_text()
     assert "uv pip install -U vllm --torch-backend auto" in text
     assert '<pre class="hl"><code class="language-bash">' in text
-    assert '<div class="table-wrap"><table>' in text
+    assert '<div class="table-wrap"><table class="variants">' in text  # generated from the plans
     assert f'href="{REPO_URL}/edit/main/models/meta-llama/Llama-3.3-70B-Instruct.yaml"' in text
     assert 'href="/Qwen/Qwen3-30B-A3B/"' in text  # related recipe
     assert '<time datetime="2026-11-29">' in text

@@ -15,6 +15,12 @@ from importlib import resources
 
 _NUMBER = re.compile(r"^-\d")
 
+# The vLLM release every plan models: the sizing terms (fit.py, kv_cache.py) cite its source as
+# `vllm/<path>:<line>` of this version, and vllm_flags.json was read from its wheel
+# (vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl, recorded in the file). Model pages name it
+# beside every verdict and the API hardware documents carry it as `vllm_version`.
+VLLM_VERSION = "0.33.0"
+
 
 @lru_cache(maxsize=1)
 def vllm_flags() -> dict:

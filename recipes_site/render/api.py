@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recipes_site import fit, plan, sizing
+from recipes_site.data import VLLM_VERSION
 from recipes_site.render import picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
 from recipes_site.render.picker import AcrossHardware, SharedParts
@@ -142,6 +143,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
                     "recipe": rec.hf_id,
                     "hardware": res.hardware,
                     "hardware_profile": profiles.get(res.hardware, {}),
+                    "vllm_version": VLLM_VERSION,  # what every plan below models
                     "recommended": {},
                     "renderings": [],
                 },
@@ -181,12 +183,15 @@ def _rendering_doc(
     return doc
 
 
-def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:
-    """For each hardware: this recipe's variants that run there, with the recommended command."""
+def hardware_entries(rec: RecipeInput, docs: dict | None = None) -> dict[str, list[dict]]:
+    """For each hardware: this recipe's variants that run there, with the recommended command
+    and, given the recipe's `docs`, the verdict of that command's plan (the hardware pages say
+    what the model page says)."""
     per_hw: dict[str, list] = {}
     for tree in rec.rendered.trees:
         for res in tree.by_hardware:
             r = res.recommended
+            verdict = _recommended_verdict(docs, rec.hf_id, res.hardware, r) if docs else None
             main = r.main_process
             per_hw.setdefault(res.hardware, []).append(
                 {
@@ -199,9 +204,23 @@ def hardware_entries(rec: RecipeInput) -> dict[str, list[dict]]:
                     "env": main.env if main else {},
                     "command": main.command if main else None,
                     "json": link(hw_doc_path(rec.hf_id, res.hardware)),
+                    **({"verdict": verdict} if verdict is not None else {}),
                 }
             )
     return per_hw
+
+
+def _recommended_verdict(docs: dict, hf_id: str, hw: str, r) -> str | None:
+    """The plan verdict of a recommended rendering, read from its hardware document."""
+    doc = docs.get(hw_doc_path(hf_id, hw))
+    for entry in doc["renderings"] if doc else ():
+        if (entry["variant"], entry["strategy"], entry["node_count"]) == (
+            r.variant,
+            r.strategy,
+            r.node_count,
+        ):
+            return entry["plan"]["default"].get("verdict")
+    return None
 
 
 @dataclass(frozen=True)
@@ -224,7 +243,7 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
         with synthesizing(rec.data):
             docs.update(hardware_docs(rec, ctx))
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
-        return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec))
+        return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec, docs))
     finally:
         _clear_memos()
 

@@ -41,6 +41,7 @@ from markupsafe import Markup
 
 from recipes_site import fit, plan, sizing
 from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.data import VLLM_VERSION
 from recipes_site.jsish import mapping
 from recipes_site.render.api import (
     API,
@@ -51,7 +52,7 @@ from recipes_site.render.api import (
     model_doc_path,
 )
 from recipes_site.render.markdown import render_guide, rewrite_links
-from recipes_site.render.picker import exports, picker_summary
+from recipes_site.render.picker import exports, picker_summary, variant_labels
 from recipes_site.render.search import (
     ARCH_LABELS,
     FACET_LABELS,
@@ -94,9 +95,12 @@ PAGE_IDS = frozenset(
         "guide",
         "about",
         "command-panel",
+        "plan-warning",
         "sizing-h",
         "install-h",
         "serve-h",
+        "variants",
+        "variants-h",
         "guide-h",
         "browse-data",
         "results",
@@ -120,7 +124,7 @@ class HardwarePill(NamedTuple):
 
     id: str
     label: str
-    specs: str  # "<GPUs>×<GB>G"
+    specs: str  # "<GPUs>×<GiB> GiB"
     verified: bool
     checked: bool
     offered: bool  # for the shown variant
@@ -369,14 +373,6 @@ def context_label(tokens) -> str:
     return f"{round(tokens / 1000)}K" if tokens >= 1000 else str(tokens)
 
 
-def variant_label(variant, key: str) -> str:
-    v = mapping(variant)
-    if v.get("label"):
-        return str(v["label"])
-    p = (v.get("precision") or key).upper()
-    return f"{p} · {v['vram_minimum_gb']} GB" if v.get("vram_minimum_gb") else p
-
-
 # -- the KV-cache part of the sizing panel (site.js `kvView` and `planView` say the same) ------
 
 MAX_CONCURRENCY_INPUT = 100_000
@@ -392,6 +388,22 @@ def plan_of(rendering: dict, chosen: list[tuple[dict, dict | None]], hw: dict) -
         if f["name"] in p.get("keys", ())
     )
     return plan.expand(p.get("by", {}).get(key) or p["default"], hw["gpu"], hw["vram_per_gpu_gb"])
+
+
+def window_note(p: dict, full: int | None) -> str:
+    """The longest request a command serves, from its plan (site.js `windowNote`): the recipe's
+    full window, or the --max-model-len the command passes; nothing for a command that cannot
+    start (its warning says why)."""
+    n = p["context_length"]
+    if not n or p["verdict"] not in ("fits", None):
+        return ""
+    room = f" (its KV cache holds {p['max_tokens']:,} tokens per GPU)" if p["max_tokens"] else ""
+    if full and n < full:
+        return (
+            f"This command serves requests of up to {n:,} tokens (--max-model-len {n}), "
+            f"not the model's full {full:,}{room}."
+        )
+    return f"This command serves the model's full {n:,}-token window{room}."
 
 
 def layout_text(p: dict) -> str:
@@ -655,6 +667,7 @@ class _Pages:
             arch_labels=ARCH_LABELS,
             task_labels=self.task_labels,
             base=root()[:-1],
+            vllm_version=VLLM_VERSION,  # the release every plan models, named on the pages
         )
 
     def render(self, template: str, path: str, **page) -> bytes:
@@ -702,17 +715,6 @@ def guide_linker(hf_id: str, known: Collection[str]):
         )
 
     return link
-
-
-def distinct_variants(variants: dict) -> dict:
-    """The summary's variants, with the checkpoint name added to labels two variants share."""
-    counts = Counter(v["label"] for v in variants.values())
-    return {
-        k: dict(v, label=f"{v['label']} · {v['model_id'].rsplit('/', 1)[-1]}")
-        if counts[v["label"]] > 1
-        else v
-        for k, v in variants.items()
-    }
 
 
 def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[str, str]]:
@@ -853,9 +855,51 @@ def _initial_plan(summary: dict, r: dict, chosen: list, first: dict) -> dict:
     return {
         "plan_now": p,
         "sizing": plan_facts(p, hw["gpu"]),
+        "window": window_note(p, summary["variants"].get(r["variant"], {}).get("context_length")),
         "kv": kv_view(p) if p.get("kv_bytes_per_token_per_gpu") is not None else None,
         "plan": plan_view(r, p, hw, command),
     }
+
+
+class VariantRow(NamedTuple):
+    """One row of the model page's variant table, generated from the plans (guides type none)."""
+
+    key: str
+    label: str
+    model_id: str
+    weights: str  # "130.4 GiB", from the plan of its recommended command
+    runs_on: list[tuple[str, str]]  # (hardware label, the GPUs its recommended command takes)
+
+
+def variant_rows(summary: dict, hw_docs: dict, labels: dict) -> list[VariantRow]:
+    """Per variant: its checkpoint, its weights and, per hardware it runs on, what the recommended
+    command occupies, all read from that command's plan (plan.py), as the picker shows it."""
+    rows = []
+    for key, tv in summary["variants"].items():
+        weights, runs_on = None, []
+        for h in tv["hardware"]:
+            doc = hw_docs.get(h)
+            if doc is None or key not in doc["recommended"]:
+                continue
+            _rs, r = tree_renderings(doc, key)
+            if r["variant"] != key:  # another variant serves this tree here
+                continue
+            p = r["plan"]["default"]
+            if h == tv["default_hardware"] or weights is None:
+                weights = p.get("weights_gib")
+            nodes = p.get("nodes", 1)
+            where = _count(p["gpus"], "GPU") + (f" on {nodes} nodes" if nodes > 1 else "")
+            runs_on.append((labels.get(h, h), where if plan.holds(p) else where + ", cannot start"))
+        rows.append(
+            VariantRow(
+                key,
+                tv["label"],
+                tv["model_id"],
+                "?" if weights is None else f"{_gib(weights)} GiB",
+                runs_on,
+            )
+        )
+    return rows
 
 
 def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
@@ -876,7 +920,7 @@ def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list
                 HardwarePill(
                     h,
                     profiles[h]["label"],
-                    f"{profiles[h]['gpu_count']}×{gb(profiles[h]['vram_per_gpu_gb'])}G",
+                    f"{profiles[h]['gpu_count']}×{gb(profiles[h]['vram_per_gpu_gb'])} GiB",
                     profiles[h]["verified"],
                     h == chosen,
                     h in offered,
@@ -979,6 +1023,7 @@ def recipe_pages(
     }
     summary = view = data = script = None
     hw_buttons: list[HardwareBrand] = []
+    variant_table: list[VariantRow] = []
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
         model_doc = docs.get(model_doc_path(rec.hf_id))
@@ -987,7 +1032,7 @@ def recipe_pages(
             if model_doc is not None
             else fit.kv_sizing(ctx, rec.data, rec.rendered)
         )
-        summary = dict(summary, variants=distinct_variants(summary["variants"]), kv=bool(kv))
+        summary = dict(summary, kv=bool(kv))
         data = dict(
             summary,
             reasons=unavailable_reasons(rec, ctx, summary),
@@ -997,6 +1042,7 @@ def recipe_pages(
         )
         view = initial_view(summary, pages.labels)
         hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
+        variant_table = variant_rows(summary, hw_docs, pages.labels)
         initial_file = (encoded or {}).get(
             hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware)
         )
@@ -1032,6 +1078,7 @@ def recipe_pages(
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
         hw_buttons=hw_buttons,
+        variant_table=variant_table,
         updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)),
         max_conc=MAX_CONCURRENCY_INPUT,
@@ -1097,6 +1144,22 @@ def recipe_markdown(
                 out += [install[key]["note"], ""] if install[key].get("note") else []
     if summary:
         out += [
+            "## Variants and memory",
+            "",
+            f"From each command's plan for vLLM {VLLM_VERSION}.",
+            "",
+            "| Variant | Checkpoint | Weights | Recommended command takes |",
+            "|---|---|---|---|",
+        ]
+        cell = lambda text: str(text).replace("|", "\\|")  # recipe text cannot end a cell
+        out += [
+            f"| {cell(row.label)} | `{cell(row.model_id)}` | {row.weights} | "
+            + " · ".join(f"{cell(hw)}: {where}" for hw, where in row.runs_on)
+            + " |"
+            for row in variant_rows(summary, hw_docs, labels)
+        ]
+        out += [
+            "",
             "## Serve",
             "",
             "The recommended command for each variant on its default hardware.",
@@ -1170,18 +1233,8 @@ class _Catalog:
         if hf_id in self._rows:
             return self._rows[hf_id]
         m = self.models[hf_id]
-        variants = (
-            [
-                {
-                    "key": k,
-                    "precision": (mapping(v).get("precision") or k).upper(),
-                    "vram": mapping(v).get("vram_minimum_gb"),
-                }
-                for k, v in mapping(self.docs[hf_id].data.get("variants")).items()
-            ]
-            if hf_id in self.docs
-            else []
-        )
+        labels = variant_labels(self.docs[hf_id].data) if hf_id in self.docs else {}
+        variants = [{"key": k, "label": label} for k, label in labels.items()]
         active = m.get("active_parameters")
         row = self._rows[hf_id] = {
             **m,
@@ -1191,6 +1244,7 @@ class _Catalog:
             else "",
             "context": context_label(m.get("context_length")),
             "variants": variants,
+            "variant_labels": labels,
         }
         return row
 
@@ -1339,7 +1393,7 @@ class _Catalog:
                     search_url=url("/?" + urlencode({"hardware": h})),
                     title=f"What runs on one {entry['gpus']} × {self.labels[h]} node"
                     + (f" (page {k} of {pages})" if k > 1 else ""),
-                    description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GB "
+                    description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GiB "
                     f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
                     json_url=url(f"/{API}/hardware/{h}.json"),
                 )
@@ -1364,14 +1418,16 @@ class _Catalog:
         multi: list[dict] = []
         for hf_id, entries in per_recipe.items():
             variants = mapping(self.docs[hf_id].data.get("variants")) if hf_id in self.docs else {}
-            one = [e for e in entries if e["node_count"] == 1]
+            # what starts (its plan's verdict, as on the model page) before what cannot
+            starts = [e for e in entries if plan.holds(e)] or entries
+            one = [e for e in starts if e["node_count"] == 1 and plan.holds(e)]
             pick = (
                 max(
                     one,
                     key=lambda e: mapping(variants.get(e["variant"])).get("vram_minimum_gb") or 0,
                 )
                 if one
-                else min(entries, key=lambda e: e["node_count"])
+                else min(starts, key=lambda e: e["node_count"])
             )
             item = {
                 "row": self.row(hf_id),
@@ -1380,7 +1436,10 @@ class _Catalog:
                 "strategy": self.strategy_labels.get(pick["strategy"], pick["strategy"]),
                 "deploy_type": pick["deploy_type"],
                 "model_id": pick.get("model_id"),
-                "variant_label": variant_label(variants.get(pick["variant"]), pick["variant"]),
+                "variant_label": self.row(hf_id)["variant_labels"].get(
+                    pick["variant"], pick["variant"]
+                ),
+                "starts": plan.holds(pick),
                 "href": url(f"/{hf_id}/?")
                 + urlencode(
                     {
@@ -1511,7 +1570,7 @@ class _Catalog:
         for h, p in self.profiles.items():
             out.append(
                 f"- [{self.labels[h]}]({a(f'/hardware/{h}/')}): {p.get('gpu_count') or 1} × "
-                f"{gb(round(sizing.per_gpu_gib(p), 1))} GB per node; what runs on it: {a(f'/{API}/hardware/{h}.json')} "
+                f"{gb(round(sizing.per_gpu_gib(p), 1))} GiB per node; what runs on it: {a(f'/{API}/hardware/{h}.json')} "
                 "(in pages: follow `next`)"
             )
         out += [

@@ -729,14 +729,40 @@ def _process_parts(r: Rendering, splits: list) -> list[dict]:
 # -- the page's embedded summary ----------------------------------------------------------------
 
 
-def _variant_label(recipe: dict, key: str, variant: dict) -> str:
-    """A variant's pill: its label, else its precision and its weights in GiB (the unit of every
-    plan; `vram_minimum_gb` is decimal GB with the 1.2 runtime factor, which the plans divide out)."""
-    if variant.get("label"):
-        return variant["label"]
-    precision = (variant.get("precision") or key).upper()
-    weights, _ = fit.weights_bytes(recipe, variant)
-    return f"{precision} · {weights / fit.GIB:.0f} GiB" if weights else precision
+def variant_weights_gib(recipe: dict, key: str) -> float | None:
+    """A variant's weights in GiB as every plan of it counts them (`fit.model_facts`, the figure
+    `plan.py` starts from), None when unknown."""
+    weights = fit.model_facts(recipe, key).weights_bytes
+    return weights / fit.GIB if weights else None
+
+
+def variant_labels(recipe: dict) -> dict[str, str]:
+    """Every variant's label (pill, hardware and provider pages): its `label`, else its precision,
+    then its weights in GiB (`variant_weights_gib`: the unit and figure of every plan;
+    `vram_minimum_gb` is decimal GB with the 1.2 runtime factor, which the plans divide out).
+    Variants whose label would differ only by size, or not at all, are told apart by their
+    checkpoint's name (its full id, or the variant key, where names are shared too)."""
+    variants = {k: mapping(v) for k, v in mapping(recipe.get("variants")).items()}
+    default_id = mapping(recipe.get("model")).get("model_id") or ""
+    heads = {
+        k: str(v.get("label") or (v.get("precision") or k).upper()) for k, v in variants.items()
+    }
+    out = {}
+    for key, v in variants.items():
+        head = heads[key]
+        alike = [k for k in variants if heads[k] == head]
+        if len(alike) > 1:
+            ids = {k: str(variants[k].get("model_id") or default_id) for k in alike}
+            names = {k: i.rsplit("/", 1)[-1] for k, i in ids.items()}
+            for tags in (names, ids):
+                if len(set(tags.values())) == len(alike):
+                    head += f" · {tags[key]}"
+                    break
+            else:
+                head += f" · {key}"
+        weights = None if v.get("label") else variant_weights_gib(recipe, key)
+        out[key] = f"{head} · {weights:.0f} GiB" if weights else head
+    return out
 
 
 def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict:
@@ -744,11 +770,14 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
     hardware document of the default hardware (`initial`), so the first view needs no fetch."""
     variants = mapping(rec.data.get("variants"))
     declared = mapping(mapping(rec.data.get("meta")).get("hardware"))
+    labels = variant_labels(rec.data)
     trees = {}
     for tree in rec.rendered.trees:
         v = mapping(variants.get(tree.variant))
         trees[tree.variant] = {
-            "label": _variant_label(rec.data, tree.variant, v),
+            "label": labels.get(tree.variant, tree.variant),
+            # the full window the plans measure a served length against (fit.model_facts)
+            "context_length": fit.model_facts(rec.data, tree.variant).context_length,
             "precision": v.get("precision"),
             "vram_gb": v.get("vram_minimum_gb"),
             "model_id": tree.model_id,

@@ -399,6 +399,8 @@ DOCUMENTS: dict[str, dict] = {
             "recipe": STR,
             "hardware": STR,
             "hardware_profile": PROFILE,
+            # the vLLM release every rendering's plan models (recipes_site.data.VLLM_VERSION)
+            "vllm_version": STR,
             "recommended": {"type": "object", "minProperties": 1, "additionalProperties": PICK},
             "renderings": {"type": "array", "minItems": 1, "items": _ref("rendering")},
             "feature_sets": {"type": "array", "items": {"type": "array", "items": FEATURE}},
@@ -445,7 +447,9 @@ DOCUMENTS: dict[str, dict] = {
                         "env": ENV,
                         "command": STR_OR_NULL,
                         "json": STR,
-                    }
+                    },
+                    # the recommended command's plan verdict (plan.py), absent when unknown
+                    {"verdict": {"enum": ["fits", "over", "no_kv", "short"]}},
                 ),
             },
         }

@@ -214,6 +214,22 @@ function picker(P, D) {
     return out + ".";
   }
   const holds = p => p.verdict === "fits" || p.verdict === null;
+  /* pages.py `window_note`: the longest request the command serves, read from its plan */
+  function windowNote(p, full) {
+    const n = p.context_length;
+    if (!n || !holds(p)) return "";
+    const room = p.max_tokens ? ` (its KV cache holds ${fmt(p.max_tokens)} tokens per GPU)` : "";
+    return full && n < full ? `This command serves requests of up to ${fmt(n)} tokens (--max-model-len ${n}), not the model's full ${fmt(full)}${room}.`
+      : `This command serves the model's full ${fmt(n)}-token window${room}.`;
+  }
+  /* a URL's variant that does not run on its hardware, and what does (only a URL asks for one:
+     the server-rendered default view never does) */
+  function missingText(m) {
+    const hw = D.labels[m.hardware] || D.hardware[m.hardware].label, runs = Object.keys(D.variants).filter(k => D.variants[k].hardware.includes(m.hardware));
+    const why = (D.reasons[m.variant] || {})[m.hardware];
+    return `${D.variants[m.variant].label} is not available on ${hw}. ` + (why ? why.replace(/ \(available with [^)]*\)$/, "") + ". " : "")
+      + (runs.length ? `${hw} runs ${runs.map(k => D.variants[k].label).join(", ")}.` : `No variant of this recipe runs on ${hw}: showing ${D.labels[S.hardware] || D.hardware[S.hardware].label}.`);
+  }
   function tabs(r) {
     const ex = docs[S.hardware].extra_sets[r.parts.extras];
     return ex.filter(e => e.id !== "router").concat(r.parts.processes, ex.filter(e => e.id === "router"));
@@ -242,11 +258,23 @@ function picker(P, D) {
     return { rec, strategies, nodes, defNodes, strategy, n, r: rs.find(r => r.strategy === strategy && r.node_count === n) };
   }
 
+  /* a URL's hardware is kept: a variant that does not run there gives way to one that does
+     (the default first), and the page says so (`missing`); a click on a variant moves the
+     hardware to one that variant runs on, as the dimmed pills said */
+  function place(w, how) {
+    const asked = w.variant in D.variants ? w.variant : D.default.variant, V = D.variants[asked];
+    const stored = how === "pop" ? null : store(HW_KEY);
+    if (V.hardware.includes(w.hardware)) return { variant: asked, hardware: w.hardware, missing: null };
+    if (how !== "push" && w.hardware in D.hardware) {
+      const runs = [D.default.variant].concat(Object.keys(D.variants)).find(k => D.variants[k].hardware.includes(w.hardware));
+      return { variant: runs || asked, hardware: runs ? w.hardware : V.default_hardware, missing: { variant: asked, hardware: w.hardware } };
+    }
+    return { variant: asked, hardware: V.hardware.includes(stored) ? stored : V.default_hardware, missing: null };
+  }
+
   async function go(w, how) {
     const my = ++seq;
-    const variant = w.variant in D.variants ? w.variant : D.default.variant, V = D.variants[variant];
-    const stored = how === "pop" ? null : store(HW_KEY);
-    const hardware = V.hardware.includes(w.hardware) ? w.hardware : V.hardware.includes(stored) ? stored : V.default_hardware;
+    const { variant, hardware, missing } = place(w, how);
     let doc = docs[hardware];
     if (!doc) {
       P.setAttribute("aria-busy", "true");
@@ -258,7 +286,7 @@ function picker(P, D) {
       P.removeAttribute("aria-busy");
     }
     X = resolve(doc, variant, w);
-    S = { variant, hardware, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab };
+    S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab };
     if (KV && how !== "push") {   /* the sizing inputs come from the URL; a click keeps what they hold */
       lenTouched = w.len !== undefined;
       if (lenTouched) lenIn.value = w.len;
@@ -267,7 +295,7 @@ function picker(P, D) {
     render();
     const url = query();
     if (how === "push" && url !== location.pathname + location.search + location.hash) history.pushState(null, "", url);
-    else if (how === "replace") history.replaceState(null, "", url);
+    else if (how === "replace" && !missing) history.replaceState(null, "", url);   /* a shared URL stays as it was sent */
   }
   function fail(msg) { const el = $("[data-picker-error]", P); el.textContent = msg; el.hidden = !msg; }
 
@@ -304,7 +332,8 @@ function picker(P, D) {
     }
     for (const b of $$("[data-axis=variant] [role=radio]", P)) setRadio(b, b.dataset.value === S.variant);
     const SV = r.variant !== S.variant && D.variants[r.variant] || V;   /* the variant the command serves */
-    fill($("[data-variant-note]", P), [...(SV !== V ? [h("span", { class: "warn", text: `${V.label} does not run on ${D.labels[S.hardware] || HW.label}: this command serves ${SV.label}.` }), " "] : []),
+    fill($("[data-variant-note]", P), [...(S.missing ? [h("span", { class: "warn", "data-missing": true, text: missingText(S.missing) }), " "] : []),
+      ...(SV !== V ? [h("span", { class: "warn", text: `${V.label} does not run on ${D.labels[S.hardware] || HW.label}: this command serves ${SV.label}.` }), " "] : []),
       SV.description, SV.description ? " · " : "",
       h("a", { href: "https://huggingface.co/" + SV.model_id, rel: "noopener", text: SV.model_id })]);
     fill($("[data-axis=strategy]", P), X.strategies.map(s => radio(s, s === S.strategy, [
@@ -323,10 +352,15 @@ function picker(P, D) {
     }) : [h("p", { class: "hint", text: "No optional features for this choice." })]);
     $("[data-locked]", P).hidden = !locked;
 
-    /* command card */
+    /* command card: "verified" and a plain Copy only beside a command that can start */
+    const plan = planOf(r, ch), ok = holds(plan);
     $("[data-summary]", P).textContent = r.parts.summary;
     const ver = $("[data-verified]", P);
-    ver.hidden = !HW.verified; ver.textContent = "Verified on " + HW.label;
+    ver.hidden = !HW.verified || !ok; ver.textContent = "Verified on " + HW.label;
+    const copy = $("[data-copy]", P);
+    copy.dataset.label = copy.textContent = ok ? "Copy" : "Copy anyway";
+    copy.classList.toggle("anyway", !ok);
+    if (ok) copy.removeAttribute("aria-describedby"); else copy.setAttribute("aria-describedby", "plan-warning");
     const list = tabs(r), first = r.parts.processes[0];
     const tab = list.find(t => t.id === S.tab) || first;
     S.tab = tab.id;
@@ -347,9 +381,10 @@ function picker(P, D) {
     for (const b of $$("[data-form]", P)) b.setAttribute("aria-pressed", String(b.dataset.form === form));
 
     /* the plan of the command shown: the card's warning, the memory panel, the throughput plan */
-    const plan = planOf(r, ch), warn = $("[data-plan-warning]", P);
-    warn.hidden = holds(plan);
-    warn.textContent = holds(plan) ? "" : "This command cannot start here: " + plan.reason;
+    const warn = $("[data-plan-warning]", P);
+    warn.hidden = ok;
+    warn.textContent = ok ? "" : "This command cannot start here: " + plan.reason;
+    $("[data-window]", P).textContent = windowNote(plan, SV.context_length);
     $("[data-sizing-hw]", P).textContent = D.labels[S.hardware] || HW.label;
     const view = planFacts(plan, HW.gpu);
     fill($("[data-sizing] dl", P), view.facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v }))));
