@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import difflib
 import json
-import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from recipes_site.synthesis.shell import export_lines
 
 API_MODELS = Path("api") / "v1" / "models"
 # GitHub refuses issue/PR comments longer than 65536 characters; leave room for the header.
@@ -177,7 +178,7 @@ def _command_lines(node: dict, prefix: str) -> list[str]:
     env = node.get("env")
     if isinstance(env, dict) and env:
         out.append(f"# {prefix}env" if prefix else "# env")
-        out += [f"export {k}={shlex.quote(str(v))}" for k, v in env.items()]
+        out += export_lines(env).splitlines()  # as the page prints them: placeholders expand
     for key, value in node.items():
         where = f"{prefix}{key}"
         if isinstance(value, dict) and key != "parts":
