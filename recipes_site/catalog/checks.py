@@ -27,6 +27,7 @@ from recipes_site.catalog.index import (
     HardwareVocabulary,
 )
 from recipes_site.catalog.schema_errors import did_you_mean
+from recipes_site.catalog.shell_policy import check_recipe_shell
 from recipes_site.catalog.shell_rules import check_shell_words
 from recipes_site.catalog.text_rules import check_hidden_text
 from recipes_site.catalog.types import HfConfig
@@ -929,6 +930,7 @@ RECIPE_CHECKS: list[RecipeCheck] = [
     check_shared_checkpoints,
     check_hf_config,
     check_shell_words,
+    check_recipe_shell,
     check_hidden_text,
 ]
 

@@ -311,10 +311,17 @@ class Meta(_Model):
 # ---- recipe: model --------------------------------------------------------------------------------
 
 
+_UNCHECKED_HELP = (
+    "`command` is shell outside the install grammar (CONTRIBUTING.md, 'Recipe-written shell'); "
+    "the page warns readers to read it before pasting."
+)
+
+
 class InstallEntry(_Model):
     """Override of one install method."""
 
     command: StrOrNone = Field(None, description="Replaces the generated install command.")
+    unchecked_shell: BoolOrNone = Field(None, description=_UNCHECKED_HELP)
     note: StrOrNone = Field(None, description="Note shown with the install command.")
 
 
@@ -599,6 +606,7 @@ class Dependency(_Model):
 
     note: StrOrNone = Field(None, description="What the step is for.")
     command: StrOrNone = Field(None, description="Shell command.")
+    unchecked_shell: BoolOrNone = Field(None, description=_UNCHECKED_HELP)
     optional: BoolOrNone = Field(None, description="The step is optional.")
     brand: StrOrNone = Field(None, description="Only for this hardware brand (NVIDIA, AMD, ...).")
     install_modes: list[InstallMode] | None = Field(
@@ -700,6 +708,7 @@ class Companion(_Model):
     label: StrOrNone = Field(None, description="Tab label.")
     description: StrOrNone = Field(None, description="What it does.")
     command: StrOrNone = Field(None, description="Shell command.")
+    unchecked_shell: BoolOrNone = Field(None, description=_UNCHECKED_HELP)
 
 
 class Feature(_Model):

@@ -71,7 +71,7 @@ from recipes_site.render.templating import PageEnvironment
 from recipes_site.site_config import SiteConfig, site_config
 from recipes_site.site_root import root, site_path, url
 from recipes_site.synthesis import promotable_variants
-from recipes_site.synthesis.install import install_block
+from recipes_site.synthesis.install import UNCHECKED_SHELL_WARNING, install_block
 from recipes_site.synthesis.selection import (
     allowed_by_variant,
     meets_constraint,
@@ -930,6 +930,7 @@ def _install_view(data: dict) -> dict:
             "optional": dep.get("optional") is True,
             "brand": dep.get("brand") or "",
             "modes": dep.get("install_modes") or [],
+            "unchecked": dep.get("unchecked_shell") is True,
         }
         for dep in block.get("extras") or []
         if isinstance(dep, dict) and dep.get("command")
@@ -939,6 +940,7 @@ def _install_view(data: dict) -> dict:
         "docker": block.get("docker"),
         "extras": extras,
         "required": "\n".join(e["command"] for e in extras if not e["optional"]),
+        "warning": UNCHECKED_SHELL_WARNING,  # beside each step marked `unchecked_shell`
     }
 
 
@@ -1085,7 +1087,13 @@ def recipe_markdown(
         out += ["## Install", ""]
         for key, title in (("pip", "pip / uv"), ("docker", "Docker")):
             if install.get(key):
-                out += [f"{title}:", "", "```bash", install[key]["command"], "```", ""]
+                out += [f"{title}:", ""]
+                out += (
+                    [f"**{UNCHECKED_SHELL_WARNING}**", ""]
+                    if install[key].get("unchecked_shell")
+                    else []
+                )
+                out += ["```bash", install[key]["command"], "```", ""]
                 out += [install[key]["note"], ""] if install[key].get("note") else []
     if summary:
         out += [

@@ -296,7 +296,10 @@ SIZING = _obj(
         "hardware": {"type": "object", "additionalProperties": FIT},
     }
 )
-INSTALL_STEP = _obj({"command": STR}, {"note": STR})
+# `unchecked_shell`: the recipe's own shell, outside the install grammar (catalog/shell_policy.py)
+UNCHECKED = {"type": ["boolean", "null"]}
+INSTALL_STEP = _obj({"command": STR}, {"note": STR, "unchecked_shell": {"const": True}})
+DEPENDENCY = _obj({}, {"command": STR_OR_NULL, "unchecked_shell": UNCHECKED}, closed=False)
 INT_OR_NULL = {"type": ["integer", "null"]}
 NONNEG = {"type": "integer", "minimum": 0}
 POS = {"type": "integer", "minimum": 1}
@@ -388,7 +391,12 @@ DOCUMENTS: dict[str, dict] = {
             "id": STR,
             "recipe": {"type": "object", "required": ["meta"]},
             "install": _obj(
-                {}, {"pip": INSTALL_STEP, "docker": INSTALL_STEP, "extras": {"type": "array"}}
+                {},
+                {
+                    "pip": INSTALL_STEP,
+                    "docker": INSTALL_STEP,
+                    "extras": {"type": "array", "items": DEPENDENCY},
+                },
             ),
             "default_hardware": {"type": "object", "additionalProperties": STR},
             "checkpoints": {"type": "object", "additionalProperties": STR},

@@ -6,6 +6,10 @@ from recipes_site.jsish import mapping, truthy
 
 from .shell import image_word
 
+# Shown (page, .md export, diff) beside a recipe command marked `unchecked_shell: true`: shell the
+# install grammar does not vouch for (catalog/shell_policy.py).
+UNCHECKED_SHELL_WARNING = "This recipe runs its own shell: read it before pasting."
+
 PIP_DEFAULT = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
 PIP_NIGHTLY = (
     "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
@@ -30,6 +34,9 @@ def _nvidia_image(source) -> str:
 
 
 def install_block(recipe: dict) -> dict:
+    """`pip` and `docker` ({command, note?, unchecked_shell?}: the flag only on a recipe's own
+    command that says so) and `extras`, the recipe's dependencies as written (each keeps its
+    `unchecked_shell`)."""
     model = mapping(recipe.get("model"))
     declared = mapping(model.get("install"))
     nightly = model.get("nightly_required") is True
@@ -42,6 +49,8 @@ def install_block(recipe: dict) -> dict:
             if truthy(pip.get("command"))
             else (PIP_NIGHTLY if nightly else PIP_DEFAULT)
         }
+        if truthy(pip.get("command")) and pip.get("unchecked_shell") is True:
+            entry["unchecked_shell"] = True
         note = (
             pip.get("note")
             if truthy(pip.get("note"))
@@ -62,6 +71,8 @@ def install_block(recipe: dict) -> dict:
             if truthy(dock.get("command"))
             else f"docker pull {image_word(_nvidia_image(model.get('docker_image')))}"
         }
+        if truthy(dock.get("command")) and dock.get("unchecked_shell") is True:
+            entry["unchecked_shell"] = True
         if truthy(dock.get("note")):
             entry["note"] = dock["note"]
         block["docker"] = entry
