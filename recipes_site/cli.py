@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 import sys
 import tempfile
 import time
@@ -46,14 +48,55 @@ def cmd_validate(args) -> int:
     return 1 if errors(diags) or (args.strict and diags) else 0
 
 
+def _starts_as(path: Path, head: str) -> bool:
+    """Whether `path` is a regular file whose first bytes are `head` (a FIFO is not waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return False
+    with os.fdopen(fd, "rb") as f:
+        return f.read(len(head.encode())) == head.encode()
+
+
 def cmd_schema(args) -> int:
+    """Writes the schema to `--output`, replacing the file (never writing through a symlink):
+    an existing file that is not already a recipe schema needs --force, a symlink is refused."""
     from recipes_site.catalog.types import recipe_json_schema
 
     out = Path(args.output)
+    text = json.dumps(recipe_json_schema(), indent=2, ensure_ascii=False) + "\n"
+    head = text[: text.index('"title"')]  # `$schema` and `$id`: the file is a recipe schema
+    if out.is_symlink():
+        print(
+            f"recipes-site: {out} is a symbolic link; refusing to write through it "
+            "(remove it or name another file)",
+            file=sys.stderr,
+        )
+        return 1
+    if out.is_dir():
+        print(f"recipes-site: {out} is a folder; name a file", file=sys.stderr)
+        return 1
+    if out.exists() and not args.force and not _starts_as(out, head):
+        print(
+            f"recipes-site: {out} exists and is not a recipe schema; pass --force to overwrite it",
+            file=sys.stderr,
+        )
+        return 1
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps(recipe_json_schema(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(
+            tmp, out
+        )  # replaces a file that appeared meanwhile, a link included, never its target
+    except BaseException:
+        os.unlink(tmp)
+        raise
     print(f"wrote {out}")
     return 0
 
@@ -498,7 +541,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--output",
         default="schema/recipe.schema.json",
-        help="file to write; default schema/recipe.schema.json",
+        help="file to write; default schema/recipe.schema.json (a file that is not already a "
+        "recipe schema is replaced only with --force; a symbolic link never)",
+    )
+    s.add_argument(
+        "--force", action="store_true", help="replace an existing file that is not a recipe schema"
     )
     s.set_defaults(func=cmd_schema)
 
@@ -621,7 +668,7 @@ def missing_input(args) -> str | None:
         named = "--root" if args.cmd in ROOT_OPTION else "recipes root"
         return f"{named} {root}: no such folder"
     config = getattr(args, "config", None)
-    if config is not None and not Path(config).is_file():
+    if config is not None and not os.path.lexists(config):
         return f"--config {config}: no such file"
     return None
 

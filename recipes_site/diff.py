@@ -35,13 +35,13 @@ import html
 import json
 import os
 import re
-import shlex
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recipes_site.catalog.shell_policy import unchecked_note
+from recipes_site.synthesis.shell import export_lines
 
 API_MODELS = Path("api") / "v1" / "models"
 API_PREFIX = "api/v1/"
@@ -259,7 +259,7 @@ def _command_lines(node: dict, prefix: str) -> list[str]:
     env = node.get("env")
     if isinstance(env, dict) and env:
         out.append(f"# {prefix}env" if prefix else "# env")
-        out += [f"export {k}={shlex.quote(str(v))}" for k, v in env.items()]
+        out += export_lines(env).splitlines()  # as the page prints them: placeholders expand
     for key, value in node.items():
         where = f"{prefix}{key}"
         if isinstance(value, dict) and key != "parts":

@@ -206,7 +206,7 @@ def fit_text(r: FitResult) -> str:
             f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
             f"{p.get('verdict') or 'unknown'}. {r.plan_reason}"
         )
-        for c in r.replicas or []:
-            lines.append(f"# replica on GPUs {c['gpus']}, port {c['port']}")
+        for i, c in enumerate(r.replicas or [], 1):
+            lines.append(f"# copy {i}: {c['label']}, port {c['port']}")
             lines.append(c["command"])
     return "\n".join(lines)

@@ -578,6 +578,7 @@ def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000) 
         "replicas": [
             {
                 "gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)),
+                "label": gpus_text(i * used, used),
                 "port": first_port + i,
             }
             for i in range(count)
@@ -586,6 +587,11 @@ def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000) 
         "docker_head": " \\\n  ".join(head),
         "suffix": " \\\n  --port {port}",
     }
+
+
+def gpus_text(first: int, count: int) -> str:
+    """The GPUs a replica sees, for people: "GPU 0", "GPUs 0-3"."""
+    return f"GPU {first}" if count == 1 else f"GPUs {first}-{first + count - 1}"
 
 
 def replica_command(command: str, parts: dict, replica: dict) -> str:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipes_site import sizing
+from recipes_site.catalog.types import JS_SAFE
 from recipes_site.kv_cache import FULL, FULL_ALIASES, SLIDING, num_experts
 from recipes_site.parameters import (
     config_int,
@@ -314,13 +317,74 @@ def scaffold(hf_id: str, config: dict | None = None, today: _dt.date | None = No
     return Scaffold(hf_id, "\n".join(lines) + "\n", notes)
 
 
+# -- reading config.json: a file from the internet ----------------------------------------------------
+
+# A config.json is kilobytes (the largest fixture in tests/fixtures/configs is 2 KB); the cap only
+# stops a device or a huge file from being read whole.
+MAX_CONFIG_BYTES = 8 << 20
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a number a config.json can hold")
+
+
+def _out_of_range(value) -> str | None:
+    """The key path of the first number beyond +-2**53 (JSON's exact integers), or None."""
+    todo: list[tuple[str, object]] = [("", value)]
+    while todo:
+        where, node = todo.pop()
+        if isinstance(node, dict):
+            todo += [(f"{where}.{k}" if where else str(k), v) for k, v in node.items()]
+        elif isinstance(node, list):
+            todo += [(f"{where}[{i}]", v) for i, v in enumerate(node)]
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            if not -JS_SAFE <= node <= JS_SAFE:
+                return where or "the document"
+    return None
+
+
+def read_config(path: Path) -> dict:
+    """`path`'s JSON object, or a ValueError whose one line names the file and what is wrong.
+
+    Only a regular file is read (a FIFO is opened without blocking, then refused), at most
+    MAX_CONFIG_BYTES of it; NaN, Infinity, numbers beyond +-2**53 and nesting too deep for the
+    parser are refused before any arithmetic sees them."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot open it ({exc.strerror})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path}: not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ValueError(
+            f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB, too large for a config.json"
+        )
+    try:
+        config = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text") from None
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply for a config.json") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except ValueError as exc:  # _refuse_constant
+        raise ValueError(f"{path}: {exc}") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"{path}: expected a JSON object")
+    where = _out_of_range(config)
+    if where is not None:
+        raise ValueError(f"{path}: {where}: a number beyond +-2**53, not a model shape")
+    return config
+
+
 def write_scaffold(
     root: Path, hf_id: str, config_path: Path | None = None, force: bool = False
 ) -> tuple[Path, Scaffold]:
     """Write models/ORG/REPO.yaml under `root`; raises FileExistsError unless `force`."""
-    config = json.loads(Path(config_path).read_text(encoding="utf-8")) if config_path else None
-    if config is not None and not isinstance(config, dict):
-        raise ValueError(f"{config_path}: expected a JSON object")
+    config = read_config(Path(config_path)) if config_path else None
     result = scaffold(hf_id, config)
     path = Path(root) / "models" / f"{hf_id}.yaml"
     if path.exists() and not force:

@@ -68,6 +68,20 @@ class SiteHandler(SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
 
+    def parse_request(self) -> bool:
+        """400 for a path no file can have: a NUL (raw or `%00`) or a name the file system cannot
+        encode, which would raise inside `os` calls and drop the connection instead."""
+        if not super().parse_request():
+            return False
+        try:
+            local = os.fsencode(self.translate_path(self.path))
+        except ValueError:  # UnicodeEncodeError: a lone surrogate from %ED%A0%80
+            local = b"\0"
+        if b"\0" in local:
+            self.send_error(HTTPStatus.BAD_REQUEST, "Bad request path")
+            return False
+        return True
+
     def send_head(self):
         """404 for any path that resolves outside the served folder: a symlink inside the output
         (the file itself, a folder on the way, or a folder's index.html) must not publish

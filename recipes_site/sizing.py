@@ -40,7 +40,9 @@ BYTES_PER_PARAM = {
     "int4": 0.5,
 }
 
-_COUNT = re.compile(r"^\s*~?\s*(\d+(?:\.\d+)?)\s*([KMBT])\s*$", re.IGNORECASE)
+# at most 15 digits on either side of the point: a longer run is no parameter count (a 320-digit
+# one overflowed float arithmetic to inf), so it is text, shown as written and never sized
+_COUNT = re.compile(r"^\s*~?\s*(\d{1,15}(?:\.\d{1,15})?)\s*([KMBT])\s*$", re.IGNORECASE)
 _SCALE = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
 
 

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from parity_kit import DEVIATIONS, explaining_rules, rewritten
 
 from recipes_site.build import build, synthesis_context
 from recipes_site.catalog import load_catalog
@@ -21,10 +22,9 @@ from recipes_site.cli import _rendering_text
 from recipes_site.render.picker import _extras
 from recipes_site.render.rendering_json import rendering_json
 from recipes_site.synthesis import render_strategy
-from recipes_site.synthesis.shell import heredoc
+from recipes_site.synthesis.shell import comment_text, heredoc
 
 ROOT = Path(__file__).resolve().parents[1]
-DEVIATIONS = json.loads((ROOT / "docs" / "compat-deviations.json").read_text())
 RULES = {rule["id"]: rule for rule in DEVIATIONS}
 COMPAT = ROOT.parent / "shared" / "compat"  # beside the checkout, as conftest finds the corpus
 PARITY = COMPAT.parent / "tools" / "compat-parity"
@@ -132,7 +132,14 @@ def test_gated_rule_lists_exactly_the_fields_gating_changes(project):
                 a = rendering_json(_render(project, None, sid, hw=hw, recipe=gated))
                 b = rendering_json(_render(project, None, sid, hw=hw, recipe=plain))
                 changed |= {k for k in a if a[k] != b.get(k)}
-    assert changed and changed <= set(RULES["gated-model-hf-token"]["fields"])
+                for k in a:
+                    if a[k] != b.get(k):  # the rule's rewrite of the ungated value is ours
+                        assert rewritten(RULES["gated-model-hf-token"], b[k]) == a[k], (
+                            hf_id,
+                            sid,
+                            k,
+                        )
+    assert changed and changed <= set(RULES["gated-model-hf-token"]["applies_to"])
     assert {
         "docker_command",
         "docker_argv",
@@ -181,6 +188,39 @@ def test_the_page_and_the_command_write_the_same_config_step(project):
     )  # the store's own config, as on the page
 
 
+def _reference_step(path_var: str, config: dict, note: str | None) -> str:
+    """The config step as the reference writes it: the same lines, its delimiter quoted."""
+    comments = "".join(f"# {comment_text(line)}\n" for line in (note or "").splitlines())
+    body = json.dumps(config, indent=2, ensure_ascii=False)
+    return f"{comments}cat > {path_var} <<'EOF'\n{body}\nEOF"
+
+
+def test_the_heredoc_rule_rewrites_the_reference_step_into_ours(project):
+    """The rule holds no API field, so compat-parity never applies its rewrite: applied here to
+    every config step of the project's kv-store deployments and to hostile values."""
+    rule, steps = RULES["mooncake-config-heredoc-expands"], []
+    for sid in ("kv_store_centralized_mooncake", "kv_store_distributed_mooncake"):
+        kv = _render(project, "deepseek-ai/DeepSeek-V3.2", sid).kv
+        steps.append(("$MOONCAKE_CONFIG_PATH", kv.config, kv.config_note))
+        if isinstance((kv.store or {}).get("config"), dict):
+            steps.append(("$MOONCAKE_STORE_CONFIG_PATH", kv.store["config"], kv.store.get("note")))
+    hostile = {"a": "$(touch pw) `x` a\\b ${HOME} $((1)) $ $lower", "q": 'it\'s "q"'}
+    steps.append(("$MOONCAKE_CONFIG_PATH", hostile, "a note with $(x) `y` and a\\b"))
+    assert len(steps) >= 4
+    for path_var, config, note in steps:
+        assert rewritten(rule, _reference_step(path_var, config, note)) == heredoc(
+            path_var, config, note
+        )
+
+
+def test_every_rule_carries_a_rewrite():
+    for rule in DEVIATIONS:
+        assert rule.get("rewrite"), rule["id"]
+        for pattern, replacement in rule["rewrite"]:
+            re.compile(pattern)
+            assert isinstance(replacement, str)
+
+
 # -- the deviations file against a build of the public corpus ---------------------------------------
 
 
@@ -218,7 +258,7 @@ def test_the_file_covers_exactly_the_fields_the_build_changes(corpus_site):
             )
             diff = {k for k, v in row["expected"].items() if mine.get(k) != v}
             changed |= diff
-            if diff and not any(diff <= set(rule["fields"]) for rule in DEVIATIONS):
+            if explaining_rules(row["expected"], mine) is None:  # as --strict-deviations
                 unexplained.append((row["recipe"], row["hardware"], key, sorted(diff)))
     assert unexplained == []
     assert changed == set(RULES["multi-node-host-network"]["fields"])  # no corpus recipe is gated
@@ -231,11 +271,15 @@ def test_parity_is_exact_modulo_the_documented_deviations(corpus_site):
             str(corpus_site),
             "--deviations",
             str(ROOT / "docs" / "compat-deviations.json"),
+            "--strict-deviations",
         ],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.splitlines()
+    text = "\n".join(out)
+    assert "deviations counted only where their rewrites reproduce our value" in text
+    assert "matched by field names only" not in text  # every rule has a rewrite
     assert out[-2].startswith("parity modulo documented deviations:") and out[-2].endswith(
         " 100.0%"
     )

@@ -6,6 +6,7 @@ request to a real server on 127.0.0.1 serving a real build."""
 from __future__ import annotations
 
 import http.client
+import socket
 import threading
 import urllib.parse
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from fault_kit import small_root
 
-from recipes_site.serve import make_server, rebuild
+from recipes_site.serve import Generation, make_server, rebuild
 
 SECRET = b"root:x:0:0:this must never be served"
 
@@ -123,3 +124,44 @@ def test_rebuilds_never_make_the_server_answer_404(tmp_path, monkeypatch):
         server.server_close()
     assert statuses and set(statuses) == {200}, {s: statuses.count(s) for s in set(statuses)}
     assert "Edit 7:" in (out / "api" / "v1" / "models.json").read_text()
+
+
+def raw_get(server, target: bytes) -> bytes:
+    """One GET whose request target is sent byte for byte (http.client refuses control
+    characters), returning the raw response; b"" when the server dropped the connection."""
+    with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as sock:
+        sock.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    base = tmp_path_factory.mktemp("serve400")
+    out = base / "site"
+    assert rebuild(small_root(base), out, log=lambda line: None)
+    return out
+
+
+@pytest.mark.parametrize("live_reload", [False, True])
+@pytest.mark.parametrize(
+    "target",
+    [b"/\x00", b"/%00", b"/acme/%00/index.html", b"/index.html%00.txt", b"/%ed%a0%80", b"/a\x00b/"],
+)
+def test_a_path_no_file_can_have_is_answered_400(built, live_reload, target):
+    """Issue 25 point 8: a NUL (raw or %00) or a name the file system cannot encode used to
+    raise `ValueError: embedded null byte` in the handler and drop the connection."""
+    out = built
+    server = make_server(out, 0, quiet=True, generation=Generation() if live_reload else None)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        response = raw_get(server, target)
+        assert response.startswith(b"HTTP/1.0 400 ") or response.startswith(b"HTTP/1.1 400 "), (
+            response[:120]
+        )
+        assert get(server, "/")[0] == 200  # and the server goes on serving
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -12,6 +12,7 @@ The invariant over every build (our recipes, the attacker's, the public corpus w
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -245,7 +246,7 @@ def accepted_site(tmp_path_factory):
 def test_the_attacker_recipe_validates(accepted_site):
     """The payloads sit in fields whose values may hold any text: validation cannot stop them."""
     text = (FIXTURES / "accepted" / RECIPE).read_text()
-    for n in (1, 4, 8, 9, 10, 11, 14, 17, 18, 19, 20, 21, 22):
+    for n in (1, 4, 8, 9, 10, 11, 14, 17, 18, 19, 20, 21, 22, 23, 24, 25):
         assert f"touch pw{n:02d}" in text
     assert any(p.name == "Hostile-7B.json" for p in accepted_site.rglob("*.json"))
 
@@ -257,15 +258,18 @@ def test_no_pasted_serve_or_docker_command_runs_the_payload(accepted_site, tmp_p
     seen = 0
     for r, part, command, argv, docker_command, docker_argv in processes(accepted_site):
         where = (r["hardware"], r["strategy"], r["variant"], part["id"])
-        touched, calls = paste(part["exports"] + command, tmp_path)
+        # each variable set to its own `$NAME`, but HOME, which `~/.cache` reads: paste's "~"
+        own = {name: f"${name}" for name in r["user_variables"] if name != "HOME"}
+        environ = {**own, "HOME": "~"}
+        touched, calls = paste(part["exports"] + command, tmp_path, env=own)
         assert touched == set(), where
         assert [c[0] for c in calls] == [shell_words(argv)], where
         env = r[part["id"]]["env"] if r["deploy_type"] == "pd_cluster" else r["env"]
-        for name, value in env.items():  # our placeholders are set to their own names here
-            assert calls[0][1][name] == js_str(value), (where, name)
-        touched, calls = paste(docker_command, tmp_path)
+        for name, value in env.items():
+            assert calls[0][1][name] == expanded(js_str(value), environ), (where, name)
+        touched, calls = paste(docker_command, tmp_path, env=own)
         assert touched == set(), where
-        assert [c[0] for c in calls] == [docker_words(docker_argv)], where
+        assert [c[0] for c in calls] == [expanded_docker(docker_words(docker_argv), environ)], where
         seen += 1
     assert seen >= 40  # single, multi-node head/worker, prefill/decode, kv instances, on 9 GPUs
 
@@ -304,28 +308,88 @@ def test_recipes_site_command_output_is_inert(accepted_site, tmp_path):
     assert len([argv for argv, _ in calls if argv[0] in ("vllm", "docker")]) >= len(texts)
 
 
+_ONE_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+def expanded(value: str, environ: dict) -> str:
+    """An env value as the shell passes it under `environ`: one variable is expanded."""
+    m = _ONE_VARIABLE.fullmatch(value)
+    return environ[m[1] or m[2]] if m else value
+
+
+def expanded_docker(words: list, environ: dict) -> list:
+    """docker words, each `-e NAME=value` as it arrives (`expanded`)."""
+    return [
+        w.split("=", 1)[0] + "=" + expanded(w.split("=", 1)[1], environ)
+        if i and words[i - 1] == "-e" and "=" in w
+        else w
+        for i, w in enumerate(words)
+    ]
+
+
+USER_SET = {
+    "HEAD_IP": "10.0.0.1",
+    "IFACE_NAME": "eth9",
+    "HOME": "/root",
+    "IB_IF": "ib0",
+    "iface": "eth1",
+}
+
+
 @needs_bash
-def test_only_our_placeholders_expand(accepted_site, tmp_path):
-    """$HEAD_IP and $IFACE_NAME that synthesis wrote expand; the recipe's "$HEAD_IP" and "$HOME"
-    reach vLLM as written."""
+@pytest.mark.parametrize("form", ["serve", "docker"])
+def test_what_expands_is_one_variable_and_nothing_else(accepted_site, tmp_path, form):
+    """$HEAD_IP and $IFACE_NAME that synthesis wrote expand, and so does a recipe env value that
+    is one variable (`$HOME`, `${IB_IF}`, `$iface`: the reference prints them bare, and NCCL must
+    get the interface, not its name). Anything more reaches vLLM as written; a recipe's `$NAME`
+    in an argument too."""
     doc = json.loads((accepted_site / "api/v1/models/acme/Hostile-7B/hw/h200.json").read_text())
     multi = next(r for r in doc["renderings"] if r["deploy_type"] == "multi_node")
     part = multi["parts"]["processes"][0]
-    _, calls = paste(
-        part["exports"] + multi["head_command"],
-        tmp_path,
-        env={"HEAD_IP": "10.0.0.1", "IFACE_NAME": "eth9", "HOME": "/root"},
+    text = (
+        part["exports"] + multi["head_command"] if form == "serve" else multi["head_docker_command"]
     )
+    touched, calls = paste(text, tmp_path, env=USER_SET)
+    assert touched == set()
     argv, environ = calls[0]
+    if form == "docker":  # the container's environment is what `-e` says
+        environ = dict(w.split("=", 1) for w in argv[1:] if "=" in w and w[0].isupper())
     assert argv[argv.index("--master-addr") + 1] == "10.0.0.1"
     assert environ["GLOO_SOCKET_IFNAME"] == "eth9"
-    assert environ["HEAD_LOOKALIKE"] == "$HEAD_IP" and environ["HOME_ENV"] == "$HOME"
-    _, calls = paste(
-        multi["head_docker_command"], tmp_path, env={"HEAD_IP": "10.0.0.1", "IFACE_NAME": "eth9"}
-    )
-    argv = calls[0][0]
-    assert "GLOO_SOCKET_IFNAME=eth9" in argv and "HEAD_LOOKALIKE=$HEAD_IP" in argv
-    assert argv[argv.index("--master-addr") + 1] == "10.0.0.1"
+    assert environ["HEAD_LOOKALIKE"] == "10.0.0.1" and environ["HOME_ENV"] == "/root"
+    assert environ["IB_ENV"] == "ib0" and environ["LOWER_ENV"] == "eth1"
+    for name, literal in {
+        "DEFAULT_ENV": "${X:-$(touch pw23)}",
+        "TWO_ENV": "$HOME$HEAD_IP",
+        "TEXT_ENV": "$HOME/x",
+        "ARITH_ENV": "$((1+1))",
+        "DOLLAR_TICK_ENV": "$`touch pw24`",
+        "NESTED_ENV": "${IB_IF$(touch pw25)}",
+        "BAR_ENV": "$(touch pw09)",
+    }.items():
+        assert environ[name] == literal, name
+    assert "$(touch pw04)" in argv  # an argument is never expanded
+    assert {"HEAD_IP", "IFACE_NAME", "HOME", "IB_IF", "iface"} <= set(multi["user_variables"])
+
+
+@needs_bash
+def test_user_variables_name_every_variable_a_pasted_command_needs(accepted_site, tmp_path):
+    """With `set -u` and only the rendering's `user_variables` set, every pasted text (exports,
+    serve and docker forms of every process) runs: none expands a variable the list omits."""
+    stubs = "vllm() { :; }\ndocker() { :; }\n"  # the commands themselves need not exist
+    for r, part, command, _, docker_command, _ in processes(accepted_site):
+        for text in (part["exports"] + command, docker_command):
+            script = tmp_path / "strict.sh"
+            script.write_text("set -u\n" + stubs + text + "\necho done\n")
+            done = subprocess.run(
+                [BASH, "--noprofile", "--norc", str(script)],
+                cwd=tmp_path,
+                env={"PATH": "/usr/bin:/bin", **{name: "x" for name in r["user_variables"]}},
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.stdout.strip() == "done", (r["strategy"], done.stderr[-300:])
 
 
 # -- payloads in fields with a grammar: refused by validate, inert even without it ------------------

@@ -7,6 +7,11 @@ import pytest
 from recipes_site.synthesis.shell import (
     Placeholder,
     continued,
+    env_word,
+    expanded_variables,
+    export_lines,
+    heredoc,
+    mount_word,
     quote,
     serve_command,
     unit_line,
@@ -140,3 +145,72 @@ def test_serve_command_without_args():
 def test_continued():
     assert continued(["a", "b", "c"]) == "a \\\n  b \\\n  c"
     assert continued(["only"]) == "only"
+
+
+# -- env values: one variable expands, anything else is literal (issue 24 point 6) ----------------
+
+
+@pytest.mark.parametrize(
+    "value, word",
+    [
+        ("$IFACE_NAME", "$IFACE_NAME"),  # a placeholder for the user, as the reference prints it
+        ("${IB_IF}", "${IB_IF}"),
+        ("$iface", "$iface"),
+        (Placeholder("$HEAD_IP"), "$HEAD_IP"),
+        ("$(touch pw)", "'$(touch pw)'"),
+        ("`touch pw`", "'`touch pw`'"),
+        ("${X:-$(touch pw)}", "'${X:-$(touch pw)}'"),
+        ("${IB_IF$(touch pw)}", "'${IB_IF$(touch pw)}'"),
+        ("$A$B", "'$A$B'"),
+        ("$HOME/x", "'$HOME/x'"),
+        ("${A}x", "'${A}x'"),
+        ("$1", "'$1'"),
+        ("$$", "'$$'"),
+        ("$((1+1))", "'$((1+1))'"),
+        ("${#A}", "'${#A}'"),
+        ("$A\n", "'$A\n'"),
+        (" $A", "' $A'"),
+        ("eth0", "eth0"),
+        (True, "true"),
+    ],
+)
+def test_an_env_value_expands_only_when_it_is_one_variable(value, word):
+    assert env_word("NCCL_SOCKET_IFNAME", value) == f"NCCL_SOCKET_IFNAME={word}"
+    assert export_lines({"NCCL_SOCKET_IFNAME": value}) == f"export NCCL_SOCKET_IFNAME={word}\n"
+
+
+def test_a_recipe_argument_that_looks_like_a_variable_stays_literal():
+    assert quote("$IFACE_NAME") == "'$IFACE_NAME'" and quote("${IB_IF}") == "'${IB_IF}'"
+
+
+def test_a_config_path_mount_expands_like_its_env_value():
+    assert mount_word("$MY_CONFIG") == "$MY_CONFIG:$MY_CONFIG:ro"
+    assert mount_word("/a b") == "'/a b':'/a b':ro"
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        (
+            "export A=$IFACE_NAME\nvllm serve m \\\n  --master-addr $HEAD_IP",
+            ("IFACE_NAME", "HEAD_IP"),
+        ),
+        ("docker run -e X=${IB_IF} -e Y='$NOT' img", ("IB_IF",)),
+        ("vllm serve m \\\n  --a '$(x) $NOT'\\'' $NOT2'", ()),
+        ("# a comment names $NOT, it's fine\nrun $YES", ("YES",)),
+        ("run a#$NOT_A_COMMENT", ("NOT_A_COMMENT",)),  # `#` inside a word starts no comment
+        ("run \\$ESCAPED ${WITH_DEFAULT:-x}", ()),
+        ("cat <<'EOF'\n$QUOTED\nEOF\nrun $AFTER", ("AFTER",)),
+    ],
+)
+def test_expanded_variables(text, names):
+    assert expanded_variables(text) == names
+
+
+def test_expanded_variables_of_a_heredoc():
+    text = heredoc(
+        "$MOONCAKE_CONFIG_PATH",
+        {"master": "$MOONCAKE_MASTER_IP:50051", "x": "it's $(touch pw) `x` ${Y}"},
+        "the note names $NOTE_VAR",
+    )
+    assert expanded_variables(text) == ("MOONCAKE_CONFIG_PATH", "MOONCAKE_MASTER_IP")

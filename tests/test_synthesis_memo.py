@@ -71,7 +71,7 @@ def test_docker_heads_print_each_env_value_as_its_own_type():
         "-e X=1",
         "-e X=1",
         "-e X=$IFACE_NAME",
-        "-e X='$IFACE_NAME'",
+        "-e X=$IFACE_NAME",  # an env value that is one variable expands, whoever wrote it
     ]
 
 

@@ -191,8 +191,6 @@ VramGbFloat = Annotated[StrictFloat, Field(ge=0, le=MAX_VRAM_GB, allow_inf_nan=F
 Tokens = Annotated[StrictInt, Field(ge=0, le=MAX_TOKENS)]
 Port = Annotated[StrictInt, Field(ge=1, le=65535)]
 SafeInt = Annotated[StrictInt, Field(ge=-JS_SAFE, le=JS_SAFE)]
-# A number written as text ("671B"): a 320-digit count overflowed the sizing's float arithmetic.
-ShortStr = Annotated[StrictStr, StringConstraints(max_length=32)]
 FiniteFloat = Annotated[StrictFloat, Field(allow_inf_nan=False)]
 if TYPE_CHECKING:
     EnvValue = str | int | float | bool
@@ -571,8 +569,10 @@ class Model(_Model):
         None, description='Minimum vLLM version, as a string ("0.18.0").'
     )
     architecture: Architecture | None = Field(None, description="dense or moe.")
-    parameter_count: ShortStr | None = Field(None, description='Total parameters, e.g. "671B".')
-    active_parameters: ShortStr | None = Field(
+    # free text: real recipes write "~30B total (3B active)"; only a count sizing.py can read is
+    # used as one (parse_parameter_count bounds its digits), the rest is shown as written
+    parameter_count: StrOrNone = Field(None, description='Total parameters, e.g. "671B".')
+    active_parameters: StrOrNone = Field(
         None, description='Active parameters per token (MoE), e.g. "37B".'
     )
     context_length: Tokens | None = Field(

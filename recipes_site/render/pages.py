@@ -563,7 +563,7 @@ def plan_view(rendering: dict, p: dict, hw: dict, command: str) -> dict:
     commands = [
         PlanCommand(
             f"plan-cmd-{i}",
-            f"Copy {i}: GPUs {r['gpus']}, port {r['port']}",
+            f"Copy {i + 1}: {r['label']}, port {r['port']}",  # counted from 1, as people count
             fill(parts["serve_prefix"], r) + command + fill(parts["suffix"], r),
         )
         for i, r in enumerate(reps)

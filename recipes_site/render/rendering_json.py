@@ -3,6 +3,7 @@ scripts written against either keep working."""
 
 from __future__ import annotations
 
+from recipes_site.synthesis.shell import expanded_variables, export_lines, heredoc
 from recipes_site.synthesis.types import PdPool, Process, Rendering
 
 
@@ -38,6 +39,29 @@ def _add_workers(out: dict, prefix: str, workers: tuple[Process, ...], empty_as_
 def _listed(value):
     """argv tuples as JSON lists; commands as they are."""
     return list(value) if isinstance(value, tuple) else value
+
+
+def user_variables(r: Rendering) -> list[str]:
+    """The shell variables a user sets before pasting the deployment's commands ($HEAD_IP,
+    $IFACE_NAME, a recipe env value such as `${IB_IF}`, ...): every name the texts we print
+    expand (exports, serve and docker forms, router, Mooncake steps), in first-use order. A
+    recipe's own install commands are its text, not ours, and are not read."""
+    texts = [export_lines(r.env)]
+    for p in r.processes:
+        texts += [export_lines(p.env), p.command, p.docker_command]
+    router = r.router or (r.kv.router if r.kv else None)
+    if router:
+        texts.append(router.command)
+    if r.kv:
+        if r.kv.config:
+            texts.append(heredoc("$MOONCAKE_CONFIG_PATH", r.kv.config, None))
+        for helper in (r.kv.master, r.kv.store):
+            if isinstance(helper, dict) and isinstance(helper.get("command"), str):
+                texts.append(helper["command"])
+        store_config = (r.kv.store or {}).get("config")
+        if isinstance(store_config, dict):
+            texts.append(heredoc("$MOONCAKE_STORE_CONFIG_PATH", store_config, None))
+    return list(dict.fromkeys(name for text in texts for name in expanded_variables(text)))
 
 
 def rendering_json(r: Rendering) -> dict:
@@ -95,4 +119,5 @@ def rendering_json(r: Rendering) -> dict:
             }
         )
         out["mooncake_config"], out["mooncake_config_note"] = kv.config, kv.config_note
+    out["user_variables"] = user_variables(r)
     return out

@@ -131,7 +131,11 @@ RENDERING_PLAN = _obj(
                     "type": "array",
                     "minItems": 2,
                     "items": _obj(
-                        {"gpus": STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}
+                        {
+                            "gpus": STR,
+                            "label": STR,
+                            "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+                        }
                     ),
                 },
                 "serve_prefix": STR,
@@ -149,7 +153,14 @@ HEAD = {
     "deploy_type": {"enum": DEPLOY_TYPES},
     "env": ENV,
 }
-DOCKER_IMAGE = {"docker_image": STR, "parts": PARTS, "notes": STR_LIST, "plan": RENDERING_PLAN}
+DOCKER_IMAGE = {
+    "docker_image": STR,
+    "parts": PARTS,
+    "notes": STR_LIST,
+    "plan": RENDERING_PLAN,
+    # the shell variables to set before pasting (rendering_json.user_variables)
+    "user_variables": STR_LIST,
+}
 POOL = _obj(
     {
         "command": STR,

@@ -8,9 +8,14 @@ in single quotes. The contract (tests/test_security_shell.py holds every build t
     shlex.split(command) == shell_words(argv)     for every process and its docker form
 
 "Quote only where needed" keeps the reference's commands byte-identical (its valid recipes only
-ever need quotes where it already puts them, REFERENCE-BEHAVIOUR.md section 3.7). The one
-thing the reference leaves bare that we do not is a recipe value that looks like `$NAME`: only
-a `Placeholder` (a `$NAME` we or the strategy/kv-store vocabulary wrote) stays expandable.
+ever need quotes where it already puts them, REFERENCE-BEHAVIOUR.md section 3.7). Two kinds of
+`$NAME` stay expandable: a `Placeholder` (a `$NAME` we or the strategy/kv-store vocabulary
+wrote, anywhere in a command), and a recipe *env value* that is one variable and nothing else
+(`$IFACE_NAME`, `${IB_IF}`: `ENV_PLACEHOLDER`), which the reference prints bare too: the recipe
+means "the interface the user names", and NCCL must not receive the text `$IB_IF`. Expanding
+one name runs nothing; anything more (`$(...)`, a backquote, `${X:-$(cmd)}`, two names, a name
+and text) stays quoted. A recipe's `$NAME` in an argument stays literal, as before.
+`expanded_variables` lists the names a pasted text expands, for the page and the API.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ _SAFE = re.compile(rf"[{SAFE_CHARS}]+")  # the reference's bare-value set (secti
 FLAG_NAME = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9._-]*")  # what vLLM's argparse reads as an option
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # POSIX shell variable names
 PLACEHOLDER = re.compile(r"\$[A-Z_][A-Z0-9_]*")
+# an env value that is one shell variable and nothing else: `$NAME` or `${NAME}`
+ENV_PLACEHOLDER = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})")
 # Two shapes of the public corpus that the reference prints bare and that split into several
 # safe words (validate warns about both): "--max-model-len auto" as one list item, and a
 # docker_image written as "docker pull <image>".
@@ -108,23 +115,77 @@ def image_word(image: str | None) -> str:
     return image if LEGACY_IMAGE.fullmatch(image) else quote(image)
 
 
+def env_value_word(value: Any) -> str:
+    """An env value as one shell word: bare when it is one variable (`ENV_PLACEHOLDER`) or a
+    Placeholder, so the user's shell expands it; quoted otherwise."""
+    if isinstance(value, str) and ENV_PLACEHOLDER.fullmatch(value):
+        return value
+    return quote(text(value))
+
+
 def env_word(name: str, value: Any) -> str:
     """`NAME=value` for `docker -e` and `export`: the name bare (validate holds it to the env-name
-    grammar), the value quoted on its own so a Placeholder stays expandable."""
+    grammar), the value quoted on its own so a placeholder stays expandable."""
     if ENV_NAME.fullmatch(name):
-        return f"{name}={quote(text(value))}"
+        return f"{name}={env_value_word(value)}"
     return quote(f"{name}={text(value)}")
 
 
 def mount_word(path: Any) -> str:
-    """`<path>:<path>:ro` for `docker -v`, each path quoted on its own."""
-    p = quote(text(path))
+    """`<path>:<path>:ro` for `docker -v` of an env value (`*_CONFIG_PATH`), each path one word
+    (a placeholder bare, as in its `-e`)."""
+    p = env_value_word(path)
     return f"{p}:{p}:ro"
 
 
 def export_lines(env: dict) -> str:
     """The `export NAME=value` lines that precede a bare `vllm serve` command."""
     return "".join(f"export {env_word(k, v)}\n" for k, v in env.items())
+
+
+# What the shell acts on in the commands we print, in the order the scan meets it: single quotes
+# (nothing inside expands), a backslash escape, a variable (`$NAME`, `${NAME}`; `${NAME:-x}` has a
+# default, so the user need not set it), a comment, a here-document operator.
+_SCAN = re.compile(
+    r"""'[^']*'?
+    | \\.
+    | \$(?P<name>[A-Za-z_][A-Za-z0-9_]*)
+    | \$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}
+    | (?:^|(?<=[\s;&|]))\#[^\n]*
+    | <<-?[ \t]*(?P<quote>['"]?)(?P<delim>[A-Za-z_][A-Za-z0-9_]*)(?P=quote)""",
+    re.X | re.S | re.M,
+)
+_HEREDOC_SCAN = re.compile(
+    r"\\.|\$(?P<name>[A-Za-z_][A-Za-z0-9_]*)|\$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}", re.S
+)
+
+
+def expanded_variables(command: str) -> tuple[str, ...]:
+    """The variables (`$NAME`) that pasting `command` makes the shell expand, in first-use order:
+    what the user must set first. For the text we print (bare words, single quotes, `#` comment
+    lines, `<<EOF` here-documents); a double quote is not a quote here (we never print one
+    outside single quotes or a here-document)."""
+    names: dict[str, None] = {}
+    pos = 0
+    while (m := _SCAN.search(command, pos)) is not None:
+        pos = m.end()
+        if m["name"] or m["braced"]:
+            names[m["name"] or m["braced"]] = None
+        elif m["delim"]:  # the body: from the next line to a line that is the delimiter
+            start = command.find("\n", pos)
+            if start < 0:
+                break
+            end = re.compile(rf"^{m['delim']}$", re.M).search(command, start + 1)
+            body_end = end.start() if end else len(command)
+            if not m["quote"]:
+                for v in _HEREDOC_SCAN.finditer(command, start + 1, body_end):
+                    if v["name"] or v["braced"]:
+                        names[v["name"] or v["braced"]] = None
+            # the rest of the operator's line is shell text; the body is skipped after it
+            rest = command[pos:start]
+            names.update(dict.fromkeys(expanded_variables(rest)))
+            pos = end.end() if end else len(command)
+    return tuple(names)
 
 
 def comment_text(value: str) -> str:

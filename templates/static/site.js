@@ -379,6 +379,10 @@ function picker(P, D) {
       card.classList.remove("flash"); void card.offsetWidth; card.classList.add("flash");
     }
     for (const b of $$("[data-form]", P)) b.setAttribute("aria-pressed", String(b.dataset.form === form));
+    /* the shell variables to set first (rendering_json.user_variables) */
+    const vars = r.user_variables || [], varsEl = $("[data-user-vars]", P);
+    varsEl.hidden = !vars.length;
+    fill(varsEl, vars.length ? ["Set before pasting: ", ...vars.flatMap((v, i) => [i ? ", " : "", h("code", { text: "$" + v })])] : []);
 
     /* the plan of the command shown: the card's warning, the memory panel, the throughput plan */
     const warn = $("[data-plan-warning]", P);
@@ -461,7 +465,7 @@ function picker(P, D) {
     if (p.concurrency !== null) s += `, each holding ${count(p.concurrency, "request")} of ${fmt(p.context_length)} tokens (${gib(p.kv_cache_gib_per_gpu)} GiB of KV cache per GPU)`;
     const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
     const text = x => (form === "docker" ? fillIn(parts.docker_head, x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
-    return { summary: s + ".", commands: reps.map((x, i) => ["plan-cmd-" + i, `Copy ${i}: GPUs ${x.gpus}, port ${x.port}`, text(x)]) };
+    return { summary: s + ".", commands: reps.map((x, i) => ["plan-cmd-" + i, `Copy ${i + 1}: ${x.label}, port ${x.port}`, text(x)]) };
   }
   function kvRender(e) {
     if (!KV) return;
@@ -488,7 +492,7 @@ function picker(P, D) {
     $("[data-plan-sum]", PLAN).textContent = pv.summary;
     fill($("[data-plan-cmds]", PLAN), pv.commands.flatMap(([id, caption, command], i) => [h("p", { class: "hint", text: caption }),
       h("div", { class: "code" }, h("pre", { id, tabindex: 0, text: command }),
-        h("button", { type: "button", class: "copy", "data-copy-from": id, "aria-label": "Copy the command of replica " + i, text: "Copy" }))]));
+        h("button", { type: "button", class: "copy", "data-copy-from": id, "aria-label": "Copy the command of replica " + (i + 1), text: "Copy" }))]));
   }
   if (KV) {
     const keep = () => { kvRender(); history.replaceState(null, "", query()); };
