@@ -128,6 +128,16 @@ def fit_choice(
 # -- text form ------------------------------------------------------------------------------------------
 
 
+# the plan's verdict in words: every verdict but "fits" is a command that cannot start
+VERDICT_WORDS = {
+    plan.FITS: "fits",
+    plan.OVER: "cannot start",
+    plan.NO_KV: "cannot start",
+    plan.SHORT: "cannot start",
+    plan.REFUSED: "cannot start",
+}
+
+
 def _s(count) -> str:
     return "" if count == 1 else "s"
 
@@ -167,9 +177,7 @@ def fit_text(r: FitResult) -> str:
         f"{r.budget_gib_per_gpu:.1f} GiB: weights {w} + overhead {r.overhead.total_gib:.1f} + KV cache {kv} GiB"
     )
     if r.kv_bytes_per_token is not None and r.kv_cache_gib_per_gpu is not None:
-        where = (" per DP rank" if s.dp > 1 else "") + (
-            " (full-attention layers)" if r.kv_bytes_per_sequence_window else ""
-        )
+        where = " per DP rank" if s.dp > 1 else ""
         lines.append(f"  KV cache holds         {_n(r.max_tokens)} tokens{where}")
         fits = "fits" if r.context_fits else "does NOT fit one request"
         lines.append(f"  recipe context         {_n(r.context_length)} tokens: {fits}")
@@ -204,7 +212,7 @@ def fit_text(r: FitResult) -> str:
         )
         lines.append(
             f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
-            f"{p.get('verdict') or 'unknown'}. {r.plan_reason}"
+            f"{VERDICT_WORDS.get(p.get('verdict'), 'unknown')}. {r.plan_reason}"
         )
         for c in r.replicas or []:
             lines.append(f"# replica on GPUs {c['gpus']}, port {c['port']}")
