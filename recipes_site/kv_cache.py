@@ -661,14 +661,15 @@ def cache_groups(
     speculative_tokens: int = 0,
     prefix_caching: bool = True,
     state_alignment: int = 1,
-    checkpoint_blocks: int = 1,
+    checkpoint_blocks: int | None = None,
     draft_layers: int = 0,
     block_size: int = DEFAULT_BLOCK_SIZE,
 ) -> CacheGroups | None:
     """vLLM's KV cache groups of the busiest GPU (None for a model without any cache).
 
     `state_alignment`: the token alignment of the attention block of a hybrid (see
-    `gdn_checkpoint_alignment`); `draft_layers`: full-attention layers a speculative draft adds
+    `gdn_checkpoint_alignment`; `checkpoint_blocks` defaults to `state_checkpoint_blocks`);
+    `draft_layers`: full-attention layers a speculative draft adds
     (MTP / EAGLE heads share the pool and, equal in spec, the target's groups:
     kv_cache_interface.py:216-218 `is_draft` is excluded from equality)."""
     pp = max(1, pp)
@@ -715,7 +716,15 @@ def cache_groups(
         group,
         tuple(terms),
         in_flight,
-        state_copies(prefix_caching, speculative_tokens, checkpoint_blocks) if state_layers else 0,
+        state_copies(
+            prefix_caching,
+            speculative_tokens,
+            state_checkpoint_blocks(layout, state_alignment)
+            if checkpoint_blocks is None
+            else checkpoint_blocks,
+        )
+        if state_layers
+        else 0,
         max(1, dcp),
     )
 

@@ -184,9 +184,10 @@ def test_qwen35_27b_state_per_sequence():
     assert (plan.block_size, plan.padded_state_page) == (block, page) == (784, 3_211_264)
     # 48 linear + 16 full layers: groups of 16 (kv_cache_planning.py:521-522 group_size = min_num_layers), 3 state groups
     assert (plan.group_size, plan.state_groups) == (16, 3)
-    # with prefix caching (vLLM's default for hybrids) a sequence holds 2 + spec + 1 checkpoint pages per state layer
-    # (kv_cache_interface.py:1136-1138 page_size_bytes * (2 + num_speculative_blocks + num_prefill_checkpoint_blocks))
-    assert kv.state_bytes_per_sequence_per_gpu(lay, BF16) == 3 * 48 * page
+    # with prefix caching (vLLM's default for hybrids) a sequence holds 2 + spec + checkpoint pages per state layer
+    # (kv_cache_interface.py:1136-1138 page_size_bytes * (2 + num_speculative_blocks + num_prefill_checkpoint_blocks));
+    # Gated DeltaNet exports the checkpoint block on the FlashInfer path only (qwen_gdn_linear_attn.py:741-760)
+    assert kv.state_bytes_per_sequence_per_gpu(lay, BF16) == 2 * 48 * page
     assert (
         kv.state_bytes_per_sequence_per_gpu(lay, BF16, copies=kv.state_copies(prefix_caching=False))
         == 48 * page
@@ -196,6 +197,26 @@ def test_qwen35_27b_state_per_sequence():
     assert kv.state_bytes_per_sequence_per_gpu(lay, BF16, tp=4, padded=False) == 48 * gdn_state(
         16, 48, 128, 128, tp=4
     )
+
+
+def test_gdn_on_hopper_aligns_the_block_to_64_and_keeps_a_checkpoint():
+    """FlashInfer's GDN prefill (Hopper) exports checkpoints every 64 tokens: the attention block
+    becomes a multiple of lcm(16, 64) (platforms/interface.py:1088-1106) and each sequence keeps a
+    third state block (kv_cache_interface.py:1136-1138, qwen_gdn_linear_attn.py:692-696, 741-748)."""
+    rec = recipe("Qwen/Qwen3.5-27B")
+    lay = layout("Qwen/Qwen3.5-27B")
+    assert kv.gdn_checkpoint_alignment(lay, rec["model"]["hf_config"], "hopper") == 64
+    assert kv.gdn_checkpoint_alignment(lay, rec["model"]["hf_config"], "ada") == 1
+    state = gdn_state(16, 48, 128, 128)
+    per_token = gqa_bytes(4, 256, BF16)
+    block = 64 * math.ceil(state / (64 * per_token))
+    groups = kv.cache_groups(lay, BF16, state_alignment=64)
+    assert groups.term(kv.FULL).block_size == block == 832 and groups.state_blocks == 3
+    r = fit.fit_deployment(
+        rec, "default", "h100", {"gpu_count": 8, "vram_gb": 640, "generation": "hopper"}, fit.Shape()
+    )
+    assert r.kv_block_size == 832
+    assert r.state_bytes_per_sequence_per_gpu == 3 * 3 * 16 * block * per_token
 
 
 def test_qwen36_35b_a3b_state():
@@ -213,13 +234,15 @@ def test_qwen36_35b_a3b_state():
 def test_the_state_limits_concurrency():
     """A 4,096-token request of Qwen3.5-27B caches 256 MiB of KV but holds 441 MiB of state."""
     lay = layout("Qwen/Qwen3.5-27B")
-    kv_only = 16 * gqa_bytes(4, 256, BF16) * 4096
+    # whole blocks of 784 tokens (the hybrid's attention block): 6 blocks hold 4,096 tokens
+    kv_only = 16 * gqa_bytes(4, 256, BF16) * 784 * 6
     state = kv.state_bytes_per_sequence_per_gpu(lay, BF16)
     assert kv.sequence_bytes_per_gpu(lay, BF16, 4096) == kv_only + state
     budget = 20 * GIB
-    assert budget // (kv_only + state) == 29 < budget // kv_only == 80
-    assert kv.longest_sequence(lay, BF16, budget, sequences=29, cap=4096) == 4096
-    assert kv.longest_sequence(lay, BF16, budget, sequences=30, cap=4096) < 4096
+    fit_count = budget // (kv_only + state)
+    assert fit_count < budget // kv_only
+    assert kv.longest_sequence(lay, BF16, budget, sequences=fit_count, cap=4096) == 4096
+    assert kv.longest_sequence(lay, BF16, budget, sequences=fit_count + 1, cap=4096) < 4096
     assert kv.sequence_bytes_per_gpu(lay, BF16, 0) == 0
 
 
