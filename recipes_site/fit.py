@@ -487,7 +487,9 @@ class MemorySplit(NamedTuple):
     kv_groups: kv_cache.CacheGroups | None = None  # vLLM's KV cache groups on one GPU
     kv_block_size: int = kv_cache.DEFAULT_BLOCK_SIZE  # tokens per full-attention block (x DCP)
     kv_bytes_per_block_per_gpu: int = 0  # one such block across the full-attention groups
-    kv_cache_dtype: str | None = None  # the cache dtype vLLM really runs (kv_cache.resolved_kv_cache_dtype)
+    kv_cache_dtype: str | None = (
+        None  # the cache dtype vLLM really runs (kv_cache.resolved_kv_cache_dtype)
+    )
 
 
 def max_concurrent_batches(shape: Shape) -> int:
@@ -911,7 +913,14 @@ def panel_entry(r: FitResult) -> dict:
     }
 
 
-PUBLISHED_WINDOW_KEYS = ("window", "tokens", "block_size", "block_bytes", "extra_blocks", "bytes_per_token")
+PUBLISHED_WINDOW_KEYS = (
+    "window",
+    "tokens",
+    "block_size",
+    "block_bytes",
+    "extra_blocks",
+    "bytes_per_token",
+)
 
 
 def published_window(w: dict) -> dict:

@@ -212,7 +212,7 @@ def fit_text(r: FitResult) -> str:
         )
         lines.append(
             f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
-            f"{VERDICT_WORDS.get(p.get('verdict'), 'unknown')}. {r.plan_reason}"
+            f"{VERDICT_WORDS.get(p.get('verdict') or '', 'unknown')}. {r.plan_reason}"
         )
         for c in r.replicas or []:
             lines.append(f"# replica on GPUs {c['gpus']}, port {c['port']}")

@@ -553,7 +553,11 @@ def gdn_checkpoint_alignment(layout: KvLayout, cfg: dict | None, generation: str
         return 1
     if generation == "hopper":
         return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
-    if generation == "blackwell" and isinstance(cfg, dict) and cfg.get("linear_key_head_dim") == 128:
+    if (
+        generation == "blackwell"
+        and isinstance(cfg, dict)
+        and cfg.get("linear_key_head_dim") == 128
+    ):
         return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
     return 1
 
@@ -831,7 +835,9 @@ def sequence_bytes_per_gpu(
     return 0 if groups is None else groups.bytes_per_request(tokens)
 
 
-def longest_in(groups: CacheGroups | None, budget_bytes: float, sequences: int = 1, cap: int = 1 << 30) -> int:
+def longest_in(
+    groups: CacheGroups | None, budget_bytes: float, sequences: int = 1, cap: int = 1 << 30
+) -> int:
     """The longest length L (<= cap) such that `sequences` requests of L tokens fit in `budget_bytes`
     on one GPU laid out as `groups`; 0 when not even one token fits."""
     if budget_bytes <= 0 or sequences <= 0:

@@ -236,10 +236,13 @@ def test_weights_that_leave_no_room(recipes):
 def test_concurrency_question(recipes):
     r = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8), concurrency=32)
     per_gpu = r.kv_cache_gib_per_gpu * GIB
+
     def need(length: int) -> int:  # whole blocks of 16 tokens
         return 32 * 40_960 * 16 * -(-length // 16)
 
-    assert need(r.max_model_len_at_concurrency) <= per_gpu < need(r.max_model_len_at_concurrency + 1)
+    assert (
+        need(r.max_model_len_at_concurrency) <= per_gpu < need(r.max_model_len_at_concurrency + 1)
+    )
     short = fit.fit_deployment(
         recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8), evaluate_len=8192
     )

@@ -153,9 +153,10 @@ def test_sequence_bytes_are_whole_blocks_of_the_groups():
     assert kv.sequence_bytes_per_gpu(lay, 2, 100) == (7 + 8) * 18 * page
     assert kv.sequence_bytes_per_gpu(lay, 2, 100_000) == (6250 + 8 + 1) * 18 * page
     # in flight under async scheduling: 2 x max_num_batched_tokens (vllm/config/vllm.py:587-609)
-    assert kv.sequence_bytes_per_gpu(lay, 2, 100_000, in_flight=2 * 8192) == (
-        6250 + (-(-(127 + 16384) // 16) + 1)
-    ) * 18 * page
+    assert (
+        kv.sequence_bytes_per_gpu(lay, 2, 100_000, in_flight=2 * 8192)
+        == (6250 + (-(-(127 + 16384) // 16) + 1)) * 18 * page
+    )
 
 
 def test_gemma3_sliding_layers_fill_six_groups_of_ten():

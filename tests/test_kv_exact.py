@@ -213,7 +213,11 @@ def test_gdn_on_hopper_aligns_the_block_to_64_and_keeps_a_checkpoint():
     groups = kv.cache_groups(lay, BF16, state_alignment=64)
     assert groups.term(kv.FULL).block_size == block == 832 and groups.state_blocks == 3
     r = fit.fit_deployment(
-        rec, "default", "h100", {"gpu_count": 8, "vram_gb": 640, "generation": "hopper"}, fit.Shape()
+        rec,
+        "default",
+        "h100",
+        {"gpu_count": 8, "vram_gb": 640, "generation": "hopper"},
+        fit.Shape(),
     )
     assert r.kv_block_size == 832
     assert r.state_bytes_per_sequence_per_gpu == 3 * 3 * 16 * block * per_token
@@ -448,3 +452,85 @@ def test_entries_without_state_are_unchanged():
         r.state_bytes_per_sequence_per_gpu == 0
         and "state_bytes_per_sequence_per_gpu" not in fit.panel_entry(r)
     )
+
+
+def test_glm5_auto_kv_is_fp8_on_sm10x_and_ds_mla_on_sm12x():
+    """GlmMoeDsaForCausalLM turns `auto` into fp8_e4m3 on SM10x (models/config.py:89-101), served by
+    FLASHINFER_MLA_SPARSE with the plain 576-byte row (platforms/cuda.py:97-106,
+    flashinfer_mla_sparse.py:84-90); SM12x serves sparse MLA as fp8_ds_mla, 656 bytes
+    (platforms/cuda.py:133-137, mla_attention.py:370-375); Hopper keeps auto (16-bit)."""
+    rec = recipe("zai-org/GLM-5")
+    cfg = rec["model"]["hf_config"]
+    assert kv.resolved_kv_cache_dtype(cfg, "auto", 10) == "fp8_e4m3"
+    assert kv.resolved_kv_cache_dtype(cfg, "auto", 12) == "fp8_ds_mla"
+    assert kv.resolved_kv_cache_dtype(cfg, "auto", 9) == "auto"
+    v32 = recipe("deepseek-ai/DeepSeek-V3.2")["model"]["hf_config"]
+    assert kv.resolved_kv_cache_dtype(v32, "auto", 10) == "auto"  # only GLM's config turns FP8 on
+    b200 = {"gpu_count": 8, "vram_gb": 1440, "generation": "blackwell", "display_name": "B200"}
+    r = fit.fit_deployment(rec, "default", "b200", b200, fit.Shape(tp=8))
+    assert r.kv_bytes_per_token == 78 * (576 + 132) == 55_224
+    rtx = {
+        "gpu_count": 8,
+        "vram_gb": 768,
+        "generation": "blackwell",
+        "display_name": "RTX Pro 6000 8x",
+    }
+    r12 = fit.fit_deployment(rec, "default", "rtx_pro_6000_8x", rtx, fit.Shape(tp=8))
+    assert r12.kv_bytes_per_token == 78 * (656 + 132) == 61_464
+    h200 = {"gpu_count": 8, "vram_gb": 1128, "generation": "hopper", "display_name": "H200"}
+    assert fit.fit_deployment(rec, "default", "h200", h200, fit.Shape(tp=8)).kv_bytes_per_token == (
+        78 * (1152 + 132)
+    )
+
+
+def test_mtp_layers_join_the_full_attention_groups():
+    """--speculative-config method mtp runs num_nextn_predict_layers more attention layers whose
+    cache shares the target's groups (kv_cache_interface.py:216-218)."""
+    rec = recipe("deepseek-ai/DeepSeek-V3.2")
+    h200 = {"gpu_count": 8, "vram_gb": 1128, "generation": "hopper", "display_name": "H200"}
+    argv = [
+        "--tensor-parallel-size",
+        "8",
+        "--speculative-config",
+        '{"method":"mtp","num_speculative_tokens":1}',
+    ]
+    shape = fit.shape_from_argv(argv)
+    assert shape.speculative == ("mtp", 1, None)
+    plain = fit.fit_deployment(rec, "default", "h200", h200, fit.Shape(tp=8))
+    mtp = fit.fit_deployment(rec, "default", "h200", h200, shape)
+    assert mtp.kv_bytes_per_token_per_gpu == plain.kv_bytes_per_token_per_gpu * 62 / 61
+
+
+def test_speculative_tokens_add_state_blocks_to_hybrids():
+    """MambaSpec keeps 2 + num_speculative_blocks + checkpoint blocks per request in align mode
+    (kv_cache_interface.py:1135-1138), and the conv state grows by the speculative tokens
+    (mamba_utils.py)."""
+    rec = recipe("Qwen/Qwen3.5-27B")
+    h100 = {"gpu_count": 8, "vram_gb": 640, "generation": "hopper", "display_name": "H100"}
+    plain = fit.fit_deployment(rec, "default", "h100", h100, fit.Shape())
+    spec = fit.shape_from_argv(
+        ["--speculative-config", '{"method":"mtp","num_speculative_tokens":2}']
+    )
+    r = fit.fit_deployment(rec, "default", "h100", h100, spec)
+    lay = layout("Qwen/Qwen3.5-27B")
+    groups = kv.cache_groups(lay, BF16, speculative_tokens=2, state_alignment=64, draft_layers=1)
+    assert groups.state_blocks == 2 + 2 + 1
+    assert (
+        r.state_bytes_per_sequence_per_gpu == 5 * groups.term(kv.STATE).groups * groups.block_bytes
+    )
+    assert r.state_bytes_per_sequence_per_gpu > plain.state_bytes_per_sequence_per_gpu
+
+
+def test_a_refused_tp_is_cannot_start_in_the_plan():
+    """TP 3 does not divide Qwen3-8B's 32 heads: vLLM stops at startup (config/model.py
+    verify_with_parallel_config); the plan's verdict says so instead of "fits"."""
+    from recipes_site import plan
+
+    rec = recipe("Qwen/Qwen3-8B")
+    h200 = {"gpu_count": 8, "vram_gb": 1128, "generation": "hopper", "display_name": "H200"}
+    p = plan.plan_of(
+        plan.RecipePlans(rec), "default", h200, ["--tensor-parallel-size", "3"], gpus=3, nodes=1
+    )
+    assert p["verdict"] == plan.REFUSED and "32 attention heads" in p["refusal"]
+    assert not plan.holds(p)
+    assert "will not start" in plan.expand(p, "H200", 141)["reason"]
