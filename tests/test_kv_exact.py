@@ -522,8 +522,8 @@ def test_speculative_tokens_add_state_blocks_to_hybrids():
 
 
 def test_a_refused_tp_is_cannot_start_in_the_plan():
-    """TP 3 does not divide Qwen3-8B's 32 heads: vLLM stops at startup (config/model.py
-    verify_with_parallel_config); the plan's verdict says so instead of "fits"."""
+    """TP 3 does not divide Qwen3-8B's 32 heads: vLLM stops at startup (vllm/config/model.py:1557-1564,
+    "must be divisible by tensor parallel size"); the plan's verdict says so instead of "fits"."""
     from recipes_site import plan
 
     rec = recipe("Qwen/Qwen3-8B")
