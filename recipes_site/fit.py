@@ -606,7 +606,7 @@ def kv_layout_of(
         state_alignment=alignment if shape.prefix_caching else 1,
         checkpoint_blocks=kv_cache.state_checkpoint_blocks(layout, alignment),
         draft_layers=drafts,
-        block_size=shape.block_size or kv_cache.DEFAULT_BLOCK_SIZE,
+        block_size=shape.block_size or kv_cache.default_block_size(layout, dtype, family),
     )
     full = groups.term(kv_cache.FULL) if groups else None
     state = groups.term(kv_cache.STATE) if groups else None

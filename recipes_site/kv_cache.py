@@ -409,6 +409,28 @@ def on_gpu(layout: KvLayout, kv_cache_dtype: str, family: int | None) -> KvLayou
     return layout
 
 
+def default_block_size(layout: KvLayout, kv_cache_dtype: str, family: int | None) -> int:
+    """Tokens per KV block without --block-size: 16 unless the attention backend vLLM picks does not
+    take 16, then its smallest kernel block (platforms/interface.py:720-722, 766-778;
+    v1/attention/backend.py:155-163).
+
+    * GQA: FlashAttention / FlashInfer / Triton take multiples of 16: 16.
+    * MLA on SM10x: FLASHINFER_MLA first (platforms/cuda.py:118-127), blocks of 32 or 64
+      (backends/mla/flashinfer_mla.py:205): 32. Elsewhere FLASH_ATTN_MLA, multiples of 16
+      (platforms/cuda.py:151-157, backends/mla/flashattn_mla.py:50): 16.
+    * Sparse MLA: multiples of 64 (FLASH_ATTN_MLA_SPARSE, FLASHMLA_SPARSE, the SM120 and SM90
+      FlashInfer backends: flashattn_mla_sparse.py:51, flashmla_sparse.py:158-165,
+      flashinfer_mla_sparse.py:181, flashinfer_mla_sparse_sm90.py:157), except an FP8 cache on
+      SM10x, which FLASHINFER_MLA_SPARSE serves in multiples of 32 (flashinfer_mla_sparse.py:93-94).
+    """
+    if layout.attention != "mla":
+        return DEFAULT_BLOCK_SIZE
+    fp8 = (kv_cache_dtype or "auto").lower().startswith("fp8")
+    if layout.sparse:
+        return 32 if family == 10 and fp8 and kv_cache_dtype.lower() != "fp8_ds_mla" else 64
+    return 32 if family == 10 else DEFAULT_BLOCK_SIZE
+
+
 def kv_dtype_bytes(kv_cache_dtype: str | None) -> int:
     """Bytes per cached element for a `--kv-cache-dtype` value (None/auto: the 16-bit model dtype)."""
     if kv_cache_dtype is None:

@@ -534,3 +534,34 @@ def test_a_refused_tp_is_cannot_start_in_the_plan():
     assert p["verdict"] == plan.REFUSED and "32 attention heads" in p["refusal"]
     assert not plan.holds(p)
     assert "will not start" in plan.expand(p, "H200", 141)["reason"]
+
+
+def test_block_size_follows_the_attention_backend():
+    """Without --block-size vLLM takes the backend's smallest kernel block when it does not take 16
+    (platforms/interface.py:720-722, 766-778): sparse MLA 64; dense MLA on SM10x (FLASHINFER_MLA) 32."""
+    h200 = {"gpu_count": 8, "vram_gb": 1128, "generation": "hopper", "display_name": "H200"}
+    b200 = {"gpu_count": 8, "vram_gb": 1440, "generation": "blackwell", "display_name": "B200"}
+    v32 = fit.fit_deployment(
+        recipe("deepseek-ai/DeepSeek-V3.2"), "default", "h200", h200, fit.Shape(tp=8)
+    )
+    assert v32.kv_block_size == 64
+    # vLLM's "GPU KV cache size": num_blocks / cdiv(max_model_len, 64) x max_model_len
+    blocks = int(v32.kv_cache_gib_per_gpu * GIB // (64 * v32.kv_bytes_per_token_per_gpu))
+    served = v32.context_length
+    assert v32.max_tokens == int(blocks / -(-served // 64) * served)
+    r1 = fit.fit_deployment(
+        recipe("deepseek-ai/DeepSeek-R1"), "default", "b200", b200, fit.Shape(tp=8)
+    )
+    assert r1.kv_block_size == 32
+    llama = fit.fit_deployment(
+        recipe("meta-llama/Llama-3.3-70B-Instruct"), "default", "b200", b200, fit.Shape(tp=8)
+    )
+    assert llama.kv_block_size == 16
+    explicit = fit.fit_deployment(
+        recipe("deepseek-ai/DeepSeek-V3.2"),
+        "default",
+        "h200",
+        h200,
+        fit.shape_from_argv(["-tp", "8", "--block-size", "128"]),
+    )
+    assert explicit.kv_block_size == 128
