@@ -348,6 +348,7 @@ class FitResult:
     prefill_chunk: int = 0
     kv_block_size: int = kv_cache.DEFAULT_BLOCK_SIZE  # tokens per full-attention block (x DCP)
     kv_bytes_per_block_per_gpu: int = 0  # one such block across the full-attention groups
+    null_block_bytes: int = 0  # the pool block vLLM holds back (CacheGroups.block_bytes)
     max_tokens: int | None = None
     max_concurrency: int | None = None
     max_concurrency_per_rank: int | None = None
@@ -403,6 +404,7 @@ class FitResult:
             "prefill_chunk": self.prefill_chunk,
             "block_size": self.kv_block_size,
             "kv_bytes_per_block_per_gpu": self.kv_bytes_per_block_per_gpu,
+            "null_block_bytes": self.null_block_bytes,
             "state_bytes_per_sequence_per_gpu": self.state_bytes_per_sequence_per_gpu,
             "max_tokens": self.max_tokens,
             "context_length": self.context_length,
@@ -712,6 +714,7 @@ def fit_deployment(
     result.prefill_chunk = chunk
     result.kv_block_size = m.kv_block_size
     result.kv_bytes_per_block_per_gpu = m.kv_bytes_per_block_per_gpu
+    result.null_block_bytes = groups.block_bytes if groups else 0
     result.windows_per_gpu = [dict(w) for w in m.windows_per_gpu]
     result.state_bytes_per_sequence_per_gpu = m.state_bytes_per_sequence_per_gpu
     if tp_note := kv_cache.tp_problem(cfg, shape.tp):
@@ -733,7 +736,10 @@ def fit_deployment(
         result.context_fits = False
         return result
     cap = ctx_len or (1 << 24)
-    longest = kv_cache.longest_in(groups, kv_bytes, 1, cap)
+    # the block pool keeps one block back (the null block): vLLM checks a request of max_model_len
+    # against the rest (kv_cache_planning.py:1533-1556)
+    room = kv_bytes - result.null_block_bytes
+    longest = kv_cache.longest_in(groups, room, 1, cap)
     result.max_model_len = longest
     result.context_fits = ctx_len is not None and longest >= ctx_len
     result.safe_max_model_len = ctx_len if result.context_fits else safe_length(longest)
@@ -749,13 +755,13 @@ def fit_deployment(
     length = result.evaluated_len
     if length:
         need = groups.bytes_per_request(length) if groups else 0
-        per_rank = int(kv_bytes // need) if need else 0
+        per_rank = max(0, int(room // need)) if need else 0
         result.max_concurrency_per_rank = per_rank
         result.max_concurrency = per_rank * shape.dp
     if concurrency:
         per_rank_requests = math.ceil(concurrency / shape.dp)
         result.max_model_len_at_concurrency = kv_cache.longest_in(
-            groups, kv_bytes, per_rank_requests, cap
+            groups, room, per_rank_requests, cap
         )
     return result
 
@@ -861,8 +867,9 @@ def panel_entry(r: FitResult) -> dict:
                          w.block_bytes x (ceil(min(L, w.tokens) / w.block_size) + w.extra_blocks)
                        + e.state_bytes_per_sequence_per_gpu (when present: the recurrent state)
         needed(L, C) = ceil(C / e.dp) x seq(L)            KV bytes per GPU (DP ranks share the requests)
-        fits(L, C)   = needed(L, C) <= e.kv_cache_bytes_per_gpu
-        requests(L)  = floor(e.kv_cache_bytes_per_gpu / seq(L)) x e.dp
+        room         = e.kv_cache_bytes_per_gpu - e.null_block_bytes   (the block vLLM holds back)
+        fits(L, C)   = needed(L, C) <= room
+        requests(L)  = floor(room / seq(L)) x e.dp
         longest(C)   = the largest L <= e.context_length with fits(L, C), by bisection (0 if none)
 
     They are `CacheGroups.bytes_per_request` and `kv_cache.longest_in` with the groups folded into
@@ -889,6 +896,7 @@ def panel_entry(r: FitResult) -> dict:
         "overhead_gib_per_gpu": _r(r.overhead.total_gib),
         "kv_cache_gib_per_gpu": _r(r.kv_cache_gib_per_gpu),
         "kv_cache_bytes_per_gpu": kv_bytes,
+        "null_block_bytes": r.null_block_bytes,
         "kv_bytes_per_token": r.kv_bytes_per_token,
         "kv_bytes_per_sequence_window": r.kv_bytes_per_sequence_window,
         "kv_bytes_per_token_per_gpu": r.kv_bytes_per_token_per_gpu,
@@ -955,16 +963,18 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
     def needed(tokens: int, requests: int) -> float:
         return math.ceil(requests / entry["dp"]) * seq(tokens)
 
+    room = kv - (entry.get("null_block_bytes") or 0)
+
     def longest(requests: int) -> int:
         cap = entry.get("context_length") or (1 << 24)
-        if kv <= 0 or requests <= 0:
+        if room <= 0 or requests <= 0:
             return 0
-        if needed(cap, requests) <= kv:
+        if needed(cap, requests) <= room:
             return cap
         lo, hi = 0, cap
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if needed(mid, requests) <= kv:
+            if needed(mid, requests) <= room:
                 lo = mid
             else:
                 hi = mid
@@ -974,8 +984,8 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
     need = needed(length, concurrency)
     return {
         "needed_bytes": need,
-        "fits": need <= kv,
-        "requests": int(kv // one) * entry["dp"] if one > 0 else 0,
+        "fits": need <= room,
+        "requests": max(0, int(room // one)) * entry["dp"] if one > 0 else 0,
         "longest": longest(concurrency),
     }
 

@@ -20,8 +20,9 @@ left out of the published form and `expand` puts it back, with the reason in wor
     max_tokens, context_length, concurrency
                           tokens the KV cache holds, the longest request the command serves (its
                           own --max-model-len, else the recipe's context) and how many such fit
-    kv_bytes_per_token_per_gpu, block_size, kv_bytes_per_block_per_gpu, windows_per_gpu,
-    prefill_chunk         the inputs of the page formulas (fit.panel_entry) for other lengths
+    kv_bytes_per_token_per_gpu, block_size, kv_bytes_per_block_per_gpu, null_block_bytes,
+    windows_per_gpu, prefill_chunk
+                          the inputs of the page formulas (fit.panel_entry) for other lengths
     verdict               "fits", or why the command cannot start: "over" (the weights exceed the
                           budget), "no_kv" (no room left for a KV cache), "short" (one request of
                           the served length does not fit; vLLM refuses to start), "refused" (vLLM
@@ -223,6 +224,7 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
             "kv_bytes_per_token_per_gpu": per_token,
             "block_size": r.kv_block_size,
             "kv_bytes_per_block_per_gpu": r.kv_bytes_per_block_per_gpu,
+            "null_block_bytes": r.kv_groups.block_bytes if r.kv_groups else 0,
             "dp": shape.dp,
             "windows_per_gpu": windows,
             "prefill_chunk": r.prefill_chunk,
@@ -265,6 +267,8 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
         if r.kv_block_size != fit.kv_cache.DEFAULT_BLOCK_SIZE:
             out["block_size"] = r.kv_block_size
         out["kv_bytes_per_block_per_gpu"] = r.kv_bytes_per_block_per_gpu
+        if r.kv_groups:
+            out["null_block_bytes"] = r.kv_groups.block_bytes
         if concurrency is not None:
             out["concurrency"] = concurrency
     if served:
@@ -339,6 +343,7 @@ def expand(p: dict, name: str, vram: float) -> dict:
         "kv_bytes_per_token_per_gpu": None,
         "block_size": fit.kv_cache.DEFAULT_BLOCK_SIZE,
         "kv_bytes_per_block_per_gpu": None,
+        "null_block_bytes": 0,
         "max_tokens": None,
         "concurrency": None,
         "context_length": None,

@@ -111,6 +111,7 @@ ONE_PLAN = _obj(
         "context_length": {"type": "integer", "minimum": 1},
         "block_size": {"type": "integer", "minimum": 1},
         "kv_bytes_per_block_per_gpu": {"type": "integer", "minimum": 0},
+        "null_block_bytes": {"type": "integer", "minimum": 0},
         "windows_per_gpu": {
             "type": "array",
             "items": _obj(
@@ -324,6 +325,7 @@ KV_DEPLOYMENT = _obj(
         "kv_bytes_per_token_per_gpu": NUM_OR_NULL,
         "block_size": POS,
         "kv_bytes_per_block_per_gpu": NONNEG,
+        "null_block_bytes": NONNEG,
         "windows_per_gpu": {
             "type": "array",
             "items": _obj(

@@ -108,11 +108,12 @@ const kvFit = (() => {
     + (e.windows_per_gpu || []).reduce((s, w) => s + w.block_bytes * (Math.ceil(Math.min(L, w.tokens) / w.block_size) + w.extra_blocks), 0)
     + (e.state_bytes_per_sequence_per_gpu || 0);
   const needed = (e, L, C) => Math.ceil(C / e.dp) * seq(e, L);
-  const fits = (e, L, C) => needed(e, L, C) <= e.kv_cache_bytes_per_gpu;
-  const requests = (e, L) => { const one = seq(e, L); return one > 0 ? Math.floor(e.kv_cache_bytes_per_gpu / one) * e.dp : 0; };
+  const room = e => e.kv_cache_bytes_per_gpu - (e.null_block_bytes || 0);
+  const fits = (e, L, C) => needed(e, L, C) <= room(e);
+  const requests = (e, L) => { const one = seq(e, L); return one > 0 ? Math.max(0, Math.floor(room(e) / one)) * e.dp : 0; };
   function longest(e, C) {
     const cap = e.context_length || 2 ** 24;
-    if (e.kv_cache_bytes_per_gpu <= 0 || C <= 0) return 0;
+    if (room(e) <= 0 || C <= 0) return 0;
     if (fits(e, cap, C)) return cap;
     let lo = 0, hi = cap;
     while (hi - lo > 1) { const mid = Math.floor((lo + hi) / 2); if (fits(e, mid, C)) lo = mid; else hi = mid; }
@@ -195,7 +196,7 @@ function picker(P, D) {
   /* plan.py `expand` and `reason`: the published plan with its defaults, memory and reason put back */
   function expand(c, hw) {
     const p = Object.assign({ nodes: 1, pp: 1, dp: 1, ep: false, weights_gib: null, weights_gib_per_gpu: null,
-      kv_cache_bytes_per_gpu: null, kv_bytes_per_token_per_gpu: null, block_size: 16, kv_bytes_per_block_per_gpu: null, max_tokens: null, concurrency: null,
+      kv_cache_bytes_per_gpu: null, kv_bytes_per_token_per_gpu: null, block_size: 16, kv_bytes_per_block_per_gpu: null, null_block_bytes: 0, max_tokens: null, concurrency: null,
       context_length: null, windows_per_gpu: [], prefill_chunk: 0, verdict: null }, c, { vram_gib_per_gpu: hw.vram_per_gpu_gb });
     p.kv_cache_gib_per_gpu = p.kv_cache_bytes_per_gpu === null ? null : p.kv_cache_bytes_per_gpu / GIB;
     p.reason = planReason(p, hw.gpu, hw.vram_per_gpu_gb);
