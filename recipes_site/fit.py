@@ -498,11 +498,13 @@ def max_concurrent_batches(shape: Shape) -> int:
     """Batches in flight at once: PP + 1 under async scheduling with the V2 model runner, vLLM 0.33's
     default (vllm/config/vllm.py:587-598, 731-766); PP without async scheduling, which vLLM turns off
     under an executor that does not support it, such as Ray (vllm.py:1685-1719; only the
-    multiprocessing and single-process executors support it: v1/executor/multiproc_executor.py:666,
-    uniproc_executor.py:157)."""
+    multiprocessing and single-process executors, the torchrun launcher included, support it:
+    v1/executor/multiproc_executor.py:666, uniproc_executor.py:157)."""
     asynchronous = shape.async_scheduling
     if asynchronous is None:
-        asynchronous = (shape.executor or "mp") in ("mp", "uni")
+        asynchronous = (
+            shape.executor != "ray"
+        )  # the default executor is mp (config/parallel.py:1054-1095)
     return shape.pp + 1 if asynchronous else shape.pp
 
 

@@ -307,6 +307,15 @@ def test_windowed_model_reserves_the_window_and_the_tokens_in_flight(recipes):
         fit.Shape(async_scheduling=False),
     )
     assert eager.windows_per_gpu[0]["tokens"] == 1023 + 8192
+    # PP keeps PP + 1 batches in flight with the V2 model runner; Ray does not schedule asynchronously
+    for argv, batches in (
+        (["--pipeline-parallel-size", "2"], 3),
+        (["--distributed-executor-backend", "ray"], 1),
+        (["--no-async-scheduling"], 1),
+        (["--async-scheduling"], 2),
+    ):
+        shape = fit.shape_from_argv(argv)
+        assert fit.max_concurrent_batches(shape) == batches, argv
 
 
 def test_without_hf_config_it_is_weights_only(recipes):
