@@ -790,3 +790,15 @@ def test_validate_multi_node_tp_the_heads_do_not_allow(tmp_path):
     # 40 heads: TP 8 on one node is fine, TP 16 on two nodes of 8 GPUs is not
     assert node.message.startswith("multi-node TP on 2 nodes of h100, h200, b200")
     assert node.message.endswith("would need TP 16: TP 16 does not divide the 40 attention heads")
+
+
+def test_cli_fit_a_refused_tp_cannot_start():
+    """`fit --tp 3` for 32 attention heads: vLLM stops at startup (vllm/config/model.py:1557-1564), so
+    the plan, the text and the JSON say "cannot start", never "fits"."""
+    r = run("fit", "Qwen/Qwen3-8B", "--tp", "3")
+    assert r.returncode == 0, r.stderr
+    assert "TP 3: cannot start. TP 3 does not divide the 32 attention heads" in r.stdout
+    assert "TP 3: fits" not in r.stdout and "fits, but vLLM will not start" in r.stdout
+    j = run("fit", "Qwen/Qwen3-8B", "--tp", "3", "--json")
+    doc = json.loads(j.stdout)
+    assert doc["plan"]["verdict"] == "refused" and "will not start" in doc["plan_reason"]
