@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from recipes_site import kv_cache, sizing
@@ -797,17 +797,50 @@ def engine_tp(recipe: dict, tp: int) -> int:
     return kv_cache.largest_valid_tp(cfg, tp)
 
 
+def recipe_speculative(recipe: dict, cfg: dict | None) -> tuple:
+    """The `Shape.speculative` of the recipe's feature `--speculative-config` that costs the most KV
+    cache (draft layers, then speculative tokens); () when it offers none."""
+    found: list[tuple] = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            found.extend(
+                spec
+                for i, tok in enumerate(node[:-1])
+                if tok == "--speculative-config"
+                and (
+                    spec := _speculative(speculative_config(["--speculative-config", node[i + 1]]))
+                )
+            )
+            for value in node:
+                walk(value)
+
+    walk(recipe.get("features"))
+    if not found:
+        return ()
+    return max(found, key=lambda spec: (draft_layers(cfg, Shape(speculative=spec))[0], spec[1]))
+
+
 def engine_sizing(
     recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens
 ) -> EngineSizing:
     """For a recipe with hf_config whose context does not fit one request in the KV cache of the
     process described by `tokens`: a `--max-model-len` rounded down to a multiple of 1024, and why.
     Nothing for recipes without hf_config, or when the context (or the command's own
-    --max-model-len) fits."""
+    --max-model-len) fits.
+
+    The length holds whether or not the reader switches on a speculative-decoding feature of the
+    recipe: a command without --speculative-config is sized with the recipe's heaviest one
+    (`recipe_speculative`), since the page toggles that feature without re-sizing the command."""
     cfg = hf_config_of(recipe)
     if cfg is None or kv_cache.missing_facts(cfg):
         return NO_CHANGE
     shape = shape_from_argv(tokens)
+    if not shape.speculative:
+        shape = replace(shape, speculative=recipe_speculative(recipe, cfg))
     wanted = shape.max_model_len or context_length(recipe)
     if not wanted:
         return NO_CHANGE
