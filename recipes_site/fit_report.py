@@ -74,6 +74,10 @@ def fit_choice(
                 f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}"
             )
             shape = replace(shape, tp=rendered_tp)
+        # the engine's own --max-model-len (fit.engine_sizing) is the length the command serves
+        engine_len = shape_from_argv(engine.argv if engine else ()).max_model_len
+        if shape.max_model_len is None and engine_len is not None:
+            shape = replace(shape, max_model_len=engine_len)
     if kv_cache_dtype is not None:
         shape = replace(shape, kv_cache_dtype=kv_cache_dtype)
     if gpu_memory_utilization is not None:
