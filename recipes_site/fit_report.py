@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from recipes_site import kv_cache, plan, sizing
+from recipes_site import fit, kv_cache, plan, sizing
 from recipes_site.fit import (
     FitResult,
     fit_deployment,
@@ -78,6 +78,11 @@ def fit_choice(
         engine_len = shape_from_argv(engine.argv if engine else ()).max_model_len
         if shape.max_model_len is None and engine_len is not None:
             shape = replace(shape, max_model_len=engine_len)
+            if not shape.speculative and fit.recipe_speculative(recipe, cfg):
+                notes.append(
+                    f"the engine renders --max-model-len {engine_len}: room for the KV cache of "
+                    "the recipe's speculative-decoding draft, which the page can switch on"
+                )
     if kv_cache_dtype is not None:
         shape = replace(shape, kv_cache_dtype=kv_cache_dtype)
     if gpu_memory_utilization is not None:
