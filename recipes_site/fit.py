@@ -30,8 +30,9 @@ plans of rendered commands (plan.py) and the `recipes-site fit` report (fit_repo
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from recipes_site import kv_cache, sizing
@@ -73,6 +74,12 @@ class Shape:
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
     enforce_eager: bool = False
+    # KV layout switches (kv_cache.cache_groups)
+    block_size: int | None = None
+    async_scheduling: bool | None = None  # None: vLLM decides (on, but not under Ray)
+    executor: str | None = None  # --distributed-executor-backend
+    prefix_caching: bool = True
+    speculative: tuple = ()  # (method, num_speculative_tokens, draft model or None) of --speculative-config
 
     @property
     def gpus(self) -> int:
@@ -93,13 +100,60 @@ SHAPE_FLAGS = {
     "--max-model-len": "max_model_len",
     "--max-num-batched-tokens": "max_num_batched_tokens",
     "--max-num-seqs": "max_num_seqs",
+    "--block-size": "block_size",
+    "--distributed-executor-backend": "executor",
+    "--speculative-config": "speculative",
 }
 SHAPE_SWITCHES = {
     "--enable-expert-parallel": "expert_parallel",
     "-ep": "expert_parallel",
     "--enforce-eager": "enforce_eager",
+    "--async-scheduling": "async_scheduling",
+    "--enable-prefix-caching": "prefix_caching",
 }
-_INTS = {"tp", "pp", "dp", "dcp", "max_model_len", "max_num_batched_tokens", "max_num_seqs"}
+# switches whose `--no-` form turns them off (vLLM's BooleanOptionalAction flags)
+SHAPE_NEGATIONS = {
+    "--no-async-scheduling": "async_scheduling",
+    "--no-enable-prefix-caching": "prefix_caching",
+}
+_INTS = {
+    "tp",
+    "pp",
+    "dp",
+    "dcp",
+    "max_model_len",
+    "max_num_batched_tokens",
+    "max_num_seqs",
+    "block_size",
+}
+
+
+def speculative_config(argv) -> dict | None:
+    """The JSON object of the first `--speculative-config` (None when absent or not an object)."""
+    for i, tok in enumerate(argv):
+        flag, eq, inline = str(tok).partition("=")
+        if flag == "--speculative-config":
+            text = inline if eq else (str(argv[i + 1]) if i + 1 < len(argv) else "")
+            try:
+                value = json.loads(text)
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def _speculative(spec: dict | None) -> tuple:
+    """(method, num_speculative_tokens, draft model) of a --speculative-config object; () if none."""
+    if not spec:
+        return ()
+    method = spec.get("method")
+    tokens = spec.get("num_speculative_tokens")
+    model = spec.get("model")
+    return (
+        method if isinstance(method, str) else None,
+        tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0 else 0,
+        model if isinstance(model, str) else None,
+    )
 
 
 def _parse_len(text: str) -> int | None:
@@ -125,6 +179,9 @@ def shape_from_argv(argv) -> Shape:
         if flag in SHAPE_SWITCHES and not eq:
             found[SHAPE_SWITCHES[flag]] = True
             continue
+        if flag in SHAPE_NEGATIONS and not eq:
+            found[SHAPE_NEGATIONS[flag]] = False
+            continue
         if flag not in SHAPE_FLAGS:
             continue
         value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else None)
@@ -142,6 +199,8 @@ def shape_from_argv(argv) -> Shape:
                 found[name] = float(value)
             except ValueError:
                 pass
+        elif name == "speculative":
+            found[name] = _speculative(speculative_config([flag, value]))
         else:
             found[name] = value
     return Shape(**found)
@@ -287,6 +346,9 @@ class FitResult:
         0  # recurrent state of linear-attention / Mamba layers, per request
     )
     prefill_chunk: int = 0
+    kv_block_size: int = kv_cache.DEFAULT_BLOCK_SIZE  # tokens per full-attention block (x DCP)
+    kv_bytes_per_block_per_gpu: int = 0  # one such block across the full-attention groups
+    null_block_bytes: int = 0  # the pool block vLLM holds back (CacheGroups.block_bytes)
     max_tokens: int | None = None
     max_concurrency: int | None = None
     max_concurrency_per_rank: int | None = None
@@ -340,6 +402,9 @@ class FitResult:
             else round(self.kv_bytes_per_token_per_gpu, 3),
             "windows_per_gpu": self.windows_per_gpu,
             "prefill_chunk": self.prefill_chunk,
+            "block_size": self.kv_block_size,
+            "kv_bytes_per_block_per_gpu": self.kv_bytes_per_block_per_gpu,
+            "null_block_bytes": self.null_block_bytes,
             "state_bytes_per_sequence_per_gpu": self.state_bytes_per_sequence_per_gpu,
             "max_tokens": self.max_tokens,
             "context_length": self.context_length,
@@ -418,15 +483,84 @@ class MemorySplit(NamedTuple):
     kv_dtype_bytes: int | None = None
     kv_dtype_note: str | None = None  # why a KV dtype was counted as 2 bytes
     kv_bytes_per_token_per_gpu: float | None = None
-    windows_per_gpu: tuple = ()  # (window, layers, kind, bytes per token), for the page formula
+    windows_per_gpu: tuple = ()  # window_terms: the windowed groups, for the page formula
     prefill_chunk: int = 0
     state_bytes_per_sequence_per_gpu: int = 0
+    kv_groups: kv_cache.CacheGroups | None = None  # vLLM's KV cache groups on one GPU
+    kv_block_size: int = kv_cache.DEFAULT_BLOCK_SIZE  # tokens per full-attention block (x DCP)
+    kv_bytes_per_block_per_gpu: int = 0  # one such block across the full-attention groups
+    kv_cache_dtype: str | None = (
+        None  # the cache dtype vLLM really runs (kv_cache.resolved_kv_cache_dtype)
+    )
 
 
-def memory_split(facts: ModelFacts, vram: float, shape: Shape) -> MemorySplit:
+def max_concurrent_batches(shape: Shape) -> int:
+    """Batches in flight at once: PP + 1 under async scheduling with the V2 model runner, vLLM 0.33's
+    default (vllm/config/vllm.py:587-598, 731-766); PP without async scheduling, which vLLM turns off
+    under an executor that does not support it, such as Ray (vllm.py:1685-1719; only the
+    multiprocessing and single-process executors, the torchrun launcher included, support it:
+    v1/executor/multiproc_executor.py:666, uniproc_executor.py:157)."""
+    asynchronous = shape.async_scheduling
+    if asynchronous is None:
+        asynchronous = (
+            shape.executor != "ray"
+        )  # the default executor is mp (config/parallel.py:1054-1095)
+    return shape.pp + 1 if asynchronous else shape.pp
+
+
+def draft_layers(cfg: dict | None, shape: Shape) -> tuple[int, str | None]:
+    """Full-attention layers a --speculative-config adds to the KV cache, and a note when estimated.
+
+    MTP drafts run the checkpoint's own next-token layers (`num_nextn_predict_layers`, DeepSeek /
+    GLM; `mtp_num_hidden_layers`, Qwen3.5/3.6), each with the target's attention
+    (vllm/model_executor/models/deepseek_mtp.py, qwen3_5_mtp.py); an EAGLE / EAGLE-3 draft model is
+    one decoder layer, counted with the target's shape (its own config is not in the recipe)."""
+    if not shape.speculative or not isinstance(cfg, dict):
+        return 0, None
+    method, _, model = shape.speculative
+    if method in ("eagle", "eagle3") and model:
+        return 1, f"{method} draft KV cache counted as one layer of the target's shape"
+    if method in ("mtp", "deepseek_mtp", "qwen3_5_mtp", "qwen3_next_mtp", "glm4_moe_mtp") or (
+        method is None and not model
+    ):
+        for key in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
+            value = cfg.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value, None
+    return 0, None
+
+
+def window_terms(groups: kv_cache.CacheGroups) -> tuple:
+    """The windowed groups as the page formula reads them: per window, the tokens it holds at most
+    (the window, minus one for a sliding one, plus the tokens in flight), its block size, the bytes
+    of one block of all its groups, the block a sliding window adds, and bytes per token."""
+    out = []
+    for t in groups.terms:
+        if t.kind not in (kv_cache.SLIDING, kv_cache.CHUNKED):
+            continue
+        sliding = t.kind == kv_cache.SLIDING
+        block_bytes = groups.term_bytes_per_block(t)
+        out.append(
+            {
+                "window": t.window,
+                "layers": t.layers,
+                "kind": t.kind,
+                "tokens": t.window - (1 if sliding else 0) + groups.in_flight,
+                "block_size": t.block_size,
+                "block_bytes": block_bytes,
+                "extra_blocks": 1 if sliding else 0,
+                "bytes_per_token": round(block_bytes / t.block_size, 3),
+            }
+        )
+    return tuple(out)
+
+
+def memory_split(
+    facts: ModelFacts, vram: float, shape: Shape, *, profile: dict | None = None
+) -> MemorySplit:
     """Budget, weights, overhead and KV cache of one GPU with `vram` GiB for a deployment shaped
-    `shape`, and the KV cache's bytes per token: where `fit_deployment` starts, and all that a plan
-    (plan.py) reads of a fit."""
+    `shape`, and the KV cache's layout (`profile`: the hardware, whose GPU family decides some
+    layouts): where `fit_deployment` starts, and all that a plan (plan.py) reads of a fit."""
     budget = vram * shape.gpu_memory_utilization
     total = facts.weights_bytes
     per_gpu = None if total is None else weights_per_gpu(total, shape, facts.expert_fraction) / GIB
@@ -444,31 +578,70 @@ def memory_split(facts: ModelFacts, vram: float, shape: Shape) -> MemorySplit:
     layout = facts.layout
     if layout is None:
         return split
+    return split._replace(**kv_layout_of(facts, layout, shape, vram, profile or {}))
+
+
+def kv_layout_of(
+    facts: ModelFacts, layout: kv_cache.KvLayout, shape: Shape, vram: float, profile: dict
+) -> dict:
+    """The KV side of `memory_split`: the cache dtype the GPU really gets, vLLM's KV cache groups and
+    the page formula's inputs."""
+    family = kv_cache.cuda_family(profile.get("generation"), profile.get("display_name"))
+    dtype = kv_cache.resolved_kv_cache_dtype(facts.cfg, shape.kv_cache_dtype, family)
+    layout = kv_cache.on_gpu(layout, dtype, family)
     note = None
     try:
-        dtype_bytes = kv_cache.kv_dtype_bytes(shape.kv_cache_dtype)
+        dtype_bytes = kv_cache.kv_dtype_bytes(dtype)
     except ValueError as exc:
         note, dtype_bytes = f"{exc}; counted as 2 bytes", 2
-    parallel = {"tp": shape.tp, "pp": shape.pp, "dcp": shape.dcp}
-    return split._replace(
-        kv_dtype_bytes=dtype_bytes,
-        kv_dtype_note=note,
-        kv_bytes_per_token_per_gpu=kv_cache.kv_bytes_per_token_per_gpu(
-            layout, dtype_bytes, **parallel
-        ),
-        windows_per_gpu=tuple(
-            (w, n, kind, round(b, 3))
-            for w, n, kind, b in kv_cache.window_bytes_per_token_per_gpu(
-                layout, dtype_bytes, **parallel
-            )
-        ),
-        prefill_chunk=(shape.max_num_batched_tokens or scheduler_defaults(vram)[0])
-        if layout.windows
-        else 0,
-        state_bytes_per_sequence_per_gpu=kv_cache.state_bytes_per_sequence_per_gpu(
-            layout, dtype_bytes, shape.tp, shape.pp
-        ),
+    batched = shape.max_num_batched_tokens or scheduler_defaults(vram)[0]
+    alignment = kv_cache.gdn_checkpoint_alignment(layout, facts.cfg, profile.get("generation"))
+    drafts, _ = draft_layers(facts.cfg, shape)
+    spec_tokens = shape.speculative[1] if shape.speculative else 0
+    groups = kv_cache.cache_groups(
+        layout,
+        dtype_bytes,
+        shape.tp,
+        shape.pp,
+        shape.dcp,
+        in_flight=max_concurrent_batches(shape) * batched if layout.windows else 0,
+        speculative_tokens=spec_tokens if layout.states else 0,
+        prefix_caching=shape.prefix_caching,
+        state_alignment=alignment if shape.prefix_caching else 1,
+        checkpoint_blocks=kv_cache.state_checkpoint_blocks(layout, alignment),
+        draft_layers=drafts,
+        block_size=shape.block_size or kv_cache.default_block_size(layout, dtype, family),
     )
+    full = groups.term(kv_cache.FULL) if groups else None
+    state = groups.term(kv_cache.STATE) if groups else None
+    block = (full.block_size if full else kv_cache.DEFAULT_BLOCK_SIZE) * max(1, shape.dcp)
+    full_block_bytes = groups.term_bytes_per_block(full) if groups and full else 0
+    return {
+        "kv_dtype_bytes": dtype_bytes,
+        "kv_dtype_note": note,
+        "kv_cache_dtype": dtype,
+        "kv_bytes_per_token_per_gpu": full_block_bytes / block,
+        "windows_per_gpu": window_terms(groups) if groups else (),
+        "prefill_chunk": batched if layout.windows else 0,
+        "state_bytes_per_sequence_per_gpu": (
+            groups.state_blocks * groups.term_bytes_per_block(state) if groups and state else 0
+        ),
+        "kv_groups": groups,
+        "kv_block_size": block,
+        "kv_bytes_per_block_per_gpu": full_block_bytes,
+    }
+
+
+def kv_cache_tokens(split: MemorySplit, kv_bytes: float, max_model_len: int | None) -> int | None:
+    """The tokens vLLM reports its KV cache holds ("GPU KV cache size: N tokens",
+    `CacheGroups.tokens`) for `kv_bytes` per GPU and the served `max_model_len`; None when the
+    layout is unknown."""
+    groups = split.kv_groups
+    if groups is None:
+        return None
+    if not max_model_len:
+        return groups.num_blocks(kv_bytes) * (split.kv_block_size or kv_cache.DEFAULT_BLOCK_SIZE)
+    return groups.tokens(kv_bytes, max_model_len)
 
 
 def fit_deployment(
@@ -487,7 +660,7 @@ def fit_deployment(
     length at which that many requests fit."""
     f = model_facts(recipe, variant_key)
     cfg = f.cfg
-    m = memory_split(f, sizing.per_gpu_gib(profile), shape)
+    m = memory_split(f, sizing.per_gpu_gib(profile), shape, profile=profile)
     vram, budget, kv_gib = m.vram_per_gpu_gib, m.budget_gib_per_gpu, m.kv_cache_gib_per_gpu
     notes: list[str] = []
     if shape.expert_parallel and shape.dp > 1 and f.expert_fraction is None:
@@ -521,22 +694,30 @@ def fit_deployment(
         return result
     if m.kv_dtype_note:
         result.notes.append(m.kv_dtype_note)
-    dtype_bytes, layout = m.kv_dtype_bytes, f.layout
+    dtype_bytes, layout, groups = m.kv_dtype_bytes, f.layout, m.kv_groups
     assert dtype_bytes is not None and layout is not None  # no fact missing: the KV cache is sized
+    family = kv_cache.cuda_family(profile.get("generation"), profile.get("display_name"))
+    layout = kv_cache.on_gpu(layout, m.kv_cache_dtype or shape.kv_cache_dtype, family)
+    if m.kv_cache_dtype and m.kv_cache_dtype != shape.kv_cache_dtype:
+        result.notes.append(
+            f"--kv-cache-dtype {shape.kv_cache_dtype} runs as {m.kv_cache_dtype} on {hw_id} "
+            "(vLLM's choice for sparse MLA on this GPU family)"
+        )
+    if draft_note := draft_layers(cfg, shape)[1]:
+        result.notes.append(draft_note)
     result.notes += list(layout.notes)
     result.attention = layout.attention
     result.kv_dtype_bytes = dtype_bytes
     result.kv_bytes_per_token = kv_cache.kv_bytes_per_token(layout, dtype_bytes)
     result.kv_bytes_per_sequence_window = kv_cache.kv_bytes_per_sequence_window(layout, dtype_bytes)
-    parallel = {"tp": shape.tp, "pp": shape.pp, "dcp": shape.dcp}
     per_token = m.kv_bytes_per_token_per_gpu
     result.kv_bytes_per_token_per_gpu = per_token
     chunk = m.prefill_chunk
     result.prefill_chunk = chunk
-    result.windows_per_gpu = [
-        {"window": w, "layers": n, "kind": kind, "bytes_per_token": b}
-        for w, n, kind, b in m.windows_per_gpu
-    ]
+    result.kv_block_size = m.kv_block_size
+    result.kv_bytes_per_block_per_gpu = m.kv_bytes_per_block_per_gpu
+    result.null_block_bytes = groups.block_bytes if groups else 0
+    result.windows_per_gpu = [dict(w) for w in m.windows_per_gpu]
     result.state_bytes_per_sequence_per_gpu = m.state_bytes_per_sequence_per_gpu
     if tp_note := kv_cache.tp_problem(cfg, shape.tp):
         result.notes.append(f"{tp_note}: vLLM refuses this TP size")
@@ -557,9 +738,10 @@ def fit_deployment(
         result.context_fits = False
         return result
     cap = ctx_len or (1 << 24)
-    per_seq = dict(parallel, prefill_chunk=chunk)
-    result.max_tokens = int(kv_bytes // per_token) if per_token else None
-    longest = kv_cache.longest_sequence(layout, dtype_bytes, kv_bytes, 1, cap, **per_seq)
+    # the block pool keeps one block back (the null block): vLLM checks a request of max_model_len
+    # against the rest (kv_cache_planning.py:1533-1556)
+    room = kv_bytes - result.null_block_bytes
+    longest = kv_cache.longest_in(groups, room, 1, cap)
     result.max_model_len = longest
     result.context_fits = ctx_len is not None and longest >= ctx_len
     result.safe_max_model_len = ctx_len if result.context_fits else safe_length(longest)
@@ -570,16 +752,18 @@ def fit_deployment(
         and result.safe_max_model_len
     ):
         result.evaluated_len = result.safe_max_model_len  # the length the engine renders
+    served = shape.max_model_len or (ctx_len if result.context_fits else result.safe_max_model_len)
+    result.max_tokens = kv_cache_tokens(m, kv_bytes, served)
     length = result.evaluated_len
     if length:
-        need = kv_cache.sequence_bytes_per_gpu(layout, dtype_bytes, length, **per_seq)
-        per_rank = int(kv_bytes // need) if need else 0
+        need = groups.bytes_per_request(length) if groups else 0
+        per_rank = max(0, int(room // need)) if need else 0
         result.max_concurrency_per_rank = per_rank
         result.max_concurrency = per_rank * shape.dp
     if concurrency:
         per_rank_requests = math.ceil(concurrency / shape.dp)
-        result.max_model_len_at_concurrency = kv_cache.longest_sequence(
-            layout, dtype_bytes, kv_bytes, per_rank_requests, cap, **per_seq
+        result.max_model_len_at_concurrency = kv_cache.longest_in(
+            groups, room, per_rank_requests, cap
         )
     return result
 
@@ -613,17 +797,50 @@ def engine_tp(recipe: dict, tp: int) -> int:
     return kv_cache.largest_valid_tp(cfg, tp)
 
 
+def recipe_speculative(recipe: dict, cfg: dict | None) -> tuple:
+    """The `Shape.speculative` of the recipe's feature `--speculative-config` that costs the most KV
+    cache (draft layers, then speculative tokens); () when it offers none."""
+    found: list[tuple] = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            found.extend(
+                spec
+                for i, tok in enumerate(node[:-1])
+                if tok == "--speculative-config"
+                and (
+                    spec := _speculative(speculative_config(["--speculative-config", node[i + 1]]))
+                )
+            )
+            for value in node:
+                walk(value)
+
+    walk(recipe.get("features"))
+    if not found:
+        return ()
+    return max(found, key=lambda spec: (draft_layers(cfg, Shape(speculative=spec))[0], spec[1]))
+
+
 def engine_sizing(
     recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens
 ) -> EngineSizing:
     """For a recipe with hf_config whose context does not fit one request in the KV cache of the
     process described by `tokens`: a `--max-model-len` rounded down to a multiple of 1024, and why.
     Nothing for recipes without hf_config, or when the context (or the command's own
-    --max-model-len) fits."""
+    --max-model-len) fits.
+
+    The length holds whether or not the reader switches on a speculative-decoding feature of the
+    recipe: a command without --speculative-config is sized with the recipe's heaviest one
+    (`recipe_speculative`), since the page toggles that feature without re-sizing the command."""
     cfg = hf_config_of(recipe)
     if cfg is None or kv_cache.missing_facts(cfg):
         return NO_CHANGE
     shape = shape_from_argv(tokens)
+    if not shape.speculative:
+        shape = replace(shape, speculative=recipe_speculative(recipe, cfg))
     wanted = shape.max_model_len or context_length(recipe)
     if not wanted:
         return NO_CHANGE
@@ -676,19 +893,23 @@ def panel_entry(r: FitResult) -> dict:
     formulas below, so the page never re-derives a rule.
 
     Page formulas (site.js `kvFit` transcribes them literally; tests/browser/test_browser_sizing.py
-    checks them against `fit_deployment`). For an entry `e`, a request length `L` and `C` requests:
+    checks them against `fit_deployment`). For an entry `e`, a request length `L` and `C` requests,
+    blocks as vLLM allocates them (`kv_cache.CacheGroups`), all zero for L = 0:
 
-        seq(L)       = e.kv_bytes_per_token_per_gpu x L
-                       + sum over w in e.windows_per_gpu of w.bytes_per_token x min(L, w.window + e.prefill_chunk)
-                       + e.state_bytes_per_sequence_per_gpu (when present and L > 0: the recurrent state)
+        seq(L)       = e.kv_bytes_per_block_per_gpu x ceil(L / e.block_size)
+                         (block_size 16 and kv_bytes_per_token_per_gpu x block_size when absent)
+                       + sum over w in e.windows_per_gpu of
+                         w.block_bytes x (ceil(min(L, w.tokens) / w.block_size) + w.extra_blocks)
+                       + e.state_bytes_per_sequence_per_gpu (when present: the recurrent state)
         needed(L, C) = ceil(C / e.dp) x seq(L)            KV bytes per GPU (DP ranks share the requests)
-        fits(L, C)   = needed(L, C) <= e.kv_cache_bytes_per_gpu
-        requests(L)  = floor(e.kv_cache_bytes_per_gpu / seq(L)) x e.dp
+        room         = e.kv_cache_bytes_per_gpu - e.null_block_bytes   (the block vLLM holds back)
+        fits(L, C)   = needed(L, C) <= room
+        requests(L)  = floor(room / seq(L)) x e.dp
         longest(C)   = the largest L <= e.context_length with fits(L, C), by bisection (0 if none)
 
-    They are `kv_cache.sequence_bytes_per_gpu` and `kv_cache.longest_sequence` with the layout
-    folded into `kv_bytes_per_token_per_gpu` and `windows_per_gpu`; `requests(L)` is `max_concurrency`
-    and `longest(C)` `max_model_len_at_concurrency` of `fit_deployment(evaluate_len=L, concurrency=C)`.
+    They are `CacheGroups.bytes_per_request` and `kv_cache.longest_in` with the groups folded into
+    the block figures; `requests(L)` is `max_concurrency` and `longest(C)`
+    `max_model_len_at_concurrency` of `fit_deployment(evaluate_len=L, concurrency=C)`.
     """
     s = r.shape
     kv_bytes = (
@@ -710,13 +931,13 @@ def panel_entry(r: FitResult) -> dict:
         "overhead_gib_per_gpu": _r(r.overhead.total_gib),
         "kv_cache_gib_per_gpu": _r(r.kv_cache_gib_per_gpu),
         "kv_cache_bytes_per_gpu": kv_bytes,
+        "null_block_bytes": r.null_block_bytes,
         "kv_bytes_per_token": r.kv_bytes_per_token,
         "kv_bytes_per_sequence_window": r.kv_bytes_per_sequence_window,
         "kv_bytes_per_token_per_gpu": r.kv_bytes_per_token_per_gpu,
-        "windows_per_gpu": [
-            {"window": w["window"], "bytes_per_token": w["bytes_per_token"]}
-            for w in r.windows_per_gpu
-        ],
+        "block_size": r.kv_block_size,
+        "kv_bytes_per_block_per_gpu": r.kv_bytes_per_block_per_gpu,
+        "windows_per_gpu": [published_window(w) for w in r.windows_per_gpu],
         "prefill_chunk": r.prefill_chunk,
         "context_length": r.context_length,
         "evaluated_len": r.evaluated_len,
@@ -735,6 +956,21 @@ def panel_entry(r: FitResult) -> dict:
     }
 
 
+PUBLISHED_WINDOW_KEYS = (
+    "window",
+    "tokens",
+    "block_size",
+    "block_bytes",
+    "extra_blocks",
+    "bytes_per_token",
+)
+
+
+def published_window(w: dict) -> dict:
+    """What the API and the plans publish of a `window_terms` entry."""
+    return {key: w[key] for key in PUBLISHED_WINDOW_KEYS}
+
+
 def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
     """The page formulas of `panel_entry`, evaluated on an entry (the reference that site.js `kvFit`
     transcribes): KV bytes per GPU that `concurrency` requests of `length` tokens need, whether they
@@ -745,28 +981,35 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
         return {"needed_bytes": None, "fits": None, "requests": None, "longest": None}
 
     def seq(tokens: int) -> float:
+        if tokens <= 0:
+            return 0
+        block = entry.get("block_size") or kv_cache.DEFAULT_BLOCK_SIZE
+        full = entry.get("kv_bytes_per_block_per_gpu")
         return (
-            per_token * tokens
+            (per_token * block if full is None else full) * math.ceil(tokens / block)
             + sum(
-                w["bytes_per_token"] * min(tokens, w["window"] + entry.get("prefill_chunk", 0))
+                w["block_bytes"]
+                * (math.ceil(min(tokens, w["tokens"]) / w["block_size"]) + w["extra_blocks"])
                 for w in entry.get("windows_per_gpu") or ()
             )
-            + ((entry.get("state_bytes_per_sequence_per_gpu") or 0) if tokens > 0 else 0)
+            + (entry.get("state_bytes_per_sequence_per_gpu") or 0)
         )
 
     def needed(tokens: int, requests: int) -> float:
         return math.ceil(requests / entry["dp"]) * seq(tokens)
 
+    room = kv - (entry.get("null_block_bytes") or 0)
+
     def longest(requests: int) -> int:
         cap = entry.get("context_length") or (1 << 24)
-        if kv <= 0 or requests <= 0:
+        if room <= 0 or requests <= 0:
             return 0
-        if needed(cap, requests) <= kv:
+        if needed(cap, requests) <= room:
             return cap
         lo, hi = 0, cap
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if needed(mid, requests) <= kv:
+            if needed(mid, requests) <= room:
                 lo = mid
             else:
                 hi = mid
@@ -776,8 +1019,8 @@ def panel_figures(entry: dict, length: int, concurrency: int = 1) -> dict:
     need = needed(length, concurrency)
     return {
         "needed_bytes": need,
-        "fits": need <= kv,
-        "requests": int(kv // one) * entry["dp"] if one > 0 else 0,
+        "fits": need <= room,
+        "requests": max(0, int(room // one)) * entry["dp"] if one > 0 else 0,
         "longest": longest(concurrency),
     }
 

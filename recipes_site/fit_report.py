@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from recipes_site import kv_cache, plan, sizing
+from recipes_site import fit, kv_cache, plan, sizing
 from recipes_site.fit import (
     FitResult,
     fit_deployment,
@@ -74,6 +74,15 @@ def fit_choice(
                 f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}"
             )
             shape = replace(shape, tp=rendered_tp)
+        # the engine's own --max-model-len (fit.engine_sizing) is the length the command serves
+        engine_len = shape_from_argv(engine.argv if engine else ()).max_model_len
+        if shape.max_model_len is None and engine_len is not None:
+            shape = replace(shape, max_model_len=engine_len)
+            if not shape.speculative and fit.recipe_speculative(recipe, cfg):
+                notes.append(
+                    f"the engine renders --max-model-len {engine_len}: room for the KV cache of "
+                    "the recipe's speculative-decoding draft, which the page can switch on"
+                )
     if kv_cache_dtype is not None:
         shape = replace(shape, kv_cache_dtype=kv_cache_dtype)
     if gpu_memory_utilization is not None:
@@ -128,6 +137,16 @@ def fit_choice(
 # -- text form ------------------------------------------------------------------------------------------
 
 
+# the plan's verdict in words: every verdict but "fits" is a command that cannot start
+VERDICT_WORDS = {
+    plan.FITS: "fits",
+    plan.OVER: "cannot start",
+    plan.NO_KV: "cannot start",
+    plan.SHORT: "cannot start",
+    plan.REFUSED: "cannot start",
+}
+
+
 def _s(count) -> str:
     return "" if count == 1 else "s"
 
@@ -167,11 +186,11 @@ def fit_text(r: FitResult) -> str:
         f"{r.budget_gib_per_gpu:.1f} GiB: weights {w} + overhead {r.overhead.total_gib:.1f} + KV cache {kv} GiB"
     )
     if r.kv_bytes_per_token is not None and r.kv_cache_gib_per_gpu is not None:
-        where = (" per DP rank" if s.dp > 1 else "") + (
-            " (full-attention layers)" if r.kv_bytes_per_sequence_window else ""
-        )
+        where = " per DP rank" if s.dp > 1 else ""
         lines.append(f"  KV cache holds         {_n(r.max_tokens)} tokens{where}")
         fits = "fits" if r.context_fits else "does NOT fit one request"
+        if r.plan and r.plan.get("verdict") == plan.REFUSED:
+            fits += f", but vLLM will not start: {r.plan.get('refusal')}"
         lines.append(f"  recipe context         {_n(r.context_length)} tokens: {fits}")
         lines.append(
             f"  longest request        {_n(r.max_model_len)} tokens (safe --max-model-len {_n(r.safe_max_model_len)})"
@@ -204,7 +223,7 @@ def fit_text(r: FitResult) -> str:
         )
         lines.append(
             f"plan: {p['gpus']} GPU{_s(p['gpus'])} on {nodes} node{_s(nodes)}, {layout}: "
-            f"{p.get('verdict') or 'unknown'}. {r.plan_reason}"
+            f"{VERDICT_WORDS.get(p.get('verdict') or '', 'unknown')}. {r.plan_reason}"
         )
         for i, c in enumerate(r.replicas or [], 1):
             lines.append(f"# copy {i}: {c['label']}, port {c['port']}")

@@ -34,7 +34,7 @@ them); pipeline parallelism splits the layers; data parallelism keeps a full cop
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
 # layer types whose KV grows with the sequence (other spellings configs use for full attention)
@@ -74,16 +74,16 @@ DEFAULT_INDEX_HEAD_DIM = 128  # DeepSeek-V3.2 / GLM-5 config.json index_head_dim
 # default for Nemotron-H (config.py:813 DEFAULT_MAMBA_SSM_CACHE_DTYPE = "float32").
 STATE_DTYPE_BYTES = {"float32": 4, "fp32": 4, "bfloat16": 2, "float16": 2, "auto": 2}
 MODEL_DTYPE_BYTES = 2
-# Pages the KV manager reserves per sequence for a recurrent state (kv_cache_interface.py:1135-1141):
-# `1 + spec` without prefix caching, `2 + spec + checkpoint` with it ("align" mode, which vLLM turns
-# on for hybrid models by default: config/model.py:2277-2279, models/config.py:763-765; Mamba-2
-# and Gated DeltaNet layers export one prefill checkpoint block: mamba_mixer2.py:1117,
-# gdn/qwen_gdn_linear_attn.py:748).
-STATE_COPIES_PREFIX_CACHING = 3
+# Pages the KV manager reserves per sequence for a recurrent state without prefix caching
+# (kv_cache_interface.py:1140-1141 `1 + spec`); with it see `state_copies`.
 STATE_COPIES_NO_PREFIX_CACHING = 1
 # The attention kernel block the hybrid page alignment rounds to (FlashAttention: multiples of 16;
 # platforms/interface.py:1066-1101)
 KERNEL_BLOCK = 16
+# Tokens per KV block unless --block-size says otherwise: vllm/config/cache.py:185, 462-463
+DEFAULT_BLOCK_SIZE = 16
+# FlashInfer's Gated DeltaNet prefill exports states every 64 tokens: vllm/v1/attention/backends/gdn_attn.py:34
+FLASHINFER_GDN_CHECKPOINT_ALIGNMENT = 64
 
 
 class KvFactsError(ValueError):
@@ -126,6 +126,7 @@ class KvLayout:
     index_bytes_per_layer: int = 0  # sparse MLA: indexer key cache bytes per token and layer
     shared_layers: int = 0  # layers reading another layer's cache (Gemma 4 E models)
     states: tuple = ()  # (StateLayers, ...) of linear-attention / Mamba layers
+    ds_mla_fp8: bool = True  # sparse MLA in FP8 stores the 656-byte fp8_ds_mla row (see `on_gpu`)
 
     @property
     def sparse(self) -> bool:
@@ -360,6 +361,76 @@ def kv_layout(cfg: dict) -> KvLayout:
     )
 
 
+# -- the KV cache dtype a GPU really gets -----------------------------------------------------------
+
+
+def cuda_family(generation: str | None, gpu_name: str | None) -> int | None:
+    """The CUDA compute capability major of a hardware profile (None: not NVIDIA Hopper/Blackwell).
+
+    Blackwell spans two families (NVIDIA "CUDA GPU compute capability" table): data-centre parts
+    (B200/GB200 10.0, B300/GB300 10.3) are SM10x; workstation and consumer cards (RTX PRO Blackwell,
+    GeForce RTX 50xx: 12.0) and GB10 (DGX Spark: 12.1) are SM12x."""
+    if generation == "hopper":
+        return 9
+    if generation != "blackwell":
+        return None
+    name = (gpu_name or "").upper()
+    return 12 if name.startswith("RTX") or "GB10)" in name or name.endswith("GB10") else 10
+
+
+def resolved_kv_cache_dtype(cfg: dict | None, kv_cache_dtype: str, family: int | None) -> str:
+    """The cache dtype vLLM 0.33 really runs a sparse-MLA model with (others: `kv_cache_dtype`).
+
+    * GLM-5 (`GlmMoeDsaForCausalLM`) on SM10x turns `auto` into `fp8_e4m3`
+      (vllm/model_executor/models/config.py:89-101).
+    * SM12x serves sparse MLA with FLASHINFER_MLA_SPARSE_SM120 only (platforms/cuda.py:133-137), which
+      runs `auto`, `fp8` and `fp8_e4m3` as `fp8_ds_mla` (layers/attention/mla_attention.py:370-375).
+    """
+    if not (isinstance(cfg, dict) and is_sparse_mla(cfg)):
+        return kv_cache_dtype
+    dtype = (kv_cache_dtype or "auto").lower()
+    architectures = cfg.get("architectures") or ()
+    glm_dsa = cfg.get("model_type") == "glm_moe_dsa" or "GlmMoeDsaForCausalLM" in architectures
+    if family == 10 and dtype == "auto" and glm_dsa:
+        return "fp8_e4m3"
+    if family == 12 and dtype in ("auto", "fp8", "fp8_e4m3"):
+        return "fp8_ds_mla"
+    return kv_cache_dtype
+
+
+def on_gpu(layout: KvLayout, kv_cache_dtype: str, family: int | None) -> KvLayout:
+    """The layout as a GPU family stores it: on SM10x an FP8 sparse-MLA cache (other than an explicit
+    `fp8_ds_mla`) goes to FLASHINFER_MLA_SPARSE, first for quantized caches (platforms/cuda.py:97-106),
+    which keeps the plain 576-byte fp8 row (its dtypes: v1/attention/backends/mla/flashinfer_mla_sparse.py:84-90;
+    only FLASHMLA_SPARSE and the SM120 backend map fp8 to fp8_ds_mla, mla_attention.py:359-376).
+    Elsewhere FLASHMLA_SPARSE serves fp8 as the 656-byte fp8_ds_mla row."""
+    if layout.sparse and family == 10 and (kv_cache_dtype or "").lower() != "fp8_ds_mla":
+        return replace(layout, ds_mla_fp8=False)
+    return layout
+
+
+def default_block_size(layout: KvLayout, kv_cache_dtype: str, family: int | None) -> int:
+    """Tokens per KV block without --block-size: 16 unless the attention backend vLLM picks does not
+    take 16, then its smallest kernel block (platforms/interface.py:720-722, 766-778;
+    v1/attention/backend.py:155-163).
+
+    * GQA: FlashAttention / FlashInfer / Triton take multiples of 16: 16.
+    * MLA on SM10x: FLASHINFER_MLA first (platforms/cuda.py:118-127), blocks of 32 or 64
+      (backends/mla/flashinfer_mla.py:205): 32. Elsewhere FLASH_ATTN_MLA, multiples of 16
+      (platforms/cuda.py:151-157, backends/mla/flashattn_mla.py:50): 16.
+    * Sparse MLA: multiples of 64 (FLASH_ATTN_MLA_SPARSE, FLASHMLA_SPARSE, the SM120 and SM90
+      FlashInfer backends: flashattn_mla_sparse.py:51, flashmla_sparse.py:158-165,
+      flashinfer_mla_sparse.py:181, flashinfer_mla_sparse_sm90.py:157), except an FP8 cache on
+      SM10x, which FLASHINFER_MLA_SPARSE serves in multiples of 32 (flashinfer_mla_sparse.py:93-94).
+    """
+    if layout.attention != "mla":
+        return DEFAULT_BLOCK_SIZE
+    fp8 = (kv_cache_dtype or "auto").lower().startswith("fp8")
+    if layout.sparse:
+        return 32 if family == 10 and fp8 and kv_cache_dtype.lower() != "fp8_ds_mla" else 64
+    return 32 if family == 10 else DEFAULT_BLOCK_SIZE
+
+
 def kv_dtype_bytes(kv_cache_dtype: str | None) -> int:
     """Bytes per cached element for a `--kv-cache-dtype` value (None/auto: the 16-bit model dtype)."""
     if kv_cache_dtype is None:
@@ -393,7 +464,7 @@ def layer_bytes_per_token_per_gpu(
     (`max_tp_shards=1`, mla_attention.py:1376-1378). Decode context parallelism shards either.
     """
     if layout.attention == "mla":
-        if layout.sparse and dtype_bytes == 1:
+        if layout.sparse and dtype_bytes == 1 and layout.ds_mla_fp8:
             main = FP8_DS_MLA_ROW_BYTES
         else:
             main = layout.elements_per_layer * dtype_bytes
@@ -478,15 +549,216 @@ def state_bytes_per_layer_per_gpu(
     return conv + temporal
 
 
+def state_copies(
+    prefix_caching: bool = True, speculative_tokens: int = 0, checkpoint_blocks: int = 1
+) -> int:
+    """Blocks a recurrent-state layer holds per sequence (MambaSpec.max_memory_usage_bytes,
+    kv_cache_interface.py:1135-1141): `2 + spec + checkpoint` in prefix caching's "align" mode (vLLM's
+    default for hybrids, models/config.py:763-765), `1 + spec` without prefix caching.
+    `checkpoint_blocks` is 1 when the layers export prefill checkpoints: Mamba-2 always
+    (mamba_mixer2.py:1116-1118), Gated DeltaNet on the FlashInfer prefill path
+    (gdn/qwen_gdn_linear_attn.py:692-696, 741-748)."""
+    if not prefix_caching:
+        return STATE_COPIES_NO_PREFIX_CACHING + speculative_tokens
+    return 2 + speculative_tokens + checkpoint_blocks
+
+
+def gdn_checkpoint_alignment(layout: KvLayout, cfg: dict | None, generation: str | None) -> int:
+    """Token alignment the platform gives the attention block of a Gated DeltaNet hybrid in "align"
+    mode: FlashInfer's GDN prefill (chosen on Hopper, and on Blackwell when linear_key_head_dim is
+    128 with a CUDA 13 runtime, as the vLLM images ship: gdn/qwen_gdn_linear_attn.py:244-262)
+    exports checkpoints every 64 tokens (v1/attention/backends/gdn_attn.py:34
+    FLASHINFER_GDN_CHECKPOINT_ALIGNMENT = 64), and the attention block is made a multiple of it
+    (platforms/interface.py:1088-1093 `lcm(kernel_block_alignment_size, alignment)`). 1 elsewhere
+    (Triton/FLA: no checkpoint exported)."""
+    if not any(s.kind == "gated_delta_net" for s in layout.states):
+        return 1
+    if generation == "hopper":
+        return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
+    if (
+        generation == "blackwell"
+        and isinstance(cfg, dict)
+        and cfg.get("linear_key_head_dim") == 128
+    ):
+        return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
+    return 1
+
+
+def state_checkpoint_blocks(layout: KvLayout, state_alignment: int) -> int:
+    """1 when the state layers export a prefill checkpoint block in "align" mode: Mamba-2 always
+    (mamba_mixer2.py:1116-1118), Gated DeltaNet on the FlashInfer path only, where its alignment
+    is set (gdn/qwen_gdn_linear_attn.py:741-748, 753-760); else 0."""
+    if any(s.kind == "mamba2" for s in layout.states) or state_alignment > 1:
+        return 1
+    return 0
+
+
+# -- vLLM's KV cache groups and blocks --------------------------------------------------------------
+
+STATE = "state"
+
+
+@dataclass(frozen=True)
+class CacheTerm:
+    """The layers of one kind on one GPU and the KV cache groups they fill."""
+
+    kind: str  # FULL, SLIDING, CHUNKED or STATE
+    window: int  # sliding window or attention chunk (0 for FULL and STATE)
+    layers: int  # layers of this kind on the GPU
+    groups: int  # KV cache groups of `group_size` layers they fill (the last one padded)
+    block_size: int  # tokens per block (0 for STATE)
+
+
+@dataclass(frozen=True)
+class CacheGroups:
+    """How vLLM 0.33 lays out one GPU's KV cache (v1/core/kv_cache_planning.py).
+
+    Every layer's page (one block of one layer) is unified to the largest: smaller attention pages
+    get a larger block size, state pages are padded (kv_cache_planning.py:346-395,
+    platforms/interface.py:1095-1130). Layers are grouped `group_size` at a time, `group_size` being
+    the smallest kind's layer count, or the largest one's when it is under 1.5x the smallest
+    (kv_cache_planning.py:521-542). All groups draw from one pool of blocks of `group_size` pages
+    (`num_blocks = available memory // bytes per block`, kv_cache_planning.py:587-593, 684-686), and
+    a request takes, per group, the blocks of its kind's `max_memory_usage_bytes`
+    (kv_cache_utils.py:1061-1095): full attention `cdiv(L, block)`, a sliding window
+    `cdiv(min(window - 1 + in_flight, L), block) + 1`, a chunk `cdiv(min(chunk + in_flight, L), block)`
+    (kv_cache_interface.py:861-957), a recurrent state `state_blocks`.
+    """
+
+    page_bytes: int
+    group_size: int
+    terms: tuple  # (CacheTerm, ...)
+    in_flight: int = 0  # tokens scheduled but not settled (VllmConfig.max_in_flight_tokens)
+    state_blocks: int = 0
+    dcp: int = 1
+
+    @property
+    def block_bytes(self) -> int:
+        """Bytes of one block of the pool: `group_size` layer pages."""
+        return self.page_bytes * self.group_size
+
+    def term_blocks(self, term: CacheTerm, tokens: int) -> int:
+        """Blocks one group of `term` holds for a request of `tokens` tokens."""
+        if tokens <= 0:
+            return 0
+        if term.kind == STATE:
+            return self.state_blocks
+        if term.kind == SLIDING:
+            return -(-min(term.window - 1 + self.in_flight, tokens) // term.block_size) + 1
+        if term.kind == CHUNKED:
+            return -(-min(term.window + self.in_flight, tokens) // term.block_size)
+        # FullAttentionSpec.max_memory_usage_bytes: cdiv(cdiv(L, dcp), block) (kv_cache_interface.py:643-648)
+        return -(-tokens // (term.block_size * self.dcp))
+
+    def blocks_per_request(self, tokens: int) -> int:
+        return sum(t.groups * self.term_blocks(t, tokens) for t in self.terms)
+
+    def bytes_per_request(self, tokens: int) -> int:
+        return self.blocks_per_request(tokens) * self.block_bytes
+
+    def num_blocks(self, kv_bytes: float) -> int:
+        return max(0, int(kv_bytes // self.block_bytes)) if self.block_bytes else 0
+
+    def tokens(self, kv_bytes: float, max_model_len: int) -> int:
+        """What vLLM logs as "GPU KV cache size: N tokens": max_concurrency x max_model_len, where
+        max_concurrency = num_blocks / blocks per request of max_model_len
+        (kv_cache_utils.py:1113-1121, 1132-1150)."""
+        per_request = self.blocks_per_request(max_model_len)
+        if per_request <= 0:
+            return 0
+        return int(self.num_blocks(kv_bytes) / per_request * max_model_len)
+
+    def term(self, kind: str, window: int = 0) -> CacheTerm | None:
+        return next((t for t in self.terms if t.kind == kind and t.window == window), None)
+
+    def term_bytes_per_block(self, term: CacheTerm) -> int:
+        """Bytes one block of each of a term's groups takes, all its groups together."""
+        return term.groups * self.block_bytes
+
+
+def cache_groups(
+    layout: KvLayout,
+    dtype_bytes: int,
+    tp: int = 1,
+    pp: int = 1,
+    dcp: int = 1,
+    *,
+    in_flight: int = 0,
+    speculative_tokens: int = 0,
+    prefix_caching: bool = True,
+    state_alignment: int = 1,
+    checkpoint_blocks: int | None = None,
+    draft_layers: int = 0,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+) -> CacheGroups | None:
+    """vLLM's KV cache groups of the busiest GPU (None for a model without any cache).
+
+    `state_alignment`: the token alignment of the attention block of a hybrid (see
+    `gdn_checkpoint_alignment`; `checkpoint_blocks` defaults to `state_checkpoint_blocks`);
+    `draft_layers`: full-attention layers a speculative draft adds
+    (MTP / EAGLE heads share the pool and, equal in spec, the target's groups:
+    kv_cache_interface.py:216-218 `is_draft` is excluded from equality)."""
+    pp = max(1, pp)
+    kinds: list[tuple[str, int, int, int]] = []  # (kind, window, layers, bytes per token per layer)
+    full = math.ceil(layout.full_layers / pp) + draft_layers
+    if full:
+        kinds.append((FULL, 0, full, int(layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp))))
+    for window, count, kind in layout.windows:
+        per = int(layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp, kind=kind))
+        kinds.append((kind, window, math.ceil(count / pp), per))
+    state_layers = math.ceil(layout.state_layers / pp)
+    state_page = (
+        max(state_bytes_per_layer_per_gpu(s, tp, speculative_tokens) for s in layout.states)
+        if layout.states
+        else 0
+    )
+    if not kinds and not state_layers:
+        return None
+    block = block_size
+    if state_layers and kinds:
+        # platforms/interface.py:1064-1106: the attention block grows (in multiples of the kernel
+        # alignment, itself a multiple of the checkpoint alignment in "align" mode) until one attention
+        # page holds a state
+        kernel = max(KERNEL_BLOCK, block_size, 128 if layout.attention == "mla" else 0)
+        align = math.lcm(kernel, state_alignment)
+        attn_one = kinds[0][3]
+        block = max(block, align * -(-state_page // (align * attn_one)))
+    pages = [block * per for _, _, _, per in kinds] + ([state_page] if state_layers else [])
+    page = max(pages)
+    counts = [n for _, _, n, _ in kinds] + ([state_layers] if state_layers else [])
+    group = min(counts)
+    if max(counts) < group * 1.5:
+        group = max(counts)
+    terms = []
+    for kind, window, n, per in kinds:
+        own = block * per
+        # a smaller page takes a larger block when it divides the largest (kv_cache_planning.py:391-395)
+        size = block * (page // own) if page % own == 0 else block
+        terms.append(CacheTerm(kind, window, n, -(-n // group), size))
+    if state_layers:
+        terms.append(CacheTerm(STATE, 0, state_layers, -(-state_layers // group), 0))
+    return CacheGroups(
+        page,
+        group,
+        tuple(terms),
+        in_flight,
+        state_copies(
+            prefix_caching,
+            speculative_tokens,
+            state_checkpoint_blocks(layout, state_alignment)
+            if checkpoint_blocks is None
+            else checkpoint_blocks,
+        )
+        if state_layers
+        else 0,
+        max(1, dcp),
+    )
+
+
 @dataclass(frozen=True)
 class HybridPages:
-    """vLLM's page plan for a model mixing attention and recurrent-state layers on one GPU.
-
-    The attention block grows until one attention page holds a state (platforms/interface.py:1096-1101
-    `attn_block_size = kernel_block_alignment_size * cdiv(mamba_page_size, kernel_block_alignment_size *
-    attn_page_size_1_token)`), the state page is padded to that page (interface.py:1117-1130), and
-    layers are grouped `group_size` at a time, padding the last group of each type
-    (v1/core/kv_cache_planning.py:521-542)."""
+    """vLLM's page plan for a model mixing attention and recurrent-state layers on one GPU (the
+    state side of `cache_groups`)."""
 
     block_size: int  # attention tokens per block
     attention_page: int  # bytes of one attention layer's block
@@ -502,31 +774,31 @@ def hybrid_pages(
     tp: int = 1,
     pp: int = 1,
     speculative_tokens: int = 0,
-    kernel_block: int = KERNEL_BLOCK,
+    state_alignment: int = 1,
 ) -> HybridPages | None:
     """The page plan of a hybrid model (None when it has no recurrent-state layers)."""
     if not layout.states:
         return None
-    state_page = max(
-        state_bytes_per_layer_per_gpu(s, tp, speculative_tokens) for s in layout.states
+    groups = cache_groups(
+        layout,
+        dtype_bytes,
+        tp,
+        pp,
+        speculative_tokens=speculative_tokens,
+        state_alignment=state_alignment,
     )
-    state_layers = math.ceil(layout.state_layers / max(1, pp))
-    attn_layers = math.ceil(layout.full_layers / max(1, pp))
-    per_token = int(layer_bytes_per_token_per_gpu(layout, dtype_bytes, tp))
-    if not attn_layers or not per_token:
-        return HybridPages(0, 0, state_page, state_page, state_layers, 1 if state_layers else 0)
-    block = kernel_block * math.ceil(state_page / (kernel_block * per_token))
-    block = max(block, kernel_block)
-    page = block * per_token
-    smallest, largest = min(state_layers, attn_layers), max(state_layers, attn_layers)
-    group = largest if largest < smallest * 1.5 else smallest
-    return HybridPages(block, page, state_page, page, group, math.ceil(state_layers / group))
-
-
-def state_copies(prefix_caching: bool = True, speculative_tokens: int = 0) -> int:
-    """State pages vLLM reserves per sequence (kv_cache_interface.py:1135-1141)."""
-    base = STATE_COPIES_PREFIX_CACHING if prefix_caching else STATE_COPIES_NO_PREFIX_CACHING
-    return base + speculative_tokens
+    assert groups is not None  # the layout has state layers
+    state = groups.term(STATE)
+    assert state is not None
+    attention = next((t for t in groups.terms if t.kind != STATE), None)
+    return HybridPages(
+        attention.block_size if attention else 0,
+        groups.page_bytes if attention else 0,
+        max(state_bytes_per_layer_per_gpu(s, tp, speculative_tokens) for s in layout.states),
+        groups.page_bytes,
+        groups.group_size,
+        state.groups,
+    )
 
 
 def state_bytes_per_sequence_per_gpu(
@@ -537,11 +809,12 @@ def state_bytes_per_sequence_per_gpu(
     copies: int | None = None,
     speculative_tokens: int = 0,
     padded: bool = True,
+    state_alignment: int = 1,
 ) -> int:
-    """Bytes of recurrent state one sequence holds on one GPU, whatever its length: `copies` pages
-    (default: vLLM's default, prefix caching on) of every state layer on the busiest stage, each padded
-    to the attention page and the layer groups padded as vLLM allocates them (`padded=False`: the
-    raw state, one copy per layer). 0 for models without such layers."""
+    """Bytes of recurrent state one sequence holds on one GPU, whatever its length: `copies` blocks
+    (default: vLLM's, prefix caching on) of every state group on the busiest stage, as
+    `cache_groups` lays them out (`padded=False`: the raw state, one copy per layer). 0 for models
+    without such layers."""
     if not layout.states:
         return 0
     if not padded:
@@ -550,10 +823,19 @@ def state_bytes_per_sequence_per_gpu(
             * state_bytes_per_layer_per_gpu(s, tp, speculative_tokens)
             for s in layout.states
         )
-    plan = hybrid_pages(layout, dtype_bytes, tp, pp, speculative_tokens)
-    assert plan is not None  # the layout has state layers
-    copies = state_copies(True, speculative_tokens) if copies is None else copies
-    return copies * plan.state_groups * plan.group_size * plan.padded_state_page
+    groups = cache_groups(
+        layout,
+        dtype_bytes,
+        tp,
+        pp,
+        speculative_tokens=speculative_tokens,
+        state_alignment=state_alignment,
+    )
+    assert groups is not None
+    state = groups.term(STATE)
+    assert state is not None
+    blocks = groups.state_blocks if copies is None else copies
+    return blocks * state.groups * groups.block_bytes
 
 
 def sequence_bytes_per_gpu(
@@ -563,43 +845,30 @@ def sequence_bytes_per_gpu(
     tp: int = 1,
     pp: int = 1,
     dcp: int = 1,
-    prefill_chunk: int = 0,
-    state_pages: int | None = None,
-) -> float:
-    """Bytes one sequence of `tokens` tokens needs on one GPU.
-
-    Windowed layers hold `min(tokens, window + prefill_chunk)` tokens: while prefilling in chunks
-    the engine keeps the window plus the chunk being computed (vLLM reserves that much when it
-    checks that one request of `--max-model-len` fits); `prefill_chunk=0` gives the window alone.
-    Recurrent-state layers add their fixed per-sequence state (`state_bytes_per_sequence_per_gpu`,
-    `state_pages` copies; default vLLM's, see `state_copies`).
-    """
-    total = kv_bytes_per_token_per_gpu(layout, dtype_bytes, tp, pp, dcp) * tokens
-    for window, _, _, per_token in window_bytes_per_token_per_gpu(layout, dtype_bytes, tp, pp, dcp):
-        total += per_token * min(tokens, window + prefill_chunk)
-    if layout.states and tokens > 0:
-        total += state_bytes_per_sequence_per_gpu(layout, dtype_bytes, tp, pp, copies=state_pages)
-    return total
-
-
-def longest_sequence(
-    layout: KvLayout,
-    dtype_bytes: int,
-    budget_bytes: float,
-    sequences: int = 1,
-    cap: int = 1 << 30,
-    **per_gpu,
+    in_flight: int = 0,
+    **groups_args,
 ) -> int:
-    """The longest length L (<= cap) such that `sequences` sequences of L tokens fit in `budget_bytes`
-    on one GPU; 0 when not even one token fits."""
+    """Bytes one sequence of `tokens` tokens takes on one GPU: the blocks `cache_groups` gives it.
+
+    Windowed layers hold the window plus the tokens in flight (`in_flight`: the scheduled but
+    unsettled tokens vLLM reserves, `max_in_flight_tokens`), in whole blocks; recurrent-state layers
+    their fixed per-sequence blocks."""
+    groups = cache_groups(layout, dtype_bytes, tp, pp, dcp, in_flight=in_flight, **groups_args)
+    return 0 if groups is None else groups.bytes_per_request(tokens)
+
+
+def longest_in(
+    groups: CacheGroups | None, budget_bytes: float, sequences: int = 1, cap: int = 1 << 30
+) -> int:
+    """The longest length L (<= cap) such that `sequences` requests of L tokens fit in `budget_bytes`
+    on one GPU laid out as `groups`; 0 when not even one token fits."""
     if budget_bytes <= 0 or sequences <= 0:
         return 0
+    if groups is None:
+        return cap
 
     def fits(tokens: int) -> bool:
-        return (
-            sequences * sequence_bytes_per_gpu(layout, dtype_bytes, tokens, **per_gpu)
-            <= budget_bytes
-        )
+        return sequences * groups.bytes_per_request(tokens) <= budget_bytes
 
     if fits(cap):
         return cap
@@ -611,6 +880,23 @@ def longest_sequence(
         else:
             hi = mid
     return lo
+
+
+def longest_sequence(
+    layout: KvLayout,
+    dtype_bytes: int,
+    budget_bytes: float,
+    sequences: int = 1,
+    cap: int = 1 << 30,
+    tp: int = 1,
+    pp: int = 1,
+    dcp: int = 1,
+    in_flight: int = 0,
+    **groups_args,
+) -> int:
+    """`longest_in` of the layout's `cache_groups`."""
+    groups = cache_groups(layout, dtype_bytes, tp, pp, dcp, in_flight=in_flight, **groups_args)
+    return longest_in(groups, budget_bytes, sequences, cap)
 
 
 # -- tensor-parallel sizes --------------------------------------------------------------------------

@@ -20,11 +20,13 @@ left out of the published form and `expand` puts it back, with the reason in wor
     max_tokens, context_length, concurrency
                           tokens the KV cache holds, the longest request the command serves (its
                           own --max-model-len, else the recipe's context) and how many such fit
-    kv_bytes_per_token_per_gpu, windows_per_gpu, prefill_chunk
+    kv_bytes_per_token_per_gpu, block_size, kv_bytes_per_block_per_gpu, null_block_bytes,
+    windows_per_gpu, prefill_chunk
                           the inputs of the page formulas (fit.panel_entry) for other lengths
     verdict               "fits", or why the command cannot start: "over" (the weights exceed the
                           budget), "no_kv" (no room left for a KV cache), "short" (one request of
-                          the served length does not fit; vLLM refuses to start)
+                          the served length does not fit; vLLM refuses to start), "refused" (vLLM
+                          refuses the TP size at startup, `kv_cache.tp_problem`; `refusal` says why)
 
 Feature toggles that change memory (a draft model, a KV dtype, a context length) get their own
 plan: `rendering_plans` enumerates those states, keyed the way the page names a feature set, so
@@ -48,7 +50,7 @@ from typing import NamedTuple
 from recipes_site import fit, sizing
 
 GIB = fit.GIB
-FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"
+FITS, OVER, NO_KV, SHORT, REFUSED = "fits", "over", "no_kv", "short", "refused"
 MAX_FEATURE_STATES = 32
 SEP = " \\\n  "  # between the lines of a rendered command
 
@@ -134,18 +136,7 @@ class RecipePlans:
 # -- the draft model of --speculative-config -----------------------------------------------------
 
 
-def speculative_config(argv) -> dict | None:
-    """The JSON object of the first `--speculative-config` (None when absent or not an object)."""
-    for i, tok in enumerate(argv):
-        flag, eq, inline = tok.partition("=")
-        if flag == "--speculative-config":
-            text = inline if eq else (argv[i + 1] if i + 1 < len(argv) else "")
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return None
-            return value if isinstance(value, dict) else None
-    return None
+speculative_config = fit.speculative_config
 
 
 def draft_weights_bytes(cfg: dict | None, spec: dict | None) -> float:
@@ -196,7 +187,7 @@ def _plan(
 ) -> dict:
     """`plan_of` of an argv read as `read`."""
     facts = plans.facts(variant_key)
-    split = fit.memory_split(facts, sizing.per_gpu_gib(profile), read.shape)
+    split = fit.memory_split(facts, sizing.per_gpu_gib(profile), read.shape, profile=profile)
     # compact: what is 1, false or unknown is left out (`expand` puts it back)
     return {
         "gpus": gpus,
@@ -226,27 +217,29 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
         None if r.kv_bytes_per_token_per_gpu is None else round(r.kv_bytes_per_token_per_gpu, 3)
     )
     kv_bytes = None if kv is None else max(0, math.floor(kv * GIB))
-    windows = (
-        [{"window": w, "bytes_per_token": b} for w, _, _, b in r.windows_per_gpu]
-        if r.windows_per_gpu
-        else []
-    )
+    windows = [fit.published_window(w) for w in r.windows_per_gpu]
     if per_token is not None and kv_bytes is not None:
         entry = {
             "kv_cache_bytes_per_gpu": kv_bytes,
             "kv_bytes_per_token_per_gpu": per_token,
+            "block_size": r.kv_block_size,
+            "kv_bytes_per_block_per_gpu": r.kv_bytes_per_block_per_gpu,
+            "null_block_bytes": r.kv_groups.block_bytes if r.kv_groups else 0,
             "dp": shape.dp,
             "windows_per_gpu": windows,
             "prefill_chunk": r.prefill_chunk,
             "state_bytes_per_sequence_per_gpu": r.state_bytes_per_sequence_per_gpu,
             "context_length": served,
         }
-        tokens = int(kv_bytes // per_token) if per_token else None
+        tokens = fit.kv_cache_tokens(r, kv_bytes, served)
         if served:
             figures = fit.panel_figures(entry, served, 1)
             concurrency, longest = figures["requests"], figures["longest"]
     budget = r.budget_gib_per_gpu
-    if per_gpu is None:
+    refusal = fit.kv_cache.tp_problem(cfg, shape.tp)
+    if refusal:
+        verdict = REFUSED
+    elif per_gpu is None:
         verdict = None
     elif per_gpu > budget:
         verdict = OVER
@@ -271,6 +264,11 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
         out["kv_cache_bytes_per_gpu"] = kv_bytes
     if per_token is not None:
         out.update(kv_bytes_per_token_per_gpu=per_token, max_tokens=tokens)
+        if r.kv_block_size != fit.kv_cache.DEFAULT_BLOCK_SIZE:
+            out["block_size"] = r.kv_block_size
+        out["kv_bytes_per_block_per_gpu"] = r.kv_bytes_per_block_per_gpu
+        if r.kv_groups:
+            out["null_block_bytes"] = r.kv_groups.block_bytes
         if concurrency is not None:
             out["concurrency"] = concurrency
     if served:
@@ -284,6 +282,8 @@ def _figures(cfg: dict | None, r: fit.MemorySplit, shape: fit.Shape, spec: dict 
         out["draft"] = spec.get("model")
     if verdict is not None:
         out["verdict"] = verdict
+    if refusal:
+        out["refusal"] = refusal
     return out
 
 
@@ -296,6 +296,8 @@ def reason(p: dict, name: str, vram: float) -> str:
     """Why a plan's verdict is what it is, in one sentence (site.js `planReason` writes the same).
     `p` is an expanded plan, `name` the GPU's display name, `vram` its memory in GiB."""
     v, w, budget = p["verdict"], p["weights_gib_per_gpu"], p["budget_gib_per_gpu"]
+    if v == REFUSED:
+        return f"{p['refusal']}: vLLM refuses this tensor-parallel size and will not start."
     if v is None:
         return "The variant gives no weight size, so there is no estimate."
     if v == OVER:
@@ -339,6 +341,9 @@ def expand(p: dict, name: str, vram: float) -> dict:
         "weights_gib_per_gpu": None,
         "kv_cache_bytes_per_gpu": None,
         "kv_bytes_per_token_per_gpu": None,
+        "block_size": fit.kv_cache.DEFAULT_BLOCK_SIZE,
+        "kv_bytes_per_block_per_gpu": None,
+        "null_block_bytes": 0,
         "max_tokens": None,
         "concurrency": None,
         "context_length": None,

@@ -188,7 +188,8 @@ def test_llama_bf16_tp8_on_h100(recipes):
         40_960,
         0,
     )
-    assert r.max_tokens == int(kv_gib * GIB // 40_960)
+    # "GPU KV cache size": whole blocks of 16 tokens (kv_cache_utils.py:1132-1150; 131,072 is 8,192 blocks)
+    assert r.max_tokens == int(kv_gib * GIB // (16 * 40_960)) * 16
     assert (
         r.max_concurrency == int(kv_gib * GIB // (40_960 * 131_072)) == r.max_concurrency_per_rank
     )
@@ -207,14 +208,15 @@ def test_gpu_memory_utilization_and_fp8_kv(recipes):
         recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8, kv_cache_dtype="fp8")
     )
     assert fp8.kv_bytes_per_token == 163_840
-    assert fp8.max_tokens in (2 * base.max_tokens, 2 * base.max_tokens + 1)
+    assert 2 * base.max_tokens <= fp8.max_tokens <= 2 * base.max_tokens + 16
 
 
 def test_context_that_does_not_fit_one_request(recipes):
     r = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=2))
     assert r.kv_cache_gib_per_gpu > 0 and not r.context_fits
-    longest = int(r.kv_cache_gib_per_gpu * GIB // 163_840)
-    assert r.max_model_len == longest
+    # whole blocks, less the one the block pool holds back (kv_cache_planning.py:1533-1556)
+    longest = (int(r.kv_cache_gib_per_gpu * GIB // (16 * 163_840)) - 1) * 16
+    assert r.max_model_len == longest and r.null_block_bytes == 16 * 163_840
     assert r.safe_max_model_len == longest // 1024 * 1024
     assert (
         r.evaluated_len == r.safe_max_model_len and r.max_concurrency == 1
@@ -235,10 +237,12 @@ def test_weights_that_leave_no_room(recipes):
 def test_concurrency_question(recipes):
     r = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8), concurrency=32)
     per_gpu = r.kv_cache_gib_per_gpu * GIB
+
+    def need(length: int) -> int:  # whole blocks of 16 tokens
+        return 32 * 40_960 * 16 * -(-length // 16)
+
     assert (
-        32 * 40_960 * r.max_model_len_at_concurrency
-        <= per_gpu
-        < 32 * 40_960 * (r.max_model_len_at_concurrency + 1)
+        need(r.max_model_len_at_concurrency) <= per_gpu < need(r.max_model_len_at_concurrency + 1)
     )
     short = fit.fit_deployment(
         recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8), evaluate_len=8192
@@ -273,14 +277,45 @@ def test_data_parallel_ranks_multiply_concurrency_and_split_experts(recipes):
     )  # no expert parallelism: a full copy per rank
 
 
-def test_windowed_model_uses_window_plus_prefill_chunk(recipes):
+def test_windowed_model_reserves_the_window_and_the_tokens_in_flight(recipes):
+    """gemma-3: 52 sliding layers fill 6 groups of 10 (kv_cache_planning.py:521-542); each keeps
+    cdiv(1023 + 2 x 8192, 16) + 1 blocks per request under async scheduling (vllm/config/vllm.py:587-609,
+    kv_cache_interface.py:938-944)."""
     r = fit.fit_deployment(recipes["google/gemma-3-27b-it"], "default", "h100", H100, fit.Shape())
     assert r.kv_bytes_per_sequence_window == 52 * 8192 * 1024 and r.prefill_chunk == 8192
+    page = 16 * 8192
     assert r.windows_per_gpu == [
-        {"window": 1024, "layers": 52, "kind": "sliding_attention", "bytes_per_token": 52 * 8192}
+        {
+            "window": 1024,
+            "layers": 52,
+            "kind": "sliding_attention",
+            "tokens": 1023 + 2 * 8192,
+            "block_size": 16,
+            "block_bytes": 6 * 10 * page,
+            "extra_blocks": 1,
+            "bytes_per_token": 60 * 8192,
+        }
     ]
-    need = 81_920 * 131_072 + 52 * 8192 * (1024 + 8192)
-    assert r.max_concurrency == int(r.kv_cache_gib_per_gpu * GIB // need)
+    length = r.evaluated_len
+    blocks = -(-length // 16) + 6 * (-(-(1023 + 2 * 8192) // 16) + 1)
+    assert r.max_concurrency == int(r.kv_cache_gib_per_gpu * GIB // (blocks * 10 * page))
+    eager = fit.fit_deployment(
+        recipes["google/gemma-3-27b-it"],
+        "default",
+        "h100",
+        H100,
+        fit.Shape(async_scheduling=False),
+    )
+    assert eager.windows_per_gpu[0]["tokens"] == 1023 + 8192
+    # PP keeps PP + 1 batches in flight with the V2 model runner; Ray does not schedule asynchronously
+    for argv, batches in (
+        (["--pipeline-parallel-size", "2"], 3),
+        (["--distributed-executor-backend", "ray"], 1),
+        (["--no-async-scheduling"], 1),
+        (["--async-scheduling"], 2),
+    ):
+        shape = fit.shape_from_argv(argv)
+        assert fit.max_concurrent_batches(shape) == batches, argv
 
 
 def test_without_hf_config_it_is_weights_only(recipes):
@@ -307,8 +342,12 @@ def test_engine_adds_a_safe_max_model_len_when_the_context_does_not_fit(ctx, rec
     argv = r.single.argv
     assert _flag(argv, "--tensor-parallel-size") == "1"
     safe = int(_flag(argv, "--max-model-len"))
+    # sized with the recipe's speculative-decoding feature on, so that toggling it keeps a command
+    # that starts (fit.recipe_speculative)
+    spec = fit.recipe_speculative(recipes[LLAMA], recipes[LLAMA]["model"]["hf_config"])
+    assert spec and spec[0] == "eagle3"
     result = fit.fit_deployment(
-        recipes[LLAMA], "default", "b200", ctx.profiles["b200"], fit.Shape()
+        recipes[LLAMA], "default", "b200", ctx.profiles["b200"], fit.Shape(speculative=spec)
     )
     assert not result.context_fits
     assert safe % 1024 == 0 and safe <= result.max_model_len < safe + 1024
@@ -533,7 +572,7 @@ def test_cli_fit_text_and_overrides():
     )
     assert "163,840 B (GQA, fp8 KV)" in r.stdout and "requests of 8,192 tokens at once" in r.stdout
     # the plan is the overridden command's: TP 2 leaves too little KV cache for the recipe's 131,072 tokens
-    assert "plan: 2 GPUs on 1 node, TP 2: short." in r.stdout
+    assert "plan: 2 GPUs on 1 node, TP 2: cannot start." in r.stdout
 
 
 def test_cli_fit_without_hf_config_names_the_missing_facts(tmp_path):
@@ -755,3 +794,30 @@ def test_validate_multi_node_tp_the_heads_do_not_allow(tmp_path):
     # 40 heads: TP 8 on one node is fine, TP 16 on two nodes of 8 GPUs is not
     assert node.message.startswith("multi-node TP on 2 nodes of h100, h200, b200")
     assert node.message.endswith("would need TP 16: TP 16 does not divide the 40 attention heads")
+
+
+def test_cli_fit_a_refused_tp_cannot_start():
+    """`fit --tp 3` for 32 attention heads: vLLM stops at startup (vllm/config/model.py:1557-1564), so
+    the plan, the text and the JSON say "cannot start", never "fits"."""
+    r = run("fit", "Qwen/Qwen3-8B", "--tp", "3")
+    assert r.returncode == 0, r.stderr
+    assert "TP 3: cannot start. TP 3 does not divide the 32 attention heads" in r.stdout
+    assert "TP 3: fits" not in r.stdout and "fits, but vLLM will not start" in r.stdout
+    j = run("fit", "Qwen/Qwen3-8B", "--tp", "3", "--json")
+    doc = json.loads(j.stdout)
+    assert doc["plan"]["verdict"] == "refused" and "will not start" in doc["plan_reason"]
+
+
+def test_engine_length_holds_with_the_speculative_feature_on_or_off(recipes):
+    """Draft layers cost KV cache, and the page toggles speculative decoding without re-sizing the
+    command: the engine's --max-model-len is the one that fits with the recipe's heaviest draft."""
+    rec = recipes["Qwen/Qwen3.5-27B"]
+    profile = {"gpu_count": 8, "vram_gb": 640, "generation": "hopper", "display_name": "H100"}
+    base = ("--tensor-parallel-size", "1", "--gpu-memory-utilization", "0.85")
+    spec = ("--speculative-config", '{"method":"mtp","num_speculative_tokens":1}')
+    off = fit.engine_sizing(rec, "default", "h100", profile, base)
+    on = fit.engine_sizing(rec, "default", "h100", profile, base + spec)
+    assert off.args == on.args and on.args[0] == "--max-model-len"
+    # without the feature in the recipe, the draft-free command gets a longer length
+    bare = fit.engine_sizing({**rec, "features": {}}, "default", "h100", profile, base)
+    assert int(bare.args[1]) > int(on.args[1])

@@ -142,23 +142,46 @@ def test_pipeline_parallelism_splits_layers():
     )  # the busier stage: 2 of 3 layers
 
 
-def test_sequence_bytes_cap_windowed_layers():
+def test_sequence_bytes_are_whole_blocks_of_the_groups():
+    """gpt-oss-120b: 18 full + 18 sliding layers make two groups of 18 (kv_cache_planning.py:521-532);
+    a request takes cdiv(L, 16) full blocks and cdiv(min(127 + in_flight, L), 16) + 1 sliding ones
+    (kv_cache_interface.py:643-648, 938-944), each block 18 pages of 16 tokens."""
     lay = layout("gpt-oss-120b")
-    full, per_layer = 36_864, 2_048
-    assert kv.sequence_bytes_per_gpu(lay, 2, 100) == 100 * full + 18 * per_layer * 100
-    assert kv.sequence_bytes_per_gpu(lay, 2, 100_000) == 100_000 * full + 18 * per_layer * 128
-    # while prefilling in chunks the engine holds the window plus the chunk
-    assert kv.sequence_bytes_per_gpu(
-        lay, 2, 100_000, prefill_chunk=8192
-    ) == 100_000 * full + 18 * per_layer * (128 + 8192)
+    page = 16 * 2 * 8 * 64 * 2
+    groups = kv.cache_groups(lay, 2)
+    assert (groups.group_size, groups.block_bytes) == (18, 18 * page)
+    assert kv.sequence_bytes_per_gpu(lay, 2, 100) == (7 + 8) * 18 * page
+    assert kv.sequence_bytes_per_gpu(lay, 2, 100_000) == (6250 + 8 + 1) * 18 * page
+    # in flight under async scheduling: 2 x max_num_batched_tokens (vllm/config/vllm.py:587-609)
+    assert (
+        kv.sequence_bytes_per_gpu(lay, 2, 100_000, in_flight=2 * 8192)
+        == (6250 + (-(-(127 + 16384) // 16) + 1)) * 18 * page
+    )
+
+
+def test_gemma3_sliding_layers_fill_six_groups_of_ten():
+    """52 sliding + 10 full layers: groups of 10, the sliding ones 6 groups (60 layers' worth)."""
+    lay = layout("gemma-3-27b-it")
+    page = 16 * 2 * 16 * 128 * 2
+    groups = kv.cache_groups(lay, 2, in_flight=16_384)
+    assert groups.group_size == 10 and groups.block_bytes == 10 * page
+    assert [(t.kind, t.groups) for t in groups.terms] == [
+        (kv.FULL, 1),
+        (kv.SLIDING, 6),
+    ]
+    blocks = 8192 + 6 * (-(-(1023 + 16_384) // 16) + 1)
+    assert groups.blocks_per_request(131_072) == blocks
+    # "GPU KV cache size: N tokens" = num_blocks / blocks per request x max_model_len (kv_cache_utils.py:1132-1150)
+    kv_bytes = 20 * 2**30
+    assert groups.tokens(kv_bytes, 131_072) == int(kv_bytes // (10 * page) / blocks * 131_072)
 
 
 def test_longest_sequence_is_the_exact_boundary():
     lay = layout("gemma-3-27b-it")
     budget = 10 * 2**30
-    longest = kv.longest_sequence(lay, 2, budget, prefill_chunk=8192)
-    assert kv.sequence_bytes_per_gpu(lay, 2, longest, prefill_chunk=8192) <= budget
-    assert kv.sequence_bytes_per_gpu(lay, 2, longest + 1, prefill_chunk=8192) > budget
+    longest = kv.longest_sequence(lay, 2, budget, in_flight=16_384)
+    assert kv.sequence_bytes_per_gpu(lay, 2, longest, in_flight=16_384) <= budget
+    assert kv.sequence_bytes_per_gpu(lay, 2, longest + 1, in_flight=16_384) > budget
     four = kv.longest_sequence(lay, 2, budget, sequences=4)
     assert (
         4 * kv.sequence_bytes_per_gpu(lay, 2, four)

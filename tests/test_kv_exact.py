@@ -184,9 +184,10 @@ def test_qwen35_27b_state_per_sequence():
     assert (plan.block_size, plan.padded_state_page) == (block, page) == (784, 3_211_264)
     # 48 linear + 16 full layers: groups of 16 (kv_cache_planning.py:521-522 group_size = min_num_layers), 3 state groups
     assert (plan.group_size, plan.state_groups) == (16, 3)
-    # with prefix caching (vLLM's default for hybrids) a sequence holds 2 + spec + 1 checkpoint pages per state layer
-    # (kv_cache_interface.py:1136-1138 page_size_bytes * (2 + num_speculative_blocks + num_prefill_checkpoint_blocks))
-    assert kv.state_bytes_per_sequence_per_gpu(lay, BF16) == 3 * 48 * page
+    # with prefix caching (vLLM's default for hybrids) a sequence holds 2 + spec + checkpoint pages per state layer
+    # (kv_cache_interface.py:1136-1138 page_size_bytes * (2 + num_speculative_blocks + num_prefill_checkpoint_blocks));
+    # Gated DeltaNet exports the checkpoint block on the FlashInfer path only (qwen_gdn_linear_attn.py:741-760)
+    assert kv.state_bytes_per_sequence_per_gpu(lay, BF16) == 2 * 48 * page
     assert (
         kv.state_bytes_per_sequence_per_gpu(lay, BF16, copies=kv.state_copies(prefix_caching=False))
         == 48 * page
@@ -196,6 +197,30 @@ def test_qwen35_27b_state_per_sequence():
     assert kv.state_bytes_per_sequence_per_gpu(lay, BF16, tp=4, padded=False) == 48 * gdn_state(
         16, 48, 128, 128, tp=4
     )
+
+
+def test_gdn_on_hopper_aligns_the_block_to_64_and_keeps_a_checkpoint():
+    """FlashInfer's GDN prefill (Hopper) exports checkpoints every 64 tokens: the attention block
+    becomes a multiple of lcm(16, 64) (platforms/interface.py:1088-1106) and each sequence keeps a
+    third state block (kv_cache_interface.py:1136-1138, qwen_gdn_linear_attn.py:692-696, 741-748)."""
+    rec = recipe("Qwen/Qwen3.5-27B")
+    lay = layout("Qwen/Qwen3.5-27B")
+    assert kv.gdn_checkpoint_alignment(lay, rec["model"]["hf_config"], "hopper") == 64
+    assert kv.gdn_checkpoint_alignment(lay, rec["model"]["hf_config"], "ada") == 1
+    state = gdn_state(16, 48, 128, 128)
+    per_token = gqa_bytes(4, 256, BF16)
+    block = 64 * math.ceil(state / (64 * per_token))
+    groups = kv.cache_groups(lay, BF16, state_alignment=64)
+    assert groups.term(kv.FULL).block_size == block == 832 and groups.state_blocks == 3
+    r = fit.fit_deployment(
+        rec,
+        "default",
+        "h100",
+        {"gpu_count": 8, "vram_gb": 640, "generation": "hopper"},
+        fit.Shape(),
+    )
+    assert r.kv_block_size == 832
+    assert r.state_bytes_per_sequence_per_gpu == 3 * 3 * 16 * block * per_token
 
 
 def test_qwen36_35b_a3b_state():
@@ -213,13 +238,15 @@ def test_qwen36_35b_a3b_state():
 def test_the_state_limits_concurrency():
     """A 4,096-token request of Qwen3.5-27B caches 256 MiB of KV but holds 441 MiB of state."""
     lay = layout("Qwen/Qwen3.5-27B")
-    kv_only = 16 * gqa_bytes(4, 256, BF16) * 4096
+    # whole blocks of 784 tokens (the hybrid's attention block): 6 blocks hold 4,096 tokens
+    kv_only = 16 * gqa_bytes(4, 256, BF16) * 784 * 6
     state = kv.state_bytes_per_sequence_per_gpu(lay, BF16)
     assert kv.sequence_bytes_per_gpu(lay, BF16, 4096) == kv_only + state
     budget = 20 * GIB
-    assert budget // (kv_only + state) == 29 < budget // kv_only == 80
-    assert kv.longest_sequence(lay, BF16, budget, sequences=29, cap=4096) == 4096
-    assert kv.longest_sequence(lay, BF16, budget, sequences=30, cap=4096) < 4096
+    fit_count = budget // (kv_only + state)
+    assert fit_count < budget // kv_only
+    assert kv.longest_sequence(lay, BF16, budget, sequences=fit_count, cap=4096) == 4096
+    assert kv.longest_sequence(lay, BF16, budget, sequences=fit_count + 1, cap=4096) < 4096
     assert kv.sequence_bytes_per_gpu(lay, BF16, 0) == 0
 
 
@@ -425,3 +452,116 @@ def test_entries_without_state_are_unchanged():
         r.state_bytes_per_sequence_per_gpu == 0
         and "state_bytes_per_sequence_per_gpu" not in fit.panel_entry(r)
     )
+
+
+def test_glm5_auto_kv_is_fp8_on_sm10x_and_ds_mla_on_sm12x():
+    """GlmMoeDsaForCausalLM turns `auto` into fp8_e4m3 on SM10x (models/config.py:89-101), served by
+    FLASHINFER_MLA_SPARSE with the plain 576-byte row (platforms/cuda.py:97-106,
+    flashinfer_mla_sparse.py:84-90); SM12x serves sparse MLA as fp8_ds_mla, 656 bytes
+    (platforms/cuda.py:133-137, mla_attention.py:370-375); Hopper keeps auto (16-bit)."""
+    rec = recipe("zai-org/GLM-5")
+    cfg = rec["model"]["hf_config"]
+    assert kv.resolved_kv_cache_dtype(cfg, "auto", 10) == "fp8_e4m3"
+    assert kv.resolved_kv_cache_dtype(cfg, "auto", 12) == "fp8_ds_mla"
+    assert kv.resolved_kv_cache_dtype(cfg, "auto", 9) == "auto"
+    v32 = recipe("deepseek-ai/DeepSeek-V3.2")["model"]["hf_config"]
+    assert kv.resolved_kv_cache_dtype(v32, "auto", 10) == "auto"  # only GLM's config turns FP8 on
+    b200 = {"gpu_count": 8, "vram_gb": 1440, "generation": "blackwell", "display_name": "B200"}
+    r = fit.fit_deployment(rec, "default", "b200", b200, fit.Shape(tp=8))
+    assert r.kv_bytes_per_token == 78 * (576 + 132) == 55_224
+    rtx = {
+        "gpu_count": 8,
+        "vram_gb": 768,
+        "generation": "blackwell",
+        "display_name": "RTX Pro 6000 8x",
+    }
+    r12 = fit.fit_deployment(rec, "default", "rtx_pro_6000_8x", rtx, fit.Shape(tp=8))
+    assert r12.kv_bytes_per_token == 78 * (656 + 132) == 61_464
+    h200 = {"gpu_count": 8, "vram_gb": 1128, "generation": "hopper", "display_name": "H200"}
+    assert fit.fit_deployment(rec, "default", "h200", h200, fit.Shape(tp=8)).kv_bytes_per_token == (
+        78 * (1152 + 132)
+    )
+
+
+def test_mtp_layers_join_the_full_attention_groups():
+    """--speculative-config method mtp runs num_nextn_predict_layers more attention layers whose
+    cache shares the target's groups (kv_cache_interface.py:216-218)."""
+    rec = recipe("deepseek-ai/DeepSeek-V3.2")
+    h200 = {"gpu_count": 8, "vram_gb": 1128, "generation": "hopper", "display_name": "H200"}
+    argv = [
+        "--tensor-parallel-size",
+        "8",
+        "--speculative-config",
+        '{"method":"mtp","num_speculative_tokens":1}',
+    ]
+    shape = fit.shape_from_argv(argv)
+    assert shape.speculative == ("mtp", 1, None)
+    plain = fit.fit_deployment(rec, "default", "h200", h200, fit.Shape(tp=8))
+    mtp = fit.fit_deployment(rec, "default", "h200", h200, shape)
+    assert mtp.kv_bytes_per_token_per_gpu == plain.kv_bytes_per_token_per_gpu * 62 / 61
+
+
+def test_speculative_tokens_add_state_blocks_to_hybrids():
+    """MambaSpec keeps 2 + num_speculative_blocks + checkpoint blocks per request in align mode
+    (kv_cache_interface.py:1135-1138), and the conv state grows by the speculative tokens
+    (mamba_utils.py)."""
+    rec = recipe("Qwen/Qwen3.5-27B")
+    h100 = {"gpu_count": 8, "vram_gb": 640, "generation": "hopper", "display_name": "H100"}
+    plain = fit.fit_deployment(rec, "default", "h100", h100, fit.Shape())
+    spec = fit.shape_from_argv(
+        ["--speculative-config", '{"method":"mtp","num_speculative_tokens":2}']
+    )
+    r = fit.fit_deployment(rec, "default", "h100", h100, spec)
+    lay = layout("Qwen/Qwen3.5-27B")
+    groups = kv.cache_groups(lay, BF16, speculative_tokens=2, state_alignment=64, draft_layers=1)
+    assert groups.state_blocks == 2 + 2 + 1
+    assert (
+        r.state_bytes_per_sequence_per_gpu == 5 * groups.term(kv.STATE).groups * groups.block_bytes
+    )
+    assert r.state_bytes_per_sequence_per_gpu > plain.state_bytes_per_sequence_per_gpu
+
+
+def test_a_refused_tp_is_cannot_start_in_the_plan():
+    """TP 3 does not divide Qwen3-8B's 32 heads: vLLM stops at startup (vllm/config/model.py:1557-1564,
+    "must be divisible by tensor parallel size"); the plan's verdict says so instead of "fits"."""
+    from recipes_site import plan
+
+    rec = recipe("Qwen/Qwen3-8B")
+    h200 = {"gpu_count": 8, "vram_gb": 1128, "generation": "hopper", "display_name": "H200"}
+    p = plan.plan_of(
+        plan.RecipePlans(rec), "default", h200, ["--tensor-parallel-size", "3"], gpus=3, nodes=1
+    )
+    assert p["verdict"] == plan.REFUSED and "32 attention heads" in p["refusal"]
+    assert not plan.holds(p)
+    assert "will not start" in plan.expand(p, "H200", 141)["reason"]
+
+
+def test_block_size_follows_the_attention_backend():
+    """Without --block-size vLLM takes the backend's smallest kernel block when it does not take 16
+    (platforms/interface.py:720-722, 766-778): sparse MLA 64; dense MLA on SM10x (FLASHINFER_MLA) 32."""
+    h200 = {"gpu_count": 8, "vram_gb": 1128, "generation": "hopper", "display_name": "H200"}
+    b200 = {"gpu_count": 8, "vram_gb": 1440, "generation": "blackwell", "display_name": "B200"}
+    v32 = fit.fit_deployment(
+        recipe("deepseek-ai/DeepSeek-V3.2"), "default", "h200", h200, fit.Shape(tp=8)
+    )
+    assert v32.kv_block_size == 64
+    # vLLM's "GPU KV cache size": num_blocks / cdiv(max_model_len, 64) x max_model_len
+    blocks = int(v32.kv_cache_gib_per_gpu * GIB // (64 * v32.kv_bytes_per_token_per_gpu))
+    served = v32.context_length
+    assert v32.max_tokens == int(blocks / -(-served // 64) * served)
+    r1 = fit.fit_deployment(
+        recipe("deepseek-ai/DeepSeek-R1"), "default", "b200", b200, fit.Shape(tp=8)
+    )
+    assert r1.kv_block_size == 32
+    llama = fit.fit_deployment(
+        recipe("meta-llama/Llama-3.3-70B-Instruct"), "default", "b200", b200, fit.Shape(tp=8)
+    )
+    assert llama.kv_block_size == 16
+    explicit = fit.fit_deployment(
+        recipe("deepseek-ai/DeepSeek-V3.2"),
+        "default",
+        "h200",
+        h200,
+        fit.shape_from_argv(["-tp", "8", "--block-size", "128"]),
+    )
+    assert explicit.kv_block_size == 128

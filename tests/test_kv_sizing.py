@@ -87,7 +87,7 @@ def test_llama_on_h100_as_published(docs):
     )
     assert e["kv_bytes_per_token"] == 327_680 and e["kv_bytes_per_token_per_gpu"] == 40_960
     assert e["kv_bytes_per_sequence_window"] == 0 and e["windows_per_gpu"] == []
-    assert e["max_tokens"] == e["kv_cache_bytes_per_gpu"] // 40_960
+    assert e["max_tokens"] == e["kv_cache_bytes_per_gpu"] // (16 * 40_960) * 16  # whole blocks
     assert (e["context_length"], e["max_model_len"], e["context_fits"], e["max_concurrency"]) == (
         131_072,
         131_072,
@@ -148,10 +148,30 @@ def test_every_entry_is_the_fit_of_its_rendering(ctx, recipes, inputs, docs):
 def test_windowed_and_mla_entries(docs):
     gemma = _entry(docs[GEMMA], "default", "h200", "single_node_tp")
     assert gemma["kv_bytes_per_token"] == 81_920 and gemma["prefill_chunk"] == 8192
-    assert gemma["windows_per_gpu"] == [{"window": 1024, "bytes_per_token": 52 * 2 * 16 * 128 * 2}]
+    # 52 sliding layers fill 6 groups of 10 (kv_cache_planning.py:521-542); h200 in flight: 2 x 8,192
+    gemma_page = 16 * 2 * 16 * 128 * 2
+    assert gemma["windows_per_gpu"] == [
+        {
+            "window": 1024,
+            "tokens": 1023 + 2 * 8192,
+            "block_size": 16,
+            "block_bytes": 60 * gemma_page,
+            "extra_blocks": 1,
+            "bytes_per_token": 60 * 2 * 16 * 128 * 2,
+        }
+    ]
     oss = _entry(docs[GPT_OSS], "default", "h200", "single_node_tp")
     assert oss["kv_bytes_per_token"] == 36_864
-    assert oss["windows_per_gpu"] == [{"window": 128, "bytes_per_token": 18 * 2 * 8 * 64 * 2}]
+    assert oss["windows_per_gpu"] == [
+        {
+            "window": 128,
+            "tokens": 127 + 2 * 8192,
+            "block_size": 16,
+            "block_bytes": 18 * 16 * 2 * 8 * 64 * 2,
+            "extra_blocks": 1,
+            "bytes_per_token": 18 * 2 * 8 * 64 * 2,
+        }
+    ]
     mla = _entry(docs[R1], "default", "h200", "single_node_tp")
     assert (
         mla["kv_bytes_per_token"] == 70_272 and mla["kv_bytes_per_token_per_gpu"] == 70_272
@@ -300,7 +320,7 @@ def test_kv_view_texts():
     over = kv_view(e, 131_072, 64)
     assert over["ok"] is False and over["verdict"] == (
         "64 requests of 131,072 tokens need 320.0 GiB of KV cache per GPU, more than the 51.1 GiB there is: "
-        "at most 10 of that length fit, or 64 of up to 20,913 tokens each."
+        "at most 10 of that length fit, or 64 of up to 20,912 tokens each."
     )
     assert [key for key, _, _ in over["parts"]] == ["weights", "overhead", "over", "reserve"]
     assert (

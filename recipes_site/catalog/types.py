@@ -447,6 +447,12 @@ class HfConfig(BaseModel):
         description="Type per layer: full_attention, sliding_attention, chunked_attention; linear_attention, "
         "mamba, mlp and moe layers hold no per-token KV cache.",
     )
+    num_nextn_predict_layers: NonNegativeOrNone = Field(
+        None, description="MTP layers a `--speculative-config` method mtp runs (DeepSeek, GLM)."
+    )
+    mtp_num_hidden_layers: NonNegativeOrNone = Field(
+        None, description="MTP layers a `--speculative-config` method mtp runs (Qwen3.5/3.6)."
+    )
     # shapes read by the parameter count (`scaffold.parameter_count`)
     model_type: StrOrNone = Field(
         None,

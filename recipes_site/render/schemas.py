@@ -109,14 +109,27 @@ ONE_PLAN = _obj(
         "max_tokens": {"type": "integer", "minimum": 0},
         "concurrency": {"type": "integer", "minimum": 0},
         "context_length": {"type": "integer", "minimum": 1},
+        "block_size": {"type": "integer", "minimum": 1},
+        "kv_bytes_per_block_per_gpu": {"type": "integer", "minimum": 0},
+        "null_block_bytes": {"type": "integer", "minimum": 0},
         "windows_per_gpu": {
             "type": "array",
-            "items": _obj({"window": {"type": "integer", "minimum": 1}, "bytes_per_token": NUM}),
+            "items": _obj(
+                {
+                    "window": {"type": "integer", "minimum": 1},
+                    "tokens": {"type": "integer", "minimum": 0},
+                    "block_size": {"type": "integer", "minimum": 1},
+                    "block_bytes": {"type": "integer", "minimum": 0},
+                    "extra_blocks": {"type": "integer", "minimum": 0},
+                    "bytes_per_token": {"type": "number"},
+                }
+            ),
         },
         "prefill_chunk": {"type": "integer", "minimum": 0},
         "draft": STR,
         "state_bytes_per_sequence_per_gpu": {"type": "integer", "minimum": 1},
-        "verdict": {"enum": ["fits", "over", "no_kv", "short"]},
+        "verdict": {"enum": ["fits", "over", "no_kv", "short", "refused"]},
+        "refusal": STR,
     },
 )
 # plan.plan_json: the plan as rendered, per feature state that changes memory, and the replica parts
@@ -324,9 +337,21 @@ KV_DEPLOYMENT = _obj(
         "kv_bytes_per_token": INT_OR_NULL,
         "kv_bytes_per_sequence_window": INT_OR_NULL,
         "kv_bytes_per_token_per_gpu": NUM_OR_NULL,
+        "block_size": POS,
+        "kv_bytes_per_block_per_gpu": NONNEG,
+        "null_block_bytes": NONNEG,
         "windows_per_gpu": {
             "type": "array",
-            "items": _obj({"window": POS, "bytes_per_token": {"type": "number"}}),
+            "items": _obj(
+                {
+                    "window": {"type": "integer", "minimum": 1},
+                    "tokens": {"type": "integer", "minimum": 0},
+                    "block_size": {"type": "integer", "minimum": 1},
+                    "block_bytes": {"type": "integer", "minimum": 0},
+                    "extra_blocks": {"type": "integer", "minimum": 0},
+                    "bytes_per_token": {"type": "number"},
+                }
+            ),
         },
         "prefill_chunk": NONNEG,
         "context_length": INT_OR_NULL,

@@ -104,15 +104,16 @@ d.addEventListener("click", e => {
    No rule lives here; the engine's numbers (bytes per token per GPU, windows, KV cache bytes)
    feed them. window.kvFit lets the tests compare them with fit.py. */
 const kvFit = (() => {
-  const seq = (e, L) => e.kv_bytes_per_token_per_gpu * L
-    + (e.windows_per_gpu || []).reduce((s, w) => s + w.bytes_per_token * Math.min(L, w.window + (e.prefill_chunk || 0)), 0)
-    + (L > 0 ? e.state_bytes_per_sequence_per_gpu || 0 : 0);
+  const seq = (e, L) => L <= 0 ? 0 : (e.kv_bytes_per_block_per_gpu ?? e.kv_bytes_per_token_per_gpu * (e.block_size || 16)) * Math.ceil(L / (e.block_size || 16))
+    + (e.windows_per_gpu || []).reduce((s, w) => s + w.block_bytes * (Math.ceil(Math.min(L, w.tokens) / w.block_size) + w.extra_blocks), 0)
+    + (e.state_bytes_per_sequence_per_gpu || 0);
   const needed = (e, L, C) => Math.ceil(C / e.dp) * seq(e, L);
-  const fits = (e, L, C) => needed(e, L, C) <= e.kv_cache_bytes_per_gpu;
-  const requests = (e, L) => { const one = seq(e, L); return one > 0 ? Math.floor(e.kv_cache_bytes_per_gpu / one) * e.dp : 0; };
+  const room = e => e.kv_cache_bytes_per_gpu - (e.null_block_bytes || 0);
+  const fits = (e, L, C) => needed(e, L, C) <= room(e);
+  const requests = (e, L) => { const one = seq(e, L); return one > 0 ? Math.max(0, Math.floor(room(e) / one)) * e.dp : 0; };
   function longest(e, C) {
     const cap = e.context_length || 2 ** 24;
-    if (e.kv_cache_bytes_per_gpu <= 0 || C <= 0) return 0;
+    if (room(e) <= 0 || C <= 0) return 0;
     if (fits(e, cap, C)) return cap;
     let lo = 0, hi = cap;
     while (hi - lo > 1) { const mid = Math.floor((lo + hi) / 2); if (fits(e, mid, C)) lo = mid; else hi = mid; }
@@ -195,7 +196,7 @@ function picker(P, D) {
   /* plan.py `expand` and `reason`: the published plan with its defaults, memory and reason put back */
   function expand(c, hw) {
     const p = Object.assign({ nodes: 1, pp: 1, dp: 1, ep: false, weights_gib: null, weights_gib_per_gpu: null,
-      kv_cache_bytes_per_gpu: null, kv_bytes_per_token_per_gpu: null, max_tokens: null, concurrency: null,
+      kv_cache_bytes_per_gpu: null, kv_bytes_per_token_per_gpu: null, block_size: 16, kv_bytes_per_block_per_gpu: null, null_block_bytes: 0, max_tokens: null, concurrency: null,
       context_length: null, windows_per_gpu: [], prefill_chunk: 0, verdict: null }, c, { vram_gib_per_gpu: hw.vram_per_gpu_gb });
     p.kv_cache_gib_per_gpu = p.kv_cache_bytes_per_gpu === null ? null : p.kv_cache_bytes_per_gpu / GIB;
     p.reason = planReason(p, hw.gpu, hw.vram_per_gpu_gb);
@@ -203,6 +204,7 @@ function picker(P, D) {
   }
   function planReason(p, name, vram) {
     const v = p.verdict, w = p.weights_gib_per_gpu, b = p.budget_gib_per_gpu;
+    if (v === "refused") return `${p.refusal}: vLLM refuses this tensor-parallel size and will not start.`;
     if (v === null) return "The variant gives no weight size, so there is no estimate.";
     if (v === "over") return `${gib(w)} GiB of weights per GPU exceed the ${gib(b)} GiB budget of each ${name}: this command cannot load the model.`;
     if (v === "no_kv") return `${gib(w)} GiB of weights and ${gib(p.overhead_gib_per_gpu)} GiB of overhead per GPU leave no room for a KV cache in the ${gib(b)} GiB budget of each ${name}: vLLM will not start.`;
