@@ -1,13 +1,18 @@
-"""Issue 25 point 5: one recipe's synthesis costs in proportion to its variants (no timing: the
-figures live in benchmarks/hostile_bench.py). Each test counts the work of one step for a recipe
+"""Issue 25 point 5: building one recipe costs in proportion to its variants (no timing: the
+figures live in benchmarks/hostile_bench.py). Each test counts the work of a step for a recipe
 of N and of 2N variants, each serving its own checkpoint, and asks that it at most about doubles:
 a step that rescans every variant (or a record grown by every variant) for each variant quadruples.
 """
 
 from __future__ import annotations
 
+import sys
+
+import catalog_kit as K
 import synthesis_kit as H
 
+from recipes_site.build import catalog_files, recipe_files
+from recipes_site.catalog import load_catalog
 from recipes_site.synthesis import recording, selection, synthesize_recipe
 
 ctx = H.context()
@@ -25,10 +30,9 @@ def _checkpoints(n: int, vram: int = 16, **top) -> dict:
     return r
 
 
-def _grows_linearly(work) -> tuple[int, int]:
+def _grows_linearly(work) -> None:
     small, large = work(40), work(80)
     assert 0 < small and large <= 2.2 * small, (small, large)
-    return small, large
 
 
 class _CountingDict(dict):
@@ -134,3 +138,52 @@ def test_an_oversized_variant_on_a_fixed_size_machine_is_swapped_once_per_profil
         return len(sizes)
 
     _grows_linearly(work)
+
+
+def _python_calls(root, n: int) -> int:
+    """Python function calls (generator steps included) of one recipe's files and the site-wide
+    files, for the fixture recipe with `n` checkpoint variants written under `root`."""
+    K.write_recipe(root, "acme/Widget-7B.yaml", _fixture_with_variants(n))
+    catalog, problems = load_catalog(root)
+    assert not [p for p in problems if p.level.value == "error"]
+    calls = [0]
+
+    def count(frame, event, arg):
+        if event == "call":
+            calls[0] += 1
+
+    sys.setprofile(count)
+    try:
+        _files, summary = recipe_files(catalog, 0)
+        site = catalog_files(catalog, [summary])
+    finally:
+        sys.setprofile(None)
+    assert sum(p.endswith("/index.html") for p in site) > n  # a redirect per checkpoint
+    return calls[0]
+
+
+def _fixture_with_variants(n: int) -> str:
+    at = '    description: "BF16 weights."\n'
+    return K.replace(
+        K.VALID_RECIPE,
+        at,
+        at
+        + "".join(
+            f"  v{i}:\n    precision: fp8\n    vram_minimum_gb: 9\n"
+            f'    model_id: "acme/Widget-7B-V{i}"\n'
+            for i in range(n)
+        ),
+    )
+
+
+def test_a_recipes_documents_and_pages_grow_linearly_in_its_variants(tmp_path):
+    """The documents, the model page, its .md export and the checkpoint redirects of a recipe of
+    N variants: no step looks through every variant (or every tree) again for each one. A build
+    has fixed costs besides (the site-wide pages), so what is compared is the work that 50 more
+    variants add to 50 and 100 more add to 100. Counted after a first small build, so that
+    compiled templates and warmed caches count for neither."""
+    root = K.make_root(tmp_path)
+    _python_calls(root, 5)
+    calls = {n: _python_calls(root, n) for n in (50, 100, 200)}
+    first, second = calls[100] - calls[50], calls[200] - calls[100]
+    assert 0 < first and second <= 2.15 * first, calls
