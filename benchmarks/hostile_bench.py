@@ -6,8 +6,12 @@ usage: python benchmarks/hostile_bench.py [--tree DIR] [--timeout S] [ATTACK ...
 Each attack is a recipes root written into a scratch folder and built by `recipes-site build`
 in a child process (the package imported from --tree, default this checkout, so an older
 checkout -- e.g. `git archive <commit> | tar -x -C /tmp/before` -- can be measured the same
-way). Printed per attack: exit status, wall time, the child's peak memory, bytes written into
-the output folder, files written *outside* it, and the longest line the build printed.
+way). Printed per attack: exit status, wall time, the child's CPU time (user + system: steadier
+than wall time on a shared machine), its peak memory, bytes written into the output folder, files
+written *outside* it, and the longest line the build printed.
+
+"N variants with checkpoints" (issue 25) is one recipe of N variants, each serving its own
+checkpoint, up to the most that fit under the loader's 1 MiB recipe cap: generated at run time.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -45,6 +50,27 @@ def _guide(body: str) -> str:
     )
 
 
+def _with_variants(n: int) -> str:
+    """The fixture recipe with `n` more variants, each with its own checkpoint (issue 25)."""
+    many = "".join(_variant(f"v{i}", f"acme/Widget-7B-V{i}") for i in range(n))
+    return _with(VARIANT_AT, VARIANT_AT + many)
+
+
+def _most_variants_under_cap() -> int:
+    """The largest n whose `_with_variants(n)` stays under the loader's 1 MiB recipe cap."""
+    n = 1
+    while len(_with_variants(2 * n).encode()) < MAX_RECIPE_BYTES:
+        n *= 2
+    step = n // 2
+    while step:
+        if len(_with_variants(n + step).encode()) < MAX_RECIPE_BYTES:
+            n += step
+        step //= 2
+    return n
+
+
+MAX_RECIPE_BYTES = 1 << 20  # catalog/yaml.py MAX_FILE_BYTES
+CACHE_FOLDER = ".recipes-site-cache"  # cache.py CACHE_FOLDER, next to the output folder
 ABS = Path("/hostile-abs-bench")  # one "/": the old writer joined it as an absolute path
 VARIANT_AT = '    description: "BF16 weights."\n'
 
@@ -72,7 +98,6 @@ def attacks() -> dict:
         '  base_args:\n    - "--trust-remote-code"\n',
         f'  base_args:\n    - &blob "{blob}"\n' + "    - *blob\n" * 1000,
     )
-    many = "".join(_variant(f"v{i}", f"acme/Widget-7B-V{i}") for i in range(200))
     return {
         "variant model_id ../x": recipe(_with(VARIANT_AT, VARIANT_AT + _variant("evil", "../x"))),
         "variant model_id ../templates": recipe(
@@ -91,7 +116,11 @@ def attacks() -> dict:
             _with("vram_minimum_gb: 16", "vram_minimum_gb: " + "9" * 400)
         ),
         "date 2026-02-30": recipe(_with("date_added: 2025-01-02", "date_added: 2026-02-30")),
-        "200 variants with checkpoints": recipe(_with(VARIANT_AT, VARIANT_AT + many)),
+        "200 variants with checkpoints": recipe(_with_variants(200)),
+        **{
+            f"{n:,} variants with checkpoints": recipe(_with_variants(n))
+            for n in (1000, 2000, 4000, 8000, _most_variants_under_cap())
+        },
     }
 
 
@@ -120,6 +149,7 @@ def run(name: str, write, tree: Path, timeout: float) -> dict:
             "from recipes_site.cli import main; sys.exit(main())"
         )
         start = time.perf_counter()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
             done = subprocess.run(
                 [sys.executable, "-c", code, "build", str(root), "--out", str(out)],
@@ -136,6 +166,8 @@ def run(name: str, write, tree: Path, timeout: float) -> dict:
                 (exc.stdout or b"").decode(errors="replace"),
             )
         wall = time.perf_counter() - start
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = used.ru_utime + used.ru_stime - children.ru_utime - children.ru_stime
         peaks = [line.split()[1] for line in printed.splitlines() if line.startswith("PEAK_KB ")]
         printed = "\n".join(
             line for line in printed.splitlines() if line and not line.startswith("PEAK_KB ")
@@ -148,12 +180,14 @@ def run(name: str, write, tree: Path, timeout: float) -> dict:
             and p.is_file()
             and out not in p.parents
             and not p.name.startswith(".")
+            and out.parent / CACHE_FOLDER not in p.parents  # the build's own cache (cache.py)
         ]
         stray += [ABS] if ABS.exists() else []  # the "/abs" attack's target
         return {
             "attack": name,
             "status": status,
             "seconds": round(wall, 2),
+            "cpu_seconds": round(cpu, 2),
             "peak_mb": round(peak_mb) if peak_mb == peak_mb else None,
             "out_mb": round(folder_bytes(out) / 1e6, 1),
             "outside": len(stray),

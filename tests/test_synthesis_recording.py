@@ -472,10 +472,11 @@ def _taken_unnoted(m):
     checking = Recording.agrees_on
 
     def agrees_on(self, keys, other):
-        before = dict(other.answers)
+        before, asked = dict(other.answers), len(other.asked)
         verdict = checking(self, keys, other)
         other.answers.clear()
         other.answers.update(before)
+        del other.asked[asked:]
         return verdict
 
     m.setattr(Recording, "agrees_on", agrees_on)

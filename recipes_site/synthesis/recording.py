@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -105,11 +104,13 @@ class Recording:
         # (function, id of each argument) -> (function, arguments before and after the hardware,
         # answer); the arguments are held so that their ids stay theirs while the record lives
         self.answers: dict = {}
+        # the keys of `answers` in the order noted (`note`): `agrees` goes on from a position
+        self.asked: list = []
         # the same keys -> what this profile answered when another's record was checked against it
         # (`agrees`): asked once however many records it is checked against
         self.replies: dict = {}
-        # another Recording -> how many of this record's answers (in order) it was found to agree
-        # with, or -1 once it disagreed with one (`agrees`)
+        # another Recording -> how many of this record's answers (the first of `asked`) it was
+        # found to agree with, or -1 once it disagreed with one (`agrees`)
         self._agreed: dict = {}
         # another Recording -> {key of this record: whether it answers that question alike}
         # (`agrees_on`: the pieces of a profile share most of their questions; each is compared once
@@ -130,8 +131,13 @@ class Recording:
         answer = self.replies.get(key, _UNASKED)  # answered already while checked against a record
         if answer is _UNASKED:
             answer = fn(*before, self.hw, *after)
-        self.answers[key] = (fn, before, after, answer)
+        self.note(key, (fn, before, after, answer))
         return answer
+
+    def note(self, key: tuple, noted: tuple) -> None:
+        """Notes question `key`, answered as `noted` (`answers`), at the end of the record."""
+        self.answers[key] = noted
+        self.asked.append(key)
 
     def agrees(self, other: Recording) -> bool:
         """Whether `other`'s profile answers every question noted here exactly as this profile did
@@ -141,16 +147,18 @@ class Recording:
         replies are fixed, so a pair checked before is checked again from where it stopped: the
         answers it agreed with are not compared again (the next variant tree of a recipe checks
         the same pairs against records grown by its own questions), and a pair that disagreed
-        still does."""
-        answers = self.answers
+        still does. It goes on from a position in `asked`: walking `answers` up to it again would
+        cost every record entry per tree, quadratic in a recipe's variants."""
+        answers, asked = self.answers, self.asked
         done = self._agreed.get(other, 0)
         if done < 0:
             return False
-        for key, noted in itertools.islice(answers.items(), done, None):
-            if not _answered_alike(key, noted, other):
+        for position in range(done, len(asked)):
+            key = asked[position]
+            if not _answered_alike(key, answers[key], other):
                 self._agreed[other] = -1
                 return False
-        self._agreed[other] = len(answers)
+        self._agreed[other] = len(asked)
         return True
 
     def agrees_on(self, keys: dict, other: Recording) -> bool:
@@ -169,11 +177,10 @@ class Recording:
                 verdict = verdicts[key] = _answered_alike(key, answers[key], other)
             if not verdict:
                 return False
-        own, replies = other.answers, other.replies
         for key in keys:
-            if key not in own:
+            if key not in other.answers:
                 fn, before, after, _ = answers[key]
-                own[key] = (fn, before, after, replies[key])
+                other.note(key, (fn, before, after, other.replies[key]))
         if other.trace is not None and other.trace.keys is not None:
             other.trace.keys.update(keys)
         return True

@@ -149,10 +149,19 @@ def substitute_variant(recipe: dict, variant_key: str, hw: Hardware) -> str | No
     variant = mapping(variants.get(variant_key) or variants.get("default"))
     if hw.scalable or fits_node(hw, variant):
         return variant_key
+    # the same answer for every oversized variant: worked out once per recipe and profile
+    return remembered(
+        recipe, ("largest_fitting_variant", hw.label), largest_fitting_variant, recipe, hw
+    )
+
+
+def largest_fitting_variant(recipe: dict, hw: Hardware) -> str | None:
+    """The first of the variants fitting on one `hw` box whose variant needs the most VRAM; None
+    when none fits."""
+    variants = mapping(recipe.get("variants"))
     fitting = fitting_variants(recipe, hw)
     if not fitting:
         return None
-    # the first of those whose variant needs the most VRAM
     return max(fitting, key=lambda k: vram_needed(mapping(variants[k])))
 
 
