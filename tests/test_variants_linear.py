@@ -13,6 +13,7 @@ import synthesis_kit as H
 
 from recipes_site.build import catalog_files, recipe_files
 from recipes_site.catalog import load_catalog
+from recipes_site.catalog.types import MAX_VARIANTS
 from recipes_site.synthesis import recording, selection, synthesize_recipe
 
 ctx = H.context()
@@ -180,10 +181,26 @@ def test_a_recipes_documents_and_pages_grow_linearly_in_its_variants(tmp_path):
     """The documents, the model page, its .md export and the checkpoint redirects of a recipe of
     N variants: no step looks through every variant (or every tree) again for each one. A build
     has fixed costs besides (the site-wide pages), so what is compared is the work that 50 more
-    variants add to 50 and 100 more add to 100. Counted after a first small build, so that
+    variants add to 30 and 60 more add to 60. Counted after a first small build, so that
     compiled templates and warmed caches count for neither."""
     root = K.make_root(tmp_path)
     _python_calls(root, 5)
-    calls = {n: _python_calls(root, n) for n in (50, 100, 200)}
-    first, second = calls[100] - calls[50], calls[200] - calls[100]
+    calls = {n: _python_calls(root, n) for n in (30, 60, 120)}  # 120: under MAX_VARIANTS
+    first, second = calls[60] - calls[30], calls[120] - calls[60]
     assert 0 < first and second <= 2.15 * first, calls
+
+
+def test_a_recipe_with_more_variants_than_the_cap_is_refused_at_its_line(tmp_path):
+    """The variant cap bounds a recipe's renderings (each variant renders on every profile and
+    strategy it lists); the error names the key, the bound and the count."""
+    root = K.make_root(tmp_path)
+    text = _fixture_with_variants(MAX_VARIANTS)  # with `default`: one over the cap
+    path = K.write_recipe(root, "acme/Widget-7B.yaml", text)
+    _, problems = load_catalog(root)
+    errors = [d for d in problems if d.level.name == "ERROR"]
+    first_variant = K.line_of(text, "variants:") + 1  # the mapping the bound is about
+    assert [(d.key_path, d.line) for d in errors] == [("variants", first_variant)]
+    assert f"expected at most {MAX_VARIANTS} entries, got {MAX_VARIANTS + 1}" in errors[0].message
+    path.write_text(_fixture_with_variants(MAX_VARIANTS - 1), encoding="utf-8")
+    _, problems = load_catalog(root)
+    assert not [d for d in problems if d.level.name == "ERROR"]

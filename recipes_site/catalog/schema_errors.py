@@ -268,6 +268,10 @@ def _error_to_diag(
             message = f"expected {expected} {op} {bound}, got {got}"
         elif etype == "string_too_long":
             message = f"expected at most {ctx.get('max_length')} characters, got {len(value)}"
+        elif etype == "too_long":
+            count = len(value) if isinstance(value, (dict, list)) else ctx.get("actual_length")
+            message = f"expected at most {ctx.get('max_length')} entries, got {count}"
+            hint = "split the recipe, or keep the entries readers choose between"
         elif etype == "finite_number":
             message = f"expected a finite number, got {got}"
         else:

@@ -182,6 +182,10 @@ MAX_TOKENS = 1 << 40  # context lengths (~1.1e12 tokens; Llama 4 Scout states 10
 # Gemma's 262,144): up to 2**20 each, so that KV bytes per token x context stays a number the
 # pages can print (at 2**53 each, 1e40 GiB broke the memory panel's decimal rounding)
 MAX_DIM = 1 << 20
+# Variants of one recipe: each renders on every profile x strategy the recipe lists (about 25 ms
+# of build per variant when it lists them all), so the cap keeps any recipe under the size cap to
+# seconds. Real recipes have at most 7 (the compat corpus at most 5); 128 is eighteen times that.
+MAX_VARIANTS = 128
 PositiveInt = Annotated[StrictInt, Field(ge=1, le=MAX_DIM)]
 NonNegativeInt = Annotated[StrictInt, Field(ge=0, le=MAX_DIM)]
 GpuCount = Annotated[StrictInt, Field(ge=1, le=MAX_GPUS)]
@@ -896,7 +900,7 @@ class Recipe(_Model):
     meta: Meta = Field(description="Catalogue metadata.")
     model: Model = Field(description="The served checkpoint and shared arguments.")
     variants: dict[str, Variant] = Field(
-        description="Variant key -> variant; `default` is required."
+        description="Variant key -> variant; `default` is required.", max_length=MAX_VARIANTS
     )
     features: dict[str, Feature] | None = Field(
         None, description="Feature name -> feature (enabled unless opted in)."
