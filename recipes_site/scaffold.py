@@ -12,6 +12,7 @@ import json
 import math
 import os
 import stat
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -383,12 +384,26 @@ def read_config(path: Path) -> dict:
 def write_scaffold(
     root: Path, hf_id: str, config_path: Path | None = None, force: bool = False
 ) -> tuple[Path, Scaffold]:
-    """Write models/ORG/REPO.yaml under `root`; raises FileExistsError unless `force`."""
+    """Write models/ORG/REPO.yaml under `root`; raises FileExistsError unless `force`. A symlink
+    at the recipe's path, or an ORG folder that leads outside models/, is refused even with
+    `force`: the scaffold never writes through a link into a file the user did not name."""
     config = read_config(Path(config_path)) if config_path else None
     result = scaffold(hf_id, config)
-    path = Path(root) / "models" / f"{hf_id}.yaml"
+    models = Path(root) / "models"
+    path = models / f"{hf_id}.yaml"
+    if path.is_symlink():
+        raise ValueError(f"{path}: is a symbolic link; remove it or write the recipe elsewhere")
     if path.exists() and not force:
         raise FileExistsError(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(result.text, encoding="utf-8")
+    if not path.parent.resolve().is_relative_to(models.resolve()):
+        raise ValueError(f"{path.parent}: leads outside {models} through a symbolic link")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(result.text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
     return path, result

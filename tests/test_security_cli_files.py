@@ -138,3 +138,21 @@ def test_schema_never_writes_through_a_symlink(tmp_path, force):
     dangling.symlink_to(tmp_path / "elsewhere.json")
     assert run("schema", "--output", dangling, *(["--force"] if force else [])).returncode == 1
     assert not (tmp_path / "elsewhere.json").exists()
+
+
+def test_new_never_writes_through_a_symlinked_recipe_or_org_folder(tmp_path):
+    """`new --force` replaces a recipe file, never the file a link at its path points to, and
+    refuses an ORG folder that is a link out of models/."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep", encoding="utf-8")
+    (tmp_path / "models" / "acme").mkdir(parents=True)
+    (tmp_path / "models" / "acme" / "Thing-1B.yaml").symlink_to(victim)
+    got = run("new", "acme/Thing-1B", "--root", tmp_path, "--force")
+    assert got.returncode != 0 and "symbolic link" in got.stderr
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "models" / "evil").symlink_to(outside)
+    got = run("new", "evil/Thing-1B", "--root", tmp_path, "--force")
+    assert got.returncode != 0 and "outside" in got.stderr
+    assert victim.read_text(encoding="utf-8") == "keep" and list(outside.iterdir()) == []
+    assert run("new", "acme/Other-1B", "--root", tmp_path).returncode == 0
