@@ -141,7 +141,7 @@ def test_plans_read_only_the_memory_split_of_a_fit(catalog, ctx):
                     fit.Shape(tp=2, dp=4, expert_parallel=True, gpu_memory_utilization=0.8),
                 ):
                     r = fit.fit_deployment(doc.data, variant, hw, profile, shape)
-                    m = fit.memory_split(facts, sizing.per_gpu_gib(profile), shape)
+                    m = fit.memory_split(facts, fit.gpu_memory(profile), shape)
                     assert (
                         m.budget_gib_per_gpu,
                         m.weights_gb,
