@@ -71,10 +71,11 @@ HUGE_GPU_GIB = 160  # 16384 tokens, 1024 sequences
 SAMPLER_BYTES_PER_LOGIT = 22
 # Before the Triton top-k/top-p kernels (vLLM PR #33538, merged 2026-02; `apply_top_k_top_p_triton`,
 # topk_topp_sampler.py:514) the PyTorch path sorted the float32 logits: + 4 B sorted values + 8 B
-# int64 indices (topk_topp_sampler.py:545), 34 B traced. FITTED to 37 B on the corpus entries
-# gpt-oss-120b-h100pcie-tp1-v0101 and gpt-oss-120b-h100-tp1-u095-mnbt1024 (vLLM 0.10, 1024 x 201,088
-# logits).
-SORTING_SAMPLER_BYTES_PER_LOGIT = 37
+# int64 indices (topk_topp_sampler.py:545), 34 B. FITTED to 38 B on the corpus entries
+# gpt-oss-120b-h100pcie-tp1-v0101 and gpt-oss-120b-h100-tp1-u095-mnbt1024 (vLLM 0.10, 1024 x
+# 201,088 logits): the 4 B more also absorb what those releases allocated after the start-up
+# snapshot and 0.33 allocates before it (cuBLAS handles, gpu_worker.py:519-528).
+SORTING_SAMPLER_BYTES_PER_LOGIT = 38
 TRITON_SAMPLER_SINCE = (0, 16)  # first release after PR #33538
 # CUDA graph memory has been profiled and taken from the KV cache since v0.21.0
 # (vllm/v1/worker/gpu_worker.py:787, "CUDA graph memory profiling is enabled (default since v0.21.0)").
@@ -85,12 +86,12 @@ CUDA_GRAPH_PROFILING_SINCE = (0, 21)
 # graph on the corpus entry qwen35-35b-a3b-h100class-tp4-v0260-breakdown (vLLM 0.26: "Estimated
 # CUDA graph memory" 1.34 GiB for 51 FULL and 51 PIECEWISE graphs).
 CUDA_GRAPH_BYTES_PER_GRAPH = 13 * MIB
-# Non-torch memory allocated after vLLM's start-up snapshot: CUDA context, NCCL and custom
-# all-reduce buffers and cuBLAS handles come BEFORE it (gpu_worker.py:500-531) and so stay outside
-# the budget; attention-backend workspaces, Triton/torch.compile modules come after. FITTED on the
-# startup-log corpus (tests/data/startup_logs, see tests/test_startup_logs_replay.py): not a vLLM
-# constant.
-NON_TORCH_GIB = 0.5
+# Non-torch memory allocated after vLLM's start-up snapshot. The CUDA context, NCCL and custom
+# all-reduce buffers and the cuBLAS handles come BEFORE it (vllm/v1/worker/gpu_worker.py:500-531)
+# and so stay outside the budget (in the 1 - utilization reserve); what remains (attention-backend
+# and Triton modules) is MEASURED: vLLM 0.26 logs "0.13 GiB for non-torch memory"
+# (gpu_worker.py "Actual usage is ..."; corpus entry qwen35-35b-a3b-h100class-tp4-v0260-breakdown).
+NON_TORCH_GIB = 0.13
 FALLBACK_ACTIVATIONS_GIB = 2.0  # activation peak when hf_config lacks the shapes
 ASSUMED_TOP_K = 8  # routed experts per token when hf_config does not say
 
@@ -280,7 +281,9 @@ def scheduler_defaults(gpu: GpuMemory | float) -> tuple[int, int]:
     return 2048, 256
 
 
-def scheduler_limits(shape: Shape, gpu: GpuMemory | float, max_model_len: int | None) -> tuple[int, int]:
+def scheduler_limits(
+    shape: Shape, gpu: GpuMemory | float, max_model_len: int | None
+) -> tuple[int, int]:
     """The (max_num_batched_tokens, max_num_seqs) vLLM settles on: the command's, else the
     defaults capped at max_num_seqs x max_model_len, and max_num_seqs at the token budget
     (vllm/engine/arg_utils.py:3166-3234)."""
@@ -360,7 +363,9 @@ def overhead(
         return Overhead(NON_TORCH_GIB, FALLBACK_ACTIVATIONS_GIB, 0.0, graphs, 0.0, tokens, seqs)
     activations = forward_peak_bytes(cfg, tokens, shape.tp)
     per_logit = (
-        SAMPLER_BYTES_PER_LOGIT if version >= TRITON_SAMPLER_SINCE else SORTING_SAMPLER_BYTES_PER_LOGIT
+        SAMPLER_BYTES_PER_LOGIT
+        if version >= TRITON_SAMPLER_SINCE
+        else SORTING_SAMPLER_BYTES_PER_LOGIT
     )
     rows = min(tokens, seqs)
     sampler = rows * vocab * per_logit + 2 * tokens * hidden * 2  # + the kept hidden states
@@ -378,46 +383,68 @@ def overhead(
 # -- weights per GPU -----------------------------------------------------------------------------------
 
 
-# 4-bit MoE checkpoints quantize the routed experts; attention, embeddings, routers and the LM
-# head stay 16-bit at least (config.json `quantization_config` of openai/gpt-oss, modelopt's
-# exclusions): bytes per expert parameter with the format's block scales. MXFP4: one E8M0 scale
-# per 32 values (sizing.MXFP4_BYTES_PER_PARAM); NVFP4: one FP8 E4M3 scale per 16 values.
-FOUR_BIT_EXPERT_BYTES = {"mxfp4": sizing.MXFP4_BYTES_PER_PARAM, "nvfp4": 0.5 + 1 / 16}
+# Weights as loaded, per component (vLLM loads a checkpoint's tensors as stored): embeddings and
+# an untied LM head (tie_word_embeddings false) stay in the 16-bit model dtype; quantized linear
+# layers take these bytes per parameter with their scales. 4-bit MoE checkpoints quantize the
+# routed experts (openai/gpt-oss config.json `modules_to_not_convert`; taken for every 4-bit MoE,
+# the rest counted 16-bit). MXFP4: one E8M0 scale per 32 values (sizing.MXFP4_BYTES_PER_PARAM);
+# NVFP4: one FP8 E4M3 scale per 16; INT4 AWQ/GPTQ: 16-bit scale and 4-bit zero per group of 128;
+# FP8/INT8: block or channel scales (under 0.1 %, not counted).
+QUANTIZED_BYTES_PER_PARAM = {
+    "fp8": 1.0,
+    "int8": 1.0,
+    "mxfp8": 1 + 1 / 32,
+    "mxfp4": sizing.MXFP4_BYTES_PER_PARAM,
+    "nvfp4": 0.5 + 1 / 16,
+    "fp4": 0.5 + 1 / 16,
+    "int4": 0.5 + 2.5 / 128,
+    "awq": 0.5 + 2.5 / 128,
+    "gptq": 0.5 + 2.5 / 128,
+}
+FOUR_BIT = frozenset({"mxfp4", "nvfp4", "fp4", "int4", "awq", "gptq"})
+MODEL_DTYPE_BYTES = 2
 
 
-def four_bit_moe_bytes(recipe: dict, variant: dict) -> float | None:
-    """A 4-bit MoE variant's weights as loaded: routed experts in the 4-bit format with their
-    scales, everything else in the 16-bit model dtype (None unless hf_config counts experts)."""
-    per_param = FOUR_BIT_EXPERT_BYTES.get(variant.get("precision") or "")
+def component_bytes(recipe: dict, precision: str | None) -> float | None:
+    """The weights of a `precision` checkpoint of the recipe's model as vLLM loads them, counted
+    per component from hf_config (`parameters.parameter_count`); None when hf_config cannot
+    count them or the precision is not one format."""
     cfg = (recipe.get("model") or {}).get("hf_config")
-    if per_param is None or not isinstance(cfg, dict) or (kv_cache.num_experts(cfg) or 0) <= 1:
+    if not isinstance(cfg, dict) or not precision:
         return None
     try:
         count = parameter_count(cfg)
     except (KeyError, TypeError, ZeroDivisionError):
         return None
-    if not count.routed_experts:
+    if precision in ("bf16", "fp16"):
+        return count.total * MODEL_DTYPE_BYTES
+    per_param = QUANTIZED_BYTES_PER_PARAM.get(precision)
+    if per_param is None or not count.total:
         return None
-    return count.routed_experts * per_param + (count.total - count.routed_experts) * 2
+    if precision in FOUR_BIT and count.routed_experts:
+        quantized = count.routed_experts
+    else:
+        quantized = count.total - count.embedding
+    return quantized * per_param + (count.total - quantized) * MODEL_DTYPE_BYTES
 
 
 def weights_bytes(recipe: dict, variant: dict) -> tuple[float | None, str]:
-    """Bytes of the variant's weights and where the figure comes from (a declared mixed-precision
-    checkpoint: its size per component, `sizing.component_weights_bytes`; a 4-bit MoE variant: at
-    least its experts-only size, `four_bit_moe_bytes`, as the 0.5-byte formula leaves the 16-bit
-    parts and the scales out)."""
+    """Bytes of the variant's weights and where the figure comes from: a declared mixed-precision
+    checkpoint's size per component (`sizing.component_weights_bytes`); else the larger of the
+    declared `vram_minimum_gb` (its 1.2 factor divided out) and the per-component count of
+    `component_bytes` (the 1.2-factor formula leaves 16-bit embeddings and scales out)."""
     exact = sizing.component_weights_bytes(recipe, variant)
     if exact is not None:
         return exact, "hf_config components"
     declared = sizing.declared_vram_gb(variant)
-    four_bit = four_bit_moe_bytes(recipe, variant)
+    counted = component_bytes(recipe, variant.get("precision"))
     if declared:
         stated = declared / sizing.OVERHEAD * 1e9
-        if four_bit is not None and four_bit > stated:
-            return four_bit, "hf_config components (4-bit experts)"
+        if counted is not None and counted > stated:
+            return counted, "hf_config components"
         return stated, "vram_minimum_gb"  # the figure that wins (no count parsed)
-    if four_bit is not None:
-        return four_bit, "hf_config components (4-bit experts)"
+    if counted is not None:
+        return counted, "hf_config components"
     computed, _ = sizing.variant_weights_gb(recipe, variant)
     if not computed:
         return None, "unknown"
@@ -650,8 +677,7 @@ def model_facts(recipe: dict, variant_key: str) -> ModelFacts:
         missing_facts=missing,
         layout=None if missing or cfg is None else kv_cache.kv_layout(cfg),
         quantized_expert_bytes=_quantized_expert_bytes(recipe, variant)
-        if source == "hf_config components" or variant.get("precision") == "mxfp4"
-        and source.startswith("hf_config components")
+        if variant.get("precision") == "mxfp4" and source == "hf_config components"
         else 0.0,
     )
 
@@ -699,7 +725,11 @@ def memory_split(
     total = facts.weights_bytes
     per_gpu = None if total is None else weights_per_gpu(total, shape, facts.expert_fraction) / GIB
     over = overhead(
-        facts.cfg, shape, g, max_model_len=shape.max_model_len or facts.context_length, version=version
+        facts.cfg,
+        shape,
+        g,
+        max_model_len=shape.max_model_len or facts.context_length,
+        version=version,
     )
     padding = mxfp4_padding_bytes(facts.cfg, facts.quantized_expert_bytes, shape, g, version)
     if padding:
@@ -914,6 +944,11 @@ def engine_sizing(
     )
     safe = safe_length(result.max_model_len)
     if safe < SAFE_LEN_STEP:
+        raised = _with_raised_utilization(
+            recipe, variant_key, hw_id, profile, tokens, shape, wanted
+        )
+        if raised is not None:
+            return raised
         return EngineSizing((), (f"a {wanted:,}-token request does not fit: {where}",))
     return EngineSizing(
         ("--max-model-len", str(safe)),
@@ -921,6 +956,40 @@ def engine_sizing(
             f"--max-model-len {safe}: one {wanted:,}-token request does not fit in {where}; "
             f"{result.max_model_len:,} tokens do",
         ),
+    )
+
+
+def sets_flag(tokens, flag: str) -> bool:
+    """Whether a serve command passes `flag` (in any spelling vLLM accepts)."""
+    return any(vllm_spelling(str(t)).partition("=")[0] == flag for t in tokens)
+
+
+def _with_raised_utilization(
+    recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens, shape: Shape, wanted: int
+) -> EngineSizing | None:
+    """When the command leaves --gpu-memory-utilization at vLLM's default and cannot start with it:
+    `--gpu-memory-utilization 0.95` (and a `--max-model-len` if the context still does not fit)
+    when that makes it start, so the verdict never relies on a value the command does not pass."""
+    if sets_flag(tokens, "--gpu-memory-utilization") or shape.gpu_memory_utilization >= (
+        RAISED_GPU_MEMORY_UTILIZATION
+    ):
+        return None
+    raised = replace(shape, gpu_memory_utilization=RAISED_GPU_MEMORY_UTILIZATION)
+    result = fit_deployment(recipe, variant_key, hw_id, profile, raised, evaluate_len=wanted)
+    if result.max_model_len is None or safe_length(result.max_model_len) < SAFE_LEN_STEP:
+        return None
+    flag = ("--gpu-memory-utilization", f"{RAISED_GPU_MEMORY_UTILIZATION:g}")
+    why = (
+        f"--gpu-memory-utilization {RAISED_GPU_MEMORY_UTILIZATION:g}: at vLLM's default "
+        f"{shape.gpu_memory_utilization:g} no request fits "
+        f"({result.kv_cache_gib_per_gpu:.1f} GiB of KV cache per GPU at {RAISED_GPU_MEMORY_UTILIZATION:g})"
+    )
+    if result.max_model_len >= wanted:
+        return EngineSizing(flag, (why,))
+    safe = safe_length(result.max_model_len)
+    return EngineSizing(
+        (*flag, "--max-model-len", str(safe)),
+        (why, f"--max-model-len {safe}: {result.max_model_len:,} tokens fit at that utilization"),
     )
 
 
@@ -979,9 +1048,12 @@ def panel_entry(r: FitResult) -> dict:
         "kv_cache_dtype": s.kv_cache_dtype,
         "gpu_memory_utilization": s.gpu_memory_utilization,
         "vram_gib_per_gpu": _r(r.vram_per_gpu_gib),
+        "memory_total_gib_per_gpu": _r(r.memory_total_gib or r.vram_per_gpu_gib),
         "budget_gib_per_gpu": _r(r.budget_gib_per_gpu),
         "weights_gib_per_gpu": _r(r.weights_gib_per_gpu),
         "overhead_gib_per_gpu": _r(r.overhead.total_gib),
+        "overhead_breakdown": r.overhead.as_dict(),
+        "vllm_version": ".".join(map(str, VLLM_VERSION)),
         "kv_cache_gib_per_gpu": _r(r.kv_cache_gib_per_gpu),
         "kv_cache_bytes_per_gpu": kv_bytes,
         "kv_bytes_per_token": r.kv_bytes_per_token,

@@ -45,7 +45,7 @@ import shlex
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
-from recipes_site import fit, sizing
+from recipes_site import fit
 
 GIB = fit.GIB
 FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"

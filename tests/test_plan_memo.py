@@ -11,7 +11,7 @@ import json
 import synthesis_kit
 from documents_kit import published_renderings
 
-from recipes_site import fit, plan, sizing
+from recipes_site import fit, plan
 from recipes_site.render import picker
 from recipes_site.render.api import RecipeInput
 from recipes_site.render.rendering_json import rendering_json

@@ -148,7 +148,9 @@ def replay(path: Path, recipes: dict, profiles: dict) -> Replay:
     args = entry.get("args") or {}
     unusual = [a for a in args.get("other") or () if "kv-transfer-config" in str(a)]
     if args.get("speculative_config") or unusual:
-        out.skipped = f"unusual setup the model does not size: {(unusual or ['speculative decoding'])[0]}"
+        out.skipped = (
+            f"unusual setup the model does not size: {(unusual or ['speculative decoding'])[0]}"
+        )
         return out
     version = parse_version(entry.get("vllm_version")) or UNKNOWN_VERSION
     out.version = version
