@@ -79,6 +79,7 @@ WEIGHT_FORMATS = {
     "int8",
     "int4",
     "mixed",
+    "unknown",  # the source does not say which build was loaded
 }
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9.]+)*$")
 
@@ -153,9 +154,7 @@ def test_args(entry):
     assert args["kv_cache_dtype"] is None or isinstance(args["kv_cache_dtype"], str)
     assert isinstance(args["enforce_eager"], bool)
     assert args["quantization"] is None or isinstance(args["quantization"], str)
-    assert args["speculative_config"] is None or isinstance(
-        args["speculative_config"], (str, dict)
-    )
+    assert args["speculative_config"] is None or isinstance(args["speculative_config"], (str, dict))
     assert isinstance(args["other"], list)
     assert all(isinstance(flag, str) for flag in args["other"])
     assert args["tensor_parallel_size"] <= entry["gpu_count"]
