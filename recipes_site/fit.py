@@ -46,9 +46,11 @@ VLLM_VERSION = (0, 33)
 # (`gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)`), taken over by
 # vllm/engine/arg_utils.py:614 (EngineArgs.gpu_memory_utilization = CacheConfig.gpu_memory_utilization).
 GPU_MEMORY_UTILIZATION = 0.92
-# Releases before 0.33 that the startup-log corpus holds used 0.9 (docs of v0.6.4: "If
-# unspecified, will use the default value of 0.9").
+# Earlier releases used 0.9 (docs of v0.6.4: "If unspecified, will use the default value of 0.9").
+# v0.25.0's CacheConfig already declares 0.92 (quoted in a public vLLM study note); the exact
+# release that changed it is not known here, so 0.92 is taken from 0.25 on.
 OLDER_GPU_MEMORY_UTILIZATION = 0.9
+UTILIZATION_092_SINCE = (0, 25)
 SAFE_LEN_STEP = 1024
 # A verdict that needs more than the default may pass this (the value vLLM's own hints use
 # for a dedicated GPU); never more.
@@ -200,12 +202,13 @@ class GpuMemory:
     total_gib: float
     compute_capability: tuple[int, int] | None = None
     rocm: bool = False
+    device_name: str = ""
 
     @property
     def small_scheduler_tier(self) -> bool:
-        """GB10 (DGX Spark, cc 12.1) keeps the small defaults whatever its memory
+        """A100s and GB10 (DGX Spark, cc 12.1) keep the small defaults whatever their memory
         (vllm/engine/arg_utils.py:2961-2987)."""
-        return self.compute_capability == (12, 1)
+        return self.compute_capability == (12, 1) or "a100" in self.device_name.lower()
 
 
 def gpu_memory(profile: dict) -> GpuMemory:
@@ -220,7 +223,8 @@ def gpu_memory(profile: dict) -> GpuMemory:
         major, _, minor = text.partition(".")
         if major.isdigit() and minor.isdigit():
             cc = (int(major), int(minor))
-    return GpuMemory(nominal, float(total), cc, profile.get("brand") == "AMD")
+    name = str(profile.get("display_name") or "")
+    return GpuMemory(nominal, float(total), cc, profile.get("brand") == "AMD", name)
 
 
 def as_gpu(gpu: GpuMemory | float) -> GpuMemory:
@@ -228,7 +232,9 @@ def as_gpu(gpu: GpuMemory | float) -> GpuMemory:
 
 
 def default_utilization(version: tuple = VLLM_VERSION) -> float:
-    return GPU_MEMORY_UTILIZATION if version >= VLLM_VERSION else OLDER_GPU_MEMORY_UTILIZATION
+    return (
+        GPU_MEMORY_UTILIZATION if version >= UTILIZATION_092_SINCE else OLDER_GPU_MEMORY_UTILIZATION
+    )
 
 
 # -- the non-KV memory of one GPU ------------------------------------------------------------------------
@@ -384,12 +390,15 @@ def overhead(
 
 
 # Weights as loaded, per component (vLLM loads a checkpoint's tensors as stored): embeddings and
-# an untied LM head (tie_word_embeddings false) stay in the 16-bit model dtype; quantized linear
-# layers take these bytes per parameter with their scales. 4-bit MoE checkpoints quantize the
-# routed experts (openai/gpt-oss config.json `modules_to_not_convert`; taken for every 4-bit MoE,
-# the rest counted 16-bit). MXFP4: one E8M0 scale per 32 values (sizing.MXFP4_BYTES_PER_PARAM);
-# NVFP4: one FP8 E4M3 scale per 16; INT4 AWQ/GPTQ: 16-bit scale and 4-bit zero per group of 128;
-# FP8/INT8: block or channel scales (under 0.1 %, not counted).
+# an untied LM head (tie_word_embeddings false) stay in the 16-bit model dtype; quantized layers
+# take these bytes per parameter with their scales. MXFP4 and NVFP4 checkpoints quantize the MLPs
+# (dense and routed experts) and keep attention 16-bit: openai/gpt-oss's config.json
+# `modules_to_not_convert` (self_attn, router, embeddings, lm_head), and the corpus entry
+# gemma-4-31b-nvfp4-h100-tp1-mnbt4096 (nvidia/Gemma-4-31B-IT-NVFP4 loads 31.18 GiB; MLP-only
+# counts 30.9, all-linear 20.3). FP8, INT8 and INT4 (AWQ/GPTQ/AutoRound) quantize every linear
+# layer. MXFP4: one E8M0 scale per 32 values (sizing.MXFP4_BYTES_PER_PARAM); NVFP4: one FP8 E4M3
+# scale per 16; INT4: a 16-bit scale and 4-bit zero per group of 128; FP8/INT8 block or channel
+# scales (under 0.1 %) are not counted.
 QUANTIZED_BYTES_PER_PARAM = {
     "fp8": 1.0,
     "int8": 1.0,
@@ -401,7 +410,7 @@ QUANTIZED_BYTES_PER_PARAM = {
     "awq": 0.5 + 2.5 / 128,
     "gptq": 0.5 + 2.5 / 128,
 }
-FOUR_BIT = frozenset({"mxfp4", "nvfp4", "fp4", "int4", "awq", "gptq"})
+MLP_ONLY_FORMATS = frozenset({"mxfp4", "nvfp4", "fp4"})
 MODEL_DTYPE_BYTES = 2
 
 
@@ -421,8 +430,8 @@ def component_bytes(recipe: dict, precision: str | None) -> float | None:
     per_param = QUANTIZED_BYTES_PER_PARAM.get(precision)
     if per_param is None or not count.total:
         return None
-    if precision in FOUR_BIT and count.routed_experts:
-        quantized = count.routed_experts
+    if precision in MLP_ONLY_FORMATS:
+        quantized = count.dense_mlp + count.routed_experts
     else:
         quantized = count.total - count.embedding
     return quantized * per_param + (count.total - quantized) * MODEL_DTYPE_BYTES
@@ -465,15 +474,17 @@ def mxfp4_alignment(gpu: GpuMemory, version: tuple = VLLM_VERSION) -> tuple[int,
     """(intermediate, hidden) alignment vLLM pads MXFP4 MoE weights to for the backend it picks
     on `gpu` (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py:837-915; backend order
     :402-435): ROCm AITER 256/256; SM10x FlashInfer TRT-LLM 128/256; SM12x Marlin (preferred over
-    Triton there) 128/256; SM90 the OpenAI Triton kernels, 64 on the intermediate only. Releases
-    before 0.33 ran Marlin on Hopper too (the corpus's 0.10/0.11 H100 logs print
-    marlin_utils_fp4's "Weight-only FP4 compression will be used leveraging the Marlin kernel")."""
+    Triton there) and SM8x Marlin (the OpenAI Triton kernels need SM90+,
+    experts/gpt_oss_triton_kernels_moe.py:41-53) 128/256; SM90 the Triton kernels, 64 on the
+    intermediate only. Releases before 0.33 ran Marlin on Hopper too (the corpus's 0.10/0.11 H100
+    logs print marlin_utils_fp4's "Weight-only FP4 compression will be used leveraging the Marlin
+    kernel")."""
     if gpu.rocm:
         return 256, 256
     cc = gpu.compute_capability
     if cc is None:
         return None
-    if cc[0] in (10, 12) or (cc[0] == 9 and version < VLLM_VERSION):
+    if cc[0] in (8, 10, 12) or (cc[0] == 9 and version < VLLM_VERSION):
         return 128, 256
     if cc[0] == 9:
         return 64, 1
