@@ -1,23 +1,28 @@
 """KV-cache-aware sizing: what one GPU's memory holds for one rendered deployment.
 
-The budget of one GPU (all in GiB):
+The budget of one GPU is what vLLM 0.33 does at startup (vllm/v1/worker/gpu_worker.py:641-757),
+all in GiB:
 
-    budget   = VRAM x gpu_memory_utilization          (0.92, vLLM's default, unless the command or --gpu-memory-utilization says otherwise)
+    budget   = memory_total x gpu_memory_utilization   (0.92, vLLM's default, unless the command or --gpu-memory-utilization says otherwise)
     kv cache = budget - weights per GPU - overhead
 
-* weights: the variant's weight figure (`vram_minimum_gb`, else ceil(params x bytes x 1.2)) with
-  the 1.2 runtime factor divided back out, split by TP x PP; under expert parallelism the
-  routed experts (their share of the parameters, from hf_config) are split by TP x DP instead.
-* overhead (see `overhead`): CUDA context and non-torch allocations, the activation peak of a
-  `max_num_batched_tokens` forward pass plus the sampler's logits, and the CUDA graph pool.
+* memory_total: what torch reports for one GPU (`gpu_memory`: taxonomy.yaml's
+  `memory_total_gib`, else `memory_reported_mib`, else the nominal `vram_per_gpu_gb`).
+* weights: the larger of the declared `vram_minimum_gb` (1.2 runtime factor divided out) and a
+  per-component count from hf_config (`component_bytes`), split by TP x PP; under expert
+  parallelism the routed experts (their share of the parameters) are split by TP x DP instead.
+* overhead (`overhead`, `Overhead`): non-torch memory after vLLM's snapshot, the larger of the
+  dummy forward pass at `max_num_batched_tokens` and the sampler warm-up, the CUDA graph
+  estimate and the padding of repacked MXFP4 experts. Each constant cites vLLM's source or the
+  startup log it was measured on; tests/test_startup_logs_replay.py replays real startup logs.
 
 From the KV cache: the tokens it holds, the requests of a given length that fit, the longest
 `--max-model-len` that fits one request, and whether the recipe's own context does. Without
 `model.hf_config` only the weight side is known: `fit` lists the missing facts and reports the
 weights-only sizing of `sizing.py`.
 
-The engine uses `engine_sizing` (a safe `--max-model-len` for recipes whose context does not fit)
-and `engine_tp` (no TP size the attention heads do not allow); both return their input unchanged
+The engine uses `engine_sizing` (a safe `--max-model-len` for recipes whose context does not fit,
+and `--gpu-memory-utilization 0.95` where vLLM's default cannot start the command) and `engine_tp` (no TP size the attention heads do not allow); both return their input unchanged
 for recipes without hf_config, so the compat corpus renders exactly as the reference does.
 
 The API's `kv_sizing` (`kv_sizing`, `panel_entry`) publishes the fit of every rendering; the model
@@ -40,7 +45,8 @@ from recipes_site.parameters import language_config, parameter_count
 
 GIB = 2**30
 MIB = 2**20
-# The vLLM release the plans model; log replays pass their own (`VllmVersion`).
+# The vLLM release the plans model (version-specific terms take a `version`; log replays pass
+# their own).
 VLLM_VERSION = (0, 33)
 # `vllm serve`'s default --gpu-memory-utilization: vLLM 0.33.0 vllm/config/cache.py:215
 # (`gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)`), taken over by
@@ -322,7 +328,7 @@ def forward_peak_bytes(cfg: dict, tokens: int, tp: int) -> float:
     head_dim = _int(cfg, "head_dim") or (hidden // heads if heads else 0)
     tp = max(1, tp)
     states = 2 * tokens * hidden * 2
-    attention = tokens * ((2 * heads + 2 * max(1, kv_heads // tp) * tp) * head_dim / tp) * 2
+    attention = tokens * (2 * heads / tp + 2 * max(1, kv_heads // tp)) * head_dim * 2  # q+o, k+v
     experts = kv_cache.num_experts(cfg) or 0
     if experts > 1:
         inter = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size")
@@ -353,12 +359,12 @@ def overhead(
 ) -> Overhead:
     """Memory one GPU spends besides the checkpoint's weights and the KV cache (GiB).
 
-    * non-torch: `NON_TORCH_GIB` (fitted; the CUDA context, NCCL and cuBLAS are outside the budget).
+    * non-torch: `NON_TORCH_GIB` (measured; the CUDA context, NCCL and cuBLAS are outside the budget).
     * activations: the dummy forward pass at `max_num_batched_tokens` (`forward_peak_bytes`).
     * sampler: `min(max_num_batched_tokens, max_num_seqs)` rows of `vocab_size` logits at
       `SAMPLER_BYTES_PER_LOGIT` (older releases: the sorting sampler's bytes).
     * CUDA graphs (vLLM >= 0.21, not --enforce-eager): one forward pass at the largest capture
-      size plus 1 MiB per further graph.
+      size plus `CUDA_GRAPH_BYTES_PER_GRAPH` for each further FULL and PIECEWISE graph.
     """
     cfg = language_config(cfg) if cfg else {}
     g = as_gpu(gpu)
