@@ -58,8 +58,9 @@ GPU_MEMORY_UTILIZATION = 0.92
 OLDER_GPU_MEMORY_UTILIZATION = 0.9
 UTILIZATION_092_SINCE = (0, 25)
 SAFE_LEN_STEP = 1024
-# A verdict that needs more than the default may pass this (the value vLLM's own hints use
-# for a dedicated GPU); never more.
+# A command that cannot start at the default may pass this, never more: the value the recipes'
+# own notes suggest for a dedicated node (models/deepseek-ai/DeepSeek-R1-0528.yaml, DeepSeek-V3.2),
+# leaving 5 % for the CUDA context, NCCL and cuBLAS, which vLLM creates outside the budget.
 RAISED_GPU_MEMORY_UTILIZATION = 0.95
 
 # vLLM's scheduler defaults for `vllm serve` (usage context OPENAI_API_SERVER), by the memory
