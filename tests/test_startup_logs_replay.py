@@ -31,6 +31,8 @@ MEDIAN_TOLERANCE = 0.07
 # entries are recent community reports).
 UNKNOWN_VERSION = fit.VLLM_VERSION
 # Totals torch reports for GPUs that are no hardware profile (GiB, compute capability, where read).
+# An A100 not named "40GB" is taken as the 80 GB part (the corpus's A100 logs load more than 40 GiB
+# or leave more than 40 GiB of KV cache).
 GPU_FACTS = [
     (
         r"A100(?!.*40\s?GB)",
