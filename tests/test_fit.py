@@ -416,6 +416,29 @@ def test_engine_only_ever_adds_max_model_len_or_a_raised_utilization(ctx, recipe
     assert added > 0 and raised > 0
 
 
+def test_engine_raises_utilization_only_when_the_default_cannot_start(ctx, recipes):
+    kimi = recipes["moonshotai/Kimi-K2.6"]
+    r = render_choice(ctx, kimi, "default", "h100", "single_node_tp")
+    assert _flag(r.single.argv, "--gpu-memory-utilization") == "0.95"
+    assert any("no request fits" in note for note in r.notes)
+    # the plan reads the command as rendered: it starts at 0.95
+    plain = fit.fit_deployment(kimi, "default", "h100", ctx.profiles["h100"], fit.Shape(tp=8))
+    assert plain.max_model_len is not None and plain.max_model_len < 1024
+    # a command that sets its own utilization is left alone
+    own = copy.deepcopy(kimi)
+    own["model"]["base_args"] = [
+        *own["model"].get("base_args", []),
+        "--gpu-memory-utilization",
+        "0.9",
+    ]
+    r = render_choice(ctx, own, "default", "h100", "single_node_tp")
+    assert r.single.argv.count("--gpu-memory-utilization") == 1
+    assert _flag(r.single.argv, "--gpu-memory-utilization") == "0.9"
+    assert fit.sets_flag(
+        ("vllm", "serve", "m", "--gpu_memory_utilization=0.8"), "--gpu-memory-utilization"
+    )
+
+
 def test_engine_respects_a_recipe_max_model_len_that_fits(ctx, recipes):
     recipe = copy.deepcopy(recipes[LLAMA])
     recipe["model"]["base_args"] = ["--max-model-len", "32768"]
