@@ -26,14 +26,41 @@ CORPUS = Path(__file__).resolve().parent / "data" / "startup_logs"
 ABSOLUTE_TOLERANCE_GIB = 0.5
 RELATIVE_TOLERANCE = 0.15
 MEDIAN_TOLERANCE = 0.07
-# A log without its version is replayed as the release its entry's comment on `vllm_version`
-# names ("vLLM 0.10.2 / 0.11.0 era"), else as the current release (the corpus's unversioned
+# A log without its version is replayed as the first release its entry's comment on `vllm_version`
+# names ("vLLM 0.10.2 / 0.11.0 era" -> 0.10), else as the current release (the corpus's unversioned
 # entries are recent community reports).
 UNKNOWN_VERSION = fit.VLLM_VERSION
 # Totals torch reports for GPUs that are no hardware profile (GiB, compute capability, where read).
 # An A100 not named "40GB" is taken as the 80 GB part (the corpus's A100 logs load more than 40 GiB
 # or leave more than 40 GiB of KV cache).
 GPU_FACTS = [
+    (
+        r"A100.*40\s?GB",
+        40960 / 1024,
+        "8.0",
+        "https://github.com/modal-labs/modal-client/pull/2797: nvidia-smi 'A100 40GB: 40960MiB' "
+        "(torch's own total unknown: an upper bound)",
+    ),
+    (
+        r"\bL4\b",
+        22.03,
+        "8.9",
+        "corpus entry gemma-4-31b-nvfp4-l4-tp1-oom: 'GPU 0 has a total capacity of 22.03 GiB'",
+    ),
+    (
+        r"\bA10\b",
+        23028 / 1024,
+        "8.6",
+        "https://github.com/modal-labs/modal-client/pull/2797: nvidia-smi 'A10: 23028MiB' "
+        "(an upper bound)",
+    ),
+    (
+        r"L40S",
+        46068 / 1024,
+        "8.9",
+        "https://github.com/modal-labs/modal-client/pull/2797: nvidia-smi 'L40S: 46068MiB' "
+        "(an upper bound)",
+    ),
     (
         r"A100(?!.*40\s?GB)",
         79.32,
@@ -99,8 +126,8 @@ def parse_version(text) -> tuple | None:
 
 def stated_version(path: Path) -> tuple | None:
     """The release named in the comment of an unversioned entry's `vllm_version` line."""
-    match = re.search(r"^vllm_version:\s*null\s*#.*?vLLM\s+v?(\d+)\.(\d+)", path.read_text(), re.M)
-    return (int(match.group(1)), int(match.group(2))) if match else None
+    match = re.search(r"^vllm_version:\s*null\s*#.*?\bv?0\.(\d+)", path.read_text(), re.M)
+    return (0, int(match.group(1))) if match else None
 
 
 def variant_for(recipe: dict, checkpoint: str | None, weights: str | None) -> str | None:
