@@ -728,17 +728,22 @@ class MemorySplit(NamedTuple):
 
 
 def memory_split(
-    facts: ModelFacts, gpu: GpuMemory | float, shape: Shape, *, version: tuple = VLLM_VERSION
+    facts: ModelFacts,
+    vram: float,
+    shape: Shape,
+    *,
+    profile: dict | None = None,
+    version: tuple = VLLM_VERSION,
 ) -> MemorySplit:
-    """Budget, weights, overhead and KV cache of one GPU (`gpu`: a `GpuMemory`, or a bare size in
-    GiB taken as both nominal and total) for a deployment shaped `shape`, and the KV cache's bytes
-    per token: where `fit_deployment` starts, and all that a plan (plan.py) reads of a fit.
+    """Budget, weights, overhead and KV cache of one GPU with `vram` GiB (nominal) for a deployment
+    shaped `shape`, and the KV cache's bytes per token: where `fit_deployment` starts, and all that
+    a plan (plan.py) reads of a fit. `profile` (the hardware) gives the memory torch reports
+    (`gpu_memory`); without it `vram` is taken as that total.
 
     The budget is what vLLM requests, `ceil(total x gpu_memory_utilization)` of the memory torch
     reports (vllm/v1/worker/utils.py:716-724); the KV cache is what the budget leaves after the
     weights as loaded and `overhead` (vllm/v1/worker/gpu_worker.py:753-757)."""
-    g = as_gpu(gpu)
-    vram = g.nominal_gib
+    g = gpu_memory(profile) if profile else as_gpu(vram)
     budget = g.total_gib * shape.gpu_memory_utilization
     total = facts.weights_bytes
     per_gpu = None if total is None else weights_per_gpu(total, shape, facts.expert_fraction) / GIB
@@ -808,7 +813,7 @@ def fit_deployment(
     f = model_facts(recipe, variant_key)
     cfg = f.cfg
     gpu = gpu_memory(profile)
-    m = memory_split(f, gpu, shape, version=version)
+    m = memory_split(f, sizing.per_gpu_gib(profile), shape, profile=profile, version=version)
     vram, budget, kv_gib = m.vram_per_gpu_gib, m.budget_gib_per_gpu, m.kv_cache_gib_per_gpu
     notes: list[str] = []
     if shape.expert_parallel and shape.dp > 1 and f.expert_fraction is None:

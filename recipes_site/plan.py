@@ -45,7 +45,7 @@ import shlex
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
-from recipes_site import fit
+from recipes_site import fit, sizing
 
 GIB = fit.GIB
 FITS, OVER, NO_KV, SHORT = "fits", "over", "no_kv", "short"
@@ -196,7 +196,7 @@ def _plan(
 ) -> dict:
     """`plan_of` of an argv read as `read`."""
     facts = plans.facts(variant_key)
-    split = fit.memory_split(facts, fit.gpu_memory(profile), read.shape)
+    split = fit.memory_split(facts, sizing.per_gpu_gib(profile), read.shape, profile=profile)
     # compact: what is 1, false or unknown is left out (`expand` puts it back)
     return {
         "gpus": gpus,

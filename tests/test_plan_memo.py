@@ -11,7 +11,7 @@ import json
 import synthesis_kit
 from documents_kit import published_renderings
 
-from recipes_site import fit, plan
+from recipes_site import fit, plan, sizing
 from recipes_site.render import picker
 from recipes_site.render.api import RecipeInput
 from recipes_site.render.rendering_json import rendering_json
@@ -141,7 +141,7 @@ def test_plans_read_only_the_memory_split_of_a_fit(catalog, ctx):
                     fit.Shape(tp=2, dp=4, expert_parallel=True, gpu_memory_utilization=0.8),
                 ):
                     r = fit.fit_deployment(doc.data, variant, hw, profile, shape)
-                    m = fit.memory_split(facts, fit.gpu_memory(profile), shape)
+                    m = fit.memory_split(facts, sizing.per_gpu_gib(profile), shape, profile=profile)
                     assert (
                         m.budget_gib_per_gpu,
                         m.weights_gb,
