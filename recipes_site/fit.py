@@ -70,22 +70,25 @@ HUGE_GPU_GIB = 160  # 16384 tokens, 1024 sequences
 
 # -- the terms of the budget (GiB or bytes per GPU), each from vLLM 0.33.0 or a stated fit -------------
 # Sampler warm-up (`_dummy_sampler_run`, vllm/v1/worker/gpu_model_runner.py:5866) over
-# min(max_num_batched_tokens, max_num_seqs) rows of logits, bytes per row and vocabulary entry.
-# Traced in the source: the model-dtype logits (2 B, `compute_logits`), their float32 copy (4 B,
-# vllm/v1/sample/sampler.py "Convert logits to float32"), the float32 probabilities and float32
-# exponential noise of `forward_native` (vllm/v1/sample/ops/topk_topp_sampler.py:309, :366 and
-# :590-593): 14 B. The measured peak is larger: FITTED to 22 B on the corpus entry
-# qwen35-35b-a3b-h100class-tp4-v0260-breakdown (vLLM 0.26, logged activation peak 5.66 GiB over
-# 1024 x 248,320 logits); the untraced 8 B are FlashInfer's first sampling call.
-SAMPLER_BYTES_PER_LOGIT = 22
+# min(max_num_batched_tokens, max_num_seqs) rows of logits, bytes per row and vocabulary entry:
+# the model-dtype logits (2 B, `compute_logits`), their float32 copy (4 B, vllm/v1/sample/sampler.py
+# "Convert logits to float32"), the float32 probabilities and float32 exponential noise of
+# `forward_native` (vllm/v1/sample/ops/topk_topp_sampler.py:309, :366 and :590-593).
+SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
 # Before the Triton top-k/top-p kernels (vLLM PR #33538, merged 2026-02; `apply_top_k_top_p_triton`,
 # topk_topp_sampler.py:514) the PyTorch path sorted the float32 logits: + 4 B sorted values + 8 B
-# int64 indices (topk_topp_sampler.py:545), 34 B. FITTED to 38 B on the corpus entries
+# int64 indices (topk_topp_sampler.py:545), 26 B traced. FITTED to 38 B on the corpus entries
 # gpt-oss-120b-h100pcie-tp1-v0101 and gpt-oss-120b-h100-tp1-u095-mnbt1024 (vLLM 0.10, 1024 x
-# 201,088 logits): the 4 B more also absorb what those releases allocated after the start-up
-# snapshot and 0.33 allocates before it (cuBLAS handles, gpu_worker.py:519-528).
+# 201,088 logits): the 12 B more absorb what those releases allocated besides (the cuBLAS handles
+# that 0.33 creates before its snapshot, gpu_worker.py:519-528, and FlashInfer's first call).
 SORTING_SAMPLER_BYTES_PER_LOGIT = 38
 TRITON_SAMPLER_SINCE = (0, 16)  # first release after PR #33538
+# The fused-MoE workspace is a persistent buffer of the WorkspaceManager (vllm/v1/worker/workspace.py;
+# vllm/model_executor/layers/fused_moe/modular_kernel.py:1181-1212), sized at the dummy pass's token
+# count and kept: it adds to the sampler's peak instead of overlapping it (gpu_worker.py:690-697),
+# and CUDA graphs share it. Releases before the workspace manager (vLLM PR #27532, 2025-11, built on
+# it) allocated the MoE caches per call.
+MOE_WORKSPACE_SINCE = (0, 12)
 # CUDA graph memory has been profiled and taken from the KV cache since v0.21.0
 # (vllm/v1/worker/gpu_worker.py:787, "CUDA graph memory profiling is enabled (default since v0.21.0)").
 CUDA_GRAPH_PROFILING_SINCE = (0, 21)
@@ -258,6 +261,7 @@ class Overhead:
     sampler_gib: float  # the sampler warm-up over max_num_seqs rows of logits
     cuda_graphs_gib: float  # profile_cudagraph_memory's estimate (0 with --enforce-eager)
     weights_padding_gib: float = 0.0  # repacked/padded weights beyond the checkpoint's size
+    moe_workspace_gib: float = 0.0  # the persistent fused-MoE workspace (MOE_WORKSPACE_SINCE)
     max_num_batched_tokens: int = 0
     max_num_seqs: int = 0
 
@@ -268,7 +272,13 @@ class Overhead:
 
     @property
     def total_gib(self) -> float:
-        return self.non_torch_gib + self.peak_gib + self.cuda_graphs_gib + self.weights_padding_gib
+        return (
+            self.non_torch_gib
+            + self.moe_workspace_gib
+            + self.peak_gib
+            + self.cuda_graphs_gib
+            + self.weights_padding_gib
+        )
 
     def as_dict(self) -> dict:
         return {
@@ -277,6 +287,7 @@ class Overhead:
             "sampler_gib": round(self.sampler_gib, 3),
             "cuda_graphs_gib": round(self.cuda_graphs_gib, 3),
             "weights_padding_gib": round(self.weights_padding_gib, 3),
+            "moe_workspace_gib": round(self.moe_workspace_gib, 3),
             "max_num_batched_tokens": self.max_num_batched_tokens,
             "max_num_seqs": self.max_num_seqs,
             "total_gib": round(self.total_gib, 3),
@@ -317,12 +328,33 @@ def _int(cfg: dict, key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def forward_peak_bytes(cfg: dict, tokens: int, tp: int) -> float:
+def _moe_shape(cfg: dict) -> tuple[int, int, int] | None:
+    """(experts, moe_intermediate_size, top_k) of a mixture-of-experts config, else None."""
+    experts = kv_cache.num_experts(cfg) or 0
+    if experts <= 1:
+        return None
+    inter = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size")
+    top_k = _int(cfg, "num_experts_per_tok") or _int(cfg, "moe_topk") or ASSUMED_TOP_K
+    return experts, inter, top_k
+
+
+def moe_workspace_bytes(cfg: dict, tokens: int, tp: int) -> float:
+    """The fused-MoE workspace for `tokens` tokens in 16 bits: workspace13 `(M, top_k,
+    max(N / 2, K))` and workspace2 `(M, top_k, max(N, K))` with N = 2 x moe_intermediate / TP and
+    K = hidden_size (experts/triton_moe.py:240-255; 0 without experts)."""
+    moe = _moe_shape(cfg)
+    if moe is None:
+        return 0.0
+    _, inter, top_k = moe
+    hidden, n = _int(cfg, "hidden_size"), 2 * inter / max(1, tp)
+    return tokens * top_k * (max(n / 2, hidden) + max(n, hidden)) * 2
+
+
+def forward_peak_bytes(cfg: dict, tokens: int, tp: int, *, moe_workspace: bool = False) -> float:
     """Transient peak of one decoder layer in the dummy forward pass of `tokens` tokens (16-bit
     activations): the residual and hidden states, plus the larger of attention (q/k/v and output)
-    and the MLP (gate_up and activated intermediate; for MoE the fused_moe intermediate caches of
-    `top_k` rows per token, vllm/model_executor/layers/fused_moe/fused_moe.py, and the float32
-    router logits)."""
+    and the MLP (gate_up and activated intermediate; for MoE the float32 router logits and, unless
+    the persistent workspace holds them (`moe_workspace`), the fused-MoE caches)."""
     hidden = _int(cfg, "hidden_size")
     heads = _int(cfg, "num_attention_heads") or 1
     kv_heads = _int(cfg, "num_key_value_heads") or heads
@@ -330,11 +362,9 @@ def forward_peak_bytes(cfg: dict, tokens: int, tp: int) -> float:
     tp = max(1, tp)
     states = 2 * tokens * hidden * 2
     attention = tokens * (2 * heads / tp + 2 * max(1, kv_heads // tp)) * head_dim * 2  # q+o, k+v
-    experts = kv_cache.num_experts(cfg) or 0
-    if experts > 1:
-        inter = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size")
-        top_k = _int(cfg, "num_experts_per_tok") or _int(cfg, "moe_topk") or ASSUMED_TOP_K
-        mlp = tokens * top_k * (3 * inter / tp + hidden) * 2 + tokens * experts * 4
+    moe = _moe_shape(cfg)
+    if moe is not None:
+        mlp = tokens * moe[0] * 4 + (0 if moe_workspace else moe_workspace_bytes(cfg, tokens, tp))
     else:
         inter = _int(cfg, "intermediate_size") or 4 * hidden
         mlp = tokens * 3 * inter / tp * 2
@@ -373,8 +403,17 @@ def overhead(
     hidden, vocab = cfg.get("hidden_size"), cfg.get("vocab_size")
     if not (isinstance(hidden, int) and isinstance(vocab, int)):
         graphs = 0.0 if shape.enforce_eager or version < CUDA_GRAPH_PROFILING_SINCE else 1.0
-        return Overhead(NON_TORCH_GIB, FALLBACK_ACTIVATIONS_GIB, 0.0, graphs, 0.0, tokens, seqs)
-    activations = forward_peak_bytes(cfg, tokens, shape.tp)
+        return Overhead(
+            NON_TORCH_GIB,
+            FALLBACK_ACTIVATIONS_GIB,
+            0.0,
+            graphs,
+            max_num_batched_tokens=tokens,
+            max_num_seqs=seqs,
+        )
+    persistent = version >= MOE_WORKSPACE_SINCE
+    workspace = moe_workspace_bytes(cfg, tokens, shape.tp) if persistent else 0.0
+    activations = forward_peak_bytes(cfg, tokens, shape.tp, moe_workspace=persistent)
     per_logit = (
         SAMPLER_BYTES_PER_LOGIT
         if version >= TRITON_SAMPLER_SINCE
@@ -385,11 +424,16 @@ def overhead(
     graphs = 0.0
     if not shape.enforce_eager and version >= CUDA_GRAPH_PROFILING_SINCE:
         sizes = cuda_graph_sizes(seqs, g)
-        graphs = forward_peak_bytes(cfg, sizes[-1], shape.tp) + CUDA_GRAPH_BYTES_PER_GRAPH * (
-            2 * len(sizes) - 1
-        )  # FULL decode and PIECEWISE graphs
+        first = forward_peak_bytes(cfg, sizes[-1], shape.tp, moe_workspace=persistent)
+        graphs = first + CUDA_GRAPH_BYTES_PER_GRAPH * (2 * len(sizes) - 1)  # FULL and PIECEWISE
     return Overhead(
-        NON_TORCH_GIB, activations / GIB, sampler / GIB, graphs / GIB, 0.0, tokens, seqs
+        NON_TORCH_GIB,
+        activations / GIB,
+        sampler / GIB,
+        graphs / GIB,
+        moe_workspace_gib=workspace / GIB,
+        max_num_batched_tokens=tokens,
+        max_num_seqs=seqs,
     )
 
 

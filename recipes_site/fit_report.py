@@ -175,6 +175,7 @@ def fit_text(r: FitResult) -> str:
     o = r.overhead
     parts = [
         *([f"weight padding {o.weights_padding_gib:.1f}"] if o.weights_padding_gib else []),
+        *([f"MoE workspace {o.moe_workspace_gib:.1f}"] if o.moe_workspace_gib else []),
         f"peak activations {o.peak_gib:.1f} (forward {o.max_num_batched_tokens:,} tokens "
         f"{o.activations_gib:.1f}, sampler {min(o.max_num_batched_tokens, o.max_num_seqs):,} rows "
         f"{o.sampler_gib:.1f})",

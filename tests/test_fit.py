@@ -183,7 +183,19 @@ def test_overhead_variants():
     assert older.sampler_gib > one.sampler_gib
     assert fit.overhead(None, fit.Shape(), 80).activations_gib == fit.FALLBACK_ACTIVATIONS_GIB
     moe = {**cfg, "num_experts": 64, "moe_intermediate_size": 2048, "num_experts_per_tok": 8}
-    assert fit.overhead(moe, fit.Shape(), 24).activations_gib > one.activations_gib
+    # the fused-MoE workspace: 2048 tokens x 8 x (max(2048, 4096) + max(4096, 4096)) x 2 B, kept
+    workspace = 2048 * 8 * (4096 + 4096) * 2
+    assert fit.overhead(moe, fit.Shape(), 24).moe_workspace_gib == pytest.approx(workspace / GIB)
+    o = fit.overhead(moe, fit.Shape(), 24)
+    assert o.total_gib == pytest.approx(
+        o.non_torch_gib
+        + o.moe_workspace_gib
+        + max(o.activations_gib, o.sampler_gib)
+        + o.cuda_graphs_gib
+    )
+    # before the workspace manager the caches were part of the forward pass
+    old_moe = fit.overhead(moe, fit.Shape(), 24, version=(0, 10))
+    assert old_moe.moe_workspace_gib == 0 and old_moe.activations_gib > workspace / GIB
     # the token budget is capped at max_num_seqs x max_model_len, the sequences at the budget
     short = fit.overhead(cfg, fit.Shape(max_num_seqs=2), 80, max_model_len=1000)
     assert (short.max_num_batched_tokens, short.max_num_seqs) == (2000, 2)

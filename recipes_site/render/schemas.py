@@ -301,6 +301,7 @@ OVERHEAD_BREAKDOWN = _obj(
         "sampler_gib": {"type": "number", "minimum": 0},
         "cuda_graphs_gib": {"type": "number", "minimum": 0},
         "weights_padding_gib": {"type": "number", "minimum": 0},
+        "moe_workspace_gib": {"type": "number", "minimum": 0},
         "max_num_batched_tokens": NONNEG,
         "max_num_seqs": NONNEG,
         "total_gib": {"type": "number", "minimum": 0},
