@@ -310,9 +310,11 @@ def table(rows: list[Replay]) -> str:
         )
     errors = [r.error for r in rows if r.error is not None]
     if errors:
+        others = sum(1 for r in rows if not r.skipped and r.error is None)
         lines.append(
-            f"median error {statistics.median(errors):.1%}, worst {max(errors):.1%}, "
-            f"{len(errors)} replayed, {sum(1 for r in rows if r.skipped)} skipped"
+            f"median error {statistics.median(errors):.1%}, worst {max(errors):.1%}: "
+            f"{len(errors)} entries against their logged KV memory, {others} for their verdict or "
+            f"weights only, {sum(1 for r in rows if r.skipped)} skipped"
         )
     return "\n".join(lines)
 
