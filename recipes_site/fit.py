@@ -1,23 +1,28 @@
 """KV-cache-aware sizing: what one GPU's memory holds for one rendered deployment.
 
-The budget of one GPU (all in GiB):
+The budget of one GPU is what vLLM 0.33 does at startup (vllm/v1/worker/gpu_worker.py:641-757),
+all in GiB:
 
-    budget   = VRAM x gpu_memory_utilization          (0.92, vLLM's default, unless the command or --gpu-memory-utilization says otherwise)
+    budget   = memory_total x gpu_memory_utilization   (0.92, vLLM's default, unless the command or --gpu-memory-utilization says otherwise)
     kv cache = budget - weights per GPU - overhead
 
-* weights: the variant's weight figure (`vram_minimum_gb`, else ceil(params x bytes x 1.2)) with
-  the 1.2 runtime factor divided back out, split by TP x PP; under expert parallelism the
-  routed experts (their share of the parameters, from hf_config) are split by TP x DP instead.
-* overhead (see `overhead`): CUDA context and non-torch allocations, the activation peak of a
-  `max_num_batched_tokens` forward pass plus the sampler's logits, and the CUDA graph pool.
+* memory_total: what torch reports for one GPU (`gpu_memory`: taxonomy.yaml's
+  `memory_total_gib`, else `memory_reported_mib`, else the nominal `vram_per_gpu_gb`).
+* weights: the larger of the declared `vram_minimum_gb` (1.2 runtime factor divided out) and a
+  per-component count from hf_config (`component_bytes`), split by TP x PP; under expert
+  parallelism the routed experts (their share of the parameters) are split by TP x DP instead.
+* overhead (`overhead`, `Overhead`): non-torch memory after vLLM's snapshot, the larger of the
+  dummy forward pass at `max_num_batched_tokens` and the sampler warm-up, the CUDA graph
+  estimate and the padding of repacked MXFP4 experts. Each constant cites vLLM's source or the
+  startup log it was measured on; tests/test_startup_logs_replay.py replays real startup logs.
 
 From the KV cache: the tokens it holds, the requests of a given length that fit, the longest
 `--max-model-len` that fits one request, and whether the recipe's own context does. Without
 `model.hf_config` only the weight side is known: `fit` lists the missing facts and reports the
 weights-only sizing of `sizing.py`.
 
-The engine uses `engine_sizing` (a safe `--max-model-len` for recipes whose context does not fit)
-and `engine_tp` (no TP size the attention heads do not allow); both return their input unchanged
+The engine uses `engine_sizing` (a safe `--max-model-len` for recipes whose context does not fit,
+and `--gpu-memory-utilization 0.95` where vLLM's default cannot start the command) and `engine_tp` (no TP size the attention heads do not allow); both return their input unchanged
 for recipes without hf_config, so the compat corpus renders exactly as the reference does.
 
 The API's `kv_sizing` (`kv_sizing`, `panel_entry`) publishes the fit of every rendering; the model
@@ -37,23 +42,71 @@ from typing import NamedTuple
 
 from recipes_site import kv_cache, sizing
 from recipes_site.data import vllm_spelling
-from recipes_site.parameters import parameter_count
+from recipes_site.parameters import language_config, parameter_count
 
 GIB = 2**30
+MIB = 2**20
+# The vLLM release the plans model (version-specific terms take a `version`; log replays pass
+# their own).
+VLLM_VERSION = (0, 33)
 # `vllm serve`'s default --gpu-memory-utilization: vLLM 0.33.0 vllm/config/cache.py:215
 # (`gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)`), taken over by
 # vllm/engine/arg_utils.py:614 (EngineArgs.gpu_memory_utilization = CacheConfig.gpu_memory_utilization).
-# Releases before it used 0.9; the recipes' images (vllm/vllm-openai:latest) run the current one.
 GPU_MEMORY_UTILIZATION = 0.92
+# Earlier releases used 0.9 (docs of v0.6.4: "If unspecified, will use the default value of 0.9").
+# v0.25.0's CacheConfig already declares 0.92 (quoted in a public vLLM study note); the exact
+# release that changed it is not known here, so 0.92 is taken from 0.25 on.
+OLDER_GPU_MEMORY_UTILIZATION = 0.9
+UTILIZATION_092_SINCE = (0, 25)
 SAFE_LEN_STEP = 1024
-LARGE_GPU_GIB = 70  # vLLM's larger scheduler defaults apply from this much memory per GPU
+# A command that cannot start at the default may pass this, never more: the value the recipes'
+# own notes suggest for a dedicated node (models/deepseek-ai/DeepSeek-R1-0528.yaml, DeepSeek-V3.2),
+# leaving 5 % for the CUDA context, NCCL and cuBLAS, which vLLM creates outside the budget.
+RAISED_GPU_MEMORY_UTILIZATION = 0.95
 
-# overhead model (GiB per GPU); see CONTRIBUTING.md, "KV cache and fit"
-CUDA_CONTEXT_GIB = 1.0  # CUDA context, cuBLAS/cuDNN workspaces, allocator slack
-MULTI_GPU_EXTRA_GIB = 0.5  # NCCL and custom all-reduce buffers when an engine spans GPUs
-CUDA_GRAPHS_GIB = 1.0  # captured CUDA graphs (0 with --enforce-eager)
+# vLLM's scheduler defaults for `vllm serve` (usage context OPENAI_API_SERVER), by the memory
+# torch reports: vllm/engine/arg_utils.py:2973-3006 of 0.33.0.
+LARGE_GPU_GIB = 70  # 8192 tokens, 1024 sequences (not A100, not GB10)
+HUGE_GPU_GIB = 160  # 16384 tokens, 1024 sequences
+
+# -- the terms of the budget (GiB or bytes per GPU), each from vLLM 0.33.0 or a stated fit -------------
+# Sampler warm-up (`_dummy_sampler_run`, vllm/v1/worker/gpu_model_runner.py:5866) over
+# min(max_num_batched_tokens, max_num_seqs) rows of logits, bytes per row and vocabulary entry:
+# the model-dtype logits (2 B, `compute_logits`), their float32 copy (4 B, vllm/v1/sample/sampler.py
+# "Convert logits to float32"), the float32 probabilities and float32 exponential noise of
+# `forward_native` (vllm/v1/sample/ops/topk_topp_sampler.py:309, :366 and :590-593).
+SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
+# Before the Triton top-k/top-p kernels (vLLM PR #33538, merged 2026-02; `apply_top_k_top_p_triton`,
+# topk_topp_sampler.py:514) the PyTorch path sorted the float32 logits: + 4 B sorted values + 8 B
+# int64 indices (topk_topp_sampler.py:545), 26 B traced. FITTED to 38 B on the corpus entries
+# gpt-oss-120b-h100pcie-tp1-v0101 and gpt-oss-120b-h100-tp1-u095-mnbt1024 (vLLM 0.10, 1024 x
+# 201,088 logits): the 12 B more absorb what those releases allocated besides (the cuBLAS handles
+# that 0.33 creates before its snapshot, gpu_worker.py:519-528, and FlashInfer's first call).
+SORTING_SAMPLER_BYTES_PER_LOGIT = 38
+TRITON_SAMPLER_SINCE = (0, 16)  # first release after PR #33538
+# The fused-MoE workspace is a persistent buffer of the WorkspaceManager (vllm/v1/worker/workspace.py;
+# vllm/model_executor/layers/fused_moe/modular_kernel.py:1181-1212), sized at the dummy pass's token
+# count and kept: it adds to the sampler's peak instead of overlapping it (gpu_worker.py:690-697),
+# and CUDA graphs share it. Releases before the workspace manager (vLLM PR #27532, 2025-11, built on
+# it) allocated the MoE caches per call.
+MOE_WORKSPACE_SINCE = (0, 12)
+# CUDA graph memory has been profiled and taken from the KV cache since v0.21.0
+# (vllm/v1/worker/gpu_worker.py:787, "CUDA graph memory profiling is enabled (default since v0.21.0)").
+CUDA_GRAPH_PROFILING_SINCE = (0, 21)
+# `profile_cudagraph_memory` (gpu_model_runner.py:6268): the first capture of each mode (its
+# private pool: one forward pass at the largest capture size) plus, for every further graph, the
+# second capture's growth, at least 1 MiB (gpu_model_runner.py:6365-6368). FITTED to 13 MiB per
+# graph on the corpus entry qwen35-35b-a3b-h100class-tp4-v0260-breakdown (vLLM 0.26: "Estimated
+# CUDA graph memory" 1.34 GiB for 51 FULL and 51 PIECEWISE graphs).
+CUDA_GRAPH_BYTES_PER_GRAPH = 13 * MIB
+# Non-torch memory allocated after vLLM's start-up snapshot. The CUDA context, NCCL and custom
+# all-reduce buffers and the cuBLAS handles come BEFORE it (vllm/v1/worker/gpu_worker.py:500-531)
+# and so stay outside the budget (in the 1 - utilization reserve); what remains (attention-backend
+# and Triton modules) is MEASURED: vLLM 0.26 logs "0.13 GiB for non-torch memory"
+# (gpu_worker.py "Actual usage is ..."; corpus entry qwen35-35b-a3b-h100class-tp4-v0260-breakdown).
+NON_TORCH_GIB = 0.13
 FALLBACK_ACTIVATIONS_GIB = 2.0  # activation peak when hf_config lacks the shapes
-ASSUMED_TOP_K = 8  # routed experts per token assumed for MoE activation sizes
+ASSUMED_TOP_K = 8  # routed experts per token when hf_config does not say
 
 
 # -- the deployment shape, read from a command ---------------------------------------------------------
@@ -206,78 +259,311 @@ def shape_from_argv(argv) -> Shape:
     return Shape(**found)
 
 
-# -- the overhead model --------------------------------------------------------------------------------
+# -- the GPU as vLLM sees it ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuMemory:
+    """One GPU of a hardware profile: its nominal size (display) and the total vLLM multiplies by
+    --gpu-memory-utilization (`memory_total_gib`, else `memory_reported_mib`, else nominal)."""
+
+    nominal_gib: float
+    total_gib: float
+    compute_capability: tuple[int, int] | None = None
+    rocm: bool = False
+    device_name: str = ""
+
+    @property
+    def small_scheduler_tier(self) -> bool:
+        """A100s and GB10 (DGX Spark, cc 12.1) keep the small defaults whatever their memory
+        (vllm/engine/arg_utils.py:2961-2987)."""
+        return self.compute_capability == (12, 1) or "a100" in self.device_name.lower()
+
+
+def gpu_memory(profile: dict) -> GpuMemory:
+    nominal = sizing.per_gpu_gib(profile)
+    total = profile.get("memory_total_gib")
+    reported = profile.get("memory_reported_mib")
+    if not isinstance(total, (int, float)) or isinstance(total, bool) or total <= 0:
+        total = reported / 1024 if isinstance(reported, int) and reported > 0 else nominal
+    cc = None
+    text = profile.get("compute_capability")
+    if isinstance(text, str) and "." in text:
+        major, _, minor = text.partition(".")
+        if major.isdigit() and minor.isdigit():
+            cc = (int(major), int(minor))
+    name = str(profile.get("display_name") or "")
+    return GpuMemory(nominal, float(total), cc, profile.get("brand") == "AMD", name)
+
+
+def as_gpu(gpu: GpuMemory | float) -> GpuMemory:
+    return gpu if isinstance(gpu, GpuMemory) else GpuMemory(float(gpu), float(gpu))
+
+
+def default_utilization(version: tuple = VLLM_VERSION) -> float:
+    return (
+        GPU_MEMORY_UTILIZATION if version >= UTILIZATION_092_SINCE else OLDER_GPU_MEMORY_UTILIZATION
+    )
+
+
+# -- the non-KV memory of one GPU ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Overhead:
-    cuda_context_gib: float
-    activations_gib: float
-    cuda_graphs_gib: float
+    """What vLLM's start-up profiling takes from the budget besides the weights
+    (vllm/v1/worker/gpu_worker.py:641-757: requested memory minus the profile's non-KV memory
+    minus the CUDA graph estimate)."""
+
+    non_torch_gib: float  # allocations outside torch after the start-up snapshot
+    activations_gib: float  # transient peak of the dummy forward pass (MoE workspaces included)
+    sampler_gib: float  # the sampler warm-up over max_num_seqs rows of logits
+    cuda_graphs_gib: float  # profile_cudagraph_memory's estimate (0 with --enforce-eager)
+    weights_padding_gib: float = 0.0  # repacked/padded weights beyond the checkpoint's size
+    moe_workspace_gib: float = 0.0  # the persistent fused-MoE workspace (MOE_WORKSPACE_SINCE)
+    max_num_batched_tokens: int = 0
+    max_num_seqs: int = 0
+
+    @property
+    def peak_gib(self) -> float:
+        """The transient peak: the forward pass and the sampler run one after the other."""
+        return max(self.activations_gib, self.sampler_gib)
 
     @property
     def total_gib(self) -> float:
-        return self.cuda_context_gib + self.activations_gib + self.cuda_graphs_gib
+        return (
+            self.non_torch_gib
+            + self.moe_workspace_gib
+            + self.peak_gib
+            + self.cuda_graphs_gib
+            + self.weights_padding_gib
+        )
 
     def as_dict(self) -> dict:
         return {
-            "cuda_context_gib": round(self.cuda_context_gib, 3),
+            "non_torch_gib": round(self.non_torch_gib, 3),
             "activations_gib": round(self.activations_gib, 3),
+            "sampler_gib": round(self.sampler_gib, 3),
             "cuda_graphs_gib": round(self.cuda_graphs_gib, 3),
+            "weights_padding_gib": round(self.weights_padding_gib, 3),
+            "moe_workspace_gib": round(self.moe_workspace_gib, 3),
+            "max_num_batched_tokens": self.max_num_batched_tokens,
+            "max_num_seqs": self.max_num_seqs,
             "total_gib": round(self.total_gib, 3),
         }
 
 
-def scheduler_defaults(vram_per_gpu_gib: float) -> tuple[int, int]:
-    """vLLM's default (max_num_batched_tokens, max_num_seqs) for `vllm serve` on such a GPU."""
-    return (8192, 1024) if vram_per_gpu_gib >= LARGE_GPU_GIB else (2048, 256)
+def scheduler_defaults(gpu: GpuMemory | float) -> tuple[int, int]:
+    """vLLM's default (max_num_batched_tokens, max_num_seqs) for `vllm serve` on such a GPU, by
+    the memory torch reports (vllm/engine/arg_utils.py:2973-3006)."""
+    g = as_gpu(gpu)
+    if g.total_gib >= HUGE_GPU_GIB:
+        return 16384, 1024
+    if g.total_gib >= LARGE_GPU_GIB and not g.small_scheduler_tier:
+        return 8192, 1024
+    return 2048, 256
 
 
-def overhead(cfg: dict | None, shape: Shape, vram_per_gpu_gib: float) -> Overhead:
-    """Memory one GPU spends besides weights and KV cache.
+def scheduler_limits(
+    shape: Shape, gpu: GpuMemory | float, max_model_len: int | None
+) -> tuple[int, int]:
+    """The (max_num_batched_tokens, max_num_seqs) vLLM settles on: the command's, else the
+    defaults capped at max_num_seqs x max_model_len, and max_num_seqs at the token budget
+    (vllm/engine/arg_utils.py:3166-3234)."""
+    tokens_default, seqs_default = scheduler_defaults(gpu)
+    seqs = shape.max_num_seqs or seqs_default
+    tokens = shape.max_num_batched_tokens
+    if tokens is None:
+        tokens = tokens_default
+        if max_model_len:
+            tokens = min(seqs * max_model_len, tokens)
+    if shape.max_num_seqs is None:
+        seqs = min(seqs, tokens)
+    return tokens, seqs
 
-    * CUDA context and non-torch allocations: 1 GiB, +0.5 GiB when the engine spans several GPUs.
-    * Activations: vLLM profiles a forward pass of `T = max_num_batched_tokens` tokens and a
-      sampler pass over `S = max_num_seqs` rows of logits; estimated as
-      `T x 2 B x (8 x hidden + 3 x ffn / TP) + S x vocab x 8 B` (bf16 hidden states and MLP
-      intermediates; fp32 logits and probabilities), where `ffn` is `intermediate_size`, or for
-      MoE the larger of it and `moe_intermediate_size x 8` routed experts. 2 GiB when unknown.
-    * CUDA graphs: 1 GiB (0 with `--enforce-eager`).
+
+def _int(cfg: dict, key: str) -> int:
+    value = cfg.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _moe_shape(cfg: dict) -> tuple[int, int, int] | None:
+    """(experts, moe_intermediate_size, top_k) of a mixture-of-experts config, else None."""
+    experts = kv_cache.num_experts(cfg) or 0
+    if experts <= 1:
+        return None
+    inter = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size")
+    top_k = _int(cfg, "num_experts_per_tok") or _int(cfg, "moe_topk") or ASSUMED_TOP_K
+    return experts, inter, top_k
+
+
+def moe_workspace_bytes(cfg: dict, tokens: int, tp: int) -> float:
+    """The fused-MoE workspace for `tokens` tokens in 16 bits: workspace13 `(M, top_k,
+    max(N / 2, K))` and workspace2 `(M, top_k, max(N, K))` with N = 2 x moe_intermediate / TP and
+    K = hidden_size (experts/triton_moe.py:240-255; 0 without experts)."""
+    moe = _moe_shape(cfg)
+    if moe is None:
+        return 0.0
+    _, inter, top_k = moe
+    hidden, n = _int(cfg, "hidden_size"), 2 * inter / max(1, tp)
+    return tokens * top_k * (max(n / 2, hidden) + max(n, hidden)) * 2
+
+
+def forward_peak_bytes(cfg: dict, tokens: int, tp: int, *, moe_workspace: bool = False) -> float:
+    """Transient peak of one decoder layer in the dummy forward pass of `tokens` tokens (16-bit
+    activations): the residual and hidden states, plus the larger of attention (q/k/v and output)
+    and the MLP (gate_up and activated intermediate; for MoE the float32 router logits and, unless
+    the persistent workspace holds them (`moe_workspace`), the fused-MoE caches)."""
+    hidden = _int(cfg, "hidden_size")
+    heads = _int(cfg, "num_attention_heads") or 1
+    kv_heads = _int(cfg, "num_key_value_heads") or heads
+    head_dim = _int(cfg, "head_dim") or (hidden // heads if heads else 0)
+    tp = max(1, tp)
+    states = 2 * tokens * hidden * 2
+    attention = tokens * (2 * heads / tp + 2 * max(1, kv_heads // tp)) * head_dim * 2  # q+o, k+v
+    moe = _moe_shape(cfg)
+    if moe is not None:
+        mlp = tokens * moe[0] * 4 + (0 if moe_workspace else moe_workspace_bytes(cfg, tokens, tp))
+    else:
+        inter = _int(cfg, "intermediate_size") or 4 * hidden
+        mlp = tokens * 3 * inter / tp * 2
+    return states + max(attention, mlp)
+
+
+def cuda_graph_sizes(max_num_seqs: int, gpu: GpuMemory) -> list[int]:
+    """The decode capture sizes: [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16) with max =
+    min(2 x max_num_seqs, 512, or 1024 on data-centre Blackwell) (vllm/config/vllm.py:2398-2411)."""
+    blackwell = gpu.compute_capability is not None and gpu.compute_capability[0] == 10
+    largest = min(2 * max_num_seqs, 1024 if blackwell else 512)
+    sizes = [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16))
+    return [s for s in sizes if s <= largest]
+
+
+def overhead(
+    cfg: dict | None,
+    shape: Shape,
+    gpu: GpuMemory | float,
+    *,
+    max_model_len: int | None = None,
+    version: tuple = VLLM_VERSION,
+) -> Overhead:
+    """Memory one GPU spends besides the checkpoint's weights and the KV cache (GiB).
+
+    * non-torch: `NON_TORCH_GIB` (measured; the CUDA context, NCCL and cuBLAS are outside the budget).
+    * activations: the dummy forward pass at `max_num_batched_tokens` (`forward_peak_bytes`).
+    * sampler: `min(max_num_batched_tokens, max_num_seqs)` rows of `vocab_size` logits at
+      `SAMPLER_BYTES_PER_LOGIT` (older releases: the sorting sampler's bytes).
+    * CUDA graphs (vLLM >= 0.21, not --enforce-eager): one forward pass at the largest capture
+      size plus `CUDA_GRAPH_BYTES_PER_GRAPH` for each further FULL and PIECEWISE graph.
     """
-    cfg = cfg or {}
-    context = CUDA_CONTEXT_GIB + (MULTI_GPU_EXTRA_GIB if shape.gpus > 1 else 0)
-    graphs = 0.0 if shape.enforce_eager else CUDA_GRAPHS_GIB
+    cfg = language_config(cfg) if cfg else {}
+    g = as_gpu(gpu)
+    tokens, seqs = scheduler_limits(shape, g, max_model_len or shape.max_model_len)
     hidden, vocab = cfg.get("hidden_size"), cfg.get("vocab_size")
     if not (isinstance(hidden, int) and isinstance(vocab, int)):
-        return Overhead(context, FALLBACK_ACTIVATIONS_GIB, graphs)
-    tokens_default, seqs_default = scheduler_defaults(vram_per_gpu_gib)
-    tokens = shape.max_num_batched_tokens or tokens_default
-    seqs = shape.max_num_seqs or seqs_default
-    ffn = cfg.get("intermediate_size") or 4 * hidden
-    if (kv_cache.num_experts(cfg) or 0) > 1:
-        ffn = max(
-            cfg.get("intermediate_size") or 0,
-            (cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or 0) * ASSUMED_TOP_K,
+        graphs = 0.0 if shape.enforce_eager or version < CUDA_GRAPH_PROFILING_SINCE else 1.0
+        return Overhead(
+            NON_TORCH_GIB,
+            FALLBACK_ACTIVATIONS_GIB,
+            0.0,
+            graphs,
+            max_num_batched_tokens=tokens,
+            max_num_seqs=seqs,
         )
-    activations = tokens * 2 * (8 * hidden + 3 * ffn / max(1, shape.tp)) + seqs * vocab * 8
-    return Overhead(context, activations / GIB, graphs)
+    persistent = version >= MOE_WORKSPACE_SINCE
+    workspace = moe_workspace_bytes(cfg, tokens, shape.tp) if persistent else 0.0
+    activations = forward_peak_bytes(cfg, tokens, shape.tp, moe_workspace=persistent)
+    per_logit = (
+        SAMPLER_BYTES_PER_LOGIT
+        if version >= TRITON_SAMPLER_SINCE
+        else SORTING_SAMPLER_BYTES_PER_LOGIT
+    )
+    rows = min(tokens, seqs)
+    sampler = rows * vocab * per_logit + 2 * tokens * hidden * 2  # + the kept hidden states
+    graphs = 0.0
+    if not shape.enforce_eager and version >= CUDA_GRAPH_PROFILING_SINCE:
+        sizes = cuda_graph_sizes(seqs, g)
+        first = forward_peak_bytes(cfg, sizes[-1], shape.tp, moe_workspace=persistent)
+        graphs = first + CUDA_GRAPH_BYTES_PER_GRAPH * (2 * len(sizes) - 1)  # FULL and PIECEWISE
+    return Overhead(
+        NON_TORCH_GIB,
+        activations / GIB,
+        sampler / GIB,
+        graphs / GIB,
+        moe_workspace_gib=workspace / GIB,
+        max_num_batched_tokens=tokens,
+        max_num_seqs=seqs,
+    )
 
 
 # -- weights per GPU -----------------------------------------------------------------------------------
 
 
+# Weights as loaded, per component (vLLM loads a checkpoint's tensors as stored): embeddings and
+# an untied LM head (tie_word_embeddings false) stay in the 16-bit model dtype; quantized layers
+# take these bytes per parameter with their scales. MXFP4 and NVFP4 checkpoints quantize the MLPs
+# (dense and routed experts) and keep attention 16-bit: openai/gpt-oss's config.json
+# `modules_to_not_convert` (self_attn, router, embeddings, lm_head), and the corpus entry
+# gemma-4-31b-nvfp4-h100-tp1-mnbt4096 (nvidia/Gemma-4-31B-IT-NVFP4 loads 31.18 GiB; MLP-only
+# counts 30.9, all-linear 20.3). FP8, INT8 and INT4 (AWQ/GPTQ/AutoRound) quantize every linear
+# layer. MXFP4: one E8M0 scale per 32 values (sizing.MXFP4_BYTES_PER_PARAM); NVFP4: one FP8 E4M3
+# scale per 16; INT4: a 16-bit scale and 4-bit zero per group of 128; FP8/INT8 block or channel
+# scales (under 0.1 %) are not counted.
+QUANTIZED_BYTES_PER_PARAM = {
+    "fp8": 1.0,
+    "int8": 1.0,
+    "mxfp8": 1 + 1 / 32,
+    "mxfp4": sizing.MXFP4_BYTES_PER_PARAM,
+    "nvfp4": 0.5 + 1 / 16,
+    "fp4": 0.5 + 1 / 16,
+    "int4": 0.5 + 2.5 / 128,
+    "awq": 0.5 + 2.5 / 128,
+    "gptq": 0.5 + 2.5 / 128,
+}
+MLP_ONLY_FORMATS = frozenset({"mxfp4", "nvfp4", "fp4"})
+MODEL_DTYPE_BYTES = 2
+
+
+def component_bytes(recipe: dict, precision: str | None) -> float | None:
+    """The weights of a `precision` checkpoint of the recipe's model as vLLM loads them, counted
+    per component from hf_config (`parameters.parameter_count`); None when hf_config cannot
+    count them or the precision is not one format."""
+    cfg = (recipe.get("model") or {}).get("hf_config")
+    if not isinstance(cfg, dict) or not precision:
+        return None
+    try:
+        count = parameter_count(cfg)
+    except (KeyError, TypeError, ZeroDivisionError):
+        return None
+    if precision in ("bf16", "fp16"):
+        return count.total * MODEL_DTYPE_BYTES
+    per_param = QUANTIZED_BYTES_PER_PARAM.get(precision)
+    if per_param is None or not count.total:
+        return None
+    if precision in MLP_ONLY_FORMATS:
+        quantized = count.dense_mlp + count.routed_experts
+    else:
+        quantized = count.total - count.embedding
+    return quantized * per_param + (count.total - quantized) * MODEL_DTYPE_BYTES
+
+
 def weights_bytes(recipe: dict, variant: dict) -> tuple[float | None, str]:
-    """Bytes of the variant's weights and where the figure comes from (a declared mixed-precision
-    checkpoint: its size per component, `sizing.component_weights_bytes`)."""
+    """Bytes of the variant's weights and where the figure comes from: a declared mixed-precision
+    checkpoint's size per component (`sizing.component_weights_bytes`); else the larger of the
+    declared `vram_minimum_gb` (its 1.2 factor divided out) and the per-component count of
+    `component_bytes` (the 1.2-factor formula leaves 16-bit embeddings and scales out)."""
     exact = sizing.component_weights_bytes(recipe, variant)
     if exact is not None:
         return exact, "hf_config components"
     declared = sizing.declared_vram_gb(variant)
+    counted = component_bytes(recipe, variant.get("precision"))
     if declared:
-        return (
-            declared / sizing.OVERHEAD * 1e9,
-            "vram_minimum_gb",
-        )  # the figure that wins (no count parsed)
+        stated = declared / sizing.OVERHEAD * 1e9
+        if counted is not None and counted > stated:
+            return counted, "hf_config components"
+        return stated, "vram_minimum_gb"  # the figure that wins (no count parsed)
+    if counted is not None:
+        return counted, "hf_config components"
     computed, _ = sizing.variant_weights_gb(recipe, variant)
     if not computed:
         return None, "unknown"
@@ -292,6 +578,54 @@ def expert_fraction(cfg: dict | None) -> float | None:
         return parameter_count(cfg).expert_fraction
     except (KeyError, TypeError, ZeroDivisionError):
         return None
+
+
+def mxfp4_alignment(gpu: GpuMemory, version: tuple = VLLM_VERSION) -> tuple[int, int] | None:
+    """(intermediate, hidden) alignment vLLM pads MXFP4 MoE weights to for the backend it picks
+    on `gpu` (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py:837-915; backend order
+    :402-435): ROCm AITER 256/256; SM10x FlashInfer TRT-LLM 128/256; SM12x Marlin (preferred over
+    Triton there) and SM8x Marlin (the OpenAI Triton kernels need SM90+,
+    experts/gpt_oss_triton_kernels_moe.py:41-53) 128/256; SM90 the Triton kernels, 64 on the
+    intermediate only. Releases before 0.33 ran Marlin on Hopper too (the corpus's 0.10/0.11 H100
+    logs print marlin_utils_fp4's "Weight-only FP4 compression will be used leveraging the Marlin
+    kernel")."""
+    if gpu.rocm:
+        return 256, 256
+    cc = gpu.compute_capability
+    if cc is None:
+        return None
+    if cc[0] in (8, 10, 12) or (cc[0] == 9 and version < VLLM_VERSION):
+        return 128, 256
+    if cc[0] == 9:
+        return 64, 1
+    return None
+
+
+def mxfp4_padding_bytes(
+    cfg: dict | None, expert_bytes: float, shape: Shape, gpu: GpuMemory, version: tuple
+) -> float:
+    """Bytes per GPU by which padded MXFP4 expert weights (and their scales) exceed the
+    checkpoint's: each expert's `moe_intermediate_size` shard and `hidden_size` rounded up to the
+    backend's alignment (`mxfp4_alignment`)."""
+    align = mxfp4_alignment(gpu, version)
+    if not cfg or not expert_bytes or align is None:
+        return 0.0
+    cfg = language_config(cfg)
+    hidden = _int(cfg, "hidden_size")
+    inter = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size")
+    if not hidden or not inter:
+        return 0.0
+    ep = shape.expert_parallel and shape.dp * shape.tp > 1
+    part = inter if ep else inter / max(1, shape.tp)
+    if part != int(part):
+        return 0.0
+    factor = _round_up(int(part), align[0]) * _round_up(hidden, align[1]) / (part * hidden)
+    split = shape.tp * shape.pp * (shape.dp if ep else 1)
+    return expert_bytes / split * (factor - 1)
+
+
+def _round_up(value: int, step: int) -> int:
+    return -(-value // step) * step
 
 
 def weights_per_gpu(total: float, shape: Shape, fraction: float | None) -> float:
@@ -324,9 +658,9 @@ class FitResult:
     variant: str
     precision: str | None
     hardware: str
-    vram_per_gpu_gib: float
+    vram_per_gpu_gib: float  # nominal (display)
     shape: Shape
-    budget_gib_per_gpu: float
+    budget_gib_per_gpu: float  # memory_total_gib x gpu_memory_utilization
     weights_gb: float | None  # whole model, decimal GB
     weights_source: str
     weights_gib_per_gpu: float | None
@@ -353,6 +687,7 @@ class FitResult:
     max_concurrency: int | None = None
     max_concurrency_per_rank: int | None = None
     context_fits: bool | None = None
+    memory_total_gib: float | None = None  # what torch reports, the budget's base
     max_model_len: int | None = None
     safe_max_model_len: int | None = None
     concurrency: int | None = None
@@ -388,6 +723,7 @@ class FitResult:
             "kv_dtype_bytes": self.kv_dtype_bytes,
             "gpu_memory_utilization": self.shape.gpu_memory_utilization,
             "vram_per_gpu_gib": self.vram_per_gpu_gib,
+            "memory_total_gib": self.memory_total_gib,
             "budget_gib_per_gpu": _r(self.budget_gib_per_gpu),
             "weights_gb": _r(None if self.weights_gb is None else self.weights_gb),
             "weights_source": self.weights_source,
@@ -446,6 +782,7 @@ class ModelFacts:
     context_length: int | None
     missing_facts: tuple  # kv_cache.missing_facts: what the KV arithmetic still needs
     layout: kv_cache.KvLayout | None  # kv_cache.kv_layout, when nothing is missing
+    quantized_expert_bytes: float = 0.0  # routed experts of a component-sized MXFP4 checkpoint
 
 
 def model_facts(recipe: dict, variant_key: str) -> ModelFacts:
@@ -466,7 +803,18 @@ def model_facts(recipe: dict, variant_key: str) -> ModelFacts:
         context_length=context_length(recipe),
         missing_facts=missing,
         layout=None if missing or cfg is None else kv_cache.kv_layout(cfg),
+        quantized_expert_bytes=_quantized_expert_bytes(recipe, variant)
+        if variant.get("precision") == "mxfp4" and source == "hf_config components"
+        else 0.0,
     )
+
+
+def _quantized_expert_bytes(recipe: dict, variant: dict) -> float:
+    try:
+        count = parameter_count(recipe["model"]["hf_config"])
+    except (KeyError, TypeError, ZeroDivisionError):
+        return 0.0
+    return count.routed_experts * sizing.MXFP4_BYTES_PER_PARAM
 
 
 class MemorySplit(NamedTuple):
@@ -556,15 +904,35 @@ def window_terms(groups: kv_cache.CacheGroups) -> tuple:
 
 
 def memory_split(
-    facts: ModelFacts, vram: float, shape: Shape, *, profile: dict | None = None
+    facts: ModelFacts,
+    vram: float,
+    shape: Shape,
+    *,
+    profile: dict | None = None,
+    version: tuple = VLLM_VERSION,
 ) -> MemorySplit:
-    """Budget, weights, overhead and KV cache of one GPU with `vram` GiB for a deployment shaped
-    `shape`, and the KV cache's layout (`profile`: the hardware, whose GPU family decides some
-    layouts): where `fit_deployment` starts, and all that a plan (plan.py) reads of a fit."""
-    budget = vram * shape.gpu_memory_utilization
+    """Budget, weights, overhead and KV cache of one GPU with `vram` GiB (nominal) for a deployment
+    shaped `shape`, and the KV cache's bytes per token: where `fit_deployment` starts, and all that
+    a plan (plan.py) reads of a fit. `profile` (the hardware) gives the memory torch reports
+    (`gpu_memory`); without it `vram` is taken as that total.
+
+    The budget is what vLLM requests, `ceil(total x gpu_memory_utilization)` of the memory torch
+    reports (vllm/v1/worker/utils.py:716-724); the KV cache is what the budget leaves after the
+    weights as loaded and `overhead` (vllm/v1/worker/gpu_worker.py:753-757)."""
+    g = gpu_memory(profile) if profile else as_gpu(vram)
+    budget = g.total_gib * shape.gpu_memory_utilization
     total = facts.weights_bytes
     per_gpu = None if total is None else weights_per_gpu(total, shape, facts.expert_fraction) / GIB
-    over = overhead(facts.cfg, shape, vram)
+    over = overhead(
+        facts.cfg,
+        shape,
+        g,
+        max_model_len=shape.max_model_len or facts.context_length,
+        version=version,
+    )
+    padding = mxfp4_padding_bytes(facts.cfg, facts.quantized_expert_bytes, shape, g, version)
+    if padding:
+        over = replace(over, weights_padding_gib=padding / GIB)
     kv_gib = None if per_gpu is None else budget - per_gpu - over.total_gib
     split = MemorySplit(
         vram,
@@ -578,14 +946,17 @@ def memory_split(
     layout = facts.layout
     if layout is None:
         return split
-    return split._replace(**kv_layout_of(facts, layout, shape, vram, profile or {}))
+    return split._replace(
+        **kv_layout_of(facts, layout, shape, profile or {}, over.max_num_batched_tokens)
+    )
 
 
 def kv_layout_of(
-    facts: ModelFacts, layout: kv_cache.KvLayout, shape: Shape, vram: float, profile: dict
+    facts: ModelFacts, layout: kv_cache.KvLayout, shape: Shape, profile: dict, batched: int
 ) -> dict:
     """The KV side of `memory_split`: the cache dtype the GPU really gets, vLLM's KV cache groups and
-    the page formula's inputs."""
+    the page formula's inputs (`batched`: the scheduler's max_num_batched_tokens, which sets the
+    tokens in flight in windowed layers)."""
     family = kv_cache.cuda_family(profile.get("generation"), profile.get("display_name"))
     dtype = kv_cache.resolved_kv_cache_dtype(facts.cfg, shape.kv_cache_dtype, family)
     layout = kv_cache.on_gpu(layout, dtype, family)
@@ -594,7 +965,6 @@ def kv_layout_of(
         dtype_bytes = kv_cache.kv_dtype_bytes(dtype)
     except ValueError as exc:
         note, dtype_bytes = f"{exc}; counted as 2 bytes", 2
-    batched = shape.max_num_batched_tokens or scheduler_defaults(vram)[0]
     alignment = kv_cache.gdn_checkpoint_alignment(layout, facts.cfg, profile.get("generation"))
     drafts, _ = draft_layers(facts.cfg, shape)
     spec_tokens = shape.speculative[1] if shape.speculative else 0
@@ -653,14 +1023,16 @@ def fit_deployment(
     *,
     evaluate_len: int | None = None,
     concurrency: int | None = None,
+    version: tuple = VLLM_VERSION,
 ) -> FitResult:
     """The memory budget of one GPU of a deployment shaped `shape` on `profile`, and what its KV
     cache holds. `evaluate_len` is the request length for the concurrency figures (default: the
     command's --max-model-len, else the recipe's context); `concurrency` asks for the longest
-    length at which that many requests fit."""
+    length at which that many requests fit; `version` the vLLM release (log replays)."""
     f = model_facts(recipe, variant_key)
     cfg = f.cfg
-    m = memory_split(f, sizing.per_gpu_gib(profile), shape, profile=profile)
+    gpu = gpu_memory(profile)
+    m = memory_split(f, sizing.per_gpu_gib(profile), shape, profile=profile, version=version)
     vram, budget, kv_gib = m.vram_per_gpu_gib, m.budget_gib_per_gpu, m.kv_cache_gib_per_gpu
     notes: list[str] = []
     if shape.expert_parallel and shape.dp > 1 and f.expert_fraction is None:
@@ -674,6 +1046,7 @@ def fit_deployment(
         precision=f.precision,
         hardware=hw_id,
         vram_per_gpu_gib=vram,
+        memory_total_gib=gpu.total_gib,
         shape=shape,
         budget_gib_per_gpu=budget,
         weights_gb=m.weights_gb,
@@ -857,6 +1230,11 @@ def engine_sizing(
     )
     safe = safe_length(result.max_model_len)
     if safe < SAFE_LEN_STEP:
+        raised = _with_raised_utilization(
+            recipe, variant_key, hw_id, profile, tokens, shape, wanted
+        )
+        if raised is not None:
+            return raised
         return EngineSizing((), (f"a {wanted:,}-token request does not fit: {where}",))
     return EngineSizing(
         ("--max-model-len", str(safe)),
@@ -864,6 +1242,40 @@ def engine_sizing(
             f"--max-model-len {safe}: one {wanted:,}-token request does not fit in {where}; "
             f"{result.max_model_len:,} tokens do",
         ),
+    )
+
+
+def sets_flag(tokens, flag: str) -> bool:
+    """Whether a serve command passes `flag` (in any spelling vLLM accepts)."""
+    return any(vllm_spelling(str(t)).partition("=")[0] == flag for t in tokens)
+
+
+def _with_raised_utilization(
+    recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens, shape: Shape, wanted: int
+) -> EngineSizing | None:
+    """When the command leaves --gpu-memory-utilization at vLLM's default and cannot start with it:
+    `--gpu-memory-utilization 0.95` (and a `--max-model-len` if the context still does not fit)
+    when that makes it start, so the verdict never relies on a value the command does not pass."""
+    if sets_flag(tokens, "--gpu-memory-utilization") or shape.gpu_memory_utilization >= (
+        RAISED_GPU_MEMORY_UTILIZATION
+    ):
+        return None
+    raised = replace(shape, gpu_memory_utilization=RAISED_GPU_MEMORY_UTILIZATION)
+    result = fit_deployment(recipe, variant_key, hw_id, profile, raised, evaluate_len=wanted)
+    if result.max_model_len is None or safe_length(result.max_model_len) < SAFE_LEN_STEP:
+        return None
+    flag = ("--gpu-memory-utilization", f"{RAISED_GPU_MEMORY_UTILIZATION:g}")
+    why = (
+        f"--gpu-memory-utilization {RAISED_GPU_MEMORY_UTILIZATION:g}: at vLLM's default "
+        f"{shape.gpu_memory_utilization:g} no request fits "
+        f"({result.kv_cache_gib_per_gpu:.1f} GiB of KV cache per GPU at {RAISED_GPU_MEMORY_UTILIZATION:g})"
+    )
+    if result.max_model_len >= wanted:
+        return EngineSizing(flag, (why,))
+    safe = safe_length(result.max_model_len)
+    return EngineSizing(
+        (*flag, "--max-model-len", str(safe)),
+        (why, f"--max-model-len {safe}: {result.max_model_len:,} tokens fit at that utilization"),
     )
 
 
@@ -926,9 +1338,12 @@ def panel_entry(r: FitResult) -> dict:
         "kv_cache_dtype": s.kv_cache_dtype,
         "gpu_memory_utilization": s.gpu_memory_utilization,
         "vram_gib_per_gpu": _r(r.vram_per_gpu_gib),
+        "memory_total_gib_per_gpu": _r(r.memory_total_gib or r.vram_per_gpu_gib),
         "budget_gib_per_gpu": _r(r.budget_gib_per_gpu),
         "weights_gib_per_gpu": _r(r.weights_gib_per_gpu),
         "overhead_gib_per_gpu": _r(r.overhead.total_gib),
+        "overhead_breakdown": r.overhead.as_dict(),
+        "vllm_version": ".".join(map(str, VLLM_VERSION)),
         "kv_cache_gib_per_gpu": _r(r.kv_cache_gib_per_gpu),
         "kv_cache_bytes_per_gpu": kv_bytes,
         "null_block_bytes": r.null_block_bytes,

@@ -181,10 +181,27 @@ def fit_text(r: FitResult) -> str:
         )
     w = "?" if r.weights_gib_per_gpu is None else f"{r.weights_gib_per_gpu:.1f}"
     kv = "?" if r.kv_cache_gib_per_gpu is None else f"{r.kv_cache_gib_per_gpu:.1f}"
+    total = r.memory_total_gib or r.vram_per_gpu_gib
+    seen = (
+        f"{total:.2f} GiB reported ({r.vram_per_gpu_gib:g} GiB nominal)"
+        if abs(total - r.vram_per_gpu_gib) > 0.005
+        else f"{r.vram_per_gpu_gib:g} GiB"
+    )
     lines.append(
-        f"  memory per GPU         {r.vram_per_gpu_gib:g} GiB x {s.gpu_memory_utilization:g} = "
+        f"  memory per GPU         {seen} x {s.gpu_memory_utilization:g} = "
         f"{r.budget_gib_per_gpu:.1f} GiB: weights {w} + overhead {r.overhead.total_gib:.1f} + KV cache {kv} GiB"
     )
+    o = r.overhead
+    parts = [
+        *([f"weight padding {o.weights_padding_gib:.1f}"] if o.weights_padding_gib else []),
+        *([f"MoE workspace {o.moe_workspace_gib:.1f}"] if o.moe_workspace_gib else []),
+        f"peak activations {o.peak_gib:.1f} (forward {o.max_num_batched_tokens:,} tokens "
+        f"{o.activations_gib:.1f}, sampler {min(o.max_num_batched_tokens, o.max_num_seqs):,} rows "
+        f"{o.sampler_gib:.1f})",
+        f"CUDA graphs {o.cuda_graphs_gib:.1f}",
+        f"non-torch {o.non_torch_gib:.2f}",
+    ]
+    lines.append("  overhead               " + " + ".join(parts) + " GiB")
     if r.kv_bytes_per_token is not None and r.kv_cache_gib_per_gpu is not None:
         where = " per DP rank" if s.dp > 1 else ""
         lines.append(f"  KV cache holds         {_n(r.max_tokens)} tokens{where}")

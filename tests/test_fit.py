@@ -150,27 +150,92 @@ def test_an_argv_of_str_subclasses_or_numbers_leaves_plain_values_in_the_shape()
 
 def test_overhead_of_llama_tp8_on_h100_by_hand(recipes):
     cfg = recipes[LLAMA]["model"]["hf_config"]
-    over = fit.overhead(cfg, fit.Shape(tp=8), 80)
-    activations = 8192 * 2 * (8 * 8192 + 3 * 28672 / 8) + 1024 * 128256 * 8
-    assert over.cuda_context_gib == 1.5  # 1 GiB + 0.5 GiB for a multi-GPU engine
-    assert over.activations_gib == pytest.approx(activations / GIB)
-    assert over.cuda_graphs_gib == 1.0
-    assert over.total_gib == pytest.approx(2.5 + activations / GIB)
+    over = fit.overhead(cfg, fit.Shape(tp=8), 80)  # >= 70 GiB: 8192 tokens, 1024 sequences
+    assert (over.max_num_batched_tokens, over.max_num_seqs) == (8192, 1024)
+    hidden, heads, kv_heads, head_dim, inter = 8192, 64, 8, 128, 28672
+    states = 2 * 8192 * hidden * 2
+    attention = 8192 * (2 * heads + 2 * kv_heads) * head_dim / 8 * 2
+    mlp = 8192 * 3 * inter / 8 * 2
+    assert over.activations_gib == pytest.approx((states + max(attention, mlp)) / GIB)
+    sampler = 1024 * 128_256 * fit.SAMPLER_BYTES_PER_LOGIT + states
+    assert over.sampler_gib == pytest.approx(sampler / GIB)
+    assert over.non_torch_gib == fit.NON_TORCH_GIB  # CUDA context and NCCL are outside the budget
+    sizes = [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, 513, 16))  # up to 512
+    assert fit.cuda_graph_sizes(1024, fit.as_gpu(80)) == sizes
+    largest = fit.forward_peak_bytes(cfg, 512, 8)
+    graphs = largest + fit.CUDA_GRAPH_BYTES_PER_GRAPH * (2 * len(sizes) - 1)
+    assert over.cuda_graphs_gib == pytest.approx(graphs / GIB)
+    assert over.total_gib == pytest.approx(
+        fit.NON_TORCH_GIB + max(over.activations_gib, over.sampler_gib) + over.cuda_graphs_gib
+    )
 
 
 def test_overhead_variants():
     cfg = {"hidden_size": 4096, "vocab_size": 32000, "intermediate_size": 11008}
     one = fit.overhead(cfg, fit.Shape(), 24)  # small GPU: 2048 tokens, 256 sequences
-    assert one.cuda_context_gib == 1.0
-    assert one.activations_gib == pytest.approx(
-        (2048 * 2 * (8 * 4096 + 3 * 11008) + 256 * 32000 * 8) / GIB
+    assert (one.max_num_batched_tokens, one.max_num_seqs) == (2048, 256)
+    assert one.sampler_gib == pytest.approx(
+        (256 * 32000 * fit.SAMPLER_BYTES_PER_LOGIT + 2 * 2048 * 4096 * 2) / GIB
     )
     assert fit.overhead(cfg, fit.Shape(enforce_eager=True), 24).cuda_graphs_gib == 0
+    assert fit.overhead(cfg, fit.Shape(), 24, version=(0, 20)).cuda_graphs_gib == 0  # not profiled
+    older = fit.overhead(cfg, fit.Shape(), 24, version=(0, 10))  # the sorting sampler
+    assert older.sampler_gib > one.sampler_gib
     assert fit.overhead(None, fit.Shape(), 80).activations_gib == fit.FALLBACK_ACTIVATIONS_GIB
-    moe = {**cfg, "num_experts": 64, "moe_intermediate_size": 2048}
+    moe = {**cfg, "num_experts": 64, "moe_intermediate_size": 2048, "num_experts_per_tok": 8}
+    # the fused-MoE workspace: 2048 tokens x 8 x (max(2048, 4096) + max(4096, 4096)) x 2 B, kept
+    workspace = 2048 * 8 * (4096 + 4096) * 2
+    assert fit.overhead(moe, fit.Shape(), 24).moe_workspace_gib == pytest.approx(workspace / GIB)
+    o = fit.overhead(moe, fit.Shape(), 24)
+    assert o.total_gib == pytest.approx(
+        o.non_torch_gib
+        + o.moe_workspace_gib
+        + max(o.activations_gib, o.sampler_gib)
+        + o.cuda_graphs_gib
+    )
+    # before the workspace manager the caches were part of the forward pass
+    old_moe = fit.overhead(moe, fit.Shape(), 24, version=(0, 10))
+    assert old_moe.moe_workspace_gib == 0 and old_moe.activations_gib > workspace / GIB
+    # the token budget is capped at max_num_seqs x max_model_len, the sequences at the budget
+    short = fit.overhead(cfg, fit.Shape(max_num_seqs=2), 80, max_model_len=1000)
+    assert (short.max_num_batched_tokens, short.max_num_seqs) == (2000, 2)
+
+
+def test_scheduler_defaults_follow_the_memory_torch_reports():
+    assert fit.scheduler_defaults(fit.GpuMemory(180, 178.35)) == (16384, 1024)  # >= 160 GiB
+    assert fit.scheduler_defaults(fit.GpuMemory(141, 139.7)) == (8192, 1024)
+    assert fit.scheduler_defaults(fit.GpuMemory(32, 31.8)) == (2048, 256)
+    gb10 = fit.GpuMemory(128, 121.69, (12, 1))  # DGX Spark keeps the small tier
+    assert fit.scheduler_defaults(gb10) == (2048, 256)
+
+
+def test_budget_uses_the_memory_the_driver_reports(ctx):
+    h100 = fit.gpu_memory(ctx.profiles["h100"])
+    assert (h100.nominal_gib, h100.total_gib, h100.compute_capability) == (80, 79.11, (9, 0))
+    rtx = fit.gpu_memory(ctx.profiles["rtx_5090"])
+    assert rtx.total_gib == pytest.approx(32607 / 1024)  # nvidia-smi's MiB when torch's is unknown
+    assert fit.gpu_memory({"vram_per_gpu_gb": 24}).total_gib == 24  # nominal as the last resort
+
+
+def test_mxfp4_experts_are_padded_per_backend(recipes):
+    r = recipes["openai/gpt-oss-120b"]
+    facts = fit.model_facts(r, "default")
+    hopper = fit.GpuMemory(80, 79.11, (9, 0))
+    blackwell = fit.GpuMemory(180, 178.35, (10, 0))
+    shape = fit.Shape()
     assert (
-        fit.overhead(moe, fit.Shape(), 24).activations_gib > one.activations_gib
-    )  # 8 experts x 2048 > 11008
+        fit.mxfp4_padding_bytes(facts.cfg, facts.quantized_expert_bytes, shape, hopper, (0, 33))
+        == 0
+    )
+    # TRT-LLM on SM100 (and Marlin on Hopper before 0.33): 2880 -> 2944 x 3072
+    factor = 2944 * 3072 / (2880 * 2880)
+    padded = facts.quantized_expert_bytes * (factor - 1)
+    assert fit.mxfp4_padding_bytes(
+        facts.cfg, facts.quantized_expert_bytes, shape, blackwell, (0, 33)
+    ) == pytest.approx(padded)
+    assert fit.mxfp4_padding_bytes(
+        facts.cfg, facts.quantized_expert_bytes, shape, hopper, (0, 10)
+    ) == pytest.approx(padded)
 
 
 # -- the budget ---------------------------------------------------------------------------------------------
@@ -178,7 +243,9 @@ def test_overhead_variants():
 
 def test_llama_bf16_tp8_on_h100(recipes):
     r = fit.fit_deployment(recipes[LLAMA], "default", "h100", H100, fit.Shape(tp=8))
-    weights = 168 / 1.2 * 1e9 / 8 / GIB  # declared 168 GB without the 1.2 factor, over 8 GPUs
+    # 70.6B parameters in BF16 counted from hf_config (more than the declared 168 GB / 1.2), over 8 GPUs
+    weights = fit.component_bytes(recipes[LLAMA], "bf16") / 8 / GIB
+    assert weights * 8 * GIB > 168 / 1.2 * 1e9
     assert r.budget_gib_per_gpu == pytest.approx(73.6)  # 80 GiB x vLLM's default 0.92
     assert r.weights_gib_per_gpu == pytest.approx(weights)
     kv_gib = 73.6 - weights - r.overhead.total_gib
@@ -361,11 +428,21 @@ def test_engine_leaves_fitting_commands_alone(ctx, recipes):
     assert "--max-model-len" not in r.single.argv and r.notes == ()
 
 
-def test_engine_only_ever_adds_max_model_len_to_our_recipes(ctx, recipes):
+def _without(argv: tuple, flag: str) -> tuple:
+    if flag not in argv:
+        return argv
+    i = argv.index(flag)
+    return argv[:i] + argv[i + 2 :]
+
+
+def test_engine_only_ever_adds_max_model_len_or_a_raised_utilization(ctx, recipes):
+    """The engine adds `--max-model-len` where the context does not fit, and
+    `--gpu-memory-utilization 0.95` only where vLLM's default cannot start at all: a verdict that
+    needs a non-default utilization passes it."""
     from recipes_site.synthesis import synthesize_recipe
 
     ids = set(recipes)
-    added = 0
+    added = raised = 0
     for hf_id, recipe in recipes.items():
         plain = fit_report._strip_hf_config(recipe)
         a, b = synthesize_recipe(ctx, hf_id, plain, ids), synthesize_recipe(ctx, hf_id, recipe, ids)
@@ -379,10 +456,38 @@ def test_engine_only_ever_adds_max_model_len_to_our_recipes(ctx, recipes):
                     pa, pb = ra.main_process, rb.main_process
                     if pa.argv != pb.argv:
                         added += 1
-                        i = pb.argv.index("--max-model-len")
-                        assert pb.argv[:i] + pb.argv[i + 2 :] == pa.argv
+                        if "--gpu-memory-utilization" not in pa.argv:
+                            raised += "--gpu-memory-utilization" in pb.argv
+                            assert _flag(pb.argv, "--gpu-memory-utilization") in (None, "0.95")
+                            stripped = _without(pb.argv, "--gpu-memory-utilization")
+                        else:
+                            stripped = pb.argv
+                        assert _without(stripped, "--max-model-len") == pa.argv
                         assert rb.notes
-    assert added > 0
+    assert added > 0 and raised > 0
+
+
+def test_engine_raises_utilization_only_when_the_default_cannot_start(ctx, recipes):
+    kimi = recipes["moonshotai/Kimi-K2.6"]
+    r = render_choice(ctx, kimi, "default", "h100", "single_node_tp")
+    assert _flag(r.single.argv, "--gpu-memory-utilization") == "0.95"
+    assert any("no request fits" in note for note in r.notes)
+    # the plan reads the command as rendered: it starts at 0.95
+    plain = fit.fit_deployment(kimi, "default", "h100", ctx.profiles["h100"], fit.Shape(tp=8))
+    assert plain.max_model_len is not None and plain.max_model_len < 1024
+    # a command that sets its own utilization is left alone
+    own = copy.deepcopy(kimi)
+    own["model"]["base_args"] = [
+        *own["model"].get("base_args", []),
+        "--gpu-memory-utilization",
+        "0.9",
+    ]
+    r = render_choice(ctx, own, "default", "h100", "single_node_tp")
+    assert r.single.argv.count("--gpu-memory-utilization") == 1
+    assert _flag(r.single.argv, "--gpu-memory-utilization") == "0.9"
+    assert fit.sets_flag(
+        ("vllm", "serve", "m", "--gpu_memory_utilization=0.8"), "--gpu-memory-utilization"
+    )
 
 
 def test_engine_respects_a_recipe_max_model_len_that_fits(ctx, recipes):
@@ -487,7 +592,7 @@ def test_fit_choice_reads_the_rendered_command(ctx, recipes):
     assert (over.tp, over.shape.kv_cache_dtype, over.budget_gib_per_gpu) == (
         4,
         "fp8",
-        pytest.approx(64.0),
+        pytest.approx(79.11 * 0.8),  # the H100's reported total, not its nominal 80 GiB
     )
 
 

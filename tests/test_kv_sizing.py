@@ -77,13 +77,14 @@ def test_llama_on_h100_as_published(docs):
         "auto",
         0.92,
     )
-    assert (e["vram_gib_per_gpu"], e["budget_gib_per_gpu"]) == (80.0, 73.6)  # x vLLM's default 0.92
+    assert (e["vram_gib_per_gpu"], e["memory_total_gib_per_gpu"]) == (80.0, 79.11)
+    assert e["budget_gib_per_gpu"] == pytest.approx(79.11 * 0.92, abs=1e-3)  # vLLM's default 0.92
     assert e["weights_gib_per_gpu"] == pytest.approx(
-        140e9 / 2**30 / 8, abs=1e-3
-    )  # 168 GB / 1.2 over TP 8
-    assert e["overhead_gib_per_gpu"] == pytest.approx(4.643, abs=1e-3)
+        70_553_706_496 * 2 / 2**30 / 8, abs=1e-3
+    )  # 70.55B BF16 parameters counted from hf_config (above 168 GB / 1.2), over TP 8
+    assert e["overhead_gib_per_gpu"] == e["overhead_breakdown"]["total_gib"]
     assert e["kv_cache_gib_per_gpu"] == pytest.approx(
-        73.6 - e["weights_gib_per_gpu"] - e["overhead_gib_per_gpu"], abs=2e-3
+        e["budget_gib_per_gpu"] - e["weights_gib_per_gpu"] - e["overhead_gib_per_gpu"], abs=2e-3
     )
     assert e["kv_bytes_per_token"] == 327_680 and e["kv_bytes_per_token_per_gpu"] == 40_960
     assert e["kv_bytes_per_sequence_window"] == 0 and e["windows_per_gpu"] == []

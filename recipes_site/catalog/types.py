@@ -974,6 +974,18 @@ class HardwareProfile(_Model):
         description="VRAM of one GPU as the vendor states it (binary GiB, e.g. 80 for H100); "
         "defaults to vram_gb / gpu_count. Used by sizing.",
     )
+    memory_reported_mib: SafeIntOrNone = Field(
+        None, description="One GPU's total as nvidia-smi / rocm-smi reports it (MiB)."
+    )
+    memory_total_gib: VramNumber | None = Field(
+        None,
+        description="One GPU's total as torch and vLLM see it (cudaMemGetInfo, GiB): what "
+        "--gpu-memory-utilization multiplies.",
+    )
+    memory_source: StrOrNone = Field(None, description="Where the memory facts were read.")
+    compute_capability: StrOrNone = Field(
+        None, description='CUDA compute capability, e.g. "9.0" (picks vLLM kernels).'
+    )
     multi_node: BoolOrNone = Field(None, description="Unused.")
     scalable: BoolOrNone = Field(None, description="false: cannot join a multi-node deployment.")
     restricted: BoolOrNone = Field(

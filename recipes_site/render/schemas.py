@@ -288,6 +288,10 @@ PROFILE = {
         "display_name": STR,
         "gpu_count": INT,
         "vram_gb": {"type": "number"},
+        "memory_reported_mib": INT,
+        "memory_total_gib": {"type": "number"},
+        "memory_source": STR,
+        "compute_capability": STR,
     },
 }
 FIT = _obj(
@@ -316,6 +320,20 @@ DEPENDENCY = _obj({}, {"command": STR_OR_NULL, "unchecked_shell": UNCHECKED}, cl
 INT_OR_NULL = {"type": ["integer", "null"]}
 NONNEG = {"type": "integer", "minimum": 0}
 POS = {"type": "integer", "minimum": 1}
+# fit.Overhead.as_dict: the parts of overhead_gib_per_gpu (GiB) and the scheduler limits they assume
+OVERHEAD_BREAKDOWN = _obj(
+    {
+        "non_torch_gib": {"type": "number", "minimum": 0},
+        "activations_gib": {"type": "number", "minimum": 0},
+        "sampler_gib": {"type": "number", "minimum": 0},
+        "cuda_graphs_gib": {"type": "number", "minimum": 0},
+        "weights_padding_gib": {"type": "number", "minimum": 0},
+        "moe_workspace_gib": {"type": "number", "minimum": 0},
+        "max_num_batched_tokens": NONNEG,
+        "max_num_seqs": NONNEG,
+        "total_gib": {"type": "number", "minimum": 0},
+    }
+)
 # fit.panel_entry: one rendering's memory budget per GPU and the numbers of the page formulas
 KV_DEPLOYMENT = _obj(
     {
@@ -329,9 +347,12 @@ KV_DEPLOYMENT = _obj(
         "kv_cache_dtype": STR,
         "gpu_memory_utilization": {"type": "number", "exclusiveMinimum": 0},
         "vram_gib_per_gpu": {"type": "number"},
+        "memory_total_gib_per_gpu": {"type": "number"},
         "budget_gib_per_gpu": {"type": "number"},
         "weights_gib_per_gpu": NUM_OR_NULL,
         "overhead_gib_per_gpu": {"type": "number", "minimum": 0},
+        "overhead_breakdown": OVERHEAD_BREAKDOWN,
+        "vllm_version": STR,
         "kv_cache_gib_per_gpu": NUM_OR_NULL,
         "kv_cache_bytes_per_gpu": {"type": ["integer", "null"], "minimum": 0},
         "kv_bytes_per_token": INT_OR_NULL,
