@@ -163,10 +163,7 @@ def test_plans_read_only_the_memory_split_of_a_fit(catalog, ctx):
                         r.prefill_chunk,
                         r.state_bytes_per_sequence_per_gpu,
                     ), (doc.hf_id, variant, hw, shape)
-                    assert [
-                        dict(zip(("window", "layers", "kind", "bytes_per_token"), w))
-                        for w in m.windows_per_gpu
-                    ] == r.windows_per_gpu
+                    assert list(m.windows_per_gpu) == list(r.windows_per_gpu)
                     checked += 1
     assert checked > 1000
 
