@@ -93,12 +93,13 @@ def unavailable_reason(variant: dict, hw: Hardware) -> str | None:
     recipe's (or the reference's NVFP4) hardware constraint, else the profile's `precisions`."""
     constraint = precision_constraint(variant)
     if constraint and not meets_constraint(constraint, hw):
-        wanted = " ".join(
-            str(constraint[k]).capitalize() if k == "generation" else str(constraint[k])
-            for k in ("brand", "generation")
-            if truthy(constraint.get(k))
+        # the model page's words for the same rule (render/pages.py unavailable_reasons)
+        need = " ".join(
+            str(x) if str(x).isupper() else str(x).capitalize()
+            for x in (constraint.get("brand"), constraint.get("generation"))
+            if truthy(x)
         )
-        return f"{variant.get('precision') or 'this'} variant is offered on {wanted} hardware only"
+        return f"{str(variant.get('precision') or 'these').upper()} weights need {need} hardware"
     return hw.precision_problem(variant.get("precision"))
 
 
