@@ -291,3 +291,19 @@ def test_project_profiles_follow_vllm_on_fp8_and_fp4():
     assert "nvfp4" in ctx.profiles["h100"]["precisions"]["weight_only"]  # FP4 Marlin
     assert ctx.hardware("a100_40gb").precision_problem("fp8") is None
     assert ctx.hardware("tpu_v5e").precision_problem("int4") is not None
+
+
+def test_the_model_page_names_the_precision_reason_on_a_disabled_pill():
+    from recipes_site.render.pages import unavailable_reasons
+    from recipes_site.render.picker import picker_summary
+
+    # a variant with a checkpoint of its own is a tree of the picker
+    fp8 = {"precision": "fp8", "vram_minimum_gb": 8, "model_id": "acme/Test-8B-FP8"}
+    recipe = _recipe(fp8=fp8)
+    ctx = _ctx()
+    rec = RecipeInput("acme/Test-8B", recipe, synthesize_recipe(ctx, "acme/Test-8B", recipe, set()))
+    reasons = unavailable_reasons(rec, ctx, picker_summary(rec, ctx, None))
+    assert reasons["fp8"]["cdna2"] == (
+        "vLLM runs no FP8 kernel on MI250X, natively or weight-only (available with BF16 · 12 GiB)"
+    )
+    assert "cdna2" not in reasons["default"]
