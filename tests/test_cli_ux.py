@@ -68,7 +68,10 @@ def test_hardware_shows_a_hostile_name_escaped(tmp_path):
 def test_unknown_hardware_says_so_with_a_did_you_mean(cmd):
     code, out, err = run(cmd, LLAMA, "--hardware", "h10")
     assert code == 1 and out == ""
-    assert "unknown hardware 'h10' (did you mean h100?)" in err and "recipes-site hardware" in err
+    assert (
+        "unknown hardware 'h10' (did you mean h100, h20 or h100_nvl?)" in err
+        and "recipes-site hardware" in err
+    )
     code, _, err = run(cmd, LLAMA, "--hardware", "zz9")
     assert code == 1 and "unknown hardware 'zz9';" in err and "did you mean" not in err
 

@@ -956,6 +956,52 @@ else:
     VramNumber = one_of("a number", int=VramGb, float=VramGbFloat)
 
 
+# What a profile's `precisions` lists: the weight formats vLLM runs on that hardware. Variant
+# precisions map onto these in synthesis/hardware.py (REQUIRED_CAPABILITY).
+PrecisionCapability = Literal["bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4", "mxfp8"]
+InterconnectKind = Literal["nvlink", "nvlink-c2c", "xgmi", "pcie", "ici", "none"]
+if TYPE_CHECKING:
+    SpecNumber = int | float
+else:
+    SpecNumber = one_of(
+        "a number",
+        int=Annotated[StrictInt, Field(gt=0, le=JS_SAFE)],
+        float=Annotated[StrictFloat, Field(gt=0, le=JS_SAFE, allow_inf_nan=False)],
+    )
+SpecNumberOrNone = SpecNumber | None
+HardwareFact = Literal["memory_bandwidth_gbps", "tflops", "interconnect", "precisions"]
+
+
+class HardwareTflops(_Model):
+    """Dense (not sparse) peak tensor throughput of ONE accelerator per data type, as its vendor's
+    datasheet states it; a type the hardware has no units for is left out."""
+
+    bf16: SpecNumberOrNone = Field(None, description="Dense BF16 TFLOPS.")
+    fp8: SpecNumberOrNone = Field(None, description="Dense FP8 TFLOPS.")
+    fp4: SpecNumberOrNone = Field(None, description="Dense FP4 (NVFP4 / MXFP4) TFLOPS.")
+    int8: SpecNumberOrNone = Field(None, description="Dense INT8 TOPS.")
+
+
+class HardwareInterconnect(_Model):
+    """How one accelerator talks to the others of its node (what tensor-parallel all-reduces use)."""
+
+    kind: InterconnectKind = Field(description="nvlink, nvlink-c2c, xgmi, pcie, ici or none.")
+    gbps: SpecNumberOrNone = Field(
+        None, description="GB/s per accelerator, bidirectional, as the vendor states it."
+    )
+
+
+class HardwarePrecisions(_Model):
+    """Which weight formats vLLM 0.33 runs on the hardware: with compute in that format (native)
+    or by converting the weights in the kernel (weight_only, e.g. Marlin's FP8 on Ampere). A
+    format in neither list is not offered on the hardware."""
+
+    native: list[PrecisionCapability] = Field(description="Formats computed natively.")
+    weight_only: list[PrecisionCapability] | None = Field(
+        None, description="Formats run through weight-only kernels."
+    )
+
+
 class HardwareProfile(_Model):
     """One selectable hardware node."""
 
@@ -985,6 +1031,21 @@ class HardwareProfile(_Model):
     memory_source: StrOrNone = Field(None, description="Where the memory facts were read.")
     compute_capability: StrOrNone = Field(
         None, description='CUDA compute capability, e.g. "9.0" (picks vLLM kernels).'
+    )
+    memory_bandwidth_gbps: SpecNumberOrNone = Field(
+        None, description="One accelerator's memory bandwidth in GB/s (datasheet)."
+    )
+    tflops: HardwareTflops | None = Field(None, description="Dense peak TFLOPS per data type.")
+    interconnect: HardwareInterconnect | None = Field(
+        None, description="Accelerator-to-accelerator link within the node."
+    )
+    precisions: HardwarePrecisions | None = Field(
+        None,
+        description="Weight formats vLLM runs here; when present, variants of other formats "
+        "are not offered on this hardware.",
+    )
+    sources: dict[HardwareFact, StrictStr] | None = Field(
+        None, description="Where each fact was read: fact name -> datasheet URL or vLLM file:line."
     )
     multi_node: BoolOrNone = Field(None, description="Unused.")
     scalable: BoolOrNone = Field(None, description="false: cannot join a multi-node deployment.")

@@ -27,6 +27,7 @@ from recipes_site.site_root import site_path, url
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.memo import synthesizing
+from recipes_site.synthesis.selection import unavailable_hardware
 from recipes_site.synthesis.types import RecipeRenderings
 
 HF = "https://huggingface.co/"
@@ -118,7 +119,24 @@ def model_doc(rec: RecipeInput, profiles: dict, ctx: Context | None = None) -> d
     kv = fit.kv_sizing(ctx, rec.data, rec.rendered) if ctx is not None else None
     if kv is not None:
         doc["kv_sizing"] = kv
+    unavailable = _unavailable_hardware(rec, ctx) if ctx is not None else {}
+    if unavailable:
+        doc["unavailable_hardware"] = unavailable
     return doc
+
+
+def _unavailable_hardware(rec: RecipeInput, ctx: Context) -> dict[str, dict[str, str]]:
+    """Per variant: the profiles its precision keeps it off, with the reason a page shows. Only
+    for a taxonomy whose profiles declare `precisions` (the reference corpus's does not, and its
+    documents stay as they were)."""
+    if not any(isinstance(p, dict) and "precisions" in p for p in ctx.profiles.values()):
+        return {}
+    out = {}
+    for key, variant in (rec.data.get("variants") or {}).items():
+        reasons = unavailable_hardware(ctx, rec.data, variant if isinstance(variant, dict) else {})
+        if reasons:
+            out[key] = reasons
+    return out
 
 
 def _by_hardware_order(r: RecipeRenderings, order: list[str]):

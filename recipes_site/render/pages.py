@@ -756,6 +756,8 @@ def unavailable_reasons(rec: RecipeInput, ctx, summary: dict) -> dict[str, dict[
                 why = "This variant is limited to " + ", ".join(
                     labels.get(x, x) for x in v.get("supported_hardware") or []
                 )
+            elif problem := hw.precision_problem(v.get("precision")):
+                why = problem
             elif hw.profile.get("scalable") is False:
                 why = f"The weights do not fit one {label} and it cannot be clustered"
             else:

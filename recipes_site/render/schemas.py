@@ -292,6 +292,26 @@ PROFILE = {
         "memory_total_gib": {"type": "number"},
         "memory_source": STR,
         "compute_capability": STR,
+        # the facts that decide speed (taxonomy.yaml cites each in `sources`)
+        "memory_bandwidth_gbps": {"type": "number"},
+        "tflops": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {k: {"type": "number"} for k in ("bf16", "fp8", "fp4", "int8")},
+        },
+        "interconnect": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["kind"],
+            "properties": {"kind": STR, "gbps": {"type": "number"}},
+        },
+        "precisions": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["native"],
+            "properties": {"native": STR_LIST, "weight_only": STR_LIST},
+        },
+        "sources": {"type": "object", "additionalProperties": STR},
     },
 }
 FIT = _obj(
@@ -449,7 +469,14 @@ DOCUMENTS: dict[str, dict] = {
             "hardware": {"type": "object", "additionalProperties": STR},
             "sizing": {"type": "object", "additionalProperties": SIZING},
         },
-        {"kv_sizing": KV_SIZING},
+        {
+            "kv_sizing": KV_SIZING,
+            # variant -> profile id -> why its precision keeps it off that profile
+            "unavailable_hardware": {
+                "type": "object",
+                "additionalProperties": {"type": "object", "additionalProperties": STR},
+            },
+        },
     ),
     "model-hardware": _obj(
         {

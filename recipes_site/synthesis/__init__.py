@@ -30,6 +30,7 @@ from .selection import (
     recommend,
     strategy_set,
     substitute_variant,
+    unavailable_reason,
 )
 from .serve_args import model_id, variant_of
 from .types import (
@@ -300,8 +301,11 @@ def render_choice(
             f"unknown hardware {hw_id!r}{hint}; `recipes-site hardware` lists the profiles"
         )
     if hw_id not in hw_ids:
+        reason = unavailable_reason(mapping(variants[variant_key]), ctx.hardware(hw_id))
         raise ChoiceError(
-            f"variant {variant_key!r} is not offered on {hw_id!r}; available: {', '.join(hw_ids)}"
+            f"variant {variant_key!r} is not offered on {hw_id!r}"
+            + (f" ({reason})" if reason else "")
+            + f"; available: {', '.join(hw_ids)}"
         )
     hw = ctx.hardware(hw_id)
     key = substitute_variant(recipe, variant_key, hw)

@@ -12,7 +12,35 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from recipes_site.jsish import is_number, mapping, truthy
+from recipes_site.jsish import is_number, mapping, str_list, truthy
+
+# A variant's `precision` -> the weight format (a taxonomy profile's `precisions` entry) that
+# vLLM must run on the hardware. AWQ / GPTQ / INT4 checkpoints are 4-bit integer weights
+# (Marlin and its siblings); `fp4` is the reference corpus's name for NVFP4. A precision not
+# listed here (fp32, "int2/4/8") asks nothing of the hardware.
+REQUIRED_CAPABILITY = {
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "fp8": "fp8",
+    "mxfp8": "mxfp8",
+    "int8": "int8",
+    "int4": "int4",
+    "awq": "int4",
+    "gptq": "int4",
+    "nvfp4": "nvfp4",
+    "fp4": "nvfp4",
+    "mxfp4": "mxfp4",
+}
+CAPABILITY_LABELS = {
+    "bf16": "BF16",
+    "fp16": "FP16",
+    "fp8": "FP8",
+    "mxfp8": "MXFP8",
+    "int8": "INT8",
+    "int4": "4-bit integer (AWQ/GPTQ)",
+    "nvfp4": "NVFP4",
+    "mxfp4": "MXFP4",
+}
 
 
 @dataclass(frozen=True)
@@ -84,6 +112,27 @@ class Hardware:
         if self.image_brand == "intel":
             return "xpu" if self.generation == "xpu" else "cpu"
         return self.image_brand
+
+    @cached_property
+    def runnable_formats(self) -> frozenset | None:
+        """Weight formats vLLM runs here (natively or weight-only), from the profile's
+        `precisions`; None when the profile does not say (nothing is then ruled out)."""
+        declared = self.profile.get("precisions")
+        if not isinstance(declared, dict):
+            return None
+        return frozenset(str_list(declared.get("native")) + str_list(declared.get("weight_only")))
+
+    def precision_problem(self, precision: Any) -> str | None:
+        """Why a variant of `precision` cannot run here (for pages and the CLI), or None.
+
+        Only a profile that declares `precisions` rules anything out, so a taxonomy without the
+        field (the reference corpus's) offers what it always did."""
+        formats = self.runnable_formats
+        needed = REQUIRED_CAPABILITY.get(precision) if isinstance(precision, str) else None
+        if formats is None or needed is None or needed in formats:
+            return None
+        name = self.profile.get("display_name") or self.id
+        return f"vLLM runs no {CAPABILITY_LABELS[needed]} kernel on {name}, natively or weight-only"
 
     @property
     def label(self) -> str:

@@ -83,11 +83,32 @@ def allowed_by_variant(variant: dict, hw: Hardware) -> bool:
     return not allow or hw.id in allow
 
 
+def runs_on(variant: dict, hw: Hardware) -> bool:
+    """Whether vLLM runs the variant's weight format on `hw` (the profile's `precisions`)."""
+    return hw.precision_problem(variant.get("precision")) is None
+
+
+def unavailable_reason(variant: dict, hw: Hardware) -> str | None:
+    """Why the variant's precision keeps it off `hw`, in words a page or the CLI shows: the
+    recipe's (or the reference's NVFP4) hardware constraint, else the profile's `precisions`."""
+    constraint = precision_constraint(variant)
+    if constraint and not meets_constraint(constraint, hw):
+        # the model page's words for the same rule (render/pages.py unavailable_reasons)
+        need = " ".join(
+            str(x) if str(x).isupper() else str(x).capitalize()
+            for x in (constraint.get("brand"), constraint.get("generation"))
+            if truthy(x)
+        )
+        return f"{str(variant.get('precision') or 'these').upper()} weights need {need} hardware"
+    return hw.precision_problem(variant.get("precision"))
+
+
 def eligible_hardware(ctx: Context, recipe: dict, variant: dict) -> list[str]:
     """Profiles the variant may run on, in taxonomy order: not declared unsupported in
     meta.hardware, a restricted profile only when listed there, and the variant's precision
     constraint and allow-list (allowed_by_variant) met. The declarations and the constraint are
-    read once for all profiles."""
+    read once for all profiles. A profile that declares `precisions` is left out when vLLM runs
+    the variant's weight format there neither natively nor weight-only."""
     declared = mapping(mapping(recipe.get("meta")).get("hardware"))
     constraint = precision_constraint(variant)
     allow = str_list(variant.get("supported_hardware"))  # allowed_by_variant's list, read once
@@ -96,8 +117,27 @@ def eligible_hardware(ctx: Context, recipe: dict, variant: dict) -> list[str]:
         hw = ctx.hardware(h)
         if declared.get(h) == "unsupported" or (hw.restricted and h not in declared):
             continue
-        if (not constraint or meets_constraint(constraint, hw)) and (not allow or h in allow):
+        if (
+            (not constraint or meets_constraint(constraint, hw))
+            and (not allow or h in allow)
+            and runs_on(variant, hw)
+        ):
             out.append(h)
+    return out
+
+
+def unavailable_hardware(ctx: Context, recipe: dict, variant: dict) -> dict[str, str]:
+    """Profile id -> why the variant's precision keeps it off that profile, for the profiles the
+    recipe would otherwise offer (not unsupported; restricted ones only when listed)."""
+    declared = mapping(mapping(recipe.get("meta")).get("hardware"))
+    out = {}
+    for h in ctx.profiles:
+        hw = ctx.hardware(h)
+        if declared.get(h) == "unsupported" or (hw.restricted and h not in declared):
+            continue
+        reason = unavailable_reason(variant, hw)
+        if reason:
+            out[h] = reason
     return out
 
 
@@ -172,6 +212,7 @@ def fitting_variants(recipe: dict, hw: Hardware) -> list[str]:
         for k, v in mapping(recipe.get("variants")).items()
         if meets_constraint(precision_constraint(mapping(v)), hw)
         and allowed_by_variant(mapping(v), hw)
+        and runs_on(mapping(v), hw)
         and fits_node(hw, mapping(v))
     ]
 
