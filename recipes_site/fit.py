@@ -1173,6 +1173,14 @@ def engine_tp(recipe: dict, tp: int) -> int:
 def recipe_speculative(recipe: dict, cfg: dict | None) -> tuple:
     """The `Shape.speculative` of the recipe's feature `--speculative-config` that costs the most KV
     cache (draft layers, then speculative tokens); () when it offers none."""
+    found = recipe_speculatives(recipe)
+    if not found:
+        return ()
+    return max(found, key=lambda spec: (draft_layers(cfg, Shape(speculative=spec))[0], spec[1]))
+
+
+def recipe_speculatives(recipe: dict) -> list[tuple]:
+    """The `Shape.speculative` of every `--speculative-config` the recipe's features pass."""
     found: list[tuple] = []
 
     def walk(node) -> None:
@@ -1192,9 +1200,7 @@ def recipe_speculative(recipe: dict, cfg: dict | None) -> tuple:
                 walk(value)
 
     walk(recipe.get("features"))
-    if not found:
-        return ()
-    return max(found, key=lambda spec: (draft_layers(cfg, Shape(speculative=spec))[0], spec[1]))
+    return found
 
 
 def engine_sizing(
@@ -1206,18 +1212,24 @@ def engine_sizing(
     --max-model-len) fits.
 
     The length holds whether or not the reader switches on a speculative-decoding feature of the
-    recipe: a command without --speculative-config is sized with the recipe's heaviest one
-    (`recipe_speculative`), since the page toggles that feature without re-sizing the command."""
+    recipe: a command without --speculative-config is sized for the one of the recipe's that
+    leaves the shortest length (each draft costs KV cache, state copies and memory of its own),
+    since the page toggles that feature without re-sizing the command."""
     cfg = hf_config_of(recipe)
     if cfg is None or kv_cache.missing_facts(cfg):
         return NO_CHANGE
     shape = shape_from_argv(tokens)
-    if not shape.speculative:
-        shape = replace(shape, speculative=recipe_speculative(recipe, cfg))
     wanted = shape.max_model_len or context_length(recipe)
     if not wanted:
         return NO_CHANGE
-    result = fit_deployment(recipe, variant_key, hw_id, profile, shape, evaluate_len=wanted)
+    shapes = [shape]
+    if not shape.speculative:
+        shapes = [replace(shape, speculative=s) for s in recipe_speculatives(recipe)] or shapes
+    fits = [
+        (fit_deployment(recipe, variant_key, hw_id, profile, s, evaluate_len=wanted), s)
+        for s in shapes
+    ]
+    result, shape = min(fits, key=lambda pair: _room(pair[0]))
     if result.kv_cache_gib_per_gpu is None or result.max_model_len is None:
         return NO_CHANGE
     if result.max_model_len >= wanted:
@@ -1243,6 +1255,13 @@ def engine_sizing(
             f"{result.max_model_len:,} tokens do",
         ),
     )
+
+
+def _room(result: FitResult) -> float:
+    """How long a request a fit holds, for picking the tightest: -1 when it holds no KV cache."""
+    if result.kv_cache_gib_per_gpu is None or result.max_model_len is None:
+        return -1.0
+    return float(result.max_model_len)
 
 
 def sets_flag(tokens, flag: str) -> bool:
