@@ -1204,7 +1204,7 @@ def recipe_speculatives(recipe: dict) -> list[tuple]:
 
 
 def engine_sizing(
-    recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens
+    recipe: dict, variant_key: str, hw_id: str, profile: dict, tokens, drafts: tuple = ()
 ) -> EngineSizing:
     """For a recipe with hf_config whose context does not fit one request in the KV cache of the
     process described by `tokens`: a `--max-model-len` rounded down to a multiple of 1024, and why.
@@ -1212,8 +1212,8 @@ def engine_sizing(
     --max-model-len) fits.
 
     The length holds whether or not the reader switches on a speculative-decoding feature of the
-    recipe: a command without --speculative-config is sized for the one of the recipe's that
-    leaves the shortest length (each draft costs KV cache, state copies and memory of its own),
+    recipe: a command without --speculative-config is sized for the one of `drafts` (the
+    `--speculative-config` values a reader can switch on for it) that leaves the shortest length,
     since the page toggles that feature without re-sizing the command."""
     cfg = hf_config_of(recipe)
     if cfg is None or kv_cache.missing_facts(cfg):
@@ -1224,7 +1224,8 @@ def engine_sizing(
         return NO_CHANGE
     shapes = [shape]
     if not shape.speculative:
-        shapes = [replace(shape, speculative=s) for s in recipe_speculatives(recipe)] or shapes
+        options = [_speculative(speculative_config(["--speculative-config", d])) for d in drafts]
+        shapes = [replace(shape, speculative=s) for s in options if s] or shapes
     fits = [
         (fit_deployment(recipe, variant_key, hw_id, profile, s, evaluate_len=wanted), s)
         for s in shapes

@@ -915,14 +915,18 @@ def test_cli_fit_a_refused_tp_cannot_start():
 
 def test_engine_length_holds_with_the_speculative_feature_on_or_off(recipes):
     """Draft layers cost KV cache, and the page toggles speculative decoding without re-sizing the
-    command: the engine's --max-model-len is the one that fits with the recipe's heaviest draft."""
+    command: the engine's --max-model-len is the one that fits with the tightest draft a reader
+    can switch on (synthesis passes them as `drafts`)."""
     rec = recipes["Qwen/Qwen3.5-27B"]
     profile = {"gpu_count": 8, "vram_gb": 640, "generation": "hopper", "display_name": "H100"}
     base = ("--tensor-parallel-size", "1", "--gpu-memory-utilization", "0.85")
-    spec = ("--speculative-config", '{"method":"mtp","num_speculative_tokens":1}')
-    off = fit.engine_sizing(rec, "default", "h100", profile, base)
-    on = fit.engine_sizing(rec, "default", "h100", profile, base + spec)
+    draft = '{"method":"mtp","num_speculative_tokens":1}'
+    heavier = '{"method":"mtp","num_speculative_tokens":3}'
+    on = fit.engine_sizing(rec, "default", "h100", profile, base + ("--speculative-config", draft))
+    off = fit.engine_sizing(rec, "default", "h100", profile, base, (draft,))
     assert off.args == on.args and on.args[0] == "--max-model-len"
-    # without the feature in the recipe, the draft-free command gets a longer length
-    bare = fit.engine_sizing({**rec, "features": {}}, "default", "h100", profile, base)
+    both = fit.engine_sizing(rec, "default", "h100", profile, base, (draft, heavier))
+    assert int(both.args[1]) < int(on.args[1])  # sized for the heavier of the two
+    # with no draft to switch on, the draft-free command gets a longer length
+    bare = fit.engine_sizing(rec, "default", "h100", profile, base)
     assert int(bare.args[1]) > int(on.args[1])

@@ -205,6 +205,7 @@ def test_recipes_without_hf_config_keep_their_documents(ctx, recipes):
         "checkpoints",
         "hardware",
         "sizing",
+        "unavailable_hardware",  # from the taxonomy's precisions, not from hf_config
     }
     assert fit.kv_sizing(ctx, plain, rec.rendered) is None
 

@@ -59,7 +59,9 @@ def test_unknown_variant(recipe):
 
 def test_hardware_not_offered(recipe):
     with pytest.raises(
-        ChoiceError, match=r"'nvfp4' is not offered on 'h200'; available: b200, gb200, b300, gb300"
+        ChoiceError,
+        match=r"'nvfp4' is not offered on 'h200' \(NVFP4 weights need NVIDIA Blackwell hardware\); "
+        r"available: b200, gb200, b300, gb300",
     ):
         render_choice(ctx, recipe, "nvfp4", "h200")
     with pytest.raises(ChoiceError, match=r"not offered on 'xeon6'"):

@@ -13,6 +13,7 @@ from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, 
 from recipes_site.jsish import is_number, mapping, str_list
 
 from . import docker
+from .features import allowed_modes, applicable_features, is_modal, option_args
 from .hardware import Hardware
 from .memo import remembered
 from .recording import hardware_query
@@ -82,7 +83,13 @@ def _process(
     sized = (
         NO_CHANGE
         if hf_config_of(spec.recipe) is None
-        else _engine_sizing(spec.recipe, spec.variant_key, spec.hw, before + features + after)
+        else _engine_sizing(
+            spec.recipe,
+            spec.variant_key,
+            spec.hw,
+            before + features + after,
+            speculative_options(spec),
+        )
     )
     args = arg_lines(before, features, after + sized.args)
     return process(
@@ -100,11 +107,26 @@ def _process(
 
 
 @hardware_query
-def _engine_sizing(recipe: dict, variant_key: str, hw: Hardware, tokens: tuple) -> EngineSizing:
+def _engine_sizing(
+    recipe: dict, variant_key: str, hw: Hardware, tokens: tuple, drafts: tuple
+) -> EngineSizing:
     """fit.engine_sizing of a process on `hw`, asked as one question (it reads the whole profile:
     memory, display name). Only for recipes with model.hf_config: for the others it is NO_CHANGE
     whatever the hardware, and not asking keeps a question per process out of the record."""
-    return engine_sizing(recipe, variant_key, hw.id, hw.profile, tokens)
+    return engine_sizing(recipe, variant_key, hw.id, hw.profile, tokens, drafts)
+
+
+def speculative_options(spec: ProcessSpec) -> tuple[str, ...]:
+    """The `--speculative-config` values a reader can switch on for this process: those of every
+    mode, allowed on this hardware and variant, of a feature this strategy takes. The engine's
+    length holds with each of them, since the page toggles them without re-sizing the command."""
+    found = []
+    for _, feature in applicable_features(spec.recipe, spec.strategy_id):
+        modes = allowed_modes(feature, spec.hw, spec.variant_key) if is_modal(feature) else [None]
+        for mode in modes:
+            args = option_args(feature, spec.hw, mode)
+            found += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--speculative-config"]
+    return tuple(found)
 
 
 # -- single node ------------------------------------------------------------------------------
