@@ -101,7 +101,9 @@ class Replay:
     version: tuple = ()
     predicted_weights: float | None = None  # GiB per GPU as loaded
     logged_weights: float | None = None  # "Model loading took X GiB"
-    uma_before_fix: bool = False  # an integrated GPU before 0.33's free-memory reading: verdict only
+    uma_before_fix: bool = (
+        False  # an integrated GPU before 0.33's free-memory reading: verdict only
+    )
 
     @property
     def error(self) -> float | None:
@@ -265,7 +267,10 @@ def replay(path: Path, recipes: dict, profiles: dict) -> Replay:
     inline = entry.get("hf_config")
     if isinstance(inline, dict):  # the log's own config.json facts, cited in the entry
         config = {k: v for k, v in inline.items() if k != "config_source"}
-        recipe = {"model": {"model_id": entry.get("checkpoint"), "hf_config": config}, "variants": {}}
+        recipe = {
+            "model": {"model_id": entry.get("checkpoint"), "hf_config": config},
+            "variants": {},
+        }
     if recipe is None or not fit.hf_config_of(recipe):
         out.skipped = "no recipe with model.hf_config (config facts unknown)"
         return out

@@ -511,23 +511,23 @@ def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> 
     need = f["needed_bytes"] / fit.GIB
     room = max(kv, 0)
     over = need > room
+    # the memory the GPU reports, which the budget is a share of (a plan entry's own GPU memory)
+    total = e.get("memory_total_gib_per_gpu", e["vram_gib_per_gpu"])
     used = need
     parts = [
         ("weights", "Weights", e["weights_gib_per_gpu"]),
         ("overhead", "Overhead", e["overhead_gib_per_gpu"]),
         ("over" if over else "kv", "KV cache needed" if over else "KV cache in use", used),
         ("free", "KV cache free", 0 if over else room - used),
-        ("reserve", "Reserve", e["vram_gib_per_gpu"] - e["budget_gib_per_gpu"]),
+        ("reserve", "Reserve", total - e["budget_gib_per_gpu"]),
     ]
-    scale = max(e["vram_gib_per_gpu"], sum(g for _, _, g in parts))
+    scale = max(total, sum(g for _, _, g in parts))
     view["parts"] = [
         BarPart(key, f"{label} {_gib(g)} GiB", f"{100 * g / scale:.2f}%")
         for key, label, g in parts
         if g > 0
     ]
-    view["aria"] = f"Per GPU of {gb(e['vram_gib_per_gpu'])} GiB: " + ", ".join(
-        part.text for part in view["parts"]
-    )
+    view["aria"] = f"Per GPU of {gb(total)} GiB: " + ", ".join(part.text for part in view["parts"])
     return view
 
 

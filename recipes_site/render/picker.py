@@ -791,7 +791,8 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
             "gpu": sizing.gpu_label(p, hw_id),
             "brand": p.get("brand"),
             "gpu_count": p.get("gpu_count"),
-            "vram_per_gpu_gb": round(sizing.per_gpu_gib(p), 1),
+            # the memory the GPU reports, which every plan's budget is a share of (fit.gpu_memory)
+            "vram_per_gpu_gb": round(fit.gpu_memory(p).total_gib, 2),
             "verified": declared.get(hw_id) == "verified",
         }
         for hw_id, p in ctx.profiles.items()

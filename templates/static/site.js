@@ -445,12 +445,13 @@ function picker(P, D) {
       [`Requests of ${fmt(L)} tokens`, fmt(f.requests) + " at once"],
       [`Longest with ${fmt(C)} at once`, fmt(f.longest) + " tokens"]];
     const need = f.needed / GIB, room = Math.max(kv, 0), over = need > room;
+    const total = e.memory_total_gib_per_gpu ?? e.vram_gib_per_gpu;   /* pages.py kv_view */
     const parts = [["weights", "Weights", e.weights_gib_per_gpu], ["overhead", "Overhead", e.overhead_gib_per_gpu],
       [over ? "over" : "kv", over ? "KV cache needed" : "KV cache in use", need], ["free", "KV cache free", over ? 0 : room - need],
-      ["reserve", "Reserve", e.vram_gib_per_gpu - e.budget_gib_per_gpu]];
-    const scale = Math.max(e.vram_gib_per_gpu, parts.reduce((s, p) => s + p[2], 0));
+      ["reserve", "Reserve", total - e.budget_gib_per_gpu]];
+    const scale = Math.max(total, parts.reduce((s, p) => s + p[2], 0));
     v.parts = parts.filter(p => p[2] > 0).map(([key, label, g]) => [key, `${label} ${gib(g)} GiB`, (100 * g / scale).toFixed(2) + "%"]);
-    v.aria = `Per GPU of ${num(e.vram_gib_per_gpu)} GiB: ` + v.parts.map(p => p[1]).join(", ");
+    v.aria = `Per GPU of ${num(total)} GiB: ` + v.parts.map(p => p[1]).join(", ");
     return v;
   }
   /* the throughput plan: copies of the command shown, each on its own GPUs and port (pages.py `plan_view`) */

@@ -53,7 +53,7 @@ def entry_of(site, hf_id: str, variant: str, hw: str, strategy: str, nodes: int 
     entry = {
         "label": profile.get("display_name") or hw,
         "gpu": sizing.gpu_label(profile, hw),
-        "vram_per_gpu_gb": round(sizing.per_gpu_gib(profile), 1),
+        "vram_per_gpu_gb": round(fit.gpu_memory(profile).total_gib, 2),  # picker_summary's
     }
     p = plan_of(r, default_choice(doc["feature_sets"][r["parts"]["features"]]), entry)
     return dict(p, evaluated_len=p["context_length"])
