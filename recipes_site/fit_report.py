@@ -207,7 +207,7 @@ def fit_text(r: FitResult) -> str:
         lines.append(f"  KV cache holds         {_n(r.max_tokens)} tokens{where}")
         fits = "fits" if r.context_fits else "does NOT fit one request"
         if r.plan and r.plan.get("verdict") == plan.REFUSED:
-            fits += f", but vLLM will not start: {r.plan.get('refusal')}"
+            fits = f"cannot start: {r.plan.get('refusal')} (the KV cache alone would hold it)"
         lines.append(f"  recipe context         {_n(r.context_length)} tokens: {fits}")
         lines.append(
             f"  longest request        {_n(r.max_model_len)} tokens (safe --max-model-len {_n(r.safe_max_model_len)})"

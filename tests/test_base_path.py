@@ -109,7 +109,7 @@ def test_every_link_of_every_page_is_under_the_path_and_leads_to_a_file(site):
         ]  # the picker's api_url template
         checked += _check(site, str(page.relative_to(site)), parser.links + inline, problems)
     assert not problems, "\n".join(problems[:30])
-    assert checked > 500  # the walker saw the pages' links (not a vacuous pass)
+    assert checked > 400  # the walker saw the pages' links (not a vacuous pass)
     redirect = site / "RedHatAI/Llama-3.3-70B-Instruct-quantized.w8a8/index.html"
     assert "url=/recipes/meta-llama/Llama-3.3-70B-Instruct/" in redirect.read_text()
 

@@ -907,7 +907,8 @@ def test_cli_fit_a_refused_tp_cannot_start():
     r = run("fit", "Qwen/Qwen3-8B", "--tp", "3")
     assert r.returncode == 0, r.stderr
     assert "TP 3: cannot start. TP 3 does not divide the 32 attention heads" in r.stdout
-    assert "TP 3: fits" not in r.stdout and "fits, but vLLM will not start" in r.stdout
+    assert "TP 3: fits" not in r.stdout and "tokens: cannot start: TP 3 does not divide" in r.stdout
+    assert ": fits" not in r.stdout
     j = run("fit", "Qwen/Qwen3-8B", "--tp", "3", "--json")
     doc = json.loads(j.stdout)
     assert doc["plan"]["verdict"] == "refused" and "will not start" in doc["plan_reason"]

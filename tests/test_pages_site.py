@@ -192,6 +192,25 @@ def test_every_page_type_is_built(site, api):
         assert (site / rel).is_file(), rel
 
 
+def test_a_profile_that_runs_nothing_is_not_advertised(site):
+    """Hardware with no model (its API document lists none) gets no page, no index entry and no
+    llms.txt line; hardware that runs something keeps all three."""
+    index = (site / "hardware/index.html").read_text(encoding="utf-8")
+    llms = (site / "llms.txt").read_text(encoding="utf-8")
+    empty, used = [], []
+    for doc_path in sorted((site / "api/v1/hardware").glob("*.json")):
+        h = doc_path.stem
+        doc = json.loads(doc_path.read_text())
+        (used if doc.get("models") else empty).append(h)
+        advertised = [
+            (site / "hardware" / h / "index.html").is_file(),
+            f"/hardware/{h}/" in index,
+            f"/hardware/{h}/" in llms,
+        ]
+        assert advertised == [bool(doc.get("models"))] * 3, (h, advertised)
+    assert empty and used  # the bundled taxonomy has both kinds
+
+
 def test_pages_have_opengraph_and_a_canonical_url(site):
     text = (site / "meta-llama/Llama-3.3-70B-Instruct/index.html").read_text()
     assert '<meta property="og:title" content="Llama 3.3 70B Instruct on vLLM">' in text

@@ -28,7 +28,7 @@ import posixpath
 from collections import Counter
 from collections.abc import Collection
 from decimal import ROUND_HALF_UP, Decimal
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from html import escape
 from pathlib import Path
 from typing import NamedTuple
@@ -1326,7 +1326,7 @@ class _Catalog:
             data=self.search,
             providers=providers,
             more_orgs=len(self.orgs) - len(providers),
-            hardware_count=len(self.profiles),
+            hardware_count=len(self.advertised_hardware),
         )
 
     def provider_pages(self) -> None:
@@ -1354,11 +1354,12 @@ class _Catalog:
             self.sitemap.append((f"/{org}/", None))
 
     def hardware_pages(self) -> None:
-        """One page per hardware, in pages of HW_PAGE_ITEMS models (what fits one node first, by
-        title, then what needs more): `hardware/<hw>/`, then `hardware/<hw>/page/<k>/`."""
+        """One page per hardware that runs some model, in pages of HW_PAGE_ITEMS models (what fits
+        one node first, by title, then what needs more): `hardware/<hw>/`, then
+        `hardware/<hw>/page/<k>/`. A profile no recipe runs gets no page and no index entry."""
         brands: dict[str, list] = {}
-        for h, profile in self.profiles.items():
-            fits, multi = self.hardware_models(h, hardware_entries_of(self.api, h))
+        for h, (fits, multi) in self.advertised_hardware.items():
+            profile = self.profiles[h]
             entry = {
                 "id": h,
                 "label": self.labels[h],
@@ -1408,6 +1409,17 @@ class _Catalog:
             description="Every hardware profile and the models that fit on one node of it.",
         )
         self.sitemap.append(("/hardware/", None))
+
+    @cached_property
+    def advertised_hardware(self) -> dict[str, tuple[list, list]]:
+        """The profiles some recipe runs on, in taxonomy order, with `hardware_models`' lists: a
+        profile that runs nothing gets no page, no index entry and no llms.txt line."""
+        out = {}
+        for h in self.profiles:
+            fits, multi = self.hardware_models(h, hardware_entries_of(self.api, h))
+            if fits or multi:
+                out[h] = (fits, multi)
+        return out
 
     def hardware_models(self, h: str, entries: list[dict]) -> tuple[list, list]:
         """Per recipe: the largest variant whose recommended layout is one node, else the
@@ -1569,7 +1581,8 @@ class _Catalog:
                 f"- [{m.get('title') or hf_id}]({a('/' + hf_id + '.md')}): `{hf_id}`. {desc}".rstrip()
             )
         out += ["", "## Hardware", ""]
-        for h, p in self.profiles.items():
+        for h in self.advertised_hardware:
+            p = self.profiles[h]
             out.append(
                 f"- [{self.labels[h]}]({a(f'/hardware/{h}/')}): {p.get('gpu_count') or 1} × "
                 f"{gb(round(sizing.per_gpu_gib(p), 1))} GiB per node; what runs on it: {a(f'/{API}/hardware/{h}.json')} "
