@@ -25,20 +25,13 @@ from typing import IO
 
 from recipes_site.catalog.diagnostics import errors
 from recipes_site.catalog.lint import PROJECT_MARKER
+from recipes_site.catalog.loader import ROOT_FILES
 from recipes_site.catalog.yaml import MAX_FILE_BYTES
 from recipes_site.errors import DiffSourceError
 
-# What the loader (catalog/loader.py, site_config.py, lint.py) reads of a recipes root: the
-# same names `serve` watches, plus the marker of a project root.
-ROOT_INPUTS = (
-    "models",
-    "taxonomy.yaml",
-    "strategies",
-    "kv_store",
-    "platforms.yaml",
-    "recipes-site.yaml",
-    PROJECT_MARKER,
-)
+# What the loader reads of a recipes root (the names `serve` watches), plus the marker of a
+# project root that lint.py reads.
+ROOT_INPUTS = (*ROOT_FILES, PROJECT_MARKER)
 MAX_LINK_ROUNDS = 40  # links leading to links: Linux's own limit (ELOOP) on one path
 MAX_LINK_TARGET = 4095  # PATH_MAX - 1: no checkout can make a longer link
 

@@ -27,19 +27,13 @@ from pathlib import Path
 from recipes_site.build import build
 from recipes_site.cache import keep_in_memory
 from recipes_site.catalog.diagnostics import Diagnostic, Level, summary
+from recipes_site.catalog.loader import ROOT_FILES
 from recipes_site.errors import OutputRefused, UnsafePath
 from recipes_site.exits import describe_os_error
 from recipes_site.outdir import check_output
 from recipes_site.render.pages import TEMPLATES
 
-WATCHED = (
-    "models",
-    "taxonomy.yaml",
-    "strategies",
-    "kv_store",
-    "platforms.yaml",
-    "recipes-site.yaml",
-)
+WATCHED = ROOT_FILES  # what the loader reads of a recipes root
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".css": "text/css; charset=utf-8",

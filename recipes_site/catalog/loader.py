@@ -28,6 +28,16 @@ from recipes_site.catalog.yaml import LoadedYaml, load_yaml_file
 from recipes_site.site_config import check_site_config
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
+# Every name of a recipes root the loader (with site_config.py) reads: `serve` watches these and
+# `diff` reads these of a git tree, so a change to any of them is seen by both.
+ROOT_FILES = (
+    "models",
+    "taxonomy.yaml",
+    "strategies",
+    "kv_store",
+    "platforms.yaml",
+    "recipes-site.yaml",
+)
 
 
 def _byte_order(name: str) -> bytes:
