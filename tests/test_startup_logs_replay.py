@@ -120,7 +120,14 @@ class Replay:
 
 # a failure the memory budget is about says so; others (a missing attention backend, say) are
 # not a memory verdict to replay
-MEMORY_FAILURE_WORDS = ("memory", "kv cache", "initialize_kv_caches", "oom", "max seq len", "cache blocks")
+MEMORY_FAILURE_WORDS = (
+    "memory",
+    "kv cache",
+    "initialize_kv_caches",
+    "oom",
+    "max seq len",
+    "cache blocks",
+)
 # integrated (unified-memory) GPUs, whose free memory vLLM reads differently since 0.33
 UMA_GPUS = ("GB10",)
 # graphs are inside the budget from this release on, outside it (and outside a breakdown) before
