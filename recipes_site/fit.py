@@ -40,15 +40,15 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from recipes_site import kv_cache, sizing
+from recipes_site import data, kv_cache, sizing
 from recipes_site.data import vllm_spelling
 from recipes_site.parameters import language_config, parameter_count
 
 GIB = 2**30
 MIB = 2**20
-# The vLLM release the plans model (version-specific terms take a `version`; log replays pass
-# their own).
-VLLM_VERSION = (0, 33)
+# The vLLM release the plans model, as (major, minor) of the one release named in data/
+# (version-specific terms take a `version`; log replays pass their own).
+VLLM_VERSION = tuple(int(part) for part in data.VLLM_VERSION.split(".")[:2])
 # `vllm serve`'s default --gpu-memory-utilization: vLLM 0.33.0 vllm/config/cache.py:215
 # (`gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)`), taken over by
 # vllm/engine/arg_utils.py:614 (EngineArgs.gpu_memory_utilization = CacheConfig.gpu_memory_utilization).
