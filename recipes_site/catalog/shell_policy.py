@@ -38,9 +38,11 @@ from typing import Any
 from recipes_site.catalog.documents import RecipeDoc
 from recipes_site.catalog.schema_errors import did_you_mean
 from recipes_site.catalog.shell_rules import NAME_TOTAL_MAX, OCI_REFERENCE
-from recipes_site.synthesis.install import UNCHECKED_SHELL_WARNING
 
 MARKER = "unchecked_shell"
+# Shown (page, .md export, diff) beside a recipe command marked `unchecked_shell: true`: shell the
+# grammar does not vouch for.
+UNCHECKED_SHELL_WARNING = "This recipe runs its own shell: read it before pasting."
 EXPECTED = (
     "expected install steps joined by `&&` or new lines: `pip`/`uv pip install` of packages with "
     "version specs, `git clone https://...`, `cd DIR`, `docker pull IMAGE`, `export NAME=value`, "

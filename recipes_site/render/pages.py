@@ -41,6 +41,7 @@ from markupsafe import Markup
 
 from recipes_site import fit, plan, sizing
 from recipes_site.catalog import PROJECT_ROOT
+from recipes_site.catalog.shell_policy import UNCHECKED_SHELL_WARNING
 from recipes_site.data import VLLM_VERSION
 from recipes_site.jsish import mapping
 from recipes_site.render.api import (
@@ -72,7 +73,7 @@ from recipes_site.render.templating import PageEnvironment
 from recipes_site.site_config import SiteConfig, site_config
 from recipes_site.site_root import root, site_path, url
 from recipes_site.synthesis import promotable_variants
-from recipes_site.synthesis.install import UNCHECKED_SHELL_WARNING, install_block
+from recipes_site.synthesis.install import install_block
 from recipes_site.synthesis.selection import (
     allowed_by_variant,
     meets_constraint,

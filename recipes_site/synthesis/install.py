@@ -6,10 +6,6 @@ from recipes_site.jsish import mapping, truthy
 
 from .shell import image_word
 
-# Shown (page, .md export, diff) beside a recipe command marked `unchecked_shell: true`: shell the
-# install grammar does not vouch for (catalog/shell_policy.py).
-UNCHECKED_SHELL_WARNING = "This recipe runs its own shell: read it before pasting."
-
 PIP_DEFAULT = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
 PIP_NIGHTLY = (
     "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
