@@ -1089,15 +1089,23 @@ def recipe_pages(
     html = _with_script(pages, "model.html", f"{rec.hf_id}/index.html", page, script)
     return {
         f"{rec.hf_id}/index.html": html,
-        f"{rec.hf_id}.md": recipe_markdown(pages, rec, summary, hw_docs, linker).encode("utf-8"),
+        f"{rec.hf_id}.md": recipe_markdown(
+            pages, rec, summary, hw_docs, variant_table, linker
+        ).encode("utf-8"),
     }
 
 
 def recipe_markdown(
-    pages: _Pages, rec: RecipeInput, summary: dict | None, hw_docs: dict, link=None
+    pages: _Pages,
+    rec: RecipeInput,
+    summary: dict | None,
+    hw_docs: dict,
+    variant_table: list[VariantRow],
+    link=None,
 ) -> str:
-    """`<org>/<repo>.md`: facts, install, the recommended command per variant, and the guide with
-    its links made absolute to the site (`link`, the model page's guide linker)."""
+    """`<org>/<repo>.md`: facts, install, the variant table the model page shows (`variant_rows`),
+    the recommended command per variant, and the guide with its links made absolute to the site
+    (`link`, the model page's guide linker)."""
     meta, model = mapping(rec.data.get("meta")), mapping(rec.data.get("model"))
     a, labels = pages.config.absolute, pages.labels
     active = model.get("active_parameters")
@@ -1159,7 +1167,7 @@ def recipe_markdown(
             f"| {cell(row.label)} | `{cell(row.model_id)}` | {row.weights} | "
             + " · ".join(f"{cell(hw)}: {where}" for hw, where in row.runs_on)
             + " |"
-            for row in variant_rows(summary, hw_docs, labels)
+            for row in variant_table
         ]
         out += [
             "",
