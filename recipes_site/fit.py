@@ -1363,7 +1363,7 @@ def panel_entry(r: FitResult) -> dict:
         "weights_gib_per_gpu": _r(r.weights_gib_per_gpu),
         "overhead_gib_per_gpu": _r(r.overhead.total_gib),
         "overhead_breakdown": r.overhead.as_dict(),
-        "vllm_version": ".".join(map(str, VLLM_VERSION)),
+        "vllm_version": data.VLLM_VERSION,  # the release named on the pages and in the API
         "kv_cache_gib_per_gpu": _r(r.kv_cache_gib_per_gpu),
         "kv_cache_bytes_per_gpu": kv_bytes,
         "null_block_bytes": r.null_block_bytes,

@@ -103,6 +103,11 @@ def test_the_vllm_version_is_one_constant_on_pages_and_in_the_api(site):
     assert f"planned for vLLM {VLLM_VERSION}" in page
     for doc in (site / "api/v1/models" / LLAMA / "hw").glob("*.json"):
         assert json.loads(doc.read_text())["vllm_version"] == VLLM_VERSION
+    model = json.loads((site / "api/v1/models" / f"{LLAMA}.json").read_text())
+    entries = [
+        e for hws in model["kv_sizing"].values() for h in hws.values() for e in h["deployments"]
+    ]
+    assert entries and {e["vllm_version"] for e in entries} == {VLLM_VERSION}
     assert (PROJECT_ROOT / "recipes_site/data/__init__.py").read_text().count(
         f'"{VLLM_VERSION}"'
     ) == 1
