@@ -840,6 +840,7 @@ class MemorySplit(NamedTuple):
     kv_cache_dtype: str | None = (
         None  # the cache dtype vLLM really runs (kv_cache.resolved_kv_cache_dtype)
     )
+    kv_layout: kv_cache.KvLayout | None = None  # the layout as that dtype lays it out on this GPU
 
 
 def max_concurrent_batches(shape: Shape) -> int:
@@ -990,6 +991,7 @@ def kv_layout_of(
         "kv_dtype_bytes": dtype_bytes,
         "kv_dtype_note": note,
         "kv_cache_dtype": dtype,
+        "kv_layout": layout,
         "kv_bytes_per_token_per_gpu": full_block_bytes / block,
         "windows_per_gpu": window_terms(groups) if groups else (),
         "prefill_chunk": batched if layout.windows else 0,
@@ -1067,10 +1069,8 @@ def fit_deployment(
         return result
     if m.kv_dtype_note:
         result.notes.append(m.kv_dtype_note)
-    dtype_bytes, layout, groups = m.kv_dtype_bytes, f.layout, m.kv_groups
+    dtype_bytes, layout, groups = m.kv_dtype_bytes, m.kv_layout, m.kv_groups
     assert dtype_bytes is not None and layout is not None  # no fact missing: the KV cache is sized
-    family = kv_cache.cuda_family(profile.get("generation"), profile.get("display_name"))
-    layout = kv_cache.on_gpu(layout, m.kv_cache_dtype or shape.kv_cache_dtype, family)
     if m.kv_cache_dtype and m.kv_cache_dtype != shape.kv_cache_dtype:
         result.notes.append(
             f"--kv-cache-dtype {shape.kv_cache_dtype} runs as {m.kv_cache_dtype} on {hw_id} "
