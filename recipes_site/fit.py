@@ -195,8 +195,10 @@ def speculative_config(argv) -> dict | None:
     return None
 
 
-def _speculative(spec: dict | None) -> tuple:
-    """(method, num_speculative_tokens, draft model) of a --speculative-config object; () if none."""
+def speculative_of(value: str) -> tuple:
+    """`Shape.speculative` of one `--speculative-config` value: (method, num_speculative_tokens,
+    draft model); () when it is not a JSON object."""
+    spec = speculative_config(["--speculative-config", value])
     if not spec:
         return ()
     method = spec.get("method")
@@ -253,7 +255,7 @@ def shape_from_argv(argv) -> Shape:
             except ValueError:
                 pass
         elif name == "speculative":
-            found[name] = _speculative(speculative_config([flag, value]))
+            found[name] = speculative_of(value)
         else:
             found[name] = value
     return Shape(**found)
@@ -1170,15 +1172,6 @@ def engine_tp(recipe: dict, tp: int) -> int:
     return kv_cache.largest_valid_tp(cfg, tp)
 
 
-def recipe_speculative(recipe: dict, cfg: dict | None) -> tuple:
-    """The `Shape.speculative` of the recipe's feature `--speculative-config` that costs the most KV
-    cache (draft layers, then speculative tokens); () when it offers none."""
-    found = recipe_speculatives(recipe)
-    if not found:
-        return ()
-    return max(found, key=lambda spec: (draft_layers(cfg, Shape(speculative=spec))[0], spec[1]))
-
-
 def recipe_speculatives(recipe: dict) -> list[tuple]:
     """The `Shape.speculative` of every `--speculative-config` the recipe's features pass."""
     found: list[tuple] = []
@@ -1191,10 +1184,7 @@ def recipe_speculatives(recipe: dict) -> list[tuple]:
             found.extend(
                 spec
                 for i, tok in enumerate(node[:-1])
-                if tok == "--speculative-config"
-                and (
-                    spec := _speculative(speculative_config(["--speculative-config", node[i + 1]]))
-                )
+                if tok == "--speculative-config" and (spec := speculative_of(node[i + 1]))
             )
             for value in node:
                 walk(value)
@@ -1224,7 +1214,7 @@ def engine_sizing(
         return NO_CHANGE
     shapes = [shape]
     if not shape.speculative:
-        options = [_speculative(speculative_config(["--speculative-config", d])) for d in drafts]
+        options = [speculative_of(d) for d in drafts]
         shapes = [replace(shape, speculative=s) for s in options if s] or shapes
     fits = [
         (fit_deployment(recipe, variant_key, hw_id, profile, s, evaluate_len=wanted), s)

@@ -78,7 +78,7 @@ def fit_choice(
         engine_len = shape_from_argv(engine.argv if engine else ()).max_model_len
         if shape.max_model_len is None and engine_len is not None:
             shape = replace(shape, max_model_len=engine_len)
-            if not shape.speculative and fit.recipe_speculative(recipe, cfg):
+            if not shape.speculative and fit.recipe_speculatives(recipe):
                 notes.append(
                     f"the engine renders --max-model-len {engine_len}: room for the KV cache of "
                     "the recipe's speculative-decoding draft, which the page can switch on"

@@ -410,8 +410,10 @@ def test_engine_adds_a_safe_max_model_len_when_the_context_does_not_fit(ctx, rec
     assert _flag(argv, "--tensor-parallel-size") == "1"
     safe = int(_flag(argv, "--max-model-len"))
     # sized with the recipe's speculative-decoding feature on, so that toggling it keeps a command
-    # that starts (fit.recipe_speculative)
-    spec = fit.recipe_speculative(recipes[LLAMA], recipes[LLAMA]["model"]["hf_config"])
+    # that starts (fit.recipe_speculatives: the recipe has one, its EAGLE-3 head)
+    specs = fit.recipe_speculatives(recipes[LLAMA])
+    assert len(specs) == 1
+    spec = specs[0]
     assert spec and spec[0] == "eagle3"
     result = fit.fit_deployment(
         recipes[LLAMA], "default", "b200", ctx.profiles["b200"], fit.Shape(speculative=spec)
