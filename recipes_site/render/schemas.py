@@ -89,6 +89,20 @@ EXTRA = {
     "properties": {"id": STR, "label": STR, "text": STR, "prefix": STR, "path": PATH},
 }
 NUM = {"type": "number"}
+# fit.window_terms: the windowed KV cache groups, as plans and kv_sizing entries publish them
+WINDOW_TERMS = {
+    "type": "array",
+    "items": _obj(
+        {
+            "window": {"type": "integer", "minimum": 1},
+            "tokens": {"type": "integer", "minimum": 0},
+            "block_size": {"type": "integer", "minimum": 1},
+            "block_bytes": {"type": "integer", "minimum": 0},
+            "extra_blocks": {"type": "integer", "minimum": 0},
+            "bytes_per_token": {"type": "number"},
+        }
+    ),
+}
 # plan.plan_of: what one rendering asks of the machine, in GiB (every figure shown beside a command)
 ONE_PLAN = _obj(
     {
@@ -112,19 +126,7 @@ ONE_PLAN = _obj(
         "block_size": {"type": "integer", "minimum": 1},
         "kv_bytes_per_block_per_gpu": {"type": "integer", "minimum": 0},
         "null_block_bytes": {"type": "integer", "minimum": 0},
-        "windows_per_gpu": {
-            "type": "array",
-            "items": _obj(
-                {
-                    "window": {"type": "integer", "minimum": 1},
-                    "tokens": {"type": "integer", "minimum": 0},
-                    "block_size": {"type": "integer", "minimum": 1},
-                    "block_bytes": {"type": "integer", "minimum": 0},
-                    "extra_blocks": {"type": "integer", "minimum": 0},
-                    "bytes_per_token": {"type": "number"},
-                }
-            ),
-        },
+        "windows_per_gpu": WINDOW_TERMS,
         "prefill_chunk": {"type": "integer", "minimum": 0},
         "draft": STR,
         "state_bytes_per_sequence_per_gpu": {"type": "integer", "minimum": 1},
@@ -381,19 +383,7 @@ KV_DEPLOYMENT = _obj(
         "block_size": POS,
         "kv_bytes_per_block_per_gpu": NONNEG,
         "null_block_bytes": NONNEG,
-        "windows_per_gpu": {
-            "type": "array",
-            "items": _obj(
-                {
-                    "window": {"type": "integer", "minimum": 1},
-                    "tokens": {"type": "integer", "minimum": 0},
-                    "block_size": {"type": "integer", "minimum": 1},
-                    "block_bytes": {"type": "integer", "minimum": 0},
-                    "extra_blocks": {"type": "integer", "minimum": 0},
-                    "bytes_per_token": {"type": "number"},
-                }
-            ),
-        },
+        "windows_per_gpu": WINDOW_TERMS,
         "prefill_chunk": NONNEG,
         "context_length": INT_OR_NULL,
         "evaluated_len": INT_OR_NULL,
