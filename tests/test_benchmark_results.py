@@ -178,3 +178,20 @@ def test_import_refuses_a_name_that_leaves_the_folder(root, tmp_path, capsys):
     assert main(args) == 1
     assert "result name" in capsys.readouterr().err
     assert not (root / "benchmarks" / RECIPE / "escape.json").exists()
+
+
+def test_the_build_publishes_results_with_provenance_and_differences(root, tmp_path):
+    from recipes_site.build import build
+
+    command = "vllm serve Qwen/Qwen3-8B-FP8 --tensor-parallel-size 1 --max-num-seqs 64"
+    _write(root, {"provenance": _provenance(command=command), "result": _result()})
+    out = tmp_path / "site"
+    build(root, out, incremental=False)
+    doc = json.loads((out / "api/v1/models" / RECIPE / "benchmarks.json").read_text())
+    (entry,) = doc["results"]
+    assert entry["hardware"] == "h100" and entry["label"] == "community"
+    assert entry["source_url"] == "https://example.org/result"
+    assert entry["metrics"]["output_throughput"] == 5354.2
+    assert entry["metrics"]["max_concurrency"] == 32
+    assert "input_lens" not in entry["metrics"]
+    assert entry["differences"] == ["adds --max-num-seqs 64"]
