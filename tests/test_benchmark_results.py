@@ -195,3 +195,17 @@ def test_the_build_publishes_results_with_provenance_and_differences(root, tmp_p
     assert entry["metrics"]["max_concurrency"] == 32
     assert "input_lens" not in entry["metrics"]
     assert entry["differences"] == ["adds --max-num-seqs 64"]
+
+
+def test_the_published_document_satisfies_its_schema(root, tmp_path):
+    import jsonschema
+
+    from recipes_site.build import build
+    from recipes_site.render.schemas import schema_for, schema_name_for_path
+
+    _write(root, {"provenance": _provenance(), "result": _result()})
+    out = tmp_path / "site"
+    build(root, out, incremental=False)
+    rel = f"api/v1/models/{RECIPE}/benchmarks.json"
+    assert schema_name_for_path(rel) == "model-benchmarks"
+    jsonschema.validate(json.loads((out / rel).read_text()), schema_for("model-benchmarks"))
