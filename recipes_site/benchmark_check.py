@@ -92,21 +92,33 @@ def compare(ctx: Context, recipe: dict, doc: BenchmarkDoc) -> Comparison | None:
 
 
 def command_warnings(ctx: Context, recipes: dict, docs: list[BenchmarkDoc]) -> list:
-    """A validate warning per result whose command differs from its rendering, at the line of
-    `provenance.command`: the numbers stay, and the reader learns what they measured."""
+    """A validate warning per result whose command differs from its rendering in a way its file
+    does not record (`provenance.differences`), or no longer differs the way it records: the
+    numbers stay, and the reader learns what they measured. Recorded differences are what the
+    result always measured; a new one means the recipe moved since."""
     out = []
     for doc in docs:
         recipe = recipes.get(doc.hf_id)
         found = compare(ctx, recipe, doc) if isinstance(recipe, dict) else None
-        if found is None or not found.differences:
+        if found is None or doc.spec is None:
             continue
+        recorded = doc.spec.provenance.differences
+        new = [d for d in found.differences if d not in recorded]
+        gone = [d for d in recorded if d not in found.differences]
         report = doc.report()
-        report.warning(
-            ("provenance", "command"),
-            "the command differs from the site's rendering of this choice: "
-            + "; ".join(found.differences),
-            "the result is kept and shown with these differences; re-run the rendered command "
-            "to measure the recipe itself",
-        )
+        if new:
+            report.warning(
+                ("provenance", "command"),
+                "the command differs from the site's rendering of this choice: " + "; ".join(new),
+                "the result is shown with these differences; add them to provenance.differences "
+                "once reviewed, or re-run the rendered command to measure the recipe itself",
+            )
+        if gone:
+            report.warning(
+                ("provenance", "differences"),
+                "recorded differences the rendering no longer has: " + "; ".join(gone),
+                "the recipe changed since the result was recorded: drop them from "
+                "provenance.differences, or re-run the benchmark",
+            )
         out += report.items
     return out

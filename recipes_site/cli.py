@@ -381,6 +381,7 @@ def _mean_length(result: dict, key: str) -> int | None:
 
 def cmd_bench_import(args) -> int:
     from recipes_site.bench_files import Imported, build_document, destination, result_name, write
+    from recipes_site.benchmark_check import differences
     from recipes_site.build import synthesis_context
     from recipes_site.catalog import load_catalog
     from recipes_site.synthesis import render_choice
@@ -405,16 +406,19 @@ def cmd_bench_import(args) -> int:
     try:
         hardware, strategy = _choice_ids(ctx, args)
         assert hardware is not None  # --hardware is required
-        command = args.command
-        if command is None:
-            rendering = render_choice(ctx, doc.data, variant, hardware, strategy, features={})
-            process = rendering.single or rendering.head
-            command = shlex.join(process.argv) if process else None
+        rendering = render_choice(ctx, doc.data, variant, hardware, strategy, features={})
+        process = rendering.single or rendering.head
+        ours = list(process.argv) if process else []
+        command = args.command or (shlex.join(ours) if ours else None)
+        if args.command is None:
             print(
                 "# note: provenance.command is the rendered command; pass --command if the "
                 "run used another",
                 file=sys.stderr,
             )
+        found = differences(ours, shlex.split(command)) if command and ours else ()
+        for difference in found:
+            print(f"# differs from the rendering: {difference}", file=sys.stderr)
         provenance = {
             "label": args.label,
             "published_by": args.published_by,
@@ -428,6 +432,7 @@ def cmd_bench_import(args) -> int:
             "strategy": strategy,
             "gpus": args.gpus,
             "command": command,
+            "differences": list(found) or None,
             "workload": {
                 "dataset": args.dataset,
                 "input_len": args.input_len or _mean_length(result, "input_lens"),

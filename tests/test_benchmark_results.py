@@ -209,3 +209,58 @@ def test_the_published_document_satisfies_its_schema(root, tmp_path):
     rel = f"api/v1/models/{RECIPE}/benchmarks.json"
     assert schema_name_for_path(rel) == "model-benchmarks"
     jsonschema.validate(json.loads((out / rel).read_text()), schema_for("model-benchmarks"))
+
+
+def test_recorded_differences_are_not_reported_but_new_and_stale_ones_are(root, capsys):
+    command = "vllm serve Qwen/Qwen3-8B-FP8 --tensor-parallel-size 1 --max-num-seqs 64"
+    recorded = ["adds --max-num-seqs 64"]
+    _write(
+        root,
+        {"provenance": _provenance(command=command, differences=recorded), "result": _result()},
+    )
+    assert main(["validate", str(root)]) == 0
+    assert "provenance.command" not in capsys.readouterr().out
+    stale = recorded + ["adds --seed 1"]
+    _write(
+        root, {"provenance": _provenance(command=command, differences=stale), "result": _result()}
+    )
+    main(["validate", str(root)])
+    out = capsys.readouterr().out
+    assert "provenance.differences" in out and "no longer has: adds --seed 1" in out
+
+
+def test_the_bundled_results_are_real_and_cite_their_source():
+    catalog, diags = load_catalog(PROJECT_ROOT)
+    results = [b for b in catalog.benchmarks if b.spec is not None]
+    assert len(results) >= 20
+    for doc in results:
+        prov = doc.spec.provenance
+        assert prov.source_url and prov.source_url.startswith("https://"), doc.display_path
+        assert prov.excerpt and prov.terms, doc.display_path
+    assert not [d for d in diags if "/benchmarks/" in d.path.replace("\\", "/")]
+
+
+def test_import_records_how_the_run_command_differs(root, tmp_path, capsys):
+    source = tmp_path / "result.json"
+    source.write_text(json.dumps(_result()))
+    args = ["bench", "import", str(source), "--root", str(root), "--hardware", "h100"]
+    args += ["--label", "community", "--run-by", "t", "--vllm-version", "0.33.0"]
+    args += ["--source-url", "https://example.org/r", "--name", "run"]
+    args += ["--command", "vllm serve Qwen/Qwen3-8B-FP8 --tensor-parallel-size 1 --seed 7"]
+    assert main(args) == 0
+    assert "differs from the rendering: adds --seed 7" in capsys.readouterr().err
+    written = json.loads((root / "benchmarks" / RECIPE / "h100" / "run.json").read_text())
+    assert written["provenance"]["differences"] == ["adds --seed 7"]
+    assert main(["validate", str(root)]) == 0
+    assert "provenance.command" not in capsys.readouterr().out
+
+
+def test_bundled_numbers_are_the_sources_numbers():
+    catalog, _ = load_catalog(PROJECT_ROOT)
+    for doc in catalog.benchmarks:
+        assert doc.spec is not None
+        excerpt = doc.spec.provenance.excerpt or ""
+        result = doc.spec.result
+        for value in (result.output_throughput, result.total_token_throughput):
+            if value is not None:
+                assert repr(value) in excerpt or f"{value:g}" in excerpt, doc.display_path

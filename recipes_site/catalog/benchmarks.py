@@ -77,6 +77,11 @@ class Provenance(_Strict):
     bench_command: str | None = Field(
         default=None, description="the exact `vllm bench serve` command"
     )
+    differences: list[str] = Field(
+        default_factory=list,
+        description="how `command` differs from the site's rendering of this choice, as "
+        "`validate` words it; recorded with the result, so validate reports only new ones",
+    )
     workload: Workload
 
     @model_validator(mode="after")

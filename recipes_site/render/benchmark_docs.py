@@ -26,13 +26,19 @@ METRICS = (
     "max_output_tokens_per_s",
     "mean_ttft_ms",
     "median_ttft_ms",
+    "p95_ttft_ms",
     "p99_ttft_ms",
     "mean_tpot_ms",
     "median_tpot_ms",
+    "p95_tpot_ms",
     "p99_tpot_ms",
     "mean_itl_ms",
     "median_itl_ms",
+    "p95_itl_ms",
     "p99_itl_ms",
+    "p99_e2el_ms",
+    # not a `vllm bench serve` key: the mean GPU power a source measured over the run (W per GPU)
+    "avg_power_w",
 )
 
 
@@ -43,7 +49,7 @@ def benchmarks_doc_path(hf_id: str) -> str:
 def result_entry(ctx: Context, recipe: dict, doc: BenchmarkDoc) -> dict:
     """One result as the API publishes it."""
     assert doc.spec is not None
-    prov = doc.spec.provenance.model_dump(exclude_none=True)
+    prov = doc.spec.provenance.model_dump(exclude_none=True, exclude={"differences"})
     result = doc.spec.result.model_dump()
     found = compare(ctx, recipe, doc)
     return {
