@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from recipes_site import fit, plan, sizing
+from recipes_site.errors import ChoiceError
 from recipes_site.kv_cache import tp_problem
 
 TP_FLAG = "--tensor-parallel-size"
@@ -112,7 +113,8 @@ def layout_base(rendering, drafts: tuple = ()) -> Base | None:
 
 class Layout(NamedTuple):
     """One GPU count's layout: `tp` and `replicas` (None and 0 when no TP fits), the plan of one
-    replica, the lines that replace the engine's (`lines`), and why it fits or not."""
+    replica, the lines that replace the engine's (`lines`), the argv of one replica (`argv`) and
+    why it fits or not."""
 
     gpus: int
     tp: int | None
@@ -120,6 +122,8 @@ class Layout(NamedTuple):
     plan: dict | None
     lines: tuple
     reason: str
+    argv: tuple = ()
+    needs: int | None = None  # a layout that does not fit: the smallest count that does
 
     @property
     def fits(self) -> bool:
@@ -135,6 +139,7 @@ class Trial(NamedTuple):
     tp: int
     plan: dict
     lines: tuple
+    argv: tuple
 
 
 def _trial(plans: plan.RecipePlans, rendering, profile: dict, base: Base, tp: int) -> Trial:
@@ -151,7 +156,9 @@ def _trial(plans: plan.RecipePlans, rendering, profile: dict, base: Base, tp: in
     )
     full = tuple(argv) + tuple(sized.args)
     lines = tuple(f"{a} {b}" for a, b in zip(sized.args[::2], sized.args[1::2]))
-    return Trial(tp, plan.plan_of(plans, rendering.variant, profile, full, gpus=tp, nodes=1), lines)
+    return Trial(
+        tp, plan.plan_of(plans, rendering.variant, profile, full, gpus=tp, nodes=1), lines, full
+    )
 
 
 def layouts(
@@ -177,7 +184,9 @@ def layouts(
         found = fitting(gpus)
         if found is not None:
             reason = plan.expand(found.plan, name, vram)["reason"]
-            out[gpus] = Layout(gpus, found.tp, gpus // found.tp, found.plan, found.lines, reason)
+            out[gpus] = Layout(
+                gpus, found.tp, gpus // found.tp, found.plan, found.lines, reason, found.argv
+            )
             continue
         sizes = tp_sizes(cfg, gpus)
         tried = trial(sizes[-1]) if sizes else None
@@ -186,7 +195,9 @@ def layouts(
         )
         more = next((n for n in range(gpus + 1, per_node + 1) if fitting(n) is not None), None)
         head = f"needs {more} GPUs" if more else f"does not fit one {per_node}-GPU node"
-        out[gpus] = Layout(gpus, None, 0, tried.plan if tried else None, (), f"{head}: {why}")
+        out[gpus] = Layout(
+            gpus, None, 0, tried.plan if tried else None, (), f"{head}: {why}", needs=more
+        )
     return out
 
 
@@ -281,3 +292,28 @@ def layout_docker_command(docker_command: str, command: str, gpus: dict, count: 
 def smallest_fitting(found: dict[int, Layout]) -> int | None:
     """The smallest count whose layout fits."""
     return next((n for n in sorted(found) if found[n].fits), None)
+
+
+def choose(plans: plan.RecipePlans, rendering, profile: dict, gpus: int, drafts: tuple = ()):
+    """The layout of `rendering` on `gpus` GPUs a person asked for (`--gpus`), with the `gpus`
+    member of its rendering JSON for that one count; raises ChoiceError saying why not, in words:
+    more GPUs than a node holds, a command that is not one tensor-parallel process, or a count
+    that cannot hold the model (with the smallest count that can)."""
+    per_node = int(profile.get("gpu_count") or 1)
+    hw = rendering.hardware
+    if gpus > per_node:
+        raise ChoiceError(
+            f"--gpus {gpus}: one {hw} node holds {per_node} GPU{'s' if per_node > 1 else ''}"
+        )
+    base = layout_base(rendering, drafts)
+    if base is None:
+        raise ChoiceError(
+            f"--gpus applies to single-node tensor-parallel commands; the {rendering.strategy} "
+            f"command on {hw} lays out its GPUs itself (try --strategy single_node_tp)"
+        )
+    layout = layouts(plans, rendering, profile, base, [gpus])[gpus]
+    if not layout.fits:
+        hint = f"; try --gpus {layout.needs}" if layout.needs else ""
+        raise ChoiceError(f"--gpus {gpus} cannot hold this model on {hw}: {layout.reason}{hint}")
+    member = {"tp_at": base.tp_at, "tail": base.tail, "counts": {str(gpus): layout_json(layout)}}
+    return layout, member
