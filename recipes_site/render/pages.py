@@ -53,7 +53,7 @@ from recipes_site.render.api import (
     model_doc_path,
 )
 from recipes_site.render.markdown import render_guide, rewrite_links
-from recipes_site.render.picker import exports, picker_summary, variant_labels
+from recipes_site.render.picker import exports, page_document, picker_summary, variant_labels
 from recipes_site.render.search import (
     ARCH_LABELS,
     FACET_LABELS,
@@ -1046,12 +1046,8 @@ def recipe_pages(
         view = initial_view(summary, pages.labels)
         hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
         variant_table = variant_rows(summary, hw_docs, pages.labels)
-        initial_file = (encoded or {}).get(
-            hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware)
-        )
-        script = picker_json(
-            data, memoryview(initial_file)[:-1] if initial_file is not None else None
-        )
+        # the page embeds the default view's rendering whole, stubs of the others (page_document)
+        script = picker_json(dict(data, initial=page_document(data["initial"], view["variant"])))
     meta = mapping(rec.data.get("meta"))
     org = rec.hf_id.split("/", 1)[0]
     related, more = page_neighbours(catalog, rec.hf_id, meta)
