@@ -147,13 +147,16 @@ def _trial(plans: plan.RecipePlans, rendering, profile: dict, base: Base, tp: in
     its plan on `tp` GPUs."""
     argv = list(base.argv)
     argv[argv.index(TP_FLAG) + 1] = str(tp)
-    sized = (
-        fit.engine_sizing(
-            plans.recipe, rendering.variant, rendering.hardware, profile, argv[3:], base.drafts
-        )
-        if fit.hf_config_of(plans.recipe) is not None
-        else fit.NO_CHANGE
+    bare = plan.plan_of(plans, rendering.variant, profile, argv, gpus=tp, nodes=1)
+    # a TP vLLM refuses is not sized (the engine's sizing may raise --gpu-memory-utilization to
+    # make weights fit, but never changes the TP)
+    if bare.get("verdict") == plan.REFUSED or fit.hf_config_of(plans.recipe) is None:
+        return Trial(tp, bare, (), tuple(argv))
+    sized = fit.engine_sizing(
+        plans.recipe, rendering.variant, rendering.hardware, profile, argv[3:], base.drafts
     )
+    if not sized.args:
+        return Trial(tp, bare, (), tuple(argv))
     full = tuple(argv) + tuple(sized.args)
     lines = tuple(f"{a} {b}" for a, b in zip(sized.args[::2], sized.args[1::2]))
     return Trial(
@@ -193,7 +196,10 @@ def layouts(
         why = (
             _short_reason(tried.plan, name) if tried else "no tensor-parallel size the heads allow"
         )
-        more = next((n for n in range(gpus + 1, per_node + 1) if fitting(n) is not None), None)
+        # the smallest count that holds it: the smallest larger TP of the node's sizes that fits
+        more = next(
+            (t for t in tp_sizes(cfg, per_node) if t > gpus and plan.holds(trial(t).plan)), None
+        )
         head = f"needs {more} GPUs" if more else f"does not fit one {per_node}-GPU node"
         out[gpus] = Layout(
             gpus, None, 0, tried.plan if tried else None, (), f"{head}: {why}", needs=more

@@ -1041,7 +1041,12 @@ def recipe_pages(
             reasons=unavailable_reasons(rec, ctx, summary),
             conflicts=feature_conflicts(catalog.taxonomy),
             notes=strategy_notes(ctx, list(hw_docs.values())),
-            labels=pages.labels,
+            # the page names hardware by these, else by its `hardware` label (only differences)
+            labels={
+                h: name
+                for h, name in pages.labels.items()
+                if name != summary["hardware"].get(h, {}).get("label")
+            },
         )
         view = initial_view(summary, pages.labels)
         hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)

@@ -797,13 +797,20 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
         }
         for hw_id, p in ctx.profiles.items()
     }
-    strategies = {
+    offered = {
+        r.strategy
+        for tree in rec.rendered.trees
+        for res in tree.by_hardware
+        for r in (res.recommended, *res.alternatives)
+    }
+    strategies = {  # those the recipe renders: the page's strategy pills name no other
         sid: {
             "label": spec.get("display_name") or sid,
             "deploy_type": spec.get("deploy_type"),
             "orientation": spec.get("orientation"),
         }
         for sid, spec in ctx.strategies.items()
+        if sid in offered
     }
     first = rec.rendered.trees[0] if rec.rendered.trees else None
     default = {"variant": first.variant, "hardware": first.default_hardware} if first else None

@@ -188,7 +188,23 @@ GPU_LAYOUTS = _obj(
             "additionalProperties": GPU_LAYOUT,
         },
     },
-    {"serve_prefix": STR, "docker_head": STR, "suffix": STR},
+    {
+        "serve_prefix": STR,
+        "docker_head": STR,
+        "suffix": STR,
+        # `recipes-site command --gpus N --json` only: each copy's command, joined
+        "replica_commands": {
+            "type": "array",
+            "items": _obj(
+                {
+                    "gpus": STR,
+                    "label": STR,
+                    "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+                    "command": STR,
+                }
+            ),
+        },
+    },
 )
 HEAD = {
     "hardware": STR,
