@@ -100,9 +100,7 @@ def recipe_files(
     )
     docs, summary = recipe_documents(rec, ctx)
     files = {path: encode_json(d) for path, d in docs.items()}
-    files.update(
-        recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths, encoded=files)
-    )
+    files.update(recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths))
     return files, summary
 
 

@@ -198,26 +198,10 @@ def _script_safe_utf8(data: bytes) -> bytes:
     return data
 
 
-def picker_json(data: dict, initial_json: bytes | memoryview | None = None) -> bytes:
+def picker_json(data: dict) -> bytes:
     """`script_json(data)` of a model page's picker data, as UTF-8 bytes (`_with_script` puts
-    them in the encoded page). ~85% of it is the API hardware document of the default hardware
-    (`data["initial"]`), which the build has just encoded for its own file with the same
-    encoder: given that file's bytes without the newline (`initial_json`), they are spliced in
-    rather than encoded a second time (a dict's JSON is its items' JSON, joined: the same text).
-    The pieces are joined once (~50 KB per page: not copied again for each brace and item)."""
-    if initial_json is None:
-        return _script_safe_utf8(encode_json(data)[:-1])
-    parts: list[bytes | memoryview] = [b"{"]
-    for k, v in data.items():
-        if len(parts) > 1:
-            parts.append(b",")
-        parts += (
-            encode_json(k)[:-1],
-            b":",
-            initial_json if k == "initial" else encode_json(v)[:-1],
-        )
-    parts.append(b"}")
-    return _script_safe_utf8(b"".join(parts))
+    them in the encoded page)."""
+    return _script_safe_utf8(encode_json(data)[:-1])
 
 
 # where the model page's picker data goes: no escaped string can write it (it holds '<')
@@ -1008,12 +992,10 @@ def recipe_pages(
     docs: dict[str, dict],
     config: SiteConfig | None = None,
     known_paths=None,
-    encoded: dict[str, bytes] | None = None,
 ) -> dict[str, bytes]:
     """The model page `<org>/<repo>/index.html` and the agents' `<org>/<repo>.md` of one recipe.
 
-    `docs` holds the recipe's API documents (at least its hardware documents); `encoded`, if
-    given, their files as write.encode_json wrote them (the page reuses one's JSON text)."""
+    `docs` holds the recipe's API documents (at least its hardware documents)."""
     pages = _Pages(
         ctx.profiles,
         catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {},
