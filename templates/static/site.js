@@ -287,8 +287,8 @@ function picker(P, D) {
     const my = ++seq;
     const { variant, hardware, missing } = place(w, how);
     let doc = docs[hardware];
-    X = doc && resolve(doc, variant, w);
-    if (!doc || X.r.stub) {
+    let x = doc && resolve(doc, variant, w);
+    if (!doc || x.r.stub) {
       P.setAttribute("aria-busy", "true");
       try { doc = await load(hardware); } catch (e) {
         if (my === seq) { P.removeAttribute("aria-busy"); fail("Could not load the commands for " + D.hardware[hardware].label + " (" + e.message + ")."); }
@@ -296,8 +296,9 @@ function picker(P, D) {
       }
       if (my !== seq) return;
       P.removeAttribute("aria-busy");
-      X = resolve(doc, variant, w);
+      x = resolve(doc, variant, w);
     }
+    X = x;
     const G = X.r.gpus, c = w.gpus && G && G.counts[w.gpus];
     S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab,
       gpus: w.gpus, layout: c && c.fits ? c : null };
