@@ -836,15 +836,17 @@ def page_document(doc: dict, variant: str) -> dict:
     reads; every other rendering a stub (`stub`, and what the strategy and node pills read: its
     variant, strategy, node count and footprint) that the page fetches the whole document for
     when the reader picks it; the feature and extra-tab sets the whole rendering does not use
-    null (indices stay valid). Keeps a model page light: the other renderings were ~2/3 of it."""
+    null (indices stay valid), and only the replica sets of its GPU counts. Keeps a model page light: the other renderings were ~2/3 of it."""
     want = doc["recommended"].get(variant) or {}
     key = (want.get("variant"), want.get("strategy"), want.get("node_count"))
-    renderings, features, extras = [], set(), set()
+    renderings, features, extras, replica_sets = [], set(), set(), set()
     for r in doc["renderings"]:
         if (r["variant"], r["strategy"], r["node_count"]) == key:
             renderings.append({k: v for k, v in r.items() if k not in _PAGE_DROPS})
             features.add(r["parts"]["features"])
             extras.add(r["parts"]["extras"])
+            counts = (r.get("gpus") or {}).get("counts", {}).values()
+            replica_sets |= {str(c["tensor_parallel_size"]) for c in counts if c["replicas"] > 1}
             continue
         footprint = r["plan"]["default"]
         renderings.append(
@@ -857,6 +859,8 @@ def page_document(doc: dict, variant: str) -> dict:
             }
         )
     out = {k: v for k, v in doc.items() if k != "hardware_profile"}
+    if "gpu_replicas" in doc:  # the replica sets the shown rendering's GPU counts use
+        out["gpu_replicas"] = {t: x for t, x in doc["gpu_replicas"].items() if t in replica_sets}
     out.update(
         partial=True,
         renderings=renderings,
