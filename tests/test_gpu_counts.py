@@ -254,3 +254,11 @@ def test_fit_gpus_sizes_the_layout():
     assert small.returncode == 1 and "try --gpus 2" in small.stderr
     both = run("fit", LLAMA, "--hardware", "h100", "--gpus", "2", "--tp", "2")
     assert both.returncode == 1 and "--gpus or --tp" in both.stderr
+
+
+def test_a_one_gpu_profile_takes_only_its_one_gpu():
+    more = run("command", "Qwen/Qwen3-8B", "--hardware", "rtx_5090", "--gpus", "2")
+    assert more.returncode == 1 and "one rtx_5090 node holds 1 GPU" in more.stderr
+    one = run("command", "Qwen/Qwen3-8B", "--hardware", "rtx_5090", "--gpus", "1")
+    plain = run("command", "Qwen/Qwen3-8B", "--hardware", "rtx_5090")
+    assert one.returncode == 0 and one.stdout == plain.stdout
