@@ -371,7 +371,7 @@ function picker(P, D) {
 
     /* command card: "verified" and a plain Copy only beside a command that can start */
     const L = S.layout, plan = L ? layoutPlan(L, HW) : planOf(r, ch), ok = holds(plan);
-    $("[data-summary]", P).textContent = L ? gpusText(L.tensor_parallel_size, HW) + ` · TP=${L.tensor_parallel_size}`
+    $("[data-summary]", P).textContent = L ? gpusText(+S.gpus, HW) + ` · TP=${L.tensor_parallel_size}`
       + (L.replicas > 1 ? ` · ${L.replicas} copies` : "") + (SV.precision ? " · " + SV.precision.toUpperCase() : "") : r.parts.summary;
     const ver = $("[data-verified]", P);
     ver.hidden = !HW.verified || !ok; ver.textContent = "Verified on " + HW.label;
