@@ -607,6 +607,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "hardware"
     if tail[0] == "search" and len(tail) == 2:
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "verify.json":
+        return "model-verify"
     if tail[0] == "models":
         return "model-hardware" if len(tail) >= 5 and tail[-2] == "hw" else "model"
     return None
