@@ -585,6 +585,7 @@ DOCUMENTS["model-verify"] = _obj(
     {
         "recipe": STR,
         "vllm_version": STR,
+        "notes": _obj({k: STR for k in ("curl", "bench", "no_bench", "no_tune", "plan")}),
         "rows": {
             "type": "array",
             "items": _obj(
@@ -596,6 +597,7 @@ DOCUMENTS["model-verify"] = _obj(
                     "direction": STR,
                     "source": STR,
                     "names": STR_LIST,
+                    "text": STR,
                 }
             ),
         },

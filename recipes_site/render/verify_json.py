@@ -28,6 +28,17 @@ from recipes_site.data import VLLM_VERSION
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path
 
 BENCH_LENGTHS = (verification.BENCH_INPUT_LEN, verification.BENCH_OUTPUT_LEN)
+# what the page's Verify, Bench and Tune panels say around the snippets
+NOTES = {
+    "curl": "A request that proves the server answers: ",
+    "bench": "The method: the fewest GPUs (this command), as many copies as fill the node (the "
+    "throughput plan), then this sweep of one copy up to what its KV cache holds: ",
+    "no_bench": "No sweep: this command cannot start here, or the model takes audio, which "
+    "vllm bench serve's random dataset does not make.",
+    "no_tune": "Tuning applies to a one-process command with KV-cache figures, its features as "
+    "rendered.",
+    "plan": "The throughput plan is for the command as rendered: Reset the tuning to see it.",
+}
 
 
 def verify_doc_path(hf_id: str) -> str:
@@ -112,7 +123,15 @@ def verify_doc(rec: RecipeInput, profiles: dict, hw_docs: dict) -> dict:
     return {
         "recipe": rec.hf_id,
         "vllm_version": VLLM_VERSION,
-        "rows": [{**row, "names": tuning.spellings(row["flag"])} for row in tuning.ROWS],
+        "notes": NOTES,
+        "rows": [
+            {
+                **row,
+                "names": tuning.spellings(row["flag"]),
+                "text": f"Default {row['default']}. {row['meaning']} {row['direction']}",
+            }
+            for row in tuning.ROWS
+        ],
         "lines": lines,
         "input_len": BENCH_LENGTHS[0],
         "output_len": BENCH_LENGTHS[1],
