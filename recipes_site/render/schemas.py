@@ -573,7 +573,7 @@ VERIFY_TUNE = _obj(
 VERIFY_RENDERING = _obj(
     {"curl": _IDX},
     {
-        "bench": {"type": "array", "prefixItems": [_IDX, STR], "minItems": 2, "maxItems": 2},
+        "bench": {"type": "array", "items": _IDX, "minItems": 2, "maxItems": 2},
         "levels": {"type": "array", "minItems": 1, "items": POS},
         "bound": {"enum": ["max_num_seqs", None]},
         "input_len": POS,
@@ -597,7 +597,6 @@ DOCUMENTS["model-verify"] = _obj(
                     "direction": STR,
                     "source": STR,
                     "names": STR_LIST,
-                    "text": STR,
                 }
             ),
         },

@@ -5,9 +5,9 @@ the Verify, Bench or Tune panel, so the page itself stays as light as it was. It
 hardware and rendering (keyed `variant|strategy|node_count`, the hardware documents' triple):
 
     curl          index into `texts`: the request that proves the server answers (verification.py)
-    bench         [index into `texts`, head]: the concurrency sweep is `head + "\\n" + texts[i]`
-                  (the head names the levels, which differ between renderings; the loop body,
-                  which most share, is stored once); absent when there is none
+    bench         [i, j], indexes into `texts`: the concurrency sweep is texts[j] + "\\n" + texts[i]
+                  (the head j names the levels; the loop body i is shared by most renderings);
+                  absent when there is none
     levels, bound the sweep's concurrency levels and what bounds the last one ("kv" or
                   "max_num_seqs"), input_len / output_len its request shape
     tune          the tuning table's values and coefficients (tuning.py), when the rendering is
@@ -66,9 +66,9 @@ class Stored:
 
 
 def _bench(texts: Stored, bench: str) -> list:
-    """[index of the loop body, head]: the head is the comment and the `for` line."""
+    """[index of the loop body, index of the head]: the head is the comment and the `for` line."""
     comment, loop, body = bench.split("\n", 2)
-    return [texts.index(body), comment + "\n" + loop]
+    return [texts.index(body), texts.index(comment + "\n" + loop)]
 
 
 def _renderings(rec: RecipeInput) -> dict[str, dict]:
@@ -124,14 +124,7 @@ def verify_doc(rec: RecipeInput, profiles: dict, hw_docs: dict) -> dict:
         "recipe": rec.hf_id,
         "vllm_version": VLLM_VERSION,
         "notes": NOTES,
-        "rows": [
-            {
-                **row,
-                "names": tuning.spellings(row["flag"]),
-                "text": f"Default {row['default']}. {row['meaning']} {row['direction']}",
-            }
-            for row in tuning.ROWS
-        ],
+        "rows": [{**row, "names": tuning.spellings(row["flag"])} for row in tuning.ROWS],
         "lines": lines,
         "input_len": BENCH_LENGTHS[0],
         "output_len": BENCH_LENGTHS[1],

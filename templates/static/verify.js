@@ -51,11 +51,11 @@ vt.render = () => {
   const pre = t => [h("pre", { id: "vt-pre", tabindex: 0, text: t }), h("button", { type: "button", class: "copy", "data-copy-from": "vt-pre", text: "Copy" })];
   const label = (row, v) => v || (row.key === "m" ? `default (${fmt(V.hardware[c.S().hardware].m0)})` : `full (${fmt(T.c)})`);
   fill(vtPop, vt.on === "curl" ? [h("p", { text: N.curl }), ...pre(V.texts[e.curl])]
-    : vt.on === "bench" ? (e.bench ? [h("p", { text: N.bench }), ...pre(e.bench[1] + "\n" + V.texts[e.bench[0]])] : [h("p", { text: N.no_bench })])
+    : vt.on === "bench" ? (e.bench ? [h("p", { text: N.bench }), ...pre(V.texts[e.bench[1]] + "\n" + V.texts[e.bench[0]])] : [h("p", { text: N.no_bench })])
     : [h("table", {}, V.rows.map(row => h("tr", {}, h("td", {}, h("code", { text: row.flag })),
         h("td", {}, T ? h("select", { "data-tune": row.key, "aria-label": row.flag },
           T.v[row.key].map((v, i) => h("option", { value: i, selected: i === pick[row.key], text: label(row, v) }))) : ""),
-        h("td", { text: row.text })))),
+        h("td", { text: `Default ${row.default}. ${row.meaning} ${row.direction}` })))),
       T ? h("button", { type: "button", class: "copy", "data-tune-reset": true, text: "Reset" }) : h("p", { text: N.no_tune })]);
 };
 vtBar.addEventListener("click", ev => {
