@@ -1,24 +1,31 @@
 """The tuning table: five `vllm serve` flags a reader may change, and the memory plan that follows.
 
-Python stays the one source of truth. For a single-process rendering this module publishes
+Python stays the one source of truth. For a single-process rendering this module publishes, per
+flag key (u --gpu-memory-utilization, m --max-num-batched-tokens, t --tensor-parallel-size,
+L --max-model-len, d --kv-cache-dtype):
 
-* the option lines of each flag (`unit_line` of the flag and value, or None: the flag left out,
-  vLLM's default), every spelling vLLM reads for it, and which option the command as rendered has;
-* the plan's coefficients for every option, as `fit.memory_split` computes them:
-  `r` the GPU memory vLLM multiplies by --gpu-memory-utilization (`fit.gpu_memory`),
-  `w[tp]` weights per GPU (GiB; `dw[tp]` a draft model's share, plan.py `_figures`),
-  `o["tp|mbt"]` the overhead per GPU (GiB), and `k["tp|dtype|mbt"]` an index into the
-  document's KV entries (`kv`: the inputs of the page formula `fit.panel_figures`).
+* the values a reader may pick (`v`; 0 for m and L, "auto" for d: the flag left out), the
+  rendered one's index (`at`) and each value's command line (`line`: `unit_line` of the flag and
+  value, None for vLLM's default), with every spelling vLLM reads for the flag (`spellings`);
+* the plan's coefficients by option index, as `fit.memory_split` computes them: `w[t]` weights per
+  GPU (GiB; `dw[t]` a draft model's share, as plan.py `_figures` adds it), `o[t][m]` the overhead
+  per GPU (GiB), `k[t][d][m]` an index into the document's KV entries (the inputs of the page
+  formula `fit.panel_figures`) and `c` the model's context; the hardware gives `r`, the GPU
+  memory vLLM multiplies by --gpu-memory-utilization (`fit.gpu_memory`).
 
-The page's arithmetic, which `apply` writes in Python and site.js `tuned` transcribes:
+The page's arithmetic, which `apply` writes in Python and static/verify.js transcribes:
 
-    budget = r x u;   weights = w[t] + dw[t];   kv = budget - w[t] - o[t|m] - dw[t]
-    kv_cache_bytes_per_gpu = max(0, floor(kv x 2^30)); entry = kv[k[t|d|m]] + that + context L
+    budget = r x u;   weights = w[t] + dw[t];   kv = budget - w[t] - o[t][m] - dw[t]
+    kv_cache_bytes_per_gpu = max(0, floor(kv x 2^30));  entry = kv entry k[t][d][m] with those
+    bytes and the served length L (the model's context when the flag is left out)
     concurrency = requests(entry, L); verdict over (weights > budget), no_kv (kv <= 0),
     short (longest(entry, 1) < L), else fits
 
-the same floating-point operations in the same order as plan.py, so for every option the page's
-figures equal `plan.plan_of` of the tuned command (tests/test_tuning.py).
+These are the floating-point operations of plan.py in its order, so for every option the page's
+figures equal `plan.plan_of` of the tuned command (tests/test_tuning.py,
+tests/browser/test_browser_verify.py). --max-model-len leaves the overhead alone for the lengths
+offered: vLLM caps its token budget at max_num_seqs x max_model_len (`fit.scheduler_limits`),
+above the budget for every length of at least LENGTHS[0] tokens.
 """
 
 from __future__ import annotations

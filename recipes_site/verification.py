@@ -158,15 +158,13 @@ def _port(argv, default: int = 8000) -> int:
 def base_url(rendering) -> str:
     """Where clients talk to the deployment: the router of a prefill/decode layout or of several
     kv-store instances (its `$ROUTER_HOST:$ROUTER_PORT`, as the router command listens), the
-    first instance of a lone kv-store instance, the head node of a multi-node layout, else this
-    machine at the command's port."""
+    head node of a multi-node layout (`$HEAD_IP`, as its workers reach it), else this machine
+    at the command's port."""
     if rendering.prefill is not None or (rendering.kv is not None and rendering.kv.router):
         return "http://$ROUTER_HOST:$ROUTER_PORT"
     main = rendering.main_process
     port = _port(main.argv if main else ())
-    if rendering.kv is not None:
-        return f"http://$VLLM_INSTANCE_1:{port}"
-    if rendering.head is not None:
+    if rendering.head is not None or (rendering.kv is not None and rendering.kv.workers):
         return f"http://$HEAD_IP:{port}"
     return f"http://localhost:{port}"
 
