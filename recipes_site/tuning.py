@@ -24,8 +24,8 @@ The page's arithmetic, which `apply` writes in Python and static/verify.js trans
 These are the floating-point operations of plan.py in its order, so for every option the page's
 figures equal `plan.plan_of` of the tuned command (tests/test_tuning.py,
 tests/browser/test_browser_verify.py). --max-model-len leaves the overhead alone for the lengths
-offered: vLLM caps its token budget at max_num_seqs x max_model_len (`fit.scheduler_limits`),
-above the budget for every length of at least LENGTHS[0] tokens.
+offered: vLLM caps its default token budget at max_num_seqs x max_model_len
+(`fit.scheduler_limits`), and only lengths where that cap is above the budget are offered.
 """
 
 from __future__ import annotations
@@ -129,7 +129,12 @@ def values(shape: fit.Shape, profile: dict, context: int | None, cfg: dict | Non
     tps = {shape.tp} | {
         t for t in TP_SIZES if plain and t <= per_node and not fit.kv_cache.tp_problem(cfg, t)
     }
-    lengths = {x for x in LENGTHS if context and x < context} | {shape.max_model_len or 0}
+    # lengths at which vLLM's token budget stays what it is (`fit.scheduler_limits` caps it at
+    # max_num_seqs x max_model_len), so the overhead does not depend on the length
+    tokens, seqs = fit.scheduler_defaults(fit.gpu_memory(profile))
+    seqs = shape.max_num_seqs or seqs
+    lengths = {x for x in LENGTHS if context and x < context and seqs * x >= tokens}
+    lengths |= {shape.max_model_len or 0}
     return {
         "u": sorted(set(UTILIZATIONS) | {shape.gpu_memory_utilization}),
         "m": sorted(set(BATCHED_TOKENS) | {0, shape.max_num_batched_tokens or 0}),
