@@ -176,32 +176,11 @@ def _entry(split: fit.MemorySplit, shape: fit.Shape) -> dict | None:
 
 
 class Entries:
-    """The KV entries of one document, each once (`index`), and the memory splits its renderings
-    ask for (`split`)."""
+    """The KV entries of one document, each once (`index`)."""
 
     def __init__(self) -> None:
         self.items: list[dict] = []
         self._seen: dict[str, int] = {}
-        self._splits: dict[tuple, tuple] = {}
-
-    def split(
-        self, plans: plan.RecipePlans, variant: str, hw: str, profile: dict, shape: fit.Shape
-    ) -> tuple:
-        """(weights GiB per GPU, overhead GiB per GPU, KV entry) of `fit.memory_split`, or None
-        for a part it cannot tell."""
-        # Memo (pays about a third of a build): the renderings of a recipe on one hardware share
-        # their variant's shapes, and each asks for every option of every flag.
-        key = (variant, hw, shape)
-        found = self._splits.get(key)
-        if found is None:
-            facts = plans.facts(variant)
-            split = fit.memory_split(facts, sizing.per_gpu_gib(profile), shape, profile=profile)
-            found = self._splits[key] = (
-                split.weights_gib_per_gpu,
-                split.overhead.total_gib,
-                _entry(split, shape),
-            )
-        return found
 
     def index(self, entry: dict) -> int:
         key = repr(sorted(entry.items()))
@@ -224,6 +203,17 @@ def tuning(plans: plan.RecipePlans, rendering, profile: dict, entries: Entries) 
     if not facts.context_length:
         return None
     vs = values(shape, profile, facts.context_length, facts.cfg)
+    vram = sizing.per_gpu_gib(profile)
+    # a size whose weights alone exceed the largest budget offered is never an option
+    most = fit.gpu_memory(profile).total_gib * max(vs["u"]) * GIB
+    if facts.weights_bytes is not None:
+        vs["t"] = [
+            t
+            for t in vs["t"]
+            if t == shape.tp
+            or fit.weights_per_gpu(facts.weights_bytes, replace(shape, tp=t), facts.expert_fraction)
+            <= most
+        ]
     now = rendered(shape)
     draft = plan.draft_weights_bytes(facts.cfg, read.spec)
     w: list[float] = []
@@ -239,8 +229,11 @@ def tuning(plans: plan.RecipePlans, rendering, profile: dict, entries: Entries) 
                     k_t[di].append(k_t[di][0])
                     continue
                 tuned = replace(shape, tp=t, max_num_batched_tokens=m or None, kv_cache_dtype=d)
-                weights, overhead, entry = entries.split(
-                    plans, rendering.variant, rendering.hardware, profile, tuned
+                split = fit.memory_split(facts, vram, tuned, profile=profile)
+                weights, overhead, entry = (
+                    split.weights_gib_per_gpu,
+                    split.overhead.total_gib,
+                    _entry(split, tuned),
                 )
                 if weights is None or entry is None:
                     return None
