@@ -564,6 +564,7 @@ function picker(P, D) {
   P.addEventListener("focusin", prefetch);
   /* Verify, Bench, Tune: static/verify.js, loaded on the first click, sets these hooks */
   const vt = { plan: c => c, text: t => t, tuned: () => null, render() {} }, vtBar = $("[data-vt-bar]", P);
+  vtBar.hidden = false;   /* the panels need this script */
   vtBar.addEventListener("click", e => {
     const b = e.target.closest("[data-vt]");
     if (b && !vt.js) { vt.js = vt.on = b.dataset.vt; d.head.append(h("script", { src: vtBar.dataset.js })); }
