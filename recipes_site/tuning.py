@@ -215,6 +215,9 @@ def tuning(plans: plan.RecipePlans, rendering, profile: dict, entries: Entries) 
             <= most
         ]
     now = rendered(shape)
+    served = shape.max_model_len or facts.context_length
+    no_flag = replace(shape, max_num_batched_tokens=None)
+    default_tokens = fit.scheduler_limits(no_flag, fit.gpu_memory(profile), served)[0]
     draft = plan.draft_weights_bytes(facts.cfg, read.spec)
     w: list[float] = []
     o: list[list[float]] = []
@@ -224,9 +227,13 @@ def tuning(plans: plan.RecipePlans, rendering, profile: dict, entries: Entries) 
         k_t: list[list[int]] = [[] for _ in vs["d"]]
         for di, d in enumerate(vs["d"]):
             for mi, m in enumerate(vs["m"]):
-                if di and mi and "windows_per_gpu" not in entries.items[k_t[0][0]]:
-                    # without windowed layers the KV entry does not depend on the token budget
+                # the flag set to vLLM's own token budget splits memory as leaving it out does, and
+                # without windowed layers the KV entry does not depend on the budget
+                same = m == default_tokens
+                if mi and (same or di and "windows_per_gpu" not in entries.items[k_t[0][0]]):
                     k_t[di].append(k_t[di][0])
+                    if di == 0:
+                        o_t.append(o_t[0])
                     continue
                 tuned = replace(shape, tp=t, max_num_batched_tokens=m or None, kv_cache_dtype=d)
                 split = fit.memory_split(facts, vram, tuned, profile=profile)
