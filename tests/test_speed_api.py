@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import cli_kit
 import jsonschema
 import pytest
 
@@ -54,3 +57,19 @@ def test_one_instance_or_replicas_side_by_side(h100_doc):
     assert eight["user"][0] > one["user"][0]
     # ...and one copy of the weights leaves more room for KV cache than eight
     assert eight["c"][-1] >= one["c"][-1]
+
+
+def test_fit_json_and_text_carry_the_estimate_and_the_layouts():
+    def out(*extra):
+        done = cli_kit.run("fit", MODEL, "--hardware", "h100", *extra)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    data = json.loads(out("--json"))
+    assert data["speed"]["c"][: len(speed.LEVELS)] == list(speed.LEVELS)
+    assert data["layouts"]["min_gpus"] == 1
+    assert [lay["tp"] for lay in data["layouts"]["layouts"]] == [1, 2, 4, 8]
+    text = out()
+    assert "tokens/s per request" in text and "time to first token" in text
+    assert f"calibrated on {speed.CALIBRATION.points} public measurements" in text
+    assert "8 x TP 1" in text and "1 x TP 8" in text
