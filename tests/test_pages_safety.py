@@ -20,7 +20,7 @@ EVIL_ID = "evil-org/Evil-Model"
 TITLE = 'Evil </script><script>alert("title")</script> Model'
 DESCRIPTION = '<img src=x onerror=alert("description")> & friends'
 HEADLINE = '"><svg onload=alert("headline")>'
-SPEED_CHART = '<svg viewBox="0 0 360 220" role="img"'  # templates/model.html, the speed chart
+SPEED_CHART = '<svg viewBox="0 0 360 298" role="img"'  # templates/model.html, the speed chart
 VARIANT = '</script><script>alert("variant")</script>'
 FEATURE = '<b onmouseover=alert("feature")>bold</b>'
 ARG = '</script><img src=x onerror=alert("arg")>'

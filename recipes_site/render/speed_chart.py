@@ -18,7 +18,8 @@ from html import escape
 
 from recipes_site import speed
 
-WIDTH, HEIGHT = 360, 220
+WIDTH, PLOT_HEIGHT, ROW = 360, 220, 13
+HEIGHT = PLOT_HEIGHT + ROW * 6  # the plot, then the table of every layout (at most 5 and a head)
 LEFT, RIGHT, TOP, BOTTOM = 46, 10, 10, 34
 SERIES = ("var(--accent,#1f5fd6)", "var(--warn,#a15c07)")  # the page theme's, inherited
 URL_TEMPLATE = "#s-{hw}--{variant}"  # the page's `<use>` target, {hw} and {variant} filled in
@@ -75,7 +76,7 @@ def symbol(hw: str, variant: str, label: str, found: dict) -> str:
     ys = [v for _, lay in picked for v in lay["total"]]
     x0, x1 = min(xs) / 1.2, max(xs) * 1.2
     y0, y1 = min(ys) / 1.2, max(ys) * 1.2
-    w, h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    w, h = WIDTH - LEFT - RIGHT, PLOT_HEIGHT - TOP - BOTTOM
 
     def px(v: float) -> float:
         return LEFT + w * (math.log(v / x0) / math.log(x1 / x0))
@@ -106,14 +107,15 @@ def symbol(hw: str, variant: str, label: str, found: dict) -> str:
             f'<text x="{LEFT - 4}" y="{py(v) + 3:.1f}" text-anchor="end">{_label(v)}</text>'
         )
     axes.append(
-        f'<text x="{LEFT + w / 2}" y="{HEIGHT - 4}" text-anchor="middle">tokens/s per request</text>'
+        f'<text x="{LEFT + w / 2}" y="{PLOT_HEIGHT - 4}" text-anchor="middle">'
+        "tokens/s per request</text>"
     )
     axes.append(
         f'<text transform="translate(10 {TOP + h / 2}) rotate(-90)" text-anchor="middle">'
         "tokens/s in total</text>"
     )
     parts.append(f'<g font-size="9" fill="currentColor">{"".join(axes)}</g>')
-    for n, (name, lay) in enumerate(picked):
+    for n, (_, lay) in enumerate(picked):
         colour = SERIES[n]
         count = len(lay["c"])
         line = " ".join(
@@ -128,19 +130,58 @@ def symbol(hw: str, variant: str, label: str, found: dict) -> str:
             f'<circle cx="{px(_mid(lay["user"], i)):.1f}" cy="{py(_mid(lay["total"], i)):.1f}" r="2.5"/>'
             for i in range(count)
         )
+        labels = "".join(
+            f'<text x="{px(_mid(lay["user"], i)) + 4:.1f}" y="{py(_mid(lay["total"], i)) + 10:.1f}">'
+            f"{c:,}</text>"
+            for i, c in enumerate(lay["c"])
+        )
         parts.append(
             f'<g style="stroke:{colour};fill:{colour}">'
-            f'<path d="{ranges}" stroke-width="5" opacity=".25" stroke-linecap="round"/>'
-            f'<polyline points="{line}" fill="none" stroke-width="1.5"/>{dots}</g>'
+            f'<path d="{ranges}" stroke-width="3" opacity=".2" stroke-linecap="round"/>'
+            f'<polyline points="{line}" fill="none" stroke-width="1.5"/>{dots}'
+            f'<g font-size="8" stroke="none">{labels}</g></g>'
         )
-        key_y = TOP + 10 + 12 * n
-        parts.append(
-            f'<g font-size="9"><rect x="{LEFT + 8}" y="{key_y - 7}" width="8" height="8" '
-            f'style="fill:{colour}"/><text x="{LEFT + 20}" y="{key_y}" fill="currentColor">'
-            f"{escape(name)}</text></g>"
-        )
+    parts.append(layout_table(found, [lay for _, lay in picked]))
     parts.append("</symbol>")
     return "".join(parts)
+
+
+# the table's columns: (x of the right edge, heading), then the figures of each layout
+COLUMNS = ((100, "layout"), (190, "each at 1"), (275, "total at 128"), (350, "TTFT 1k"))
+
+
+def layout_table(found: dict, plotted: list[dict]) -> str:
+    """Every layout of one node as SVG text rows: tokens/s per request alone, tokens/s in total at
+    128 requests, the time to first token of a 1k prompt (ranges); the plotted layouts' rows carry
+    their series' colour as a key."""
+    at_1, at_128 = speed.LEVELS.index(1), speed.LEVELS.index(128)
+    rows = [[head for _, head in COLUMNS]]
+    for lay in found["layouts"][:5]:
+        rows.append(
+            [
+                f"{lay['replicas']} × TP {lay['tp']}",
+                _pair(lay["user"], at_1),
+                _pair(lay["total"], at_128),
+                _pair(lay["ttft_ms"], 0) + " ms",
+            ]
+        )
+    out = ['<g font-size="9" fill="currentColor" text-anchor="end">']
+    for n, row in enumerate(rows):
+        y = PLOT_HEIGHT + ROW * (n + 1) - 2
+        weight = ' font-weight="bold"' if n == 0 else ""
+        for (x, _), cell in zip(COLUMNS, row, strict=True):
+            out.append(f'<text x="{x}" y="{y}"{weight}>{escape(cell)}</text>')
+    for n, lay in enumerate(found["layouts"][:5]):
+        if lay in plotted:
+            y = PLOT_HEIGHT + ROW * (n + 2) - 9
+            colour = SERIES[plotted.index(lay)]
+            out.append(f'<rect x="4" y="{y}" width="7" height="7" style="fill:{colour}"/>')
+    out.append("</g>")
+    return "".join(out)
+
+
+def _pair(values: list, i: int) -> str:
+    return f"{_words(values[2 * i])}–{_words(values[2 * i + 1])}"
 
 
 def speed_svg(hw_docs: dict[str, dict], labels: dict[str, str]) -> bytes | None:
