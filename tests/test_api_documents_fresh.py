@@ -13,7 +13,7 @@ import pytest
 from conftest import COMPAT_CORPUS
 from documents_kit import published_renderings
 
-from recipes_site import plan
+from recipes_site import plan, speed_layouts
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import load_catalog
 from recipes_site.jsish import mapping
@@ -62,7 +62,13 @@ def _fresh(rec: RecipeInput, ctx, r) -> dict:
     parts = picker.rendering_parts(r, shared, plans["default"], locked, splits, 0)
     assert parts["summary"] == picker.summary_line(r, profile, precision, plans["default"])
     parts.update(extras=picker._extras(r), features=picker.feature_set_json(choices))
-    return {**rendering_json(r), "parts": parts, "plan": plans}
+    out = {**rendering_json(r), "parts": parts, "plan": plans}
+    estimate = speed_layouts.rendering_speed(
+        plan.RecipePlans(rec.data), r.variant, profile, plans["default"]
+    )
+    if estimate is not None:
+        out["speed"] = estimate
+    return out
 
 
 def _check_every_rendering(cat, ctx) -> int:
