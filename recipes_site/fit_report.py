@@ -119,7 +119,7 @@ def fit_choice(
             ),
         ]
         argv = list(proc.argv) + overrides if proc is not None and overrides else None
-        plans = plan.RecipePlans(recipe)
+        plans = speed_layouts.SpeedPlans(recipe)
         result.plan = plan.rendering_plan(plans, shown, profile, argv)
         result.speed = speed_layouts.rendering_speed(plans, shown.variant, profile, result.plan)
         if shown.single is not None and proc is not None:

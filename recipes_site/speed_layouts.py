@@ -24,12 +24,30 @@ def _round(x: float) -> float:
     return float(f"{x:.{SIGNIFICANT}g}")
 
 
+class SpeedPlans(plan.RecipePlans):
+    """A recipe's `plan.RecipePlans` that also keeps each variant's `speed.ModelShape`."""
+
+    def __init__(self, recipe: dict):
+        super().__init__(recipe)
+        self._shapes: dict[str, speed.ModelShape | None] = {}
+
+    def shape(self, variant_key: str) -> speed.ModelShape | None:
+        # Memo (pays over 2% of a build): every rendering and layout of a variant reads it.
+        if variant_key not in self._shapes:
+            facts = self.facts(variant_key)
+            self._shapes[variant_key] = speed.model_shape(facts.cfg, facts.precision)
+        return self._shapes[variant_key]
+
+
 def model_inputs(
     plans: plan.RecipePlans, variant_key: str, profile: dict
 ) -> tuple[speed.ModelShape, speed.GpuSpeed] | None:
     """(ModelShape, GpuSpeed) of a recipe's variant on a profile, None without the facts."""
     facts = plans.facts(variant_key)
-    shape = speed.model_shape(facts.cfg, facts.precision)
+    if isinstance(plans, SpeedPlans):
+        shape = plans.shape(variant_key)
+    else:
+        shape = speed.model_shape(facts.cfg, facts.precision)
     gpu = speed.gpu_speed(profile, facts.precision)
     if shape is None or gpu is None:
         return None
@@ -125,16 +143,16 @@ def node_layouts(plans: plan.RecipePlans, variant_key: str, profile: dict, argv)
     every TP from the smallest that starts to the node's GPUs, each filling the node with
     replicas; None when no TP of one node starts the command or the facts give no estimate."""
     per_node = int(profile.get("gpu_count") or 1)
-    facts = plans.facts(variant_key)
+    inputs = model_inputs(plans, variant_key, profile)
+    if inputs is None:
+        return None
     out: list[dict] = []
-    for tp in tp_ladder(facts.cfg, per_node):
+    for tp in tp_ladder(plans.facts(variant_key).cfg, per_node):
         replicas = per_node // tp
-        est = layout_estimate(plans, variant_key, profile, argv, tp, replicas)
-        if est is None:
-            if out:
-                break  # a wider TP always starts when a narrower one does; facts missing
-            continue
-        out.append({"tp": tp, "replicas": replicas, **published(est)})
+        layout = plan_layout(tp_plan(plans, variant_key, profile, argv, tp), profile, replicas)
+        if layout is None:
+            continue  # this TP does not start the command; a wider one may
+        out.append({"tp": tp, "replicas": replicas, **published(speed.estimate(*inputs, layout))})
     if not out:
         return None
     return {

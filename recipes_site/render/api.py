@@ -175,7 +175,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
             bucket = renderings.setdefault(res.hardware, {})
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
-    plans = plan.RecipePlans(rec.data)  # what the plans of this recipe share (plan.py)
+    plans = speed_layouts.SpeedPlans(rec.data)  # what the plans of this recipe share (plan.py)
     across = AcrossHardware(ctx)  # what the documents of this recipe share (picker.py)
     for hw, doc in docs.items():
         shared = SharedParts(rec, ctx, hw, across)
