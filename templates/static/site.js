@@ -499,12 +499,13 @@ function picker(P, D) {
         h("button", { type: "button", class: "copy", "data-copy-from": id, "aria-label": "Copy the command of replica " + (i + 1), text: "Copy" }))]));
   }
   /* speed panel, from the choice's API document (the page's copy has no estimates) */
-  const SP = $("[data-speed]", P), full = {}, sn = v => v < 100 ? +v.toPrecision(3) : fmt(Math.round(v)), sr = (a, i) => sn(a[2 * i]) + "–" + sn(a[2 * i + 1]);
+  const SP = $("[data-speed]", P), first = SP && SP.innerHTML, full = {}, sn = v => v < 100 ? +v.toPrecision(3) : fmt(Math.round(v)), sr = (a, i) => sn(a[2 * i]) + "–" + sn(a[2 * i + 1]);
   function speedRender(r) {
     const hw = S.hardware, v = S.variant, doc = hw === D.initial.hardware ? full[hw] : docs[hw];
     if (!SP) return;
     if (!doc) {
-      if (!(hw in full) && [hw, v, r.strategy, r.node_count].join("|") !== D.speed.first) {
+      if ([hw, v, r.strategy, r.node_count].join("|") === D.speed.first) SP.innerHTML = first;
+      else if (!(hw in full)) {
         full[hw] = null;
         fetch(D.api_url.replace("{hw}", hw)).then(x => x.json()).then(d => { full[hw] = d; S.hardware === hw && speedRender(X.r); }, () => delete full[hw]);
       }

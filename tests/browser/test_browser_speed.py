@@ -66,6 +66,7 @@ def test_speed_panel_follows_the_picker_and_its_chart_exists(project_site, page)
     # back on the first hardware with another variant: the page's copy of that document has no
     # estimates, so the panel fetches the API document
     picker.choose("hardware", first.hardware)
+    assert page.evaluate(READ) == shown  # the page's own first view again, without a fetch
     variant = next(v for v, _, off in picker.options("variant") if v != first.variant and not off)
     picker.choose("variant", variant)
     want = _expected(project_site, page, first.hardware, variant)
