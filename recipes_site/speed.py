@@ -229,8 +229,7 @@ def gpu_speed(profile: dict, precision: str | None) -> GpuSpeed | None:
 
 def max_num_seqs(profile: dict) -> int:
     """vLLM's default --max-num-seqs on the profile's GPU (see MAX_NUM_SEQS_LARGE)."""
-    memory = profile.get("memory_total_gib") or profile.get("vram_per_gpu_gib") or 0
-    memory = memory or profile.get("vram_per_gpu_gb") or 0
+    memory = profile.get("memory_total_gib") or profile.get("vram_per_gpu_gb") or 0
     is_a100 = "a100" in str(profile.get("display_name") or "").lower()
     return MAX_NUM_SEQS_LARGE if memory >= 70 and not is_a100 else MAX_NUM_SEQS_SMALL
 
