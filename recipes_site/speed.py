@@ -166,7 +166,8 @@ def time_range(value: float, cal: Calibration = CALIBRATION) -> tuple[float, flo
 
 def model_shape(cfg: dict | None, precision: str | None) -> ModelShape | None:
     """The `ModelShape` of a config.json's shapes served at a variant precision (None when the
-    shapes do not give a parameter count). A decode step streams every matrix but the input
+    shapes do not give a parameter count, or give routed experts without the number a token uses,
+    `num_experts_per_tok` / `experts_per_token`). A decode step streams every matrix but the input
     embedding (a lookup); MXFP4 checkpoints that leave modules unconverted (gpt-oss) keep those,
     and so everything but the routed experts, in BF16."""
     if not cfg:
@@ -185,7 +186,8 @@ def model_shape(cfg: dict | None, precision: str | None) -> ModelShape | None:
     top_k = config_int(text, "num_experts_per_tok") or config_int(text, "experts_per_token")
     if experts <= 1 or not count.routed_experts:
         experts, top_k = 0, 0
-    top_k = top_k or experts
+    elif not top_k:
+        return None  # the experts a token uses are unknown: no estimate rather than a wrong one
     routed_active = count.routed_experts * top_k / experts if experts else 0.0
     streamed = count.active - count.embedding + vocab * hidden  # the LM head, not the lookup
     dense_params = streamed - routed_active

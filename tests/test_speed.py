@@ -143,6 +143,11 @@ def test_no_estimate_without_the_facts():
     assert speed.model_shape(None, "bf16") is None
     assert speed.model_shape({"num_hidden_layers": 2}, "bf16") is None
     assert speed.gpu_speed({"tflops": {"bf16": 100}}, "bf16") is None  # no bandwidth
+    # routed experts without the count a token uses: every expert would look active
+    assert (
+        speed.model_shape({k: v for k, v in MOE.items() if k != "experts_per_token"}, "mxfp4")
+        is None
+    )
 
 
 # -- the calibration ------------------------------------------------------------------------------
