@@ -159,7 +159,10 @@ def test_listing_prefers_measured_and_ranks_fastest_first():
     rows = [
         {"title": "b", **compare.listing({"est_tps_per_gpu": [100, 300], "gpus": 1, "tp": 1})},
         {"title": "a", **compare.listing({})},
-        {"title": "c", **compare.listing({"est_tps_per_gpu": [100, 300], "measured_tps_per_gpu": 50})},
+        {
+            "title": "c",
+            **compare.listing({"est_tps_per_gpu": [100, 300], "measured_tps_per_gpu": 50}),
+        },
         {"title": "d", **compare.listing({"est_tps_per_gpu": [400, 800], "gpus": 2, "tp": 2})},
     ]
     assert [r["speed_kind"] for r in rows] == ["estimated", None, "measured", "estimated"]
