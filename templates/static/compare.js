@@ -79,14 +79,16 @@
     writeUrl(s);
     const cols = columns(s);
     if (!block) { out.innerHTML = ""; return; }
-    if (cols.length < 2) {
+    if (!cols.length) {
       status.textContent = s.by === "variant"
         ? "Pick one hardware profile and 2–4 variants that run on it."
         : "Pick 2–4 hardware profiles this variant runs on.";
       out.innerHTML = "";
       return;
     }
-    status.textContent = "Comparing " + cols.length + " columns of " + modelId + ".";
+    status.textContent = cols.length === 1
+      ? "Add 1–3 more " + (s.by === "variant" ? "variants" : "hardware profiles") + " to compare."
+      : "Comparing " + cols.length + " columns of " + modelId + ".";
     const price = parseFloat(s.price);
     const common = new Set([].concat(...cols.map((c) => c.e.env.concat(c.e.cmd)))
       .filter((i) => cols.every((c) => c.e.env.includes(i) || c.e.cmd.includes(i))));

@@ -96,3 +96,15 @@ def test_model_and_hardware_pages_link_to_the_comparison(page, project_site):
         "#fits-h ~ ul.runs > li[data-speed]", "l => l.map(e => parseFloat(e.dataset.speed))"
     )
     assert len(speeds) >= 5 and speeds == sorted(speeds, reverse=True)
+
+
+def test_the_model_pages_link_opens_its_hardware_column(page, project_site):
+    page.goto(project_site(f"/{MODEL}/"))
+    page.click("a.cmp-link")
+    page.wait_for_selector("[data-cmp-out] table")
+    hw = parse_qs(urlparse(page.url).query)["hw"][0]
+    cols = page.eval_on_selector_all(
+        "[data-cmp-out] thead th[data-col]", "t => t.map(e => e.dataset.col)"
+    )
+    assert cols == [f"{hw}:default"]
+    assert "Add 1–3 more" in page.inner_text("[data-cmp-status]")
