@@ -157,6 +157,7 @@
     const per = s.by === "variant" ? null : (block && block.variants[s.variant]) || {};
     $$("[data-cmp-hw]").forEach((b) => { b.disabled = per !== null && !(b.value in per); });
     $("[data-cmp-variants]").hidden = s.by !== "variant";
+    $("[data-cmp-variant]").parentNode.hidden = s.by === "variant";
   }
 
   async function load(id, p) {
