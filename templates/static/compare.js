@@ -96,7 +96,8 @@
     const rows = [
       ["Layout", (c) => c.e.gpus + " GPU" + (c.e.gpus > 1 ? "s" : "") + (c.e.tp ? " · TP " + c.e.tp : "") +
         (c.e.nodes > 1 ? " · " + c.e.nodes + " nodes" : " · " + c.e.replicas_per_node + " per node") +
-        "<br><small>" + esc(c.e.strategy) + "</small>"],
+        "<br><small>" + esc(c.e.strategy) + "</small>" +
+        (c.e.verdict && c.e.verdict !== "fits" ? '<br><small class="over">cannot start as planned (' + esc(c.e.verdict) + ")</small>" : "")],
       ["KV cache", (c) => c.e.kv_tokens != null ? num(c.e.kv_tokens) + " tokens" : "—"],
       ["Concurrency", (c) => c.e.max_concurrency != null ? num(c.e.max_concurrency) + " requests of " +
         num(block.workload.prompt_tokens) + "+" + num(block.workload.output_tokens) + " tokens" : "—"],
