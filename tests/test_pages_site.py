@@ -239,7 +239,10 @@ def test_no_framework_no_cdn_no_external_fonts(site):
     for rel, p in html_pages(site).items():
         page = Page(p.read_text())
         for a, _ in page.scripts:
-            assert not a.get("src") or a["src"].startswith("/static/site.js"), rel
+            # the project's own scripts only (compare.js: the /compare/ page's)
+            assert not a.get("src") or a["src"].startswith(
+                ("/static/site.js", "/static/compare.js")
+            ), rel
         styles = [a for tag, a in page.attrs if tag == "link" and a.get("rel") == "stylesheet"]
         assert all(a["href"].startswith("/static/site.css") for a in styles), rel
     css = (site / "static/site.css").read_text()

@@ -44,6 +44,7 @@ from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.shell_policy import UNCHECKED_SHELL_WARNING
 from recipes_site.data import VLLM_VERSION
 from recipes_site.jsish import mapping
+from recipes_site.render import compare
 from recipes_site.render.api import (
     API,
     HF,
@@ -52,6 +53,7 @@ from recipes_site.render.api import (
     hw_doc_path,
     model_doc_path,
 )
+from recipes_site.render.hardware_specs import spec_rows
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, page_document, picker_summary, variant_labels
 from recipes_site.render.search import (
@@ -84,7 +86,7 @@ from recipes_site.synthesis.selection import (
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
-STATIC = ("site.css", "site.js", "verify.js")  # verify.js: loaded on demand by site.js
+STATIC = ("site.css", "site.js", "verify.js", "compare.js")  # loaded on demand / by /compare/ only
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
@@ -1480,6 +1482,8 @@ class _Catalog:
                     description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GiB "
                     f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
                     json_url=url(f"/{API}/hardware/{h}.json"),
+                    specs=spec_rows(profile),
+                    compare_url=url("/compare/?" + urlencode({"hw": h})),
                 )
                 self.sitemap.append((page_path(k), None))
         self.render(
@@ -1490,6 +1494,15 @@ class _Catalog:
             description="Every hardware profile and the models that fit on one node of it.",
         )
         self.sitemap.append(("/hardware/", None))
+
+    def compare_page(self) -> None:
+        """/compare/: a model's hardware side by side (render/compare.py, static/compare.js)."""
+        self.render(
+            "compare.html",
+            "compare/index.html",
+            **compare.page_context(self.labels, list(self.advertised_hardware)),
+        )
+        self.sitemap.append(("/compare/", None))
 
     @cached_property
     def advertised_hardware(self) -> dict[str, tuple[list, list]]:
@@ -1545,10 +1558,11 @@ class _Catalog:
                 "command": exports(pick.get("env") or {}) + pick["command"]
                 if pick.get("command")
                 else "",
+                **compare.listing(pick),  # tokens/s per GPU and layout (render/compare.py)
             }
             (fits if one else multi).append(item)
         key = lambda item: str(item["row"].get("title") or item["row"]["id"]).lower()
-        return sorted(fits, key=key), sorted(multi, key=key)
+        return compare.ranked(fits, key), sorted(multi, key=key)
 
     @staticmethod
     def _trees_by_checkpoint(data: dict, standalone: set[str]) -> dict[str, str]:
@@ -1700,6 +1714,7 @@ def catalog_pages(
     site = _Catalog(catalog, api_docs, config, memo)
     site.provider_pages()
     site.hardware_pages()
+    site.compare_page()
     site.checkpoint_redirects()
     site.search_shards()  # after the redirects: a checkpoint id finds its recipe
     site.index_page()

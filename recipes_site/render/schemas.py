@@ -360,6 +360,51 @@ RENDERING = {
 }
 
 PICK = _obj({"variant": STR, "strategy": STR, "node_count": INT})
+# render/compare.py: [low, high] output tokens/s per GPU of the speed estimate
+TPS_RANGE = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+INDICES = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+COMPARE_ENTRY = _obj(
+    {
+        "variant": STR,
+        "strategy": STR,
+        "nodes": INT,
+        "gpus": INT,
+        "replicas_per_node": INT,
+        "env": INDICES,  # into `lines`
+        "cmd": INDICES,
+    },
+    {
+        "tp": INT,
+        "kv_tokens": INT,
+        "verdict": {"enum": ["fits", "over", "no_kv", "short"]},
+        "max_concurrency": INT,  # requests of `workload` tokens the KV caches hold at once
+        "est": TPS_RANGE,
+        "est_c": INT,  # the concurrency `est` is at
+        "board_w": {"type": "number"},  # the profile's power_watts x gpus
+        "measured": _obj(
+            {"tps": {"type": "number"}, "gpus": INT, "label": STR, "by": STR, "name": STR},
+            {
+                "c": INT,
+                "input_len": INT,
+                "output_len": INT,
+                "url": STR,
+                "avg_w": {"type": "number"},  # measured average power x gpus
+            },
+        ),
+    },
+)
+COMPARE = _obj(
+    {
+        "workload": _obj({"prompt_tokens": INT, "output_tokens": INT}),
+        "sep": STR,
+        "lines": STR_LIST,
+        "benchmarks": STR_OR_NULL,
+        "variants": {
+            "type": "object",
+            "additionalProperties": {"type": "object", "additionalProperties": COMPARE_ENTRY},
+        },
+    }
+)
 PROFILE = {
     "type": "object",
     "required": ["brand", "gpu_count", "vram_gb"],
@@ -392,6 +437,8 @@ PROFILE = {
             "required": ["native"],
             "properties": {"native": STR_LIST, "weight_only": STR_LIST},
         },
+        # one accelerator's board power (W), cited in sources.power_watts
+        "power_watts": {"type": "number"},
         "sources": {"type": "object", "additionalProperties": STR},
     },
 }
@@ -540,6 +587,8 @@ DOCUMENTS: dict[str, dict] = {
         },
         {
             "kv_sizing": KV_SIZING,
+            # render/compare.py: per variant tree and hardware, the compare page's column
+            "compare": COMPARE,
             # variant -> profile id -> why its precision keeps it off that profile
             "unavailable_hardware": {
                 "type": "object",
@@ -612,7 +661,14 @@ DOCUMENTS: dict[str, dict] = {
                         "json": STR,
                     },
                     # the recommended command's plan verdict (plan.py), absent when unknown
-                    {"verdict": {"enum": ["fits", "over", "no_kv", "short"]}},
+                    {
+                        "verdict": {"enum": ["fits", "over", "no_kv", "short"]},
+                        # render/compare.py listing_figures: its layout and tokens/s per GPU
+                        "gpus": INT,
+                        "tp": INT,
+                        "est_tps_per_gpu": TPS_RANGE,
+                        "measured_tps_per_gpu": {"type": "number"},
+                    },
                 ),
             },
         }
