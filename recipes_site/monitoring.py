@@ -1,0 +1,599 @@
+"""Monitoring of one deployment: Prometheus alert rules and a Grafana dashboard over vLLM's metrics.
+
+Above plan.py: pure functions of a rendering and its plan. The rules watch what decides whether a
+deployment keeps up (KV-cache usage, the waiting queue, preemptions, a stalled engine, missing
+metrics); the dashboard shows those and the latencies (queue time, TTFT, time per output token)
+and throughput (prompt and generation tokens/s). Every metric is vLLM 0.33.0's own, named as
+Prometheus exposes it (`METRICS`, each with the line of vLLM's source that registers it), and
+every threshold that is not a property of the metric comes from the deployment's plan: the KV
+tokens an engine holds (`max_tokens`) and the KV-bounded concurrency (`concurrency`, requests of
+the served length that fit at once). Each rule's `threshold` annotation says where its number
+comes from.
+
+The dashboard is the same for every rendering of a model (the served name is a dashboard
+variable) and a rules file differs between renderings only in the plan's figures, so a model's
+document (`document`) holds one dashboard, one rules template per served name and kind
+(`rules_template`: text parts with named slots), and per rendering the template's index and the
+slot values; `entry` joins them into the rendering's rules file and dashboard, as the page does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import yaml
+
+from recipes_site import fit, plan
+from recipes_site.data import VLLM_VERSION, base_flag
+
+LOGGERS = "vllm/v1/metrics/loggers.py"
+
+
+class Metric(NamedTuple):
+    """One vLLM metric: its registered name, Prometheus type, the series PromQL reads (a counter is
+    exposed with `_total`, a histogram's buckets with `_bucket`: prometheus_client 0.26.0
+    prometheus_client/metrics.py:363 and :661, the library vLLM registers them with,
+    vllm/v1/metrics/loggers.py:9) and where vLLM 0.33.0 registers it."""
+
+    name: str
+    kind: str
+    series: str
+    source: str
+    meaning: str
+
+
+# Every metric is registered with the labels ["model_name", "engine"]
+# (vllm/v1/metrics/loggers.py:499); `model_name` is the served model name
+# (loggers.py:500: `--served-model-name`'s first value, else the model,
+# vllm/config/model.py:2323-2334) and `engine` the engine index (loggers.py:503-505). Prometheus
+# adds `instance` and `job` when it scrapes a server's /metrics
+# (vllm/entrypoints/serve/instrumentator/metrics.py:77).
+LABELS = ("model_name", "engine")
+METRICS = {
+    m.name: m
+    for m in (
+        Metric(
+            "vllm:kv_cache_usage_perc",
+            "gauge",
+            "vllm:kv_cache_usage_perc",
+            f"{LOGGERS}:619-623",
+            "KV-cache usage of an engine; 1 means 100 percent",
+        ),
+        Metric(
+            "vllm:num_requests_running",
+            "gauge",
+            "vllm:num_requests_running",
+            f"{LOGGERS}:527-531",
+            "requests in model execution batches",
+        ),
+        Metric(
+            "vllm:num_requests_waiting",
+            "gauge",
+            "vllm:num_requests_waiting",
+            f"{LOGGERS}:537-541",
+            "requests waiting to be processed",
+        ),
+        Metric(
+            "vllm:num_preemptions",
+            "counter",
+            "vllm:num_preemptions_total",
+            f"{LOGGERS}:738-742",
+            "cumulative preemptions by the engine",
+        ),
+        Metric(
+            "vllm:prompt_tokens",
+            "counter",
+            "vllm:prompt_tokens_total",
+            f"{LOGGERS}:747-751",
+            "prefill tokens processed",
+        ),
+        Metric(
+            "vllm:generation_tokens",
+            "counter",
+            "vllm:generation_tokens_total",
+            f"{LOGGERS}:798-802",
+            "generation tokens processed",
+        ),
+        Metric(
+            "vllm:request_success",
+            "counter",
+            "vllm:request_success_total",
+            f"{LOGGERS}:808-812",
+            "finished requests, by `finished_reason` (an extra label)",
+        ),
+        Metric(
+            "vllm:time_to_first_token_seconds",
+            "histogram",
+            "vllm:time_to_first_token_seconds_bucket",
+            f"{LOGGERS}:930-935",
+            "time to first token (TTFT)",
+        ),
+        Metric(
+            "vllm:inter_token_latency_seconds",
+            "histogram",
+            "vllm:inter_token_latency_seconds_bucket",
+            f"{LOGGERS}:940-945",
+            "time between output tokens (time per output token, TPOT)",
+        ),
+        Metric(
+            "vllm:request_queue_time_seconds",
+            "histogram",
+            "vllm:request_queue_time_seconds_bucket",
+            f"{LOGGERS}:970-975",
+            "time a request spent waiting (WAITING phase)",
+        ),
+        Metric(
+            "vllm:e2e_request_latency_seconds",
+            "histogram",
+            "vllm:e2e_request_latency_seconds_bucket",
+            f"{LOGGERS}:960-965",
+            "end-to-end request latency",
+        ),
+    )
+}
+
+# "KV-cache usage. 1 means 100 percent usage." (loggers.py:621): above 90% new requests wait for
+# blocks and the scheduler preempts running ones; the warning line of the issue (#27).
+KV_WARNING = 0.9
+SUSTAINED = "5m"  # how long a condition holds before its alert fires (and the rate window)
+GRAFANA_SCHEMA_VERSION = 36  # the classic dashboard model's default (Grafana kinds/dashboard)
+
+# Slots of a rules template, filled per rendering from its plan (`slot_values`).
+SLOTS = ("concurrency", "kv_tokens", "context")
+_MARK = "\ue000"  # around a slot name in the dumped YAML; never in our text (see `promql_string`)
+
+
+# -- what a rendering serves ------------------------------------------------------------------------
+
+
+def served_model_name(argv) -> str | None:
+    """The `model_name` label vLLM puts on every metric of a `vllm serve` argv: the first value of
+    `--served-model-name`, else the model (vllm/config/model.py:2323-2334)."""
+    tokens = list(argv)
+    for i, token in enumerate(tokens):
+        if base_flag(token) == "--served-model-name":
+            _, eq, value = token.partition("=")
+            if eq:
+                return value or None
+            if i + 1 < len(tokens) and base_flag(tokens[i + 1]) is None:
+                return tokens[i + 1]
+    for i, token in enumerate(tokens):
+        if base_flag(token) == "--model":
+            _, eq, value = token.partition("=")
+            return value if eq else (tokens[i + 1] if i + 1 < len(tokens) else None)
+    if len(tokens) > 2 and tokens[:2] == ["vllm", "serve"] and base_flag(tokens[2]) is None:
+        return tokens[2]
+    return None
+
+
+def rendering_model_name(rendering, fallback: str) -> str:
+    """The served name of a rendering's memory process (every process serves the same model)."""
+    proc = fit.memory_process(rendering)
+    return (served_model_name(proc.argv) if proc else None) or fallback
+
+
+class Thresholds(NamedTuple):
+    """The plan's figures the rules read: requests of `context` tokens that fit at once, and the
+    tokens one engine's KV cache holds."""
+
+    concurrency: int
+    kv_tokens: int
+    context: int
+
+
+def thresholds(p: dict) -> Thresholds | None:
+    """The thresholds of a published plan (plan.py); None when it has no KV figures or the command
+    cannot start (nothing to watch against)."""
+    figures = (p.get("concurrency"), p.get("max_tokens"), p.get("context_length"))
+    if p.get("verdict") != plan.FITS or not all(isinstance(x, int) and x > 0 for x in figures):
+        return None
+    return Thresholds(*figures)  # type: ignore[arg-type]
+
+
+def slot_values(t: Thresholds) -> dict[str, str]:
+    """The slot texts of a rules template for thresholds `t`: the concurrency as PromQL reads it,
+    the token counts as people read them."""
+    return {
+        "concurrency": str(t.concurrency),
+        "kv_tokens": f"{t.kv_tokens:,}",
+        "context": f"{t.context:,}",
+    }
+
+
+# -- PromQL -----------------------------------------------------------------------------------------
+
+
+def promql_string(text: str) -> str:
+    """`text` as a double-quoted PromQL string (Go escapes): printable ASCII as it is, `"` and `\\`
+    escaped, anything else as \\uXXXX or \\UXXXXXXXX, so a hostile served name can neither close
+    the string nor put a line break or a slot mark into the rules file."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif " " <= ch <= "~":
+            out.append(ch)
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return '"' + "".join(out) + '"'
+
+
+def _series(name: str, matchers: str) -> str:
+    return f"{METRICS[name].series}{{{matchers}}}"
+
+
+def _slot(name: str) -> str:
+    return f"{_MARK}{name}{_MARK}"
+
+
+# -- the rules --------------------------------------------------------------------------------------
+
+
+def _rule(alert: str, expr: str, severity: str, summary: str, description: str, threshold: str):
+    return {
+        "alert": alert,
+        "expr": expr,
+        "for": SUSTAINED,
+        "labels": {"severity": severity},
+        "annotations": {"summary": summary, "description": description, "threshold": threshold},
+    }
+
+
+def rule_file(hf_id: str, model_name: str, with_plan: bool) -> dict:
+    """The rules file of a deployment serving `model_name` (a recipe of `hf_id`), as data; with
+    `with_plan`, its plan figures stand as slot marks (`SLOTS`) and it holds the rule that reads the
+    plan's concurrency."""
+    m = "model_name=" + promql_string(model_name)
+    per_server = "model_name, instance"
+    kv = METRICS["vllm:kv_cache_usage_perc"]
+    fits = (
+        f"; at {_slot('context')}-token requests the plan fits {_slot('concurrency')} at once"
+        if with_plan
+        else ""
+    )
+    rules = [
+        _rule(
+            "VllmKvCacheNearlyFull",
+            f"max by ({per_server}, engine) ({_series(kv.name, m)}) > {KV_WARNING}",
+            "warning",
+            "KV cache of {{ $labels.instance }} engine {{ $labels.engine }} is "
+            "{{ $value | humanizePercentage }} full",
+            "Out-of-memory risk: above 90% new requests wait for KV blocks and vLLM preempts "
+            "running ones to free them.",
+            f"{KV_WARNING} ({kv.name}: 1 means 100%, {kv.source})"
+            + (
+                f" of the {_slot('kv_tokens')} KV-cache tokens one engine holds "
+                f"(plan, vLLM {VLLM_VERSION})"
+                if with_plan
+                else ""
+            )
+            + ".",
+        ),
+        _rule(
+            "VllmPreempting",
+            f"sum by ({per_server}) (rate({_series('vllm:num_preemptions', m)}[{SUSTAINED}])) > 0",
+            "warning",
+            "{{ $labels.instance }} preempts {{ $value | humanize }} requests/s",
+            "The KV cache ran out: vLLM preempted running requests and recomputes them later, "
+            "so their latency grows.",
+            f"any preemption, for {SUSTAINED}{fits}.",
+        ),
+        _rule(
+            "VllmRequestsQueued",
+            f"sum by ({per_server}) ({_series('vllm:num_requests_waiting', m)}) > 0",
+            "warning",
+            "{{ $value }} requests waiting on {{ $labels.instance }} for " + SUSTAINED,
+            "The queue has not emptied: the server is at its concurrency limit "
+            "(KV cache, --max-num-seqs or the token budget); add replicas or shorten requests.",
+            f"more than 0 waiting, for {SUSTAINED}{fits}.",
+        ),
+    ]
+    if with_plan:
+        rules.append(
+            _rule(
+                "VllmQueueBacklog",
+                f"sum by ({per_server}) ({_series('vllm:num_requests_waiting', m)}) "
+                f">= {_slot('concurrency')}",
+                "critical",
+                "{{ $value }} requests waiting on {{ $labels.instance }}: a whole batch",
+                "As many requests wait as the KV cache holds at the served length: each waits "
+                "for a full batch to finish. Add replicas.",
+                f"{_slot('concurrency')}, the plan's KV-bounded concurrency: "
+                f"{_slot('kv_tokens')} KV-cache tokens per engine hold {_slot('concurrency')} "
+                f"requests of {_slot('context')} tokens (vLLM {VLLM_VERSION}).",
+            )
+        )
+    tokens = " + ".join(
+        f"sum by ({per_server}) (rate({_series(name, m)}[{SUSTAINED}]))"
+        for name in ("vllm:prompt_tokens", "vllm:generation_tokens")
+    )
+    rules += [
+        _rule(
+            "VllmEngineStalled",
+            f"(sum by ({per_server}) ({_series('vllm:num_requests_running', m)}) > 0) "
+            f"and on ({per_server}) ({tokens} == 0)",
+            "critical",
+            "{{ $labels.instance }} runs requests but processes no tokens",
+            "Requests are running, yet no prompt or generation token was processed: the engine "
+            "is stuck (a hung collective, a dead worker).",
+            f"no token at all for {SUSTAINED} while requests run.",
+        ),
+        _rule(
+            "VllmMetricsAbsent",
+            f"absent({_series('vllm:num_requests_running', m)})",
+            "critical",
+            f"no vLLM metrics for {hf_id}",
+            "No server of this deployment exposes metrics: it is down, still loading, or not "
+            "scraped (vLLM serves them at /metrics on its API port).",
+            f"no {METRICS['vllm:num_requests_running'].name} series for {SUSTAINED}.",
+        ),
+    ]
+    return {"groups": [{"name": f"vllm {hf_id}", "rules": rules}]}
+
+
+def rules_template(hf_id: str, model_name: str, with_plan: bool) -> list[str]:
+    """The rules file as YAML text parts: text at even indexes, a slot name (`SLOTS`) at odd ones."""
+    head = (
+        f"# Prometheus alert rules for {hf_id} on vLLM {VLLM_VERSION} (recipes-site).\n"
+        "# Scrape every vLLM server's /metrics; rules group by `instance`.\n"
+    )
+    text = head + yaml.safe_dump(
+        rule_file(hf_id, model_name, with_plan),
+        sort_keys=False,
+        allow_unicode=True,
+        width=1 << 16,
+    )
+    return text.split(_MARK)
+
+
+def fill(parts: list[str], values: dict[str, str]) -> str:
+    """A rules template's text with its slots filled (site.js joins the same parts)."""
+    return "".join(p if i % 2 == 0 else values[p] for i, p in enumerate(parts))
+
+
+def prometheus_rules(hf_id: str, rendering, p: dict) -> str:
+    """The rules file of one rendering with plan `p` (its published default plan)."""
+    t = thresholds(p)
+    parts = rules_template(hf_id, rendering_model_name(rendering, hf_id), t is not None)
+    return fill(parts, slot_values(t) if t else {})
+
+
+# -- the dashboard ----------------------------------------------------------------------------------
+
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+SELECT = 'model_name="$model_name", instance=~"$instance"'
+WINDOW = "$__rate_interval"  # Grafana's rate window for the scrape interval
+
+
+def _panel(
+    n: int, title: str, description: str, unit: str, targets: list[tuple[str, str]], **defaults
+) -> dict:
+    return {
+        "id": n + 1,
+        "type": "timeseries",
+        "title": title,
+        "description": description,
+        "gridPos": {"h": 8, "w": 12, "x": 12 * (n % 2), "y": 8 * (n // 2)},
+        "datasource": DATASOURCE,
+        "targets": [
+            {"refId": chr(ord("A") + i), "expr": e, "legendFormat": f}
+            for i, (e, f) in enumerate(targets)
+        ],
+        "fieldConfig": {"defaults": {"unit": unit, **defaults}, "overrides": []},
+        "options": {},
+    }
+
+
+def _quantile(q: float, name: str) -> str:
+    return (
+        f"histogram_quantile({q}, sum by (le, instance) "
+        f"(rate({METRICS[name].series}{{{SELECT}}}[{WINDOW}])))"
+    )
+
+
+def _rate(name: str, by: str = "instance") -> str:
+    return f"sum by ({by}) (rate({METRICS[name].series}{{{SELECT}}}[{WINDOW}]))"
+
+
+def _gauge(name: str, agg: str = "sum", by: str = "instance") -> str:
+    return f"{agg} by ({by}) ({METRICS[name].series}{{{SELECT}}})"
+
+
+def _cites(*names: str) -> str:
+    return " ".join(f"{n}: {METRICS[n].source}." for n in names)
+
+
+def _latency(n: int, title: str, what: str, name: str) -> dict:
+    return _panel(
+        n,
+        title,
+        f"p50 and p95 of the {what} per server. {_cites(name)}",
+        "s",
+        [
+            (_quantile(0.5, name), "p50 {{instance}}"),
+            (_quantile(0.95, name), "p95 {{instance}}"),
+        ],
+    )
+
+
+def grafana_dashboard(hf_id: str, model_names: list[str]) -> dict:
+    """The Grafana dashboard (classic JSON model) of a model's deployments; `model_names`: the
+    names its renderings serve under, the first the default of the `model_name` variable."""
+    kv = "vllm:kv_cache_usage_perc"
+    panels = [
+        _panel(
+            0,
+            "KV cache usage",
+            f"Per engine; the warning line is {KV_WARNING:.0%}, the alert rules' out-of-memory "
+            f"risk signal. {_cites(kv)}",
+            "percentunit",
+            [(_gauge(kv, "max", "instance, engine"), "{{instance}} engine {{engine}}")],
+            min=0,
+            max=1,
+            thresholds={
+                "mode": "absolute",
+                "steps": [{"color": "green", "value": None}, {"color": "red", "value": KV_WARNING}],
+            },
+            custom={"thresholdsStyle": {"mode": "line"}},
+        ),
+        _panel(
+            1,
+            "Requests running and waiting",
+            "Running: in the batch; waiting: queued for KV blocks or a batch slot. "
+            + _cites("vllm:num_requests_running", "vllm:num_requests_waiting"),
+            "short",
+            [
+                (_gauge("vllm:num_requests_running"), "running {{instance}}"),
+                (_gauge("vllm:num_requests_waiting"), "waiting {{instance}}"),
+            ],
+            min=0,
+        ),
+        _latency(
+            2, "Queue time", "time requests wait before they run", "vllm:request_queue_time_seconds"
+        ),
+        _panel(
+            3,
+            "Tokens per second",
+            "Prompt (prefill) and generation tokens processed per second. "
+            + _cites("vllm:prompt_tokens", "vllm:generation_tokens"),
+            "short",
+            [
+                (_rate("vllm:prompt_tokens"), "prompt {{instance}}"),
+                (_rate("vllm:generation_tokens"), "generation {{instance}}"),
+            ],
+            min=0,
+        ),
+        _latency(
+            4, "Time to first token", "time to first token", "vllm:time_to_first_token_seconds"
+        ),
+        _latency(
+            5,
+            "Time per output token",
+            "time between output tokens (inter-token latency)",
+            "vllm:inter_token_latency_seconds",
+        ),
+        _panel(
+            6,
+            "Preemptions per second",
+            "Requests preempted because the KV cache ran out. " + _cites("vllm:num_preemptions"),
+            "short",
+            [(_rate("vllm:num_preemptions"), "{{instance}}")],
+            min=0,
+        ),
+        _panel(
+            7,
+            "Finished requests per second",
+            "By finish reason (stop, length, abort, ...). " + _cites("vllm:request_success"),
+            "reqps",
+            [(_rate("vllm:request_success", "finished_reason"), "{{finished_reason}}")],
+            min=0,
+        ),
+        _latency(
+            8,
+            "End-to-end request latency",
+            "whole request time",
+            "vllm:e2e_request_latency_seconds",
+        ),
+    ]
+    names = "|".join(re.escape(n) for n in model_names)
+    running = METRICS["vllm:num_requests_running"].series
+    return {
+        "uid": "vllm-" + hashlib.sha1(hf_id.encode()).hexdigest()[:12],
+        "title": f"vLLM: {hf_id}",
+        "description": f"vLLM {VLLM_VERSION} metrics of {hf_id} deployments (recipes-site).",
+        "tags": ["vllm", "recipes-site"],
+        "timezone": "browser",
+        "editable": True,
+        "graphTooltip": 1,
+        "schemaVersion": GRAFANA_SCHEMA_VERSION,
+        "time": {"from": "now-6h", "to": "now"},
+        "refresh": "30s",
+        "templating": {
+            "list": [
+                {
+                    "name": "datasource",
+                    "label": "Prometheus",
+                    "type": "datasource",
+                    "query": "prometheus",
+                    "hide": 0,
+                },
+                {
+                    "name": "model_name",
+                    "label": "Model",
+                    "type": "query",
+                    "datasource": DATASOURCE,
+                    "query": f"label_values({running}, model_name)",
+                    "regex": f"/^({names})$/",
+                    "refresh": 1,
+                    "hide": 0,
+                    "current": {"text": model_names[0], "value": model_names[0]},
+                },
+                {
+                    "name": "instance",
+                    "label": "Server",
+                    "type": "query",
+                    "datasource": DATASOURCE,
+                    "query": f'label_values({running}{{model_name="$model_name"}}, instance)',
+                    "refresh": 2,
+                    "hide": 0,
+                    "multi": True,
+                    "includeAll": True,
+                    "allValue": ".*",
+                    "current": {"text": "All", "value": "$__all"},
+                },
+            ]
+        },
+        "annotations": {"list": []},
+        "links": [],
+        "panels": panels,
+    }
+
+
+# -- the model's document ---------------------------------------------------------------------------
+
+
+def document(hf_id: str, items: Iterable[tuple[str, object, dict]]) -> dict:
+    """The monitoring document of a model from `(rendering key, rendering, default plan)` items:
+    one dashboard, the distinct rules templates, and per rendering its template and slot values."""
+    templates: list[list[str]] = []
+    index: dict[tuple[str, bool], int] = {}
+    renderings: dict[str, dict] = {}
+    names: list[str] = []
+    for key, rendering, p in items:
+        name = rendering_model_name(rendering, hf_id)
+        if name not in names:
+            names.append(name)
+        t = thresholds(p)
+        which = (name, t is not None)
+        if which not in index:
+            index[which] = len(templates)
+            templates.append(rules_template(hf_id, name, t is not None))
+        renderings[key] = {"rules": index[which], **({"values": slot_values(t)} if t else {})}
+    return {
+        "recipe": hf_id,
+        "vllm_version": VLLM_VERSION,
+        "grafana_dashboard": grafana_dashboard(hf_id, names or [hf_id]),
+        "rules": templates,
+        "renderings": renderings,
+    }
+
+
+def entry(doc: dict, key: str) -> dict:
+    """One rendering of a monitoring document, whole: `{"prometheus_rules": YAML text,
+    "grafana_dashboard": object}` (the join the page makes)."""
+    r = doc["renderings"][key]
+    return {
+        "prometheus_rules": fill(doc["rules"][r["rules"]], r.get("values", {})),
+        "grafana_dashboard": doc["grafana_dashboard"],
+    }
+
+
+def dashboard_text(dashboard: dict) -> str:
+    """The dashboard as a file to import into Grafana."""
+    return json.dumps(dashboard, indent=2, ensure_ascii=False) + "\n"
