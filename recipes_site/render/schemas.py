@@ -481,6 +481,36 @@ DOCUMENTS: dict[str, dict] = {
             "extra_sets": {"type": "array", "items": {"type": "array", "items": EXTRA}},
         }
     ),
+    # monitoring.document: a rendering's rules file is `rules[i]` with its odd parts (slot names)
+    # replaced by `values` (monitoring.entry); the dashboard is the model's one
+    "model-monitoring": {
+        **_obj(
+            {
+                "recipe": STR,
+                "vllm_version": STR,
+                "grafana_dashboard": {
+                    "type": "object",
+                    "required": ["uid", "title", "schemaVersion", "templating", "panels"],
+                },
+                "rules": {
+                    "type": "array",
+                    "items": {"type": "array", "minItems": 1, "items": STR},
+                },
+                "renderings": {
+                    "type": "object",
+                    "propertyNames": {"pattern": "^[^/]+/.+/[^/]+/[0-9]+$"},
+                    "additionalProperties": _obj(
+                        {"rules": NONNEG},
+                        {"values": _obj({"concurrency": STR, "kv_tokens": STR, "context": STR})},
+                    ),
+                },
+            }
+        ),
+        "description": "Keyed by <hardware>/<variant>/<strategy>/<node_count>. A rendering's "
+        "Prometheus rules file is rules[renderings[key].rules] joined with each odd-index part "
+        "(a slot name) replaced by renderings[key].values[part]; its Grafana dashboard is "
+        "grafana_dashboard.",
+    },
     "hardware-index": _obj(
         {
             "hardware": {
@@ -607,6 +637,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "hardware"
     if tail[0] == "search" and len(tail) == 2:
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "monitoring.json":
+        return "model-monitoring"
     if tail[0] == "models":
         return "model-hardware" if len(tail) >= 5 and tail[-2] == "hw" else "model"
     return None
