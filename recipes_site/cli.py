@@ -299,12 +299,36 @@ def cmd_command(args) -> int:
         return 1
     if not _variant_kept(ctx, doc, variant, explicit, r.variant, r.hardware):
         return 1
+    if args.monitoring or args.dashboard:
+        return _monitoring(ctx, doc, r, args)
     if args.json:
         print(json.dumps(rendering_json(r), indent=2, ensure_ascii=False))
     else:
         for note in r.notes:
             print(f"# note: {note}", file=sys.stderr)
         print(_rendering_text(r, args.docker))
+    return 0
+
+
+def _monitoring(ctx: Context, doc, r, args) -> int:
+    """`command --monitoring`: the rendering's Prometheus rules on stdout; `--dashboard FILE` writes
+    its Grafana dashboard (`-`: prints it instead of the rules)."""
+    from recipes_site import monitoring, plan
+
+    p = plan.rendering_plan(plan.RecipePlans(doc.data), r, ctx.profiles.get(r.hardware) or {})
+    found = monitoring.rendering_monitoring(doc.hf_id, r, p)
+    dashboard = monitoring.dashboard_text(found["grafana_dashboard"])
+    if args.dashboard == "-":
+        print(dashboard, end="")
+        return 0
+    if args.dashboard:
+        out = Path(args.dashboard)
+        if out.is_symlink() or out.is_dir():
+            print(f"recipes-site: {out} is not a regular file; name another", file=sys.stderr)
+            return 1
+        out.write_text(dashboard, encoding="utf-8")
+        print(f"# wrote the Grafana dashboard to {out}", file=sys.stderr)
+    print(found["prometheus_rules"], end="")
     return 0
 
 
@@ -586,6 +610,14 @@ def parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--docker", action="store_true", help="print the docker run form")
     c.add_argument("--json", action="store_true", help="print the rendering as JSON")
+    c.add_argument(
+        "--monitoring", action="store_true", help="print the Prometheus alert rules of the command"
+    )
+    c.add_argument(
+        "--dashboard",
+        metavar="FILE",
+        help="write the command's Grafana dashboard (JSON) to FILE; '-' prints it",
+    )
     c.set_defaults(func=cmd_command)
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")

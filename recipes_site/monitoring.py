@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -422,9 +421,9 @@ def _latency(n: int, title: str, what: str, name: str) -> dict:
     )
 
 
-def grafana_dashboard(hf_id: str, model_names: list[str]) -> dict:
-    """The Grafana dashboard (classic JSON model) of a model's deployments; `model_names`: the
-    names its renderings serve under, the first the default of the `model_name` variable."""
+def grafana_dashboard(hf_id: str, model_name: str) -> dict:
+    """The Grafana dashboard (classic JSON model) of a recipe's deployments, opening on the served
+    name `model_name` (its `model_name` variable lists every name Prometheus has)."""
     kv = "vllm:kv_cache_usage_perc"
     panels = [
         _panel(
@@ -501,7 +500,6 @@ def grafana_dashboard(hf_id: str, model_names: list[str]) -> dict:
             "vllm:e2e_request_latency_seconds",
         ),
     ]
-    names = "|".join(re.escape(n) for n in model_names)
     running = METRICS["vllm:num_requests_running"].series
     return {
         "uid": "vllm-" + hashlib.sha1(hf_id.encode()).hexdigest()[:12],
@@ -529,10 +527,9 @@ def grafana_dashboard(hf_id: str, model_names: list[str]) -> dict:
                     "type": "query",
                     "datasource": DATASOURCE,
                     "query": f"label_values({running}, model_name)",
-                    "regex": f"/^({names})$/",
                     "refresh": 1,
                     "hide": 0,
-                    "current": {"text": model_names[0], "value": model_names[0]},
+                    "current": {"text": model_name, "value": model_name},
                 },
                 {
                     "name": "instance",
@@ -558,39 +555,61 @@ def grafana_dashboard(hf_id: str, model_names: list[str]) -> dict:
 # -- the model's document ---------------------------------------------------------------------------
 
 
+def opening_on(dashboard: dict, model_name: str) -> dict:
+    """`dashboard` opening on the served name `model_name` (its `model_name` variable's current
+    value): the dashboard of a rendering, from its model's."""
+    variables = [
+        {**v, "current": {"text": model_name, "value": model_name}}
+        if v.get("name") == "model_name"
+        else v
+        for v in dashboard["templating"]["list"]
+    ]
+    return {**dashboard, "templating": {**dashboard["templating"], "list": variables}}
+
+
 def document(hf_id: str, items: Iterable[tuple[str, object, dict]]) -> dict:
     """The monitoring document of a model from `(rendering key, rendering, default plan)` items:
-    one dashboard, the distinct rules templates, and per rendering its template and slot values."""
-    templates: list[list[str]] = []
+    one dashboard, the distinct rules templates (one per served name, with or without the plan's
+    figures), and per rendering its template and slot values."""
+    templates: list[dict] = []
     index: dict[tuple[str, bool], int] = {}
     renderings: dict[str, dict] = {}
-    names: list[str] = []
     for key, rendering, p in items:
         name = rendering_model_name(rendering, hf_id)
-        if name not in names:
-            names.append(name)
         t = thresholds(p)
         which = (name, t is not None)
         if which not in index:
             index[which] = len(templates)
-            templates.append(rules_template(hf_id, name, t is not None))
+            parts = rules_template(hf_id, name, t is not None)
+            templates.append({"model_name": name, "parts": parts})
         renderings[key] = {"rules": index[which], **({"values": slot_values(t)} if t else {})}
+    first = templates[0]["model_name"] if templates else hf_id
     return {
         "recipe": hf_id,
         "vllm_version": VLLM_VERSION,
-        "grafana_dashboard": grafana_dashboard(hf_id, names or [hf_id]),
+        "grafana_dashboard": grafana_dashboard(hf_id, first),
         "rules": templates,
         "renderings": renderings,
     }
 
 
 def entry(doc: dict, key: str) -> dict:
-    """One rendering of a monitoring document, whole: `{"prometheus_rules": YAML text,
-    "grafana_dashboard": object}` (the join the page makes)."""
+    """One rendering of a monitoring document, whole (the join the page makes):
+    `{"prometheus_rules": YAML text, "grafana_dashboard": object}`, the dashboard opening on the
+    served name of the rendering's rules."""
     r = doc["renderings"][key]
+    rules = doc["rules"][r["rules"]]
     return {
-        "prometheus_rules": fill(doc["rules"][r["rules"]], r.get("values", {})),
-        "grafana_dashboard": doc["grafana_dashboard"],
+        "prometheus_rules": fill(rules["parts"], r.get("values", {})),
+        "grafana_dashboard": opening_on(doc["grafana_dashboard"], rules["model_name"]),
+    }
+
+
+def rendering_monitoring(hf_id: str, rendering, p: dict) -> dict:
+    """`entry`'s answer for one rendering with plan `p`, computed alone (the CLI's)."""
+    return {
+        "prometheus_rules": prometheus_rules(hf_id, rendering, p),
+        "grafana_dashboard": grafana_dashboard(hf_id, rendering_model_name(rendering, hf_id)),
     }
 
 

@@ -494,7 +494,12 @@ DOCUMENTS: dict[str, dict] = {
                 },
                 "rules": {
                     "type": "array",
-                    "items": {"type": "array", "minItems": 1, "items": STR},
+                    "items": _obj(
+                        {
+                            "model_name": STR,
+                            "parts": {"type": "array", "minItems": 1, "items": STR},
+                        }
+                    ),
                 },
                 "renderings": {
                     "type": "object",
@@ -507,9 +512,10 @@ DOCUMENTS: dict[str, dict] = {
             }
         ),
         "description": "Keyed by <hardware>/<variant>/<strategy>/<node_count>. A rendering's "
-        "Prometheus rules file is rules[renderings[key].rules] joined with each odd-index part "
+        "Prometheus rules file is rules[renderings[key].rules].parts joined with each odd part "
         "(a slot name) replaced by renderings[key].values[part]; its Grafana dashboard is "
-        "grafana_dashboard.",
+        "grafana_dashboard with its model_name variable's current value set to that rules "
+        "entry's model_name.",
     },
     "hardware-index": _obj(
         {
