@@ -22,7 +22,8 @@ def monitoring_doc(rec: RecipeInput, docs: dict[str, dict]) -> dict:
         for res in tree.by_hardware
         for r in (res.recommended, *res.alternatives)
     }
-    hw_docs = [d for path, d in docs.items() if path.startswith(hw_doc_path(rec.hf_id, ""))]
+    folder = hw_doc_path(rec.hf_id, "-").rsplit("/", 1)[0] + "/"
+    hw_docs = [d for path, d in docs.items() if path.startswith(folder)]
     items = [
         (key, by_key[key], e["plan"]["default"])
         for doc in hw_docs
