@@ -373,3 +373,15 @@ def test_command_monitoring_prints_what_the_api_publishes(site, tmp_path):
     assert json.loads(out.read_text()) == expected["grafana_dashboard"]
     printed = run("command", "Qwen/Qwen3-8B", "--hardware", "h100", "--dashboard", "-")
     assert json.loads(printed.stdout) == expected["grafana_dashboard"]
+
+
+@pytest.mark.skipif(not hasattr(yaml, "CSafeDumper"), reason="PyYAML built without libyaml")
+@pytest.mark.parametrize("name", ["acme/Tiny-1B", 'it\'s "odd" \\ é \u2028', "x" * 300])
+def test_libyaml_and_pyyaml_write_the_same_rules_file(name):
+    """The build writes rules with libyaml's emitter where PyYAML has it (monitoring.DUMPER): a
+    machine without it writes the same bytes."""
+    for with_plan in (True, False):
+        data = monitoring.rule_file("acme/Tiny-1B", name, with_plan)
+        options = {"sort_keys": False, "allow_unicode": True, "width": 1 << 16}
+        c = yaml.dump(data, Dumper=yaml.CSafeDumper, **options)
+        assert c == yaml.dump(data, Dumper=yaml.SafeDumper, **options)
