@@ -18,7 +18,7 @@ from cli_kit import run
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from recipes_site import monitoring
-from recipes_site.rendering_key import key_of, rendering_key, split_key
+from recipes_site.render.inputs import rendering_key
 from recipes_site.synthesis.types import process, rendering
 
 DATA = Path(__file__).parent / "data"
@@ -30,6 +30,11 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built wit
 # request_success's `finished_reason`, and what Prometheus adds to every scraped series.
 KNOWN_LABELS = {*monitoring.LABELS, "le", "finished_reason", "instance", "job"}
 SERIES = {m.series for m in monitoring.METRICS.values()}
+
+
+def key_of(hw: str, variant: str, strategy: str, node_count: int) -> str:
+    """The key of a hardware document's entry (what inputs.rendering_key makes of its rendering)."""
+    return f"{hw}/{variant}/{strategy}/{node_count}"
 
 
 def _docs(site: Path) -> dict[Path, dict]:
@@ -344,15 +349,9 @@ def test_a_command_that_cannot_start_gets_rules_without_plan_thresholds():
     assert "VllmQueueBacklog" not in alerts and "VllmKvCacheNearlyFull" in alerts
 
 
-def test_rendering_keys_split_back_even_with_a_slash_in_the_variant():
+def test_rendering_key_names_hardware_variant_strategy_and_nodes():
     r = _rendering(("vllm", "serve", "acme/Tiny-1B"))
-    assert rendering_key(r) == "h100/default/single_node_tp/1"
-    assert split_key(key_of("b200", "fp8/long", "multi_node_tp", 2)) == (
-        "b200",
-        "fp8/long",
-        "multi_node_tp",
-        2,
-    )
+    assert rendering_key("h100", r) == "h100/default/single_node_tp/1"
 
 
 # -- the CLI ----------------------------------------------------------------------------------------
