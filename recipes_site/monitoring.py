@@ -145,6 +145,19 @@ GRAFANA_SCHEMA_VERSION = 36  # the classic dashboard model's default (Grafana ki
 # which pays ~8% of a build; tests/test_monitoring.py holds the two to the same text.
 DUMPER = getattr(yaml, "CSafeDumper", None) or yaml.SafeDumper
 
+
+class _Dumper(DUMPER):  # type: ignore[valid-type,misc]
+    """DUMPER writing a multi-line string as a literal block (`|-`): the backlog rule's expression
+    keeps its threshold on a line of its own."""
+
+
+_Dumper.add_representer(
+    str,
+    lambda dumper, text: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None
+    ),
+)
+
 # Slots of a rules template, filled per rendering from its plan (`slot_values`).
 SLOTS = ("concurrency", "kv_tokens", "context")
 _MARK = "\ue000"  # around a slot name in the dumped YAML; never in our text (see `promql_string`)
@@ -238,28 +251,43 @@ def _slot(name: str) -> str:
 # -- the rules --------------------------------------------------------------------------------------
 
 
-def _rule(alert: str, expr: str, severity: str, summary: str, description: str, threshold: str):
+def _rule(
+    alert: str,
+    expr: str,
+    severity: str,
+    summary: str,
+    description: str,
+    threshold: str,
+    figures: tuple[str, ...] = (),
+):
+    """One alerting rule; `figures`: the plan's figures its threshold names, each an annotation
+    `plan_<slot>` of its own (a short line of the file, the only lines that differ between the
+    renderings of one template)."""
+    shown = {"concurrency": "requests", "kv_tokens": "tokens", "context": "tokens"}
     return {
         "alert": alert,
         "expr": expr,
         "for": SUSTAINED,
         "labels": {"severity": severity},
-        "annotations": {"summary": summary, "description": description, "threshold": threshold},
+        "annotations": {
+            "summary": summary,
+            "description": description,
+            "threshold": threshold,
+            **{f"plan_{f}": f"{_slot(f)} {shown[f]}" for f in figures},
+        },
     }
 
 
 def rule_file(hf_id: str, model_name: str, with_plan: bool) -> dict:
     """The rules file of a deployment serving `model_name` (a recipe of `hf_id`), as data; with
-    `with_plan`, its plan figures stand as slot marks (`SLOTS`) and it holds the rule that reads the
-    plan's concurrency."""
+    `with_plan`, the plan's figures stand as slot marks (`SLOTS`) in `plan_*` annotations and in the
+    rule that reads the plan's concurrency."""
     m = "model_name=" + promql_string(model_name)
     per_server = "model_name, instance"
     kv = METRICS["vllm:kv_cache_usage_perc"]
-    fits = (
-        f"; at {_slot('context')}-token requests the plan fits {_slot('concurrency')} at once"
-        if with_plan
-        else ""
-    )
+    plan = f"the deployment's plan for vLLM {VLLM_VERSION}"
+    fits = f"; {plan} fits plan_concurrency of plan_context at once" if with_plan else ""
+    at_once = ("concurrency", "context") if with_plan else ()
     rules = [
         _rule(
             "VllmKvCacheNearlyFull",
@@ -269,14 +297,10 @@ def rule_file(hf_id: str, model_name: str, with_plan: bool) -> dict:
             "{{ $value | humanizePercentage }} full",
             "Out-of-memory risk: above 90% new requests wait for KV blocks and vLLM preempts "
             "running ones to free them.",
-            f"{KV_WARNING} ({kv.name}: 1 means 100%, {kv.source})"
-            + (
-                f" of the {_slot('kv_tokens')} KV-cache tokens one engine holds "
-                f"(plan, vLLM {VLLM_VERSION})"
-                if with_plan
-                else ""
-            )
+            f"{KV_WARNING} of the KV cache ({kv.name}: 1 means 100%, {kv.source})"
+            + (f"; one engine holds plan_kv_tokens ({plan})" if with_plan else "")
             + ".",
+            ("kv_tokens",) if with_plan else (),
         ),
         _rule(
             "VllmPreempting",
@@ -286,6 +310,7 @@ def rule_file(hf_id: str, model_name: str, with_plan: bool) -> dict:
             "The KV cache ran out: vLLM preempted running requests and recomputes them later, "
             "so their latency grows.",
             f"any preemption, for {SUSTAINED}{fits}.",
+            at_once,
         ),
         _rule(
             "VllmRequestsQueued",
@@ -295,21 +320,22 @@ def rule_file(hf_id: str, model_name: str, with_plan: bool) -> dict:
             "The queue has not emptied: the server is at its concurrency limit "
             "(KV cache, --max-num-seqs or the token budget); add replicas or shorten requests.",
             f"more than 0 waiting, for {SUSTAINED}{fits}.",
+            at_once,
         ),
     ]
     if with_plan:
         rules.append(
             _rule(
                 "VllmQueueBacklog",
-                f"sum by ({per_server}) ({_series('vllm:num_requests_waiting', m)}) "
+                f"sum by ({per_server}) ({_series('vllm:num_requests_waiting', m)})\n"
                 f">= {_slot('concurrency')}",
                 "critical",
                 "{{ $value }} requests waiting on {{ $labels.instance }}: a whole batch",
                 "As many requests wait as the KV cache holds at the served length: each waits "
                 "for a full batch to finish. Add replicas.",
-                f"{_slot('concurrency')}, the plan's KV-bounded concurrency: "
-                f"{_slot('kv_tokens')} KV-cache tokens per engine hold {_slot('concurrency')} "
-                f"requests of {_slot('context')} tokens (vLLM {VLLM_VERSION}).",
+                f"plan_concurrency waiting: the KV-bounded concurrency of {plan} "
+                "(plan_kv_tokens per engine hold plan_concurrency of plan_context).",
+                ("concurrency", "kv_tokens", "context"),
             )
         )
     tokens = " + ".join(
@@ -348,7 +374,7 @@ def rules_template(hf_id: str, model_name: str, with_plan: bool) -> list[str]:
     )
     text = head + yaml.dump(
         rule_file(hf_id, model_name, with_plan),
-        Dumper=DUMPER,
+        Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
         width=1 << 16,
@@ -572,41 +598,76 @@ def opening_on(dashboard: dict, model_name: str) -> dict:
     return {**dashboard, "templating": {**dashboard["templating"], "list": variables}}
 
 
+class _Table:
+    """Distinct values in first-seen order, each with its index."""
+
+    def __init__(self) -> None:
+        self.items: list = []
+        self._index: dict = {}
+
+    def index(self, value) -> int:
+        found = self._index.get(value)
+        if found is None:
+            found = self._index[value] = len(self.items)
+            self.items.append(value)
+        return found
+
+
 def document(hf_id: str, items: Iterable[tuple[str, object, dict]]) -> dict:
-    """The monitoring document of a model from `(rendering key, rendering, default plan)` items:
-    one dashboard, the distinct rules templates (one per served name, with or without the plan's
-    figures), and per rendering its template and slot values."""
-    templates: list[dict] = []
-    index: dict[tuple[str, bool], int] = {}
+    """The monitoring document of a model from `(rendering key, rendering, default plan)` items.
+
+    Each rendering names its rules file and its dashboard as indexes of `texts`, each text a list
+    of indexes of `lines` (joined by newlines): the renderings of a model share most lines (a rules
+    file differs from another of the same served name only in its plan figures, each on a short
+    line; a dashboard from another only in its served name), so the document stays small while an
+    entry stays whole for a reader who joins two lists (site.js does, `entry` here)."""
+    lines, texts = _Table(), _Table()
+    templates: dict[tuple[str, bool], list[str]] = {}
+    dashboards: dict[str, int] = {}
+    text_of: dict[str, int] = {}
+    base: dict | None = None
     renderings: dict[str, dict] = {}
+
+    def text_index(text: str) -> int:
+        found = text_of.get(text)
+        if found is None:
+            found = text_of[text] = texts.index(tuple(map(lines.index, text.split("\n"))))
+        return found
+
     for key, rendering, p in items:
         name = rendering_model_name(rendering, hf_id)
         t = thresholds(p)
         which = (name, t is not None)
-        if which not in index:
-            index[which] = len(templates)
-            parts = rules_template(hf_id, name, t is not None)
-            templates.append({"model_name": name, "parts": parts})
-        renderings[key] = {"rules": index[which], **({"values": slot_values(t)} if t else {})}
-    first = templates[0]["model_name"] if templates else hf_id
+        if which not in templates:
+            templates[which] = rules_template(hf_id, name, t is not None)
+        if name not in dashboards:
+            base = base or grafana_dashboard(hf_id, name)
+            dashboards[name] = text_index(dashboard_text(opening_on(base, name)))
+        renderings[key] = {
+            "prometheus_rules": text_index(fill(templates[which], slot_values(t) if t else {})),
+            "grafana_dashboard": dashboards[name],
+        }
     return {
         "recipe": hf_id,
         "vllm_version": VLLM_VERSION,
-        "grafana_dashboard": grafana_dashboard(hf_id, first),
-        "rules": templates,
+        "lines": lines.items,
+        "texts": [list(t) for t in texts.items],
         "renderings": renderings,
     }
 
 
+def text(doc: dict, index: int) -> str:
+    """Text `index` of a monitoring document."""
+    return "\n".join(doc["lines"][j] for j in doc["texts"][index])
+
+
 def entry(doc: dict, key: str) -> dict:
-    """One rendering of a monitoring document, whole (the join the page makes):
-    `{"prometheus_rules": YAML text, "grafana_dashboard": object}`, the dashboard opening on the
-    served name of the rendering's rules."""
+    """One rendering of a monitoring document, whole: `{"prometheus_rules": YAML text,
+    "grafana_dashboard": object}`."""
     r = doc["renderings"][key]
-    rules = doc["rules"][r["rules"]]
     return {
-        "prometheus_rules": fill(rules["parts"], r.get("values", {})),
-        "grafana_dashboard": opening_on(doc["grafana_dashboard"], rules["model_name"]),
+        "prometheus_rules": text(doc, r["prometheus_rules"]),
+        "grafana_dashboard": json.loads(text(doc, r["grafana_dashboard"])),
     }
 
 
@@ -619,5 +680,18 @@ def rendering_monitoring(hf_id: str, rendering, p: dict) -> dict:
 
 
 def dashboard_text(dashboard: dict) -> str:
-    """The dashboard as a file to import into Grafana."""
-    return json.dumps(dashboard, indent=2, ensure_ascii=False) + "\n"
+    """The dashboard as a file to import into Grafana: a key per line, and one line per panel and
+    per variable (the lines a model's dashboards share in its document)."""
+
+    def one(value) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    def field(key: str, value) -> str:
+        if key == "panels":
+            return '  "panels": [\n    ' + ",\n    ".join(map(one, value)) + "\n  ]"
+        if key == "templating":
+            items = ",\n      ".join(map(one, value["list"]))
+            return f'  "templating": {{\n    "list": [\n      {items}\n    ]\n  }}'
+        return f"  {one(key)}: {one(value)}"
+
+    return "{\n" + ",\n".join(field(k, v) for k, v in dashboard.items()) + "\n}\n"

@@ -108,21 +108,30 @@ def _check_expr(expr: str, model_name: str | None) -> None:
 # -- the rules files --------------------------------------------------------------------------------
 
 
+def _hw_entries(path: Path):
+    """(rendering key, published entry) of every rendering of a model's hardware documents."""
+    for hw_path in sorted((path.parent / "hw").glob("*.json")):
+        hw = json.loads(hw_path.read_text())
+        for e in hw["renderings"]:
+            yield key_of(hw["hardware"], e["variant"], e["strategy"], e["node_count"]), e
+
+
+def _served(e: dict) -> str:
+    """The served name of a published rendering, read from its memory process's argv."""
+    argv = (e.get("decode") or {}).get("argv") or e.get("argv") or e.get("head_argv")
+    return monitoring.served_model_name(argv or e.get("vllm_argv"))
+
+
 def test_every_rendering_of_every_hardware_document_has_monitoring(site, docs):
     for path, doc in docs.items():
-        hw_docs = sorted((path.parent / "hw").glob("*.json"))
-        keys = [
-            key_of(hw["hardware"], e["variant"], e["strategy"], e["node_count"])
-            for hw in (json.loads(p.read_text()) for p in hw_docs)
-            for e in hw["renderings"]
-        ]
+        keys = [key for key, _ in _hw_entries(path)]
         assert sorted(doc["renderings"]) == sorted(keys), path
         assert doc["recipe"] == str(path.parent.relative_to(site / "api/v1/models"))
 
 
 def test_every_rules_file_is_a_prometheus_rule_file_whose_expressions_parse(docs):
     checked, seen = 0, set()
-    for _, doc, key, found in _entries(docs):
+    for path, _doc, key, found in _entries(docs):
         text = found["prometheus_rules"]
         if text in seen:
             continue
@@ -131,10 +140,10 @@ def test_every_rules_file_is_a_prometheus_rule_file_whose_expressions_parse(docs
         RULE_FILE.validate(rules)
         names = [g["name"] for g in rules["groups"]]
         assert len(names) == len(set(names)), key  # rulefmt: group names are unique in a file
-        template = doc["rules"][doc["renderings"][key]["rules"]]
+        served = dict(_hw_entries(path))[key]
         for group in rules["groups"]:
             for rule in group["rules"]:
-                _check_expr(rule["expr"], template["model_name"])
+                _check_expr(rule["expr"], _served(served))
                 assert rule["labels"]["severity"] in ("warning", "critical")
                 assert rule["annotations"]["threshold"], rule["alert"]
                 # Prometheus expands annotations as Go templates: only the forms we write
@@ -148,45 +157,46 @@ def test_every_rules_file_is_a_prometheus_rule_file_whose_expressions_parse(docs
                             "$value | humanizePercentage",
                         }, annotation
                     assert annotation.count("{{") == annotation.count("}}"), annotation
+                # every plan figure a threshold names is an annotation of the rule
+                for figure in re.findall(r"\bplan_\w+", rule["annotations"]["threshold"]):
+                    assert figure in rule["annotations"], (key, rule["alert"], figure)
         checked += 1
     assert checked > 100  # every distinct rules file of the bundled renderings
 
 
-def test_thresholds_are_the_plans_figures(site, docs):
-    """The backlog rule waits for the plan's concurrency; the KV rule names the plan's tokens."""
-    seen_plan = seen_none = 0
+def test_thresholds_are_the_plans_figures(docs):
+    """The backlog rule waits for the plan's concurrency; the annotations carry the plan's figures."""
+    seen_plan = 0
     for path, doc in docs.items():
-        for hw_path in sorted((path.parent / "hw").glob("*.json")):
-            hw = json.loads(hw_path.read_text())
-            for e in hw["renderings"]:
-                key = key_of(hw["hardware"], e["variant"], e["strategy"], e["node_count"])
-                p = e["plan"]["default"]
-                rules = {
-                    r["alert"]: r
-                    for r in _loaded(monitoring.entry(doc, key)["prometheus_rules"])["groups"][0][
-                        "rules"
-                    ]
-                }
-                kv = rules["VllmKvCacheNearlyFull"]
-                assert kv["expr"].endswith(f") > {monitoring.KV_WARNING}")
-                if p.get("verdict") == "fits" and p.get("concurrency"):
-                    seen_plan += 1
-                    backlog = rules["VllmQueueBacklog"]
-                    assert backlog["expr"].endswith(f">= {p['concurrency']}"), key
-                    assert f"{p['max_tokens']:,} KV-cache tokens" in kv["annotations"]["threshold"]
-                    assert f"{p['context_length']:,} tokens" in backlog["annotations"]["threshold"]
-                else:
-                    seen_none += 1
-                    assert "VllmQueueBacklog" not in rules, key
+        for key, e in _hw_entries(path):
+            p = e["plan"]["default"]
+            rules = {
+                r["alert"]: r
+                for r in _loaded(monitoring.entry(doc, key)["prometheus_rules"])["groups"][0][
+                    "rules"
+                ]
+            }
+            kv = rules["VllmKvCacheNearlyFull"]
+            assert kv["expr"].endswith(f") > {monitoring.KV_WARNING}")
+            if p.get("verdict") == "fits" and p.get("concurrency"):
+                seen_plan += 1
+                backlog = rules["VllmQueueBacklog"]
+                assert backlog["expr"].endswith(f">= {p['concurrency']}"), key
+                assert kv["annotations"]["plan_kv_tokens"] == f"{p['max_tokens']:,} tokens"
+                notes = backlog["annotations"]
+                assert notes["plan_concurrency"] == f"{p['concurrency']} requests"
+                assert notes["plan_context"] == f"{p['context_length']:,} tokens"
+            else:
+                assert "VllmQueueBacklog" not in rules, key
+                assert not any(
+                    k.startswith("plan_") for r in rules.values() for k in r["annotations"]
+                )
     assert seen_plan > 100
 
 
-def test_templates_fill_every_slot(docs):
-    for _, doc, key, _found in _entries(docs):
-        r = doc["renderings"][key]
-        slots = doc["rules"][r["rules"]]["parts"][1::2]
-        assert set(slots) <= set(r.get("values", {})), key
-        assert set(slots) <= set(monitoring.SLOTS)
+def test_no_slot_is_left_unfilled(docs):
+    for path, doc in docs.items():
+        assert not any("\ue000" in line for line in doc["lines"]), path
 
 
 # -- the dashboard ----------------------------------------------------------------------------------
@@ -233,16 +243,23 @@ def _check_dashboard(dashboard: dict) -> None:
 
 
 def test_every_dashboard_loads_against_grafanas_model_and_its_queries_parse(docs):
-    for _, doc in docs.items():
-        _check_dashboard(doc["grafana_dashboard"])
+    seen = set()
+    for _, doc, key, found in _entries(docs):
+        index = doc["renderings"][key]["grafana_dashboard"]
+        if (id(doc), index) not in seen:
+            seen.add((id(doc), index))
+            _check_dashboard(found["grafana_dashboard"])
 
 
 def test_a_renderings_dashboard_opens_on_its_served_name(docs):
-    for _, doc, key, found in _entries(docs):
-        name = doc["rules"][doc["renderings"][key]["rules"]]["model_name"]
-        variables = {v["name"]: v for v in found["grafana_dashboard"]["templating"]["list"]}
-        assert variables["model_name"]["current"]["value"] == name
-        assert found["grafana_dashboard"]["panels"] == doc["grafana_dashboard"]["panels"]
+    for path, doc in docs.items():
+        boards = set()
+        for key, e in _hw_entries(path):
+            board = monitoring.entry(doc, key)["grafana_dashboard"]
+            variables = {v["name"]: v for v in board["templating"]["list"]}
+            assert variables["model_name"]["current"]["value"] == _served(e)
+            boards.add(json.dumps(board["panels"]))
+        assert len(boards) == 1, path  # one dashboard per model but for its served name
 
 
 def test_the_dashboard_reads_every_metric_the_issue_names():

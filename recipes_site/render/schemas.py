@@ -481,41 +481,28 @@ DOCUMENTS: dict[str, dict] = {
             "extra_sets": {"type": "array", "items": {"type": "array", "items": EXTRA}},
         }
     ),
-    # monitoring.document: a rendering's rules file is `rules[i]` with its odd parts (slot names)
-    # replaced by `values` (monitoring.entry); the dashboard is the model's one
+    # monitoring.document: a rendering's rules file (YAML) and Grafana dashboard (JSON) are texts,
+    # each a list of `lines` indexes joined by newlines (monitoring.entry)
     "model-monitoring": {
         **_obj(
             {
                 "recipe": STR,
                 "vllm_version": STR,
-                "grafana_dashboard": {
-                    "type": "object",
-                    "required": ["uid", "title", "schemaVersion", "templating", "panels"],
-                },
-                "rules": {
-                    "type": "array",
-                    "items": _obj(
-                        {
-                            "model_name": STR,
-                            "parts": {"type": "array", "minItems": 1, "items": STR},
-                        }
-                    ),
-                },
+                "lines": STR_LIST,
+                "texts": {"type": "array", "items": {"type": "array", "items": NONNEG}},
                 "renderings": {
                     "type": "object",
                     "propertyNames": {"pattern": "^[^/]+/.+/[^/]+/[0-9]+$"},
                     "additionalProperties": _obj(
-                        {"rules": NONNEG},
-                        {"values": _obj({"concurrency": STR, "kv_tokens": STR, "context": STR})},
+                        {"prometheus_rules": NONNEG, "grafana_dashboard": NONNEG}
                     ),
                 },
             }
         ),
-        "description": "Keyed by <hardware>/<variant>/<strategy>/<node_count>. A rendering's "
-        "Prometheus rules file is rules[renderings[key].rules].parts joined with each odd part "
-        "(a slot name) replaced by renderings[key].values[part]; its Grafana dashboard is "
-        "grafana_dashboard with its model_name variable's current value set to that rules "
-        "entry's model_name.",
+        "description": "Keyed by <hardware>/<variant>/<strategy>/<node_count>. Each field of a "
+        "rendering is an index of texts; a text is lines[j] for each j of it, joined by newlines: "
+        "prometheus_rules a Prometheus rules file (YAML), grafana_dashboard a Grafana dashboard "
+        "(JSON, classic model).",
     },
     "hardware-index": _obj(
         {
