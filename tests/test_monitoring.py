@@ -129,7 +129,13 @@ def test_every_rendering_of_every_hardware_document_has_monitoring(site, docs):
         assert doc["recipe"] == str(path.parent.relative_to(site / "api/v1/models"))
 
 
-def test_every_rules_file_is_a_prometheus_rule_file_whose_expressions_parse(docs):
+@pytest.fixture(scope="module")
+def published(docs) -> dict[Path, dict[str, dict]]:
+    """Per monitoring document, its model's hardware-document entries by rendering key."""
+    return {path: dict(_hw_entries(path)) for path in docs}
+
+
+def test_every_rules_file_is_a_prometheus_rule_file_whose_expressions_parse(docs, published):
     checked, seen = 0, set()
     for path, _doc, key, found in _entries(docs):
         text = found["prometheus_rules"]
@@ -140,7 +146,7 @@ def test_every_rules_file_is_a_prometheus_rule_file_whose_expressions_parse(docs
         RULE_FILE.validate(rules)
         names = [g["name"] for g in rules["groups"]]
         assert len(names) == len(set(names)), key  # rulefmt: group names are unique in a file
-        served = dict(_hw_entries(path))[key]
+        served = published[path][key]
         for group in rules["groups"]:
             for rule in group["rules"]:
                 _check_expr(rule["expr"], _served(served))
@@ -164,11 +170,11 @@ def test_every_rules_file_is_a_prometheus_rule_file_whose_expressions_parse(docs
     assert checked > 100  # every distinct rules file of the bundled renderings
 
 
-def test_thresholds_are_the_plans_figures(docs):
+def test_thresholds_are_the_plans_figures(docs, published):
     """The backlog rule waits for the plan's concurrency; the annotations carry the plan's figures."""
     seen_plan = 0
     for path, doc in docs.items():
-        for key, e in _hw_entries(path):
+        for key, e in published[path].items():
             p = e["plan"]["default"]
             rules = {
                 r["alert"]: r
@@ -251,10 +257,10 @@ def test_every_dashboard_loads_against_grafanas_model_and_its_queries_parse(docs
             _check_dashboard(found["grafana_dashboard"])
 
 
-def test_a_renderings_dashboard_opens_on_its_served_name(docs):
+def test_a_renderings_dashboard_opens_on_its_served_name(docs, published):
     for path, doc in docs.items():
         boards = set()
-        for key, e in _hw_entries(path):
+        for key, e in published[path].items():
             board = monitoring.entry(doc, key)["grafana_dashboard"]
             variables = {v["name"]: v for v in board["templating"]["list"]}
             assert variables["model_name"]["current"]["value"] == _served(e)
