@@ -278,14 +278,15 @@ def _rule(
     }
 
 
-def rule_file(hf_id: str, model_name: str, with_plan: bool) -> dict:
-    """The rules file of a deployment serving `model_name` (a recipe of `hf_id`), as data; with
-    `with_plan`, the plan's figures stand as slot marks (`SLOTS`) in `plan_*` annotations and in the
-    rule that reads the plan's concurrency."""
+def rule_file(hf_id: str, model_name: str, planned: str | None) -> dict:
+    """The rules file of a deployment serving `model_name` (a recipe of `hf_id`), as data. With a
+    plan (`planned`: what it describes, `plan_scope`), the plan's figures stand as slot marks
+    (`SLOTS`) in `plan_*` annotations and in the rule that reads the plan's concurrency."""
+    with_plan = planned is not None
     m = "model_name=" + promql_string(model_name)
     per_server = "model_name, instance"
     kv = METRICS["vllm:kv_cache_usage_perc"]
-    plan = f"the deployment's plan for vLLM {VLLM_VERSION}"
+    plan = f"the plan of {planned} for vLLM {VLLM_VERSION}"
     fits = f"; {plan} fits plan_concurrency of plan_context at once" if with_plan else ""
     at_once = ("concurrency", "context") if with_plan else ()
     rules = [
@@ -366,14 +367,14 @@ def rule_file(hf_id: str, model_name: str, with_plan: bool) -> dict:
     return {"groups": [{"name": f"vllm {hf_id}", "rules": rules}]}
 
 
-def rules_template(hf_id: str, model_name: str, with_plan: bool) -> list[str]:
+def rules_template(hf_id: str, model_name: str, planned: str | None) -> list[str]:
     """The rules file as YAML text parts: text at even indexes, a slot name (`SLOTS`) at odd ones."""
     head = (
         f"# Prometheus alert rules for {hf_id} on vLLM {VLLM_VERSION} (recipes-site).\n"
         "# Scrape every vLLM server's /metrics; rules group by `instance`.\n"
     )
     text = head + yaml.dump(
-        rule_file(hf_id, model_name, with_plan),
+        rule_file(hf_id, model_name, planned),
         Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
@@ -387,10 +388,17 @@ def fill(parts: list[str], values: dict[str, str]) -> str:
     return "".join(p if i % 2 == 0 else values[p] for i, p in enumerate(parts))
 
 
+def plan_scope(rendering) -> str:
+    """What a rendering's plan describes (plan.py: the decode pool of a disaggregated deployment,
+    else the deployment), as the rules' thresholds name it."""
+    return "this deployment's decode pool" if rendering.decode is not None else "this deployment"
+
+
 def prometheus_rules(hf_id: str, rendering, p: dict) -> str:
     """The rules file of one rendering with plan `p` (its published default plan)."""
     t = thresholds(p)
-    parts = rules_template(hf_id, rendering_model_name(rendering, hf_id), t is not None)
+    planned = plan_scope(rendering) if t else None
+    parts = rules_template(hf_id, rendering_model_name(rendering, hf_id), planned)
     return fill(parts, slot_values(t) if t else {})
 
 
@@ -622,7 +630,7 @@ def document(hf_id: str, items: Iterable[tuple[str, object, dict]]) -> dict:
     line; a dashboard from another only in its served name), so the document stays small while an
     entry stays whole for a reader who joins two lists (site.js does, `entry` here)."""
     lines, texts = _Table(), _Table()
-    templates: dict[tuple[str, bool], list[str]] = {}
+    templates: dict[tuple[str, str | None], list[str]] = {}
     dashboards: dict[str, int] = {}
     text_of: dict[str, int] = {}
     base: dict | None = None
@@ -637,9 +645,9 @@ def document(hf_id: str, items: Iterable[tuple[str, object, dict]]) -> dict:
     for key, rendering, p in items:
         name = rendering_model_name(rendering, hf_id)
         t = thresholds(p)
-        which = (name, t is not None)
+        which = (name, plan_scope(rendering) if t else None)
         if which not in templates:
-            templates[which] = rules_template(hf_id, name, t is not None)
+            templates[which] = rules_template(hf_id, *which)
         if name not in dashboards:
             base = base or grafana_dashboard(hf_id, name)
             dashboards[name] = text_index(dashboard_text(opening_on(base, name)))
