@@ -146,17 +146,27 @@ GRAFANA_SCHEMA_VERSION = 36  # the classic dashboard model's default (Grafana ki
 DUMPER = getattr(yaml, "CSafeDumper", None) or yaml.SafeDumper
 
 
-class _Dumper(DUMPER):  # type: ignore[valid-type,misc]
-    """DUMPER writing a multi-line string as a literal block (`|-`): the backlog rule's expression
-    keeps its threshold on a line of its own."""
+class _Flow(dict):
+    """A mapping the rules file writes on one line (`labels: {severity: warning}`)."""
 
 
-_Dumper.add_representer(
-    str,
-    lambda dumper, text: dumper.represent_scalar(
-        "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None
-    ),
-)
+def rules_dumper(base: type) -> type:
+    """`base` (a PyYAML dumper) writing `_Flow` mappings on one line and a multi-line string as a
+    literal block (`|-`: the backlog rule's expression keeps its threshold on a line of its own)."""
+    dumper = type("RulesDumper", (base,), {})
+    dumper.add_representer(  # type: ignore[attr-defined]
+        _Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, True)
+    )
+    dumper.add_representer(  # type: ignore[attr-defined]
+        str,
+        lambda d, text: d.represent_scalar(
+            "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None
+        ),
+    )
+    return dumper
+
+
+_Dumper = rules_dumper(DUMPER)
 
 # Slots of a rules template, filled per rendering from its plan (`slot_values`).
 SLOTS = ("concurrency", "kv_tokens", "context")
@@ -268,7 +278,7 @@ def _rule(
         "alert": alert,
         "expr": expr,
         "for": SUSTAINED,
-        "labels": {"severity": severity},
+        "labels": _Flow(severity=severity),
         "annotations": {
             "summary": summary,
             "description": description,
@@ -287,8 +297,11 @@ def rule_file(hf_id: str, model_name: str, planned: str | None) -> dict:
     per_server = "model_name, instance"
     kv = METRICS["vllm:kv_cache_usage_perc"]
     plan = f"the plan of {planned} for vLLM {VLLM_VERSION}"
-    fits = f"; {plan} fits plan_concurrency of plan_context at once" if with_plan else ""
-    at_once = ("concurrency", "context") if with_plan else ()
+    fits = (
+        f"; {plan} fits plan_concurrency of plan_context at once (see VllmQueueBacklog)"
+        if with_plan
+        else ""
+    )
     rules = [
         _rule(
             "VllmKvCacheNearlyFull",
@@ -311,7 +324,6 @@ def rule_file(hf_id: str, model_name: str, planned: str | None) -> dict:
             "The KV cache ran out: vLLM preempted running requests and recomputes them later, "
             "so their latency grows.",
             f"any preemption, for {SUSTAINED}{fits}.",
-            at_once,
         ),
         _rule(
             "VllmRequestsQueued",
@@ -321,7 +333,6 @@ def rule_file(hf_id: str, model_name: str, planned: str | None) -> dict:
             "The queue has not emptied: the server is at its concurrency limit "
             "(KV cache, --max-num-seqs or the token budget); add replicas or shorten requests.",
             f"more than 0 waiting, for {SUSTAINED}{fits}.",
-            at_once,
         ),
     ]
     if with_plan:
