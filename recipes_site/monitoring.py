@@ -10,11 +10,12 @@ tokens an engine holds (`max_tokens`) and the KV-bounded concurrency (`concurren
 the served length that fit at once). Each rule's `threshold` annotation says where its number
 comes from.
 
-The dashboard is the same for every rendering of a model (the served name is a dashboard
-variable) and a rules file differs between renderings only in the plan's figures, so a model's
-document (`document`) holds one dashboard, one rules template per served name and kind
-(`rules_template`: text parts with named slots), and per rendering the template's index and the
-slot values; `entry` joins them into the rendering's rules file and dashboard, as the page does.
+The dashboard is the same for every rendering of a model but for the served name it opens on, and
+a rules file differs from another of the same served name only in the plan's figures, each on a
+short line of its own (`plan_*` annotations, the backlog rule's threshold line). A rules file is
+made by filling a template of the served name (`rules_template`: YAML text parts with named slots)
+with the plan's figures; a model's document (`document`) keeps the texts as lists of shared lines,
+and `entry` joins one rendering's back, as the page does.
 """
 
 from __future__ import annotations
