@@ -619,6 +619,29 @@ DOCUMENTS: dict[str, dict] = {
             "speed_calibration": SPEED_CALIBRATION,
         },
     ),
+    # monitoring.document: a rendering's rules file (YAML) and Grafana dashboard (JSON) are texts,
+    # each a list of `lines` indexes joined by newlines (monitoring.entry)
+    "model-monitoring": {
+        **_obj(
+            {
+                "recipe": STR,
+                "vllm_version": STR,
+                "lines": STR_LIST,
+                "texts": {"type": "array", "items": {"type": "array", "items": NONNEG}},
+                "renderings": {
+                    "type": "object",
+                    "propertyNames": {"pattern": "^[^/]+/.+/[^/]+/[0-9]+$"},
+                    "additionalProperties": _obj(
+                        {"prometheus_rules": NONNEG, "grafana_dashboard": NONNEG}
+                    ),
+                },
+            }
+        ),
+        "description": "Keyed by <hardware>/<variant>/<strategy>/<node_count>. Each field of a "
+        "rendering is an index of texts; a text is lines[j] for each j of it, joined by newlines: "
+        "prometheus_rules a Prometheus rules file (YAML), grafana_dashboard a Grafana dashboard "
+        "(JSON, classic model).",
+    },
     "hardware-index": _obj(
         {
             "hardware": {
@@ -869,6 +892,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
     if tail[0] == "models" and len(tail) == 4 and tail[-1] == "verify.json":
         return "model-verify"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "monitoring.json":
+        return "model-monitoring"
     if tail[0] == "models":
         if len(tail) == 4 and tail[-1] == "benchmarks.json":
             return "model-benchmarks"
