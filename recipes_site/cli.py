@@ -301,11 +301,29 @@ def cmd_command(args) -> int:
         return 1
     if args.json:
         print(json.dumps(rendering_json(r), indent=2, ensure_ascii=False))
+    elif args.k8s:
+        print(_kubernetes_text(ctx, doc, r))
     else:
         for note in r.notes:
             print(f"# note: {note}", file=sys.stderr)
         print(_rendering_text(r, args.docker))
     return 0
+
+
+def _kubernetes_text(ctx, doc, r) -> str:
+    """`command --k8s`: the rendering's manifests, Helm values and checklist (kubernetes.py)."""
+    from recipes_site import plan
+    from recipes_site.kubernetes import CHART_NAME, CHART_VERSION, rendering_forms
+
+    forms = rendering_forms(
+        doc.hf_id, doc.data, r, ctx.profiles.get(r.hardware) or {}, plan.RecipePlans(doc.data)
+    )
+    parts = ["# Prerequisites\n" + "\n".join(f"# - {item}" for item in forms.prerequisites)]
+    if forms.manifests:
+        parts.append(f"# manifests.yaml (kubectl apply -f)\n{forms.manifests}")
+    if forms.helm_values:
+        parts.append(f"# values.yaml ({CHART_NAME} chart {CHART_VERSION})\n{forms.helm_values}")
+    return "\n".join(parts).rstrip("\n")
 
 
 def cmd_fit(args) -> int:
@@ -586,6 +604,11 @@ def parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--docker", action="store_true", help="print the docker run form")
     c.add_argument("--json", action="store_true", help="print the rendering as JSON")
+    c.add_argument(
+        "--k8s",
+        action="store_true",
+        help="print its Kubernetes manifests, Helm values and prerequisites",
+    )
     c.set_defaults(func=cmd_command)
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")

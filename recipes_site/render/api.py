@@ -7,6 +7,7 @@ exactly what it needs and the tree stays small):
     models/<org>/<repo>.json             normalised recipe, install block, sizing, default hardware,
                                          and `kv_sizing` for recipes with model.hf_config
     models/<org>/<repo>/hw/<hw>.json     recommended choice per variant + every rendering there
+    models/<org>/<repo>/kubernetes.json  every rendering's Kubernetes forms (kubernetes_api.py)
     hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command, in pages
                                          of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
     search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
@@ -22,6 +23,7 @@ from recipes_site import fit, plan, sizing
 from recipes_site.data import VLLM_VERSION
 from recipes_site.render import picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
+from recipes_site.render.kubernetes_api import kubernetes_documents
 from recipes_site.render.picker import AcrossHardware, SharedParts
 from recipes_site.site_root import site_path, url
 from recipes_site.synthesis import Context
@@ -260,6 +262,7 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
         # this recipe's only, forgotten at its end). tests/test_api_documents_fresh.py.
         with synthesizing(rec.data):
             docs.update(hardware_docs(rec, ctx))
+            docs.update(kubernetes_documents(rec, ctx))
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
         return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec, docs))
     finally:

@@ -547,6 +547,26 @@ DOCUMENTS: dict[str, dict] = {
             }
         }
     ),
+    # render/kubernetes_api.py: texts are line indexes, joined with "\n"
+    "model-kubernetes": _obj(
+        {
+            "recipe": STR,
+            "vllm_version": STR,
+            "leaderworkerset_api": STR,
+            "helm_chart": _obj({"name": STR, "version": STR, "repository": STR}),
+            "lines": STR_LIST,
+            "texts": {"type": "array", "items": {"type": "array", "items": NONNEG}},
+            "prerequisites": STR_LIST,
+            "renderings": {
+                "type": "object",
+                "propertyNames": {"pattern": "^[^/]+/[^/]+/[^/]+/[0-9]+$"},
+                "additionalProperties": _obj(
+                    {"prerequisites": {"type": "array", "items": NONNEG}},
+                    {"manifests": NONNEG, "helm_values": NONNEG},
+                ),
+            },
+        }
+    ),
     "taxonomy": {
         "type": "object",
         "required": ["hardware_profiles"],
@@ -607,6 +627,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "hardware"
     if tail[0] == "search" and len(tail) == 2:
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "kubernetes.json":
+        return "model-kubernetes"
     if tail[0] == "models":
         return "model-hardware" if len(tail) >= 5 and tail[-2] == "hw" else "model"
     return None
