@@ -19,12 +19,13 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
+from cli_kit import run
 from kubernetes_validate.utils import schema_contents
 from referencing import Registry, Resource
 
 from recipes_site import kubernetes, plan
-from recipes_site.jsish import js_str
 from recipes_site.build import synthesize_catalog
+from recipes_site.jsish import js_str
 from recipes_site.render import schemas
 from recipes_site.render.inputs import rendering_key
 from recipes_site.render.kubernetes_api import kubernetes_doc, rendering_forms
@@ -32,15 +33,13 @@ from recipes_site.synthesis import render_choice
 from recipes_site.synthesis.shell import Placeholder
 from recipes_site.synthesis.types import Process, rendering
 
-from cli_kit import run
-
 K8S_VERSION = "1.33.0"  # the Kubernetes release the manifests are checked against
 DATA = Path(__file__).parent / "data"
 LWS_SCHEMA = json.loads((DATA / "leaderworkerset-v1.schema.json").read_text())
 HELM_SCHEMA = json.loads((DATA / "vllm-stack-0.1.12-values-subset.schema.json").read_text())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def core_validator(kind: str, api_version: str) -> jsonschema.Draft202012Validator:
     """kubernetes_validate.validate's validator (same schema files, strict, same registry), made
     once per kind: it otherwise parses the whole definitions file for every object."""
