@@ -128,7 +128,7 @@ window.kvFit = kvFit;
 
 /* ---------------------------------------------------------------- model page picker */
 const P = $("[data-picker]");
-if (P) picker(P, data("picker-data"));
+if (P) { docTabs(P); picker(P, data("picker-data")); }
 
 function picker(P, D) {
   const HW_KEY = "recipes:hardware";
@@ -322,6 +322,8 @@ function picker(P, D) {
 
   function render() {
     const r = X.r, ch = choose(r, S.on, S.modes), V = D.variants[S.variant], HW = D.hardware[S.hardware];
+    P.dataset.rendering = [S.hardware, r.variant, r.strategy, r.node_count].join("/");   /* inputs.rendering_key */
+    P.dispatchEvent(new Event("rendering"));
     const features = featuresOf(r), locked = r.parts.features_locked;
     const a = d.activeElement, focusKey = a && P.contains(a) && a !== d.body ? keyOf(a) : null;
     fail("");
@@ -563,6 +565,40 @@ function picker(P, D) {
   P.addEventListener("focusin", prefetch);
   addEventListener("popstate", () => go(fromUrl(), "pop"));
   go(fromUrl(), "replace");
+}
+
+/* tabs read from a per-model API document (kubernetes.json, monitoring.json) when opened: the
+   current rendering's entry shows each field as a text (a string; an object as JSON; an index of
+   the document's `texts`, each a list of `lines` indexes) or a list (indexes of the document's
+   list of that name). pages.py writes a tab only when the build wrote its document. */
+function docTabs(P) {
+  const got = {}, tabs = $$("[data-doc]", P);
+  const get = u => got[u] || (got[u] = fetch(u).then(r => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); }));
+  async function show(t) {
+    const body = $("[data-doc-body]", t), key = P.dataset.rendering;
+    if (!t.open || !key) return;
+    let doc;
+    try { doc = await get(t.dataset.doc); } catch (e) { body.textContent = "Could not load " + t.dataset.doc + " (" + e.message + ")."; return; }
+    const entry = doc.renderings[key], file = t.dataset.file + "-" + key.replace(/\//g, "-");
+    if (key !== P.dataset.rendering) return;
+    body.replaceChildren(...(entry ? Object.entries(entry) : [["", "Nothing for this choice."]]).map(([k, v], i) => {
+      const title = h("h4", { text: k.replace(/_/g, " ") });
+      if (Array.isArray(v)) return h("div", {}, title, h("ul", {}, v.map(j => h("li", { text: doc[k][j] }))));
+      const text = typeof v === "number" ? doc.texts[v].map(j => doc.lines[j]).join("\n") : typeof v === "string" ? v : JSON.stringify(v, null, 2);
+      const id = t.id + "-" + i;
+      return h("div", {}, k && title, h("div", { class: "code" }, h("pre", { id, tabindex: 0, text }),
+        h("button", { type: "button", class: "copy", "data-copy-from": id, text: "Copy" }),
+        h("button", { type: "button", class: "copy dl", "data-download": id, "data-name": `${file}-${k}.${typeof v === "object" ? "json" : "yaml"}`, text: "Download" })));
+    }));
+  }
+  for (const t of tabs) t.addEventListener("toggle", () => show(t));
+  P.addEventListener("rendering", () => tabs.forEach(show));
+  P.addEventListener("click", e => {
+    const b = e.target.closest("[data-download]");
+    if (!b) return;
+    const a = h("a", { download: b.dataset.name, href: URL.createObjectURL(new Blob([d.getElementById(b.dataset.download).textContent + "\n"], { type: "text/plain" })) });
+    a.click(); setTimeout(() => URL.revokeObjectURL(a.href), 0);
+  });
 }
 
 /* ---------------------------------------------------------------- search helpers */
