@@ -1001,8 +1001,12 @@ def page_neighbours(catalog, hf_id: str, meta: dict) -> tuple[list, list]:
     return related, more
 
 
-# tabs under the command read from a per-model API document when opened (site.js docTabs); a tab
-# shows only when the build wrote its document
+# Tabs under the command, each read from a per-model API document when opened (site.js docTabs)
+# and shown only when the build wrote that document. The document's `renderings` maps a rendering
+# key (inputs.rendering_key) to an entry whose fields are shown in order: a string as a text, an
+# object as JSON text, a number as the document's `texts[n]` (indexes of `lines`, joined by
+# newlines), a list as a checklist of the document's list of that field's name; each text gets
+# copy and download buttons.
 DOC_TABS = (("kubernetes", "Kubernetes"), ("monitoring", "Monitoring"))
 
 

@@ -567,28 +567,22 @@ function picker(P, D) {
   go(fromUrl(), "replace");
 }
 
-/* tabs read from a per-model API document (kubernetes.json, monitoring.json) when opened: the
-   current rendering's entry shows each field as a text (a string; an object as JSON; an index of
-   the document's `texts`, each a list of `lines` indexes) or a list (indexes of the document's
-   list of that name). pages.py writes a tab only when the build wrote its document. */
+/* tabs fed by a per-model API document when opened (pages.py doc_tabs explains the entries) */
 function docTabs(P) {
   const got = {}, tabs = $$("[data-doc]", P);
-  const get = u => got[u] || (got[u] = fetch(u).then(r => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); }));
   async function show(t) {
     const body = $("[data-doc-body]", t), key = P.dataset.rendering;
     if (!t.open || !key) return;
     let doc;
-    try { doc = await get(t.dataset.doc); } catch (e) { body.textContent = "Could not load " + t.dataset.doc + " (" + e.message + ")."; return; }
-    const entry = doc.renderings[key], file = t.dataset.file + "-" + key.replace(/\//g, "-");
+    try { doc = await (got[t.id] = got[t.id] || getJSON(t.dataset.doc)); } catch (e) { delete got[t.id]; body.textContent = "Could not load " + t.dataset.doc + " (" + e.message + ")."; return; }
     if (key !== P.dataset.rendering) return;
-    body.replaceChildren(...(entry ? Object.entries(entry) : [["", "Nothing for this choice."]]).map(([k, v], i) => {
-      const title = h("h4", { text: k.replace(/_/g, " ") });
+    body.replaceChildren(...Object.entries(doc.renderings[key] || { "": "Nothing for this choice." }).map(([k, v], i) => {
+      const title = k && h("h4", { text: k.replace(/_/g, " ") }), id = t.id + i;
       if (Array.isArray(v)) return h("div", {}, title, h("ul", {}, v.map(j => h("li", { text: doc[k][j] }))));
       const text = typeof v === "number" ? doc.texts[v].map(j => doc.lines[j]).join("\n") : typeof v === "string" ? v : JSON.stringify(v, null, 2);
-      const id = t.id + "-" + i;
-      return h("div", {}, k && title, h("div", { class: "code" }, h("pre", { id, tabindex: 0, text }),
+      return h("div", {}, title, h("div", { class: "code" }, h("pre", { id, tabindex: 0, text }),
         h("button", { type: "button", class: "copy", "data-copy-from": id, text: "Copy" }),
-        h("button", { type: "button", class: "copy dl", "data-download": id, "data-name": `${file}-${k}.${typeof v === "object" ? "json" : "yaml"}`, text: "Download" })));
+        h("button", { type: "button", class: "copy dl", "data-download": id, "data-name": `${t.dataset.file}-${key.replace(/\//g, "-")}-${k}.${typeof v === "object" ? "json" : "yaml"}`, text: "Download" })));
     }));
   }
   for (const t of tabs) t.addEventListener("toggle", () => show(t));
@@ -596,8 +590,8 @@ function docTabs(P) {
   P.addEventListener("click", e => {
     const b = e.target.closest("[data-download]");
     if (!b) return;
-    const a = h("a", { download: b.dataset.name, href: URL.createObjectURL(new Blob([d.getElementById(b.dataset.download).textContent + "\n"], { type: "text/plain" })) });
-    a.click(); setTimeout(() => URL.revokeObjectURL(a.href), 0);
+    const a = h("a", { download: b.dataset.name, href: URL.createObjectURL(new Blob([d.getElementById(b.dataset.download).textContent + "\n"])) });
+    a.click(); setTimeout(() => URL.revokeObjectURL(a.href));
   });
 }
 
