@@ -302,7 +302,16 @@ def cmd_command(args) -> int:
     if args.json:
         print(json.dumps(rendering_json(r), indent=2, ensure_ascii=False))
     elif args.k8s:
-        print(_kubernetes_text(ctx, doc, r))
+        from recipes_site.kubernetes import KubernetesError
+
+        try:
+            print(_kubernetes_text(ctx, doc, r))
+        except KubernetesError as exc:
+            print(
+                f"recipes-site: {doc.hf_id}: no Kubernetes form for this choice: {exc}",
+                file=sys.stderr,
+            )
+            return 1
     else:
         for note in r.notes:
             print(f"# note: {note}", file=sys.stderr)

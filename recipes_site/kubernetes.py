@@ -167,12 +167,30 @@ def probes(port_name: str, weights_gib_per_gpu: float) -> dict:
 
 
 def word(token, in_group: bool) -> str:
-    """One argv word as a container reads it."""
+    """One argv word as a container reads it: a placeholder of ours becomes a reference to the
+    group leader's address or to the container variable of its name (`placeholder_env`)."""
     if isinstance(token, Placeholder):
         if in_group and token in LEADER_PLACEHOLDERS:
             return LEADER_ADDRESS
-        raise KubernetesError(f"no Kubernetes form for {token} outside a LeaderWorkerSet")
+        return f"$({token[1:]})"
     return escaped(js_str(token))
+
+
+def placeholder_env(argv, in_group: bool) -> tuple[list[dict], list[str]]:
+    """The container variables `word` refers to, and notes for those the person sets: an address
+    placeholder outside a group is the pod's own IP (the process is the one it names)."""
+    env: list[dict] = []
+    notes: list[str] = []
+    for token in dict.fromkeys(t for t in argv if isinstance(t, Placeholder)):
+        if in_group and token in LEADER_PLACEHOLDERS:
+            continue
+        name = token[1:]
+        if token in LEADER_PLACEHOLDERS:
+            env.append({"name": name, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}})
+        else:
+            env.append({"name": name, "value": ""})
+            notes.append(f"Set {name} in the manifests: the command's {token} is yours to choose.")
+    return env, notes
 
 
 def flag_value(argv, flag: str) -> str | None:
@@ -292,7 +310,9 @@ def resources(target: Target, devices: int) -> dict:
 
 
 def container(target: Target, pod: Pod) -> tuple[dict, list[str]]:
-    env, notes = env_entries(pod.env, target.gated)
+    own, notes = placeholder_env(pod.argv, pod.in_group)
+    env, more = env_entries(pod.env, target.gated)
+    env, notes = own + env, notes + more
     port = port_of(pod.argv)
     out: dict = {
         "name": "vllm",
@@ -463,7 +483,9 @@ def engine_values(target: Target, rendering, proc, replicas: int, devices: int) 
     8000` and a prefix-caching switch before `vllmConfig.extraArgs`, which carry the rendering's
     arguments unchanged (a later flag wins in vLLM's argparse)."""
     repo, tag = image_parts(rendering.docker_image or "")
+    own, _ = placeholder_env(proc.argv, False)
     env, _ = env_entries(_env(rendering, proc), target.gated)
+    env = own + env
     spec: dict = {
         "name": target.name,
         "repository": repo,
@@ -596,7 +618,8 @@ def kube_forms(rendering, target: Target, gpus: int) -> KubeForms:
                 **engine_values(target, rendering, kv.head, kv.instances, devices),
                 **router_values("prefixaware"),
             }
-            _, notes = env_entries(_env(rendering, kv.head), target.gated)
+            notes = placeholder_env(kv.head.argv, False)[1]
+            notes += env_entries(_env(rendering, kv.head), target.gated)[1]
         checklist += kv_checklist(target)
     else:
         raise KubernetesError(f"no Kubernetes form for a {kind} rendering")
@@ -613,20 +636,31 @@ def kube_forms(rendering, target: Target, gpus: int) -> KubeForms:
 
 
 def pool_workers(pool, pods: int) -> tuple:
-    """A pool spanning nodes renders its head only: its workers are the head with `--headless`
-    and `--node-rank i` (synthesis/deployments.py builds multi-node ranks that way)."""
+    """A pool spanning nodes renders its head only; its workers are the head with `--headless`
+    and their rank: `--node-rank i` (tensor/pipeline parallel, as synthesis/deployments.py ranks
+    multi-node layouts) or `--data-parallel-start-rank i x local DP size` (data parallel, as
+    vLLM's data-parallel deployment guide starts headless nodes)."""
     if pods < 2:
         return ()
     argv = tuple(pool.process.argv)
-    if RANK_FLAG not in argv:
-        raise KubernetesError("a pool on several nodes without --node-rank")
-    worker = _with_rank(argv, "1") + ("--headless",)
-    return tuple(
-        type(pool.process)(
-            _with_rank(worker, str(i)), "", pool.process.env, (), ""
-        )  # argv and env are all the manifests read
-        for i in range(1, pods)
+    # with DP load balancing per node, every node runs its own API server
+    headless = (
+        ()
+        if {"--data-parallel-hybrid-lb", "--data-parallel-external-lb"} & set(argv)
+        else ("--headless",)
     )
+    if RANK_FLAG in argv:
+        rank = lambda i: _with_rank(argv, str(i)) + headless
+    elif DP_START_FLAG in argv and pool.dp_local > 0:
+        rank = lambda i: _with_value(argv, DP_START_FLAG, str(i * pool.dp_local)) + headless
+    else:
+        raise KubernetesError("a pool on several nodes with no rank flag to give its workers")
+    # argv and env are all the manifests read of a process
+    return tuple(type(pool.process)(rank(i), "", pool.process.env, (), "") for i in range(1, pods))
+
+
+def _with_value(argv: tuple, flag: str, value: str) -> tuple:
+    return tuple(value if i > 0 and argv[i - 1] == flag else t for i, t in enumerate(argv))
 
 
 # -- the checklist ----------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ documents near 1 MB instead of near 4 MB as whole texts.
     prerequisites  every distinct checklist line
     renderings     rendering key (inputs.rendering_key) -> {"manifests": text index,
                    "helm_values": text index, "prerequisites": [indexes]}; a form the
-                   rendering has not is left out
+                   rendering has not is left out; a rendering with no Kubernetes form
+                   (kubernetes.KubernetesError) has no entry
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ def kubernetes_doc(rec: RecipeInput, ctx: Context) -> dict:
                 key = rendering_key(res.hardware, r)
                 if key in renderings:
                     continue
-                forms = kubernetes.rendering_forms(rec.hf_id, rec.data, r, profile, plans)
+                try:
+                    forms = kubernetes.rendering_forms(rec.hf_id, rec.data, r, profile, plans)
+                except kubernetes.KubernetesError:
+                    continue  # a layout with no Kubernetes form: no entry, the page says so
                 entry: dict = {}
                 for name, text in (
                     ("manifests", forms.manifests),
