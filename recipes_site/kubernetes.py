@@ -34,6 +34,7 @@ import yaml
 from recipes_site import plan
 from recipes_site.jsish import js_str
 from recipes_site.synthesis.docker import is_gated
+from recipes_site.synthesis.hardware import Hardware
 from recipes_site.synthesis.shell import ENV_PLACEHOLDER, Placeholder
 
 # The chart whose values we write: vllm-project/production-stack helm/Chart.yaml `version`
@@ -495,8 +496,11 @@ def engine_values(target: Target, rendering, proc, replicas: int, devices: int) 
         "runtimeClassName": "",
         "pvcStorage": f"{cache_gib(target)}Gi",
         "vllmConfig": {
-            # vLLM's default for models that support it (vllm/config/cache.py:257)
-            "enablePrefixCaching": "--no-enable-prefix-caching" not in proc.argv,
+            # the chart always writes one of the two switches: on, vLLM's default for generative
+            # models (vllm/config/cache.py:257); off for a pooling runner, which vLLM warns may
+            # crash with it on (vllm/engine/arg_utils.py:3075-3088); the recipe's own switch wins
+            "enablePrefixCaching": "--no-enable-prefix-caching" not in proc.argv
+            and flag_value(proc.argv, "--runner") != "pooling",
             "extraArgs": [word(t, False) for t in proc.argv[3:]],
         },
         "env": [e for e in env if e["name"] != "HF_TOKEN"],
@@ -614,18 +618,20 @@ def kube_forms(rendering, target: Target, gpus: int) -> KubeForms:
             }
             checklist += multi_node_checklist(target)
         else:
+            # the command's router matches request prefixes (vllm-router cache_aware): the chart's
+            # prefixaware; its kvaware asks an LMCache controller, which a Mooncake store has not
             helm = {
                 **engine_values(target, rendering, kv.head, kv.instances, devices),
                 **router_values("prefixaware"),
             }
             notes = placeholder_env(kv.head.argv, False)[1]
             notes += env_entries(_env(rendering, kv.head), target.gated)[1]
-        checklist += kv_checklist(target)
+        checklist += kv_checklist(target, kv.install)
     else:
         raise KubernetesError(f"no Kubernetes form for a {kind} rendering")
     if helm is not None:
         checklist.append(
-            f"Helm and the {CHART_NAME} chart {CHART_VERSION} ({CHART_REPO}): "
+            f"Helm and the {CHART_NAME} chart {CHART_VERSION}: helm repo add vllm {CHART_REPO} && "
             f"helm install {target.name} vllm/{CHART_NAME} --version {CHART_VERSION} -f values.yaml"
         )
     return KubeForms(
@@ -744,8 +750,15 @@ def pd_checklist() -> list[str]:
     ]
 
 
-def kv_checklist(target: Target) -> list[str]:
+def kv_checklist(target: Target, install: str | None) -> list[str]:
     return [
+        *(
+            [
+                f"An image with the Mooncake client installed ({install}), e.g. one built FROM the image shown."
+            ]
+            if install
+            else []
+        ),
         "A Mooncake master (mooncake_master, port 50051) the pods reach, and the store "
         "service, as the command tab shows.",
         f"ConfigMap {target.name}-mooncake with key {MOONCAKE_FILE}: the Mooncake config the "
@@ -764,7 +777,7 @@ def target_of(hf_id: str, recipe: dict, rendering, profile: dict, found: dict) -
     return Target(
         name=object_name(hf_id),
         model=model,
-        family=image_family(profile),
+        family=image_family(rendering.hardware, profile),
         hardware_name=str(profile.get("display_name") or rendering.hardware),
         gated=is_gated(recipe, variant if isinstance(variant, dict) else {}),
         weights_gib=float(found.get("weights_gib") or 0.0),
@@ -774,17 +787,11 @@ def target_of(hf_id: str, recipe: dict, rendering, profile: dict, found: dict) -
     )
 
 
-def image_family(profile: dict) -> str:
-    """synthesis/hardware.py `image_family` of a profile; a brand with no device plugin we know
-    of (e.g. Huawei) is "other": no device resource, a checklist line says so."""
-    generation, brand = profile.get("generation"), profile.get("brand")
-    if generation == "tpu":
-        return "tpu"
-    if brand == "AMD":
-        return "amd"
-    if brand == "Intel" or generation in ("cpu", "xpu"):
-        return "xpu" if generation == "xpu" else "cpu"
-    return "nvidia" if brand == "NVIDIA" else "other"
+def image_family(hw_id: str, profile: dict) -> str:
+    """synthesis/hardware.py `image_family` (nvidia, amd, tpu, xpu, cpu), except that a profile it
+    counts as NVIDIA without being one (e.g. Huawei) is "other": no device resource we know of."""
+    family = Hardware(hw_id, profile).image_family
+    return "other" if family == "nvidia" and profile.get("brand") != "NVIDIA" else family
 
 
 def rendering_forms(
