@@ -31,7 +31,7 @@ from recipes_site.render.inputs import rendering_key
 from recipes_site.render.kubernetes_api import kubernetes_doc, rendering_forms
 from recipes_site.synthesis import render_choice
 from recipes_site.synthesis.shell import Placeholder
-from recipes_site.synthesis.types import Process, rendering
+from recipes_site.synthesis.types import Process, pd_pool, rendering
 
 K8S_VERSION = "1.33.0"  # the Kubernetes release the manifests are checked against
 DATA = Path(__file__).parent / "data"
@@ -280,3 +280,71 @@ def test_cli_prints_the_manifests():
     out = run("command", "Qwen/Qwen3-8B", "--hardware", "h100", "--k8s")
     assert out.returncode == 0, out.stderr
     assert "kind: Deployment" in out.stdout and "# Prerequisites" in out.stdout
+
+
+def test_placeholders_outside_a_group_become_pod_variables():
+    """A single pool's own address is the pod's IP; any other placeholder a variable the
+    checklist asks the person to set (never the text `$NAME`)."""
+    argv = ("vllm", "serve", "org/m", "--data-parallel-address", Placeholder("$PREFILL_NODE_1"))
+    argv += ("--data-parallel-rpc-port", Placeholder("$PREFILL_DP_RPC_PORT"))
+    r = rendering(
+        "h100",
+        "single_node_tp",
+        "default",
+        1,
+        "single_node",
+        {},
+        "img:1",
+        single=Process(argv, "", {}, (), ""),
+    )
+    forms = kubernetes.kube_forms(r, hostile_target(), 1)
+    c = main_container(check_manifests(forms.manifests), "Deployment")
+    assert c["command"][-3:] == [
+        "$(PREFILL_NODE_1)",
+        "--data-parallel-rpc-port",
+        "$(PREFILL_DP_RPC_PORT)",
+    ]
+    env = {e["name"]: e for e in c["env"]}
+    assert env["PREFILL_NODE_1"]["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP"
+    assert any("PREFILL_DP_RPC_PORT" in p for p in forms.prerequisites)
+
+
+def test_a_data_parallel_pool_on_two_nodes_ranks_its_worker():
+    argv = ("vllm", "serve", "org/m", "--port", "8001", "--data-parallel-size", "16")
+    argv += ("--data-parallel-size-local", "8", "--data-parallel-start-rank", "0")
+    argv += ("--data-parallel-address", Placeholder("$PREFILL_NODE_1"))
+    env = {
+        "VLLM_NIXL_SIDE_CHANNEL_HOST": Placeholder("$PREFILL_NODE_1"),
+        "CUDA_VISIBLE_DEVICES": "0",
+    }
+    pool = pd_pool(Process(argv, "", env, (), ""), 2, "dep", 1, 8, 16, 16)
+    decode = pd_pool(Process(argv, "", env, (), ""), 0, "dep", 1, 8, 8, 8)
+    r = rendering(
+        "h100",
+        "pd_cluster",
+        "default",
+        1,
+        "pd_cluster",
+        {},
+        "img:1",
+        prefill=pool,
+        decode=decode,
+    )
+    forms = kubernetes.kube_forms(r, hostile_target(), 24)
+    objects = check_manifests(forms.manifests)
+    lws = next(o for o in objects if o["kind"] == "LeaderWorkerSet")
+    worker = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]
+    assert worker["command"][:2] == ["/bin/sh", "-c"] and "--headless" in worker["command"]
+    assert "LWS_WORKER_INDEX * 8" in worker["command"][2]
+    assert "$(LWS_LEADER_ADDRESS)" in worker["command"]
+    assert all(e["name"] != "CUDA_VISIBLE_DEVICES" for e in worker["env"])
+    host = next(e for e in worker["env"] if e["name"] == "VLLM_NIXL_SIDE_CHANNEL_HOST")
+    assert host["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP"
+
+
+def test_chart_values_turn_prefix_caching_off_for_a_pooling_runner(all_forms):
+    r, forms = all_forms[("BAAI/bge-m3", "h200/default/kv_store_centralized_mooncake/1")]
+    spec = check_helm(forms.helm_values)["servingEngineSpec"]["modelSpec"][0]
+    assert spec["vllmConfig"]["enablePrefixCaching"] is False
+    assert spec["vllmConfig"]["extraArgs"] == [str(w) for w in r.kv.head.argv[3:]]
+    assert spec["replicaCount"] == r.kv.instances
