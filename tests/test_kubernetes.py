@@ -29,6 +29,7 @@ from recipes_site.jsish import js_str
 from recipes_site.render import schemas
 from recipes_site.render.inputs import rendering_key
 from recipes_site.render.kubernetes_api import kubernetes_doc, rendering_forms
+from recipes_site.render.pages import doc_tabs
 from recipes_site.synthesis import render_choice
 from recipes_site.synthesis.shell import Placeholder
 from recipes_site.synthesis.types import Process, pd_pool, rendering
@@ -348,3 +349,14 @@ def test_chart_values_turn_prefix_caching_off_for_a_pooling_runner(all_forms):
     assert spec["vllmConfig"]["enablePrefixCaching"] is False
     assert spec["vllmConfig"]["extraArgs"] == [str(w) for w in r.kv.head.argv[3:]]
     assert spec["replicaCount"] == r.kv.instances
+
+
+def test_the_page_lists_a_tab_for_each_document_the_build_wrote():
+    base = "api/v1/models/org/m"
+    assert [t[0] for t in doc_tabs("org/m", {f"{base}/kubernetes.json": {}})] == ["kubernetes"]
+    both = {f"{base}/kubernetes.json": {}, f"{base}/monitoring.json": {}}
+    assert [t[:2] for t in doc_tabs("org/m", both)] == [
+        ("kubernetes", "Kubernetes"),
+        ("monitoring", "Monitoring"),
+    ]
+    assert doc_tabs("org/m", {}) == []

@@ -46,3 +46,30 @@ def test_kubernetes_tab_follows_a_multi_node_choice(page, project_site):
     )
     text = page.locator("#doc-kubernetes pre").first.text_content() or ""
     assert "$(LWS_LEADER_ADDRESS)" in text and "$(LWS_WORKER_INDEX)" in text
+
+
+def test_a_tab_shows_text_and_object_fields_as_monitoring_json_has_them(page, project_site):
+    """The tab mechanism is generic: a document of monitoring.json's shape (a YAML text and an
+    object per rendering) shows each field as a copyable, downloadable text."""
+    key = "h100/default/single_node_tp/1"
+    doc = {
+        "renderings": {
+            key: {
+                "prometheus_rules": "groups:\n- name: vllm\n",
+                "grafana_dashboard": {"title": "vLLM"},
+            }
+        }
+    }
+    page.route("**/kubernetes.json", lambda route: route.fulfill(json=doc))
+    Picker(page, project_site, QWEN).open("?hardware=h100")
+    _open_tab(page)
+    pres = page.locator("#doc-kubernetes pre")
+    assert pres.nth(0).text_content() == "groups:\n- name: vllm\n"
+    assert pres.nth(1).text_content() == '{\n  "title": "vLLM"\n}'
+    names = page.locator("#doc-kubernetes [data-download]").evaluate_all(
+        "bs => bs.map(b => b.dataset.name)"
+    )
+    assert names == [
+        f"Qwen3-8B-{key.replace('/', '-')}-prometheus_rules.yaml",
+        f"Qwen3-8B-{key.replace('/', '-')}-grafana_dashboard.json",
+    ]
