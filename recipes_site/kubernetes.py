@@ -436,11 +436,18 @@ def leader_worker_set(
     }, notes + more
 
 
+def service_name(name: str, pods: int) -> str:
+    """The Service in front of a workload: a LeaderWorkerSet makes a headless Service of its own
+    name for its pods' DNS (leaderworkerset_types.go SubdomainShared), so ours of its leaders
+    takes another."""
+    return name if pods < 2 else f"{name}-leader"
+
+
 def service(name: str, port: int, leaders_only: bool = False) -> dict:
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": {"name": name, "labels": labels(name)},
+        "metadata": {"name": service_name(name, 2 if leaders_only else 1), "labels": labels(name)},
         "spec": {
             "selector": labels(name, "leader") if leaders_only else labels(name),
             "ports": [{"name": "http", "port": port, "targetPort": "http"}],
@@ -591,7 +598,7 @@ def kube_forms(rendering, target: Target, gpus: int) -> KubeForms:
             )
             objects += objs
             notes += more
-            backends.append(f"http://{name}:{port_of(pool.process.argv)}")
+            backends.append(f"http://{service_name(name, pods)}:{port_of(pool.process.argv)}")
         helm = {
             "servingEngineSpec": {"enableEngine": False},
             **router_values(

@@ -360,3 +360,18 @@ def test_the_page_lists_a_tab_for_each_document_the_build_wrote():
         ("monitoring", "Monitoring"),
     ]
     assert doc_tabs("org/m", {}) == []
+
+
+def test_object_names_do_not_collide(all_forms):
+    """Within one rendering every (kind, name) is unique, and no Service takes the name of a
+    LeaderWorkerSet (which makes a headless Service of its own name)."""
+    for r, forms in all_forms.values():
+        objects = load_all(forms.manifests) if forms.manifests else []
+        names = [(o["kind"], o["metadata"]["name"]) for o in objects]
+        assert len(names) == len(set(names)), names
+        lws = {n for k, n in names if k == "LeaderWorkerSet"}
+        assert not lws & {n for k, n in names if k == "Service"}, names
+        if forms.helm_values and r.deploy_type == "pd_cluster":
+            services = {n for k, n in names if k == "Service"}
+            backends = check_helm(forms.helm_values)["routerSpec"]["staticBackends"].split(",")
+            assert {b.split("//")[1].split(":")[0] for b in backends} <= services
