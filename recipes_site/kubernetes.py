@@ -558,9 +558,11 @@ def devices_per_pod(total: int, pods: int) -> int:
     return max(1, total // max(1, pods))
 
 
-def kube_forms(rendering, target: Target, gpus: int) -> KubeForms:
+def kube_forms(rendering, target: Target, gpus: int, replicas: int = 1) -> KubeForms:
     """The Kubernetes forms of `rendering` on its hardware; `gpus`: the devices its main process
-    group occupies (plan.py footprint / fit.Shape.gpus)."""
+    group occupies (plan.py footprint / fit.Shape.gpus); `replicas`: how many copies of a
+    single-node command fill a node (plan.py replica_parts), which then also get chart values
+    that serve them behind the chart's router."""
     kind = rendering.deploy_type
     checklist = base_checklist(target)
     helm: dict | None = None
@@ -569,6 +571,17 @@ def kube_forms(rendering, target: Target, gpus: int) -> KubeForms:
     if kind == "single_node" and rendering.single is not None:
         objs, notes = group_objects(target, target.name, rendering, rendering.single, (), gpus)
         objects = [pvc(target, False), *objs]
+        if replicas > 1:
+            # prefixaware: requests sharing a prefix go where its KV cache is (the chart's
+            # kvaware needs an LMCache controller these commands do not run)
+            helm = {
+                **engine_values(target, rendering, rendering.single, replicas, gpus),
+                **router_values("prefixaware"),
+            }
+            checklist.append(
+                f"Two forms: the manifests run one copy; the chart values run the {replicas} "
+                f"copies one {target.hardware_name} node holds, behind the chart's router."
+            )
     elif kind == "multi_node" and rendering.head is not None:
         pods = 1 + len(rendering.workers)
         objs, notes = group_objects(
@@ -818,4 +831,7 @@ def rendering_forms(
     """The Kubernetes forms of one rendering of a recipe on `profile`."""
     found = plan.rendering_plan(plans, rendering, profile)
     gpus, _ = plan.footprint(rendering, profile)
-    return kube_forms(rendering, target_of(hf_id, recipe, rendering, profile, found), gpus)
+    parts = plan.replica_parts(rendering, found, profile)
+    replicas = len(parts["replicas"]) if parts else 1
+    target = target_of(hf_id, recipe, rendering, profile, found)
+    return kube_forms(rendering, target, gpus, replicas)

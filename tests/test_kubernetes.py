@@ -375,3 +375,16 @@ def test_object_names_do_not_collide(all_forms):
             services = {n for k, n in names if k == "Service"}
             backends = check_helm(forms.helm_values)["routerSpec"]["staticBackends"].split(",")
             assert {b.split("//")[1].split(":")[0] for b in backends} <= services
+
+
+def test_replicas_that_fill_a_node_get_chart_values_behind_the_router(recipes, ctx):
+    data = recipes["Qwen/Qwen3-8B"]
+    r = render_choice(ctx, data, "default", "h100", None, None, None)
+    plans = plan.RecipePlans(data)
+    parts = plan.replica_parts(
+        r, plan.rendering_plan(plans, r, ctx.profiles["h100"]), ctx.profiles["h100"]
+    )
+    forms = kubernetes.rendering_forms("Qwen/Qwen3-8B", data, r, ctx.profiles["h100"], plans)
+    values = check_helm(forms.helm_values)
+    assert values["servingEngineSpec"]["modelSpec"][0]["replicaCount"] == len(parts["replicas"]) > 1
+    assert values["routerSpec"]["routingLogic"] == "prefixaware"
