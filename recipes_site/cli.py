@@ -315,6 +315,17 @@ def cmd_command(args) -> int:
         return _gpus_command(ctx, doc, r, args)
     if args.json:
         print(json.dumps(rendering_json(r), indent=2, ensure_ascii=False))
+    elif args.k8s:
+        from recipes_site.kubernetes import KubernetesError
+
+        try:
+            print(_kubernetes_text(ctx, doc, r))
+        except KubernetesError as exc:
+            print(
+                f"recipes-site: {doc.hf_id}: no Kubernetes form for this choice: {exc}",
+                file=sys.stderr,
+            )
+            return 1
     else:
         for note in r.notes:
             print(f"# note: {note}", file=sys.stderr)
@@ -406,6 +417,22 @@ def _monitoring(ctx: Context, doc, r, args) -> int:
         print(f"# wrote the Grafana dashboard to {out}", file=sys.stderr)
     print(found["prometheus_rules"], end="")
     return 0
+
+
+def _kubernetes_text(ctx, doc, r) -> str:
+    """`command --k8s`: the rendering's manifests, Helm values and checklist (kubernetes.py)."""
+    from recipes_site import plan
+    from recipes_site.kubernetes import CHART_NAME, CHART_VERSION, rendering_forms
+
+    forms = rendering_forms(
+        doc.hf_id, doc.data, r, ctx.profiles.get(r.hardware) or {}, plan.RecipePlans(doc.data)
+    )
+    parts = ["# Prerequisites\n" + "\n".join(f"# - {item}" for item in forms.prerequisites)]
+    if forms.manifests:
+        parts.append(f"# manifests.yaml (kubectl apply -f)\n{forms.manifests}")
+    if forms.helm_values:
+        parts.append(f"# values.yaml ({CHART_NAME} chart {CHART_VERSION})\n{forms.helm_values}")
+    return "\n".join(parts).rstrip("\n")
 
 
 def cmd_fit(args) -> int:
@@ -796,6 +823,11 @@ def parser() -> argparse.ArgumentParser:
         "--dashboard",
         metavar="FILE",
         help="write the command's Grafana dashboard (JSON) to FILE; '-' prints it",
+    )
+    c.add_argument(
+        "--k8s",
+        action="store_true",
+        help="print its Kubernetes manifests, Helm values and prerequisites",
     )
     c.set_defaults(func=cmd_command)
 

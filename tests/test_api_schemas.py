@@ -50,6 +50,7 @@ def test_plain_jsonschema_validate_works_with_each_published_schema(published_si
         "model-benchmarks",
         "model-verify",
         "model-monitoring",
+        "model-kubernetes",
         "hardware",
         "hardware-index",
         "strategies",

@@ -9,6 +9,7 @@ exactly what it needs and the tree stays small):
     models/<org>/<repo>/hw/<hw>.json     recommended choice per variant + every rendering there
     models/<org>/<repo>/verify.json      curl, bench sweep and tuning table of every rendering
     models/<org>/<repo>/monitoring.json  alert rules and a Grafana dashboard per rendering
+    models/<org>/<repo>/kubernetes.json  every rendering's Kubernetes forms (kubernetes_api.py)
     hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command, in pages
                                          of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
     search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
@@ -24,6 +25,7 @@ from recipes_site import fit, gpu_counts, plan, sizing, speed, speed_layouts
 from recipes_site.data import VLLM_VERSION
 from recipes_site.render import picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
+from recipes_site.render.kubernetes_api import kubernetes_documents
 from recipes_site.render.monitoring_api import monitoring_doc, monitoring_doc_path
 from recipes_site.render.picker import AcrossHardware, SharedParts
 from recipes_site.render.verify_json import verify_doc, verify_doc_path
@@ -317,6 +319,7 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
         # this recipe's only, forgotten at its end). tests/test_api_documents_fresh.py.
         with synthesizing(rec.data):
             docs.update(hardware_docs(rec, ctx))
+            docs.update(kubernetes_documents(rec, ctx))
         if len(docs) > 1:  # curl, bench and tuning of every rendering (render/verify_json.py)
             docs[verify_doc_path(rec.hf_id)] = verify_doc(rec, ctx.profiles, docs)
         docs[monitoring_doc_path(rec.hf_id)] = monitoring_doc(rec, docs)

@@ -32,3 +32,7 @@ def rendering_key(hw: str, rendering) -> str:
     `<hardware>/<variant>/<strategy>/<node_count>`, the hardware document (hw/<hw>.json) and the
     (variant, strategy, node_count) its `renderings` entries carry."""
     return f"{hw}/{rendering.variant}/{rendering.strategy}/{rendering.node_count}"
+
+
+def kubernetes_doc_path(hf_id: str) -> str:
+    return f"{API}/models/{hf_id}/kubernetes.json"

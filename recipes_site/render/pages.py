@@ -989,6 +989,21 @@ def page_neighbours(catalog, hf_id: str, meta: dict) -> tuple[list, list]:
     return related, more
 
 
+# Tabs under the command, each read from a per-model API document when opened (site.js docTabs)
+# and shown only when the build wrote that document. The document's `renderings` maps a rendering
+# key (inputs.rendering_key) to an entry whose fields are shown in order: a string as a text, an
+# object as JSON text, a number as the document's `texts[n]` (indexes of `lines`, joined by
+# newlines), a list as a checklist of the document's list of that field's name; each text gets
+# copy and download buttons.
+DOC_TABS = (("kubernetes", "Kubernetes"), ("monitoring", "Monitoring"))
+
+
+def doc_tabs(hf_id: str, docs: dict) -> list[tuple[str, str, str]]:
+    """(id, label, URL) of each tab whose document `docs` holds."""
+    paths = {tab: f"{API}/models/{hf_id}/{tab}.json" for tab, _ in DOC_TABS}
+    return [(tab, label, url("/" + paths[tab])) for tab, label in DOC_TABS if paths[tab] in docs]
+
+
 def recipe_pages(
     catalog,
     rec: RecipeInput,
@@ -1071,6 +1086,7 @@ def recipe_pages(
         more=more,
         hf_url=HF + rec.hf_id,
         json_url=url("/" + model_doc_path(rec.hf_id)),
+        doc_tabs=doc_tabs(rec.hf_id, docs),
         hw_json=hardware_json_links(rec.hf_id, hw_docs, pages.labels),
         md_url=url(f"/{rec.hf_id}.md"),
         edit_url=pages.config.edit_url(rec.hf_id),

@@ -755,6 +755,26 @@ DOCUMENTS: dict[str, dict] = {
             }
         }
     ),
+    # render/kubernetes_api.py: texts are line indexes, joined with "\n"
+    "model-kubernetes": _obj(
+        {
+            "recipe": STR,
+            "vllm_version": STR,
+            "leaderworkerset_api": STR,
+            "helm_chart": _obj({"name": STR, "version": STR, "repository": STR}),
+            "lines": STR_LIST,
+            "texts": {"type": "array", "items": {"type": "array", "items": NONNEG}},
+            "prerequisites": STR_LIST,
+            "renderings": {
+                "type": "object",
+                "propertyNames": {"pattern": "^[^/]+/[^/]+/[^/]+/[0-9]+$"},
+                "additionalProperties": _obj(
+                    {"prerequisites": {"type": "array", "items": NONNEG}},
+                    {"manifests": NONNEG, "helm_values": NONNEG},
+                ),
+            },
+        }
+    ),
     "taxonomy": {
         "type": "object",
         "required": ["hardware_profiles"],
@@ -894,6 +914,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "model-verify"
     if tail[0] == "models" and len(tail) == 4 and tail[-1] == "monitoring.json":
         return "model-monitoring"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "kubernetes.json":
+        return "model-kubernetes"
     if tail[0] == "models":
         if len(tail) == 4 and tail[-1] == "benchmarks.json":
             return "model-benchmarks"

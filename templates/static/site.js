@@ -128,7 +128,7 @@ window.kvFit = kvFit;
 
 /* ---------------------------------------------------------------- model page picker */
 const P = $("[data-picker]");
-if (P) picker(P, data("picker-data"));
+if (P) { docTabs(P); picker(P, data("picker-data")); }
 
 function picker(P, D) {
   const HW_KEY = "recipes:hardware";
@@ -336,6 +336,8 @@ function picker(P, D) {
 
   function render() {
     const r = X.r, ch = choose(r, S.on, S.modes), V = D.variants[S.variant], HW = D.hardware[S.hardware];
+    P.dataset.rendering = [S.hardware, r.variant, r.strategy, r.node_count].join("/");   /* inputs.rendering_key */
+    P.dispatchEvent(new Event("rendering"));
     const features = featuresOf(r), locked = r.parts.features_locked;
     const a = d.activeElement, focusKey = a && P.contains(a) && a !== d.body ? keyOf(a) : null;
     fail("");
@@ -644,6 +646,34 @@ function picker(P, D) {
   window.vtHook = () => ({ vt, P, vtBar, S: () => S, X: () => X, render, choose, featureKey, kvFit, h, fill, fmt, SEP, GIB });
   addEventListener("popstate", () => go(fromUrl(), "pop"));
   go(fromUrl(), "replace");
+}
+
+/* tabs fed by a per-model API document when opened (pages.py doc_tabs explains the entries) */
+function docTabs(P) {
+  const got = {}, tabs = $$("[data-doc]", P);
+  async function show(t) {
+    const body = $("[data-doc-body]", t), key = P.dataset.rendering;
+    if (!t.open || !key) return;
+    let doc;
+    try { doc = await (got[t.id] = got[t.id] || getJSON(t.dataset.doc)); } catch (e) { delete got[t.id]; body.textContent = "Could not load " + t.dataset.doc + " (" + e.message + ")."; return; }
+    if (key !== P.dataset.rendering) return;
+    body.replaceChildren(...Object.entries(doc.renderings[key] || { "": "Nothing for this choice." }).map(([k, v], i) => {
+      const title = k && h("h4", { text: k.replace(/_/g, " ") }), id = t.id + i;
+      if (Array.isArray(v)) return h("div", {}, title, h("ul", {}, v.map(j => h("li", { text: doc[k][j] }))));
+      const text = typeof v === "number" ? doc.texts[v].map(j => doc.lines[j]).join("\n") : typeof v === "string" ? v : JSON.stringify(v, null, 2);
+      return h("div", {}, title, h("div", { class: "code" }, h("pre", { id, tabindex: 0, text }),
+        h("button", { type: "button", class: "copy", "data-copy-from": id, text: "Copy" }),
+        h("button", { type: "button", class: "copy dl", "data-download": id, "data-name": `${t.dataset.file}-${key.replace(/\//g, "-")}-${k}.${typeof v === "object" ? "json" : "yaml"}`, text: "Download" })));
+    }));
+  }
+  for (const t of tabs) t.addEventListener("toggle", () => show(t));
+  P.addEventListener("rendering", () => tabs.forEach(show));
+  P.addEventListener("click", e => {
+    const b = e.target.closest("[data-download]");
+    if (!b) return;
+    const a = h("a", { download: b.dataset.name, href: URL.createObjectURL(new Blob([d.getElementById(b.dataset.download).textContent + "\n"])) });
+    a.click(); setTimeout(() => URL.revokeObjectURL(a.href));
+  });
 }
 
 /* ---------------------------------------------------------------- search helpers */
