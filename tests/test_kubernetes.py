@@ -351,10 +351,11 @@ def test_chart_values_turn_prefix_caching_off_for_a_pooling_runner(all_forms):
     assert spec["replicaCount"] == r.kv.instances
 
 
-def test_the_page_lists_a_tab_for_each_document_the_build_wrote():
-    base = "api/v1/models/org/m"
-    assert [t[0] for t in doc_tabs("org/m", {f"{base}/kubernetes.json": {}})] == ["kubernetes"]
-    both = {f"{base}/kubernetes.json": {}, f"{base}/monitoring.json": {}}
+def test_the_page_lists_a_tab_for_each_part_the_build_wrote():
+    path = "api/v1/models/org/m/deploy.json"
+    one = doc_tabs("org/m", {path: {"kubernetes": {"renderings": {}}}})
+    assert [(t[0], t[2]) for t in one] == [("kubernetes", "/" + path + "#kubernetes")]
+    both = {path: {"kubernetes": {"renderings": {}}, "monitoring": {"renderings": {}}}}
     assert [t[:2] for t in doc_tabs("org/m", both)] == [
         ("kubernetes", "Kubernetes"),
         ("monitoring", "Monitoring"),

@@ -38,9 +38,10 @@ def key_of(hw: str, variant: str, strategy: str, node_count: int) -> str:
 
 
 def _docs(site: Path) -> dict[Path, dict]:
+    """Each model's monitoring part of its deploy.json."""
     return {
-        p: json.loads(p.read_text())
-        for p in sorted((site / "api/v1/models").glob("*/*/monitoring.json"))
+        p: json.loads(p.read_text())["monitoring"]
+        for p in sorted((site / "api/v1/models").glob("*/*/deploy.json"))
     }
 
 
@@ -382,7 +383,7 @@ def test_rendering_key_names_hardware_variant_strategy_and_nodes():
 
 
 def test_command_monitoring_prints_what_the_api_publishes(site, tmp_path):
-    doc = json.loads((site / "api/v1/models/Qwen/Qwen3-8B/monitoring.json").read_text())
+    doc = json.loads((site / "api/v1/models/Qwen/Qwen3-8B/deploy.json").read_text())["monitoring"]
     hw = json.loads((site / "api/v1/models/Qwen/Qwen3-8B/hw/h100.json").read_text())
     pick = hw["recommended"]["default"]
     key = key_of("h100", pick["variant"], pick["strategy"], pick["node_count"])

@@ -28,11 +28,19 @@ def hw_doc_path(hf_id: str, hw: str) -> str:
 
 
 def rendering_key(hw: str, rendering) -> str:
-    """One rendering's identity across the per-model documents (kubernetes.json, monitoring.json):
+    """One rendering's identity across the parts of the per-model deploy.json (kubernetes, monitoring):
     `<hardware>/<variant>/<strategy>/<node_count>`, the hardware document (hw/<hw>.json) and the
     (variant, strategy, node_count) its `renderings` entries carry."""
     return f"{hw}/{rendering.variant}/{rendering.strategy}/{rendering.node_count}"
 
 
-def kubernetes_doc_path(hf_id: str) -> str:
-    return f"{API}/models/{hf_id}/kubernetes.json"
+# The per-model document of the deployment forms of every rendering, fetched only when a reader
+# opens one of them: `verify` (render/verify_json.py), `kubernetes` (render/kubernetes_api.py),
+# `monitoring` (render/monitoring_api.py). One file, not three: the API's file count stays within
+# what issue 26 allows, and the page fetches it once for all its panels. A page addresses a part as
+# `deploy.json#<part>`.
+DEPLOY_PARTS = ("verify", "kubernetes", "monitoring")
+
+
+def deploy_doc_path(hf_id: str) -> str:
+    return f"{API}/models/{hf_id}/deploy.json"

@@ -1,4 +1,4 @@
-"""The per-model Kubernetes document (api/v1/models/<org>/<repo>/kubernetes.json).
+"""The Kubernetes part of the per-model deploy.json (api/v1/models/<org>/<repo>/deploy.json).
 
 One document per model, fetched by the page when a reader opens its Kubernetes tab and by CI.
 The renderings of one model repeat most lines of their YAML (volumes, probes, env, labels), so
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from recipes_site import kubernetes, plan
 from recipes_site.data import VLLM_VERSION
-from recipes_site.render.inputs import RecipeInput, kubernetes_doc_path, rendering_key
+from recipes_site.render.inputs import RecipeInput, rendering_key
 from recipes_site.synthesis import Context
 
 
@@ -77,10 +77,6 @@ def kubernetes_doc(rec: RecipeInput, ctx: Context) -> dict:
         "prerequisites": checks.items,
         "renderings": renderings,
     }
-
-
-def kubernetes_documents(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
-    return {kubernetes_doc_path(rec.hf_id): kubernetes_doc(rec, ctx)}
 
 
 def joined_text(doc: dict, index: int) -> str:

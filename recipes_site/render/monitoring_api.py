@@ -1,15 +1,11 @@
-"""The monitoring document of a model (`api/v1/models/<org>/<repo>/monitoring.json`): monitoring.py's
+"""The monitoring document of a model (the `monitoring` part of `api/v1/models/<org>/<repo>/deploy.json`): monitoring.py's
 `document` over every rendering of the model's hardware documents, keyed by `inputs.rendering_key`,
 with the default plan each hardware document publishes for it."""
 
 from __future__ import annotations
 
 from recipes_site import monitoring
-from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, rendering_key
-
-
-def monitoring_doc_path(hf_id: str) -> str:
-    return f"{API}/models/{hf_id}/monitoring.json"
+from recipes_site.render.inputs import RecipeInput, hw_doc_path, rendering_key
 
 
 def monitoring_doc(rec: RecipeInput, docs: dict[str, dict]) -> dict:

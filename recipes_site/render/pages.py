@@ -54,6 +54,7 @@ from recipes_site.render.api import (
     model_doc_path,
 )
 from recipes_site.render.hardware_specs import spec_rows
+from recipes_site.render.inputs import deploy_doc_path
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, page_document, picker_summary, variant_labels
 from recipes_site.render.search import (
@@ -999,9 +1000,11 @@ DOC_TABS = (("kubernetes", "Kubernetes"), ("monitoring", "Monitoring"))
 
 
 def doc_tabs(hf_id: str, docs: dict) -> list[tuple[str, str, str]]:
-    """(id, label, URL) of each tab whose document `docs` holds."""
-    paths = {tab: f"{API}/models/{hf_id}/{tab}.json" for tab, _ in DOC_TABS}
-    return [(tab, label, url("/" + paths[tab])) for tab, label in DOC_TABS if paths[tab] in docs]
+    """(id, label, URL) of each tab whose part the recipe's deploy.json holds; the URL names the
+    part as its fragment (`deploy.json#kubernetes`), which site.js fetches once for all tabs."""
+    deploy = docs.get(deploy_doc_path(hf_id)) or {}
+    href = url("/" + deploy_doc_path(hf_id))
+    return [(tab, label, f"{href}#{tab}") for tab, label in DOC_TABS if deploy.get(tab)]
 
 
 def recipe_pages(

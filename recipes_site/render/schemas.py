@@ -858,6 +858,17 @@ DOCUMENTS["model-verify"] = _obj(
     }
 )
 
+# render/inputs.deploy_doc_path: the parts above in one per-model document (each also published as
+# a schema of its own, for a consumer that reads one part)
+DOCUMENTS["model-deploy"] = _obj(
+    {
+        "recipe": STR,
+        "kubernetes": DOCUMENTS["model-kubernetes"],
+        "monitoring": DOCUMENTS["model-monitoring"],
+    },
+    {"verify": DOCUMENTS["model-verify"]},
+)
+
 # what a document schema's `#/$defs/<name>` references point to (copied in, see the module docstring)
 DEFS = {"rendering": RENDERING}
 
@@ -910,12 +921,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "hardware"
     if tail[0] == "search" and len(tail) == 2:
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
-    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "verify.json":
-        return "model-verify"
-    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "monitoring.json":
-        return "model-monitoring"
-    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "kubernetes.json":
-        return "model-kubernetes"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "deploy.json":
+        return "model-deploy"
     if tail[0] == "models":
         if len(tail) == 4 and tail[-1] == "benchmarks.json":
             return "model-benchmarks"

@@ -1,4 +1,4 @@
-"""The verification and tuning document of one recipe: `api/v1/models/<org>/<repo>/verify.json`.
+"""The verification and tuning part of one recipe's deploy.json (`verify`).
 
 One document per recipe (not per hardware), fetched by the model page only when a reader opens
 the Verify, Bench or Tune panel, so the page itself stays as light as it was. It holds, per
@@ -25,7 +25,7 @@ import json
 
 from recipes_site import fit, plan, tuning, verification
 from recipes_site.data import VLLM_VERSION
-from recipes_site.render.inputs import API, RecipeInput, hw_doc_path
+from recipes_site.render.inputs import RecipeInput, hw_doc_path
 
 BENCH_LENGTHS = (verification.BENCH_INPUT_LEN, verification.BENCH_OUTPUT_LEN)
 # what the page's Verify, Bench and Tune panels say around the snippets
@@ -39,10 +39,6 @@ NOTES = {
     "rendered.",
     "plan": "The throughput plan is for the command as rendered: Reset the tuning to see it.",
 }
-
-
-def verify_doc_path(hf_id: str) -> str:
-    return f"{API}/models/{hf_id}/verify.json"
 
 
 def rendering_key(variant: str, strategy: str, node_count: int) -> str:

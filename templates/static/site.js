@@ -649,13 +649,21 @@ function picker(P, D) {
 }
 
 /* tabs fed by a per-model API document when opened (pages.py doc_tabs explains the entries) */
+/* `doc.json#part`: the part of a per-model document (deploy.json: verify, kubernetes, monitoring),
+   the document fetched once for every part a page asks for */
+const parts = {};
+function getPart(u) {
+  const [file, part] = u.split("#"), got = parts[file] = parts[file] || getJSON(file).catch(e => { delete parts[file]; throw e; });
+  return got.then(doc => part ? doc[part] : doc);
+}
+window.getPart = getPart;
 function docTabs(P) {
-  const got = {}, tabs = $$("[data-doc]", P);
+  const tabs = $$("[data-doc]", P);
   async function show(t) {
     const body = $("[data-doc-body]", t), key = P.dataset.rendering;
     if (!t.open || !key) return;
     let doc;
-    try { doc = await (got[t.id] = got[t.id] || getJSON(t.dataset.doc)); } catch (e) { delete got[t.id]; body.textContent = "Could not load " + t.dataset.doc + " (" + e.message + ")."; return; }
+    try { doc = (await getPart(t.dataset.doc)); } catch (e) { body.textContent = "Could not load " + t.dataset.doc + " (" + e.message + ")."; return; }
     if (key !== P.dataset.rendering) return;
     body.replaceChildren(...Object.entries(doc.renderings[key] || { "": "Nothing for this choice." }).map(([k, v], i) => {
       const title = k && h("h4", { text: k.replace(/_/g, " ") }), id = t.id + i;
@@ -663,7 +671,7 @@ function docTabs(P) {
       const text = typeof v === "number" ? doc.texts[v].map(j => doc.lines[j]).join("\n") : typeof v === "string" ? v : JSON.stringify(v, null, 2);
       return h("div", {}, title, h("div", { class: "code" }, h("pre", { id, tabindex: 0, text }),
         h("button", { type: "button", class: "copy", "data-copy-from": id, text: "Copy" }),
-        h("button", { type: "button", class: "copy dl", "data-download": id, "data-name": `${t.dataset.file}-${key.replace(/\//g, "-")}-${k}.${typeof v === "object" ? "json" : "yaml"}`, text: "Download" })));
+        h("button", { type: "button", class: "copy dl", "data-download": id, "data-name": `${t.dataset.file}-${key.replace(/\//g, "-")}-${k}.${typeof v === "object" || k === "grafana_dashboard" ? "json" : "yaml"}`, text: "Download" })));
     }));
   }
   for (const t of tabs) t.addEventListener("toggle", () => show(t));

@@ -1,5 +1,5 @@
 /* recipes-site: the model page's Verify, Bench and Tune panels, loaded by site.js on the first
-   click. Everything shown comes from verify.json (render/verify_json.py): the curl and bench
+   click. Everything shown comes from deploy.json#verify (render/verify_json.py): the curl and bench
    texts, the tuning table's rows, the command lines of each option and the plan's coefficients.
    The tuning table swaps Python's lines of the tuned flags into the command and does tuning.py
    `apply`'s arithmetic, so the memory panel shows what plan.py computes for the tuned command. */
@@ -67,6 +67,6 @@ vtPop.addEventListener("click", ev => { if (ev.target.closest("[data-tune-reset]
 c.P.addEventListener("keydown", ev => { if (ev.key === "Escape" && vt.on) { vt.on = null; vt.render(); } });
 vtPop.hidden = false;
 vtPop.textContent = "Loading…";
-fetch(vtBar.dataset.src).then(r => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+window.getPart(vtBar.dataset.src)
   .then(doc => { V = doc; c.render(); }, err => { vtPop.textContent = `Could not load ${vtBar.dataset.src} (${err.message}).`; });
 })();

@@ -1,5 +1,5 @@
 """Issue 27 point 4 in headless Chromium: the model page's Kubernetes tab fetches the model's
-kubernetes.json when opened and shows the manifests of the rendering the picker shows, with copy
+deploy.json when opened and shows the manifests of the rendering the picker shows, with copy
 and download; it follows the picker; a tab whose document the build did not write is absent."""
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ def test_kubernetes_tab_shows_the_deployment_of_the_chosen_rendering(page, proje
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     p = Picker(page, project_site, QWEN).open("?hardware=h100")
-    assert not any(u.endswith("/kubernetes.json") for u in requests)  # fetched on demand only
+    assert not any(u.endswith("/deploy.json") for u in requests)  # fetched on demand only
     text = _open_tab(page)
-    assert any(u.endswith(f"/api/v1/models/{QWEN}/kubernetes.json") for u in requests)
+    assert any(u.endswith(f"/api/v1/models/{QWEN}/deploy.json") for u in requests)
     assert "kind: Deployment" in text and "nvidia.com/gpu" in text
     assert "- Qwen/Qwen3-8B" in text and "path: /health" in text
     assert page.locator("#doc-kubernetes li").count() > 0  # the prerequisites checklist
-    assert page.locator("#doc-monitoring").count() == 0  # no monitoring.json in this build
+    assert page.locator("#doc-monitoring").count() == 1  # the other part of the same document
     with page.expect_download() as got:
         page.locator("#doc-kubernetes [data-download]").first.click()
     assert got.value.suggested_filename == "Qwen3-8B-h100-default-single_node_tp-1-manifests.yaml"
@@ -60,7 +60,7 @@ def test_a_tab_shows_text_and_object_fields_as_monitoring_json_has_them(page, pr
             }
         }
     }
-    page.route("**/kubernetes.json", lambda route: route.fulfill(json=doc))
+    page.route("**/deploy.json", lambda route: route.fulfill(json={"kubernetes": doc}))
     Picker(page, project_site, QWEN).open("?hardware=h100")
     _open_tab(page)
     pres = page.locator("#doc-kubernetes pre")

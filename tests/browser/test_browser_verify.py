@@ -118,7 +118,8 @@ def test_verify_and_bench_panels_show_the_snippets_of_the_command(page, project_
     page.keyboard.press("Escape")
     assert page.is_hidden("[data-vt-pop]")
     # the snippet follows the picker: another hardware, another KV bound
-    doc = json.loads((project_site.out / f"api/v1/models/{MODEL}/verify.json").read_text())
+    deploy = json.loads((project_site.out / f"api/v1/models/{MODEL}/deploy.json").read_text())
+    doc = deploy["verify"]
     other = next(h for h in doc["hardware"] if h != hw)
     page.click(f"[data-axis=hardware] [data-value={other}]")
     page.click("[data-vt=bench]")
