@@ -54,6 +54,12 @@ from recipes_site.render.api import (
 )
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, picker_summary, variant_labels
+from recipes_site.render.runs_on_view import (
+    RunsOnRow,
+    UnavailableHardware,
+    runs_on_rows,
+    unavailable_group,
+)
 from recipes_site.render.search import (
     ARCH_LABELS,
     FACET_LABELS,
@@ -102,6 +108,8 @@ PAGE_IDS = frozenset(
         "serve-h",
         "variants",
         "variants-h",
+        "runs-on",
+        "runs-on-h",
         "guide-h",
         "browse-data",
         "results",
@@ -912,10 +920,14 @@ def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
-def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list[HardwareBrand]:
-    """The model page's hardware pills by brand."""
+def hardware_buttons(
+    summary: dict, reasons: dict[str, str], view: dict, hidden: Collection[str] = ()
+) -> list[HardwareBrand]:
+    """The model page's hardware pills by brand, but the `hidden` profiles (those listed
+    collapsed: runs_on_view.unavailable_group)."""
     offered = set(summary["variants"][view["variant"]]["hardware"])
     profiles, chosen = summary["hardware"], view["hardware"]
+    brands = [(b, [h for h in ids if h not in hidden]) for b, ids in hardware_groups(summary)]
     return [
         HardwareBrand(
             brand,
@@ -932,7 +944,8 @@ def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list
                 for h in ids
             ],
         )
-        for brand, ids in hardware_groups(summary)
+        for brand, ids in brands
+        if ids
     ]
 
 
@@ -1026,6 +1039,8 @@ def recipe_pages(
     }
     summary = view = data = script = None
     hw_buttons: list[HardwareBrand] = []
+    hw_off: list[UnavailableHardware] = []
+    runs_on: list[RunsOnRow] = []
     variant_table: list[VariantRow] = []
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
@@ -1044,7 +1059,11 @@ def recipe_pages(
             labels=pages.labels,
         )
         view = initial_view(summary, pages.labels)
-        hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
+        hw_off = unavailable_group(summary, data["reasons"])
+        hw_buttons = hardware_buttons(
+            summary, data["reasons"][view["variant"]], view, {h for x in hw_off for h in x.ids}
+        )
+        runs_on = runs_on_rows(summary, hw_docs, rec.data)
         variant_table = variant_rows(summary, hw_docs, pages.labels)
         initial_file = (encoded or {}).get(
             hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware)
@@ -1081,6 +1100,9 @@ def recipe_pages(
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
         hw_buttons=hw_buttons,
+        hw_off=hw_off,
+        runs_on=runs_on,
+        runs_on_speed=any(row.tokens_per_s for row in runs_on),
         variant_table=variant_table,
         updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)),
