@@ -439,6 +439,7 @@ DOCUMENTS: dict[str, dict] = {
                                 "hardware": STR,
                                 "gpus": {"type": "integer", "minimum": 1},
                                 "variant": STR,
+                                "precision": STR_OR_NULL,
                                 "comfortable": {"type": "boolean"},
                             }
                         )

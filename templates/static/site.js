@@ -680,7 +680,7 @@ function browse(M) {
       h("td", {}, r.params_label, r.active_label ? h("small", { text: r.active_label + " active" }) : null),
       h("td", { class: "c-arch", text: r.architecture.map(a => M.architecture[a] || a).join("") }),
       h("td", { text: r.precision.map(x => x.toUpperCase()).join(" ") }),
-      h("td", { class: "c-hw", text: hw }),
+      r.runs_on && r.runs_on.length ? h("td", { class: "c-hw" }, r.runs_on[0], r.runs_on[1] ? h("small", { text: r.runs_on[1] }) : null) : h("td", { class: "c-hw", text: hw }),
       h("td", { class: "c-date", text: r.updated }));
   }
   function renderPager(pages) {
