@@ -54,9 +54,7 @@ def test_the_command_card_starts_on_the_first_phone_screen(browser, project_site
         context.close()
 
 
-def test_hardware_that_cannot_run_the_model_is_collapsed_with_reasons(
-    browser, project_site
-):
+def test_hardware_that_cannot_run_the_model_is_collapsed_with_reasons(browser, project_site):
     context, page = _open(browser, project_site, "/Qwen/Qwen3-8B/", 1440, 900)
     try:
         group = page.locator("[data-hw-off]")
