@@ -457,6 +457,12 @@ def _gib(x) -> str:
     return str(Decimal(x).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
+def _percent(x) -> str:
+    """Two decimals as JavaScript's toFixed(2) writes them (an exact tie such as 15.625 rounds
+    up), so a bar width the server writes equals the one site.js writes."""
+    return str(Decimal(x).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
 def _count(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else plural or word + 's'}"
 
@@ -532,7 +538,7 @@ def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> 
     ]
     scale = max(total, sum(g for _, _, g in parts))
     view["parts"] = [
-        BarPart(key, f"{label} {_gib(g)} GiB", f"{100 * g / scale:.2f}%")
+        BarPart(key, f"{label} {_gib(g)} GiB", f"{_percent(100 * g / scale)}%")
         for key, label, g in parts
         if g > 0
     ]
