@@ -4,8 +4,10 @@ a variant opens on, the smallest layout per profile and the model page's "Runs o
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
+from cli_kit import run
 
 from recipes_site import fit, plan, runs_on
 from recipes_site.build import synthesized
@@ -240,3 +242,13 @@ def test_the_home_page_cell_names_the_smallest_hardware():
     }
     assert runs_on_cell(entry, labels) == ["1× RTX 5090", "BF16 · +1 more"]
     assert runs_on_cell({"hardware": ["h100"]}, labels) == []
+
+
+def test_command_and_fit_without_hardware_answer_for_the_page_default(catalog, ctx):
+    want = _synth(catalog, ctx, "Qwen/Qwen3-8B", SMALLEST).rendered.trees[0].default_hardware
+    r = run("command", "Qwen/Qwen3-8B", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["hardware"] == want
+    f = run("fit", "Qwen/Qwen3-8B", "--json")
+    assert f.returncode == 0, f.stderr
+    assert json.loads(f.stdout)["hardware"] == want
