@@ -241,7 +241,8 @@ def test_the_home_page_cell_names_the_smallest_hardware():
         },
     }
     assert runs_on_cell(entry, labels) == ["1× RTX 5090", "BF16 · +1 more"]
-    assert runs_on_cell({"hardware": ["h100"]}, labels) == []
+    assert runs_on_cell({"hardware": ["h100"]}, labels) == ["H100", ""]  # nothing fits
+    assert runs_on_cell({"hardware": [], "tasks": ["omni"]}, labels) == ["vLLM-Omni", ""]
 
 
 def test_command_and_fit_without_hardware_answer_for_the_page_default(catalog, ctx):

@@ -284,7 +284,9 @@ def smallest_fit_entry(rec: RecipeInput, ctx: Context, docs: dict[str, dict]) ->
             "hardware": best.hardware,
             "gpus": best.plan["gpus"],
             "variant": best.variant,
-            "precision": ((rec.data.get("variants") or {}).get(best.variant) or {}).get("precision"),
+            "precision": ((rec.data.get("variants") or {}).get(best.variant) or {}).get(
+                "precision"
+            ),
             "comfortable": best.comfortable,
         }
     }

@@ -119,14 +119,19 @@ def search_record(model: dict, hw_labels: dict, checkpoints: list[str] | None = 
 
 
 def runs_on_cell(model: dict, hw_labels: dict) -> list[str]:
-    """The "Runs on" cell of a row: [the smallest hardware that fits and its GPUs, its precision
-    and how many more profiles run the model], from the entry's `smallest_fit` (runs_on.py);
-    [] when nothing fits (the row then lists the profiles)."""
+    """The "Runs on" cell of a row, [text, note]: the smallest hardware that fits with its GPUs,
+    and its precision and how many more profiles run the model, from the entry's `smallest_fit`
+    (runs_on.py); where nothing fits, the first profiles it renders for (vLLM-Omni for an omni
+    recipe without commands, a dash for none)."""
+    hardware = [h for h in model.get("hardware") or [] if h in hw_labels]
     best = model.get("smallest_fit")
     if not best or best["hardware"] not in hw_labels:
-        return []
-    more = len([h for h in model.get("hardware") or [] if h in hw_labels and h != best["hardware"]])
+        if not hardware:
+            return ["vLLM-Omni" if "omni" in (model.get("tasks") or []) else "—", ""]
+        more = f" +{len(hardware) - 4}" if len(hardware) > 4 else ""
+        return [", ".join(hw_labels[h] for h in hardware[:4]) + more, ""]
     note = [str(best["precision"]).upper()] if best.get("precision") else []
+    more = len(hardware) - (best["hardware"] in hardware)
     note += [f"+{more} more"] if more else []
     return [f"{best['gpus']}× {hw_labels[best['hardware']]}", " · ".join(note)]
 
