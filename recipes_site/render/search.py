@@ -131,8 +131,8 @@ def runs_on_cell(model: dict, hw_labels: dict) -> list[str]:
         more = f" +{len(hardware) - 4}" if len(hardware) > 4 else ""
         return [", ".join(hw_labels[h] for h in hardware[:4]) + more, ""]
     note = [str(best["precision"]).upper()] if best.get("precision") else []
-    more = len(hardware) - (best["hardware"] in hardware)
-    note += [f"+{more} more"] if more else []
+    others = len(hardware) - (best["hardware"] in hardware)
+    note += [f"+{others} more"] if others else []
     return [f"{best['gpus']}× {hw_labels[best['hardware']]}", " · ".join(note)]
 
 
