@@ -194,7 +194,7 @@ def test_words_of_a_layout():
     assert layout_words({"gpus": 1}, "RTX 5090") == "1 × RTX 5090 · TP 1"
     assert room_words(_plan(concurrency=9), 40960) == "9 × 40,960-token requests"
     assert room_words(_plan(context_length=8192, concurrency=3), 40960) == (
-        "3 × 8,192 tokens (not the full 40,960)"
+        "3 × 8,192-token requests, not the full 40,960"
     )
 
 

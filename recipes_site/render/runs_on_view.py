@@ -61,9 +61,8 @@ def room_words(p: dict, full: int | None) -> str:
     served, held = p.get("context_length"), p.get("concurrency")
     if not served or not isinstance(held, int):
         return ""
-    if full and served < full:
-        return f"{held} × {served:,} tokens (not the full {full:,})"
-    return f"{held} × {served:,}-token request{'s' if held != 1 else ''}"
+    words = f"{held} × {served:,}-token request{'s' if held != 1 else ''}"
+    return words + (f", not the full {full:,}" if full and served < full else "")
 
 
 def picker_href(x: runs_on.Layout, summary: dict, hw_doc: dict) -> str:
