@@ -1118,7 +1118,7 @@ def recipe_pages(
     return {
         f"{rec.hf_id}/index.html": html,
         f"{rec.hf_id}.md": recipe_markdown(
-            pages, rec, summary, hw_docs, variant_table, linker
+            pages, rec, summary, hw_docs, variant_table, linker, runs_on
         ).encode("utf-8"),
     }
 
@@ -1130,6 +1130,7 @@ def recipe_markdown(
     hw_docs: dict,
     variant_table: list[VariantRow],
     link=None,
+    runs_on: list[RunsOnRow] | None = None,
 ) -> str:
     """`<org>/<repo>.md`: facts, install, the variant table the model page shows (`variant_rows`),
     the recommended command per variant, and the guide with its links made absolute to the site
@@ -1197,6 +1198,20 @@ def recipe_markdown(
             + " |"
             for row in variant_table
         ]
+        if runs_on:
+            out += [
+                "",
+                "## Runs on",
+                "",
+                "Per hardware, the command taking the fewest GPUs whose plan fits.",
+                "",
+                "| Hardware | Smallest layout that fits | Variant | KV cache holds |",
+                "|---|---|---|---|",
+            ]
+            out += [
+                f"| {cell(x.label)} | {cell(x.layout)} | {cell(x.variant)} | {x.room} |"
+                for x in runs_on
+            ]
         out += [
             "",
             "## Serve",
