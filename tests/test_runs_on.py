@@ -166,7 +166,7 @@ def test_rows_link_each_layout_to_the_picker(kimi):
     fitting = [r for r in rows if r.href]
     assert fitting
     for row in fitting:
-        assert row.href.startswith("?hardware=" + row.hardware)
+        assert row.href.startswith(f"/{rec.hf_id}/?hardware={row.hardware}")
         assert row.layout.split(" × ")[0].isdigit() and "TP " in row.layout
         assert row.tokens_per_s is None  # no estimate supplied: the page leaves the column out
     for row in rows:

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 from recipes_site import plan, runs_on
 from recipes_site.jsish import mapping
+from recipes_site.site_root import url
 
 # speed(hw_doc, rendering) -> the estimated tokens/s of that rendering in words, or None
 SpeedText = Callable[[dict, dict], str | None]
@@ -66,7 +67,7 @@ def room_words(p: dict, full: int | None) -> str:
 
 
 def picker_href(x: runs_on.Layout, summary: dict, hw_doc: dict) -> str:
-    """The page URL that opens the picker on layout `x` (site.js `fromUrl`); parameters the
+    """The page URL (under the site root) that opens the picker on layout `x` (site.js `fromUrl`); parameters the
     picker would choose by itself are left out, as site.js `query` does."""
     first = summary["default"]["variant"] if summary.get("default") else None
     rec = mapping(hw_doc["recommended"].get(x.variant))
@@ -78,7 +79,7 @@ def picker_href(x: runs_on.Layout, summary: dict, hw_doc: dict) -> str:
             q["strategy"] = x.strategy
         if rec.get("node_count") != x.node_count:
             q["nodes"] = str(x.node_count)
-    return "?" + urlencode(q)
+    return url(f"/{summary['id']}/") + "?" + urlencode(q)
 
 
 def runs_on_rows(
