@@ -17,6 +17,7 @@ from recipes_site.render.inputs import hw_doc_path, model_doc_path
 from recipes_site.render.picker import picker_summary
 from recipes_site.render.runs_on_view import (
     layout_words,
+    published_speed,
     room_words,
     runs_on_rows,
     unavailable_group,
@@ -253,3 +254,11 @@ def test_command_and_fit_without_hardware_answer_for_the_page_default(catalog, c
     f = run("fit", "Qwen/Qwen3-8B", "--json")
     assert f.returncode == 0, f.stderr
     assert json.loads(f.stdout)["hardware"] == want
+
+
+def test_the_page_words_a_published_estimate_and_nothing_without_one():
+    speed = {"c": [1, 8], "user": [38.4, 52.1, 20.0, 30.0], "total": [38.4, 52.1, 160, 240]}
+    assert published_speed({}, {"speed": speed}) == "38–52 tok/s"
+    assert published_speed({}, {"speed": {"c": [1], "user": [4.25, 6.0]}}) == "4.2–6.0 tok/s"
+    assert published_speed({}, {}) is None
+    assert published_speed({}, {"speed": {"c": [8], "user": [1, 2]}}) is None

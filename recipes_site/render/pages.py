@@ -57,6 +57,7 @@ from recipes_site.render.picker import exports, picker_summary, variant_labels
 from recipes_site.render.runs_on_view import (
     RunsOnRow,
     UnavailableHardware,
+    published_speed,
     runs_on_rows,
     unavailable_group,
 )
@@ -1069,7 +1070,7 @@ def recipe_pages(
         hw_buttons = hardware_buttons(
             summary, data["reasons"][view["variant"]], view, {h for x in hw_off for h in x.ids}
         )
-        runs_on = runs_on_rows(summary, hw_docs, rec.data)
+        runs_on = runs_on_rows(summary, hw_docs, rec.data, speed=published_speed)
         variant_table = variant_rows(summary, hw_docs, pages.labels)
         initial_file = (encoded or {}).get(
             hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware)

@@ -6,7 +6,9 @@ parameters site.js `fromUrl` reads).
 
 The estimated tokens/s column is a slot: `runs_on_rows(..., speed=f)` fills it with
 `f(hw_doc, rendering) -> str | None` (the estimate's text for that rendering, e.g. "40–55
-tok/s"; speed.py, when it exists); the page shows the column only when some row has a value.
+tok/s"); the page shows the column only when some row has a value. The page passes
+`published_speed`, which words the estimate a hardware document's rendering publishes under
+`speed` (speed.py's roofline, when the build makes one) and gives None without it.
 """
 
 from __future__ import annotations
@@ -64,6 +66,25 @@ def room_words(p: dict, full: int | None) -> str:
         return ""
     words = f"{held} × {served:,}-token request{'s' if held != 1 else ''}"
     return words + (f", not the full {full:,}" if full and served < full else "")
+
+
+def _tokens(v: float) -> str:
+    return f"{v:.0f}" if v >= 10 else f"{v:.1f}"
+
+
+def published_speed(hw_doc: dict, rendering: dict) -> str | None:
+    """Decode tokens/s of one request alone, as the rendering's published estimate gives it:
+    `speed.c` the concurrency levels and `speed.user` their [low, high] tokens/s per request,
+    flattened (speed.py); None when the rendering carries no estimate."""
+    est = rendering.get("speed")
+    levels = est.get("c") if isinstance(est, dict) else None
+    user = est.get("user") if isinstance(est, dict) else None
+    if not isinstance(levels, list) or not isinstance(user, list) or 1 not in levels:
+        return None
+    i = 2 * levels.index(1)
+    if len(user) < i + 2 or not all(isinstance(v, (int, float)) for v in user[i : i + 2]):
+        return None
+    return f"{_tokens(user[i])}–{_tokens(user[i + 1])} tok/s"
 
 
 def picker_href(x: runs_on.Layout, summary: dict, hw_doc: dict) -> str:
