@@ -11,6 +11,8 @@ import pytest
 from browser_kit import new_context
 
 MODELS = ("/Qwen/Qwen3-8B/", "/moonshotai/Kimi-K2.6/", "/meta-llama/Llama-3.3-70B-Instruct/")
+# the longest pages above the card: an install block with optional extras, long descriptions
+MORE = ("/deepseek-ai/DeepSeek-V3.2/", "/nvidia/NVIDIA-Nemotron-Nano-9B-v2/")
 
 # the bottom edge of the command's first line, in viewport pixels (the page is not scrolled)
 FIRST_LINE_BOTTOM = """() => {
@@ -31,7 +33,7 @@ def _open(browser, site, path: str, width: int, height: int):
     return context, page
 
 
-@pytest.mark.parametrize("path", MODELS)
+@pytest.mark.parametrize("path", MODELS + MORE)
 def test_the_command_is_above_the_fold_on_a_desktop(browser, project_site, path):
     context, page = _open(browser, project_site, path, 1440, 900)
     try:
@@ -43,7 +45,7 @@ def test_the_command_is_above_the_fold_on_a_desktop(browser, project_site, path)
         context.close()
 
 
-@pytest.mark.parametrize("path", MODELS)
+@pytest.mark.parametrize("path", MODELS + MORE)
 def test_the_command_card_starts_on_the_first_phone_screen(browser, project_site, path):
     context, page = _open(browser, project_site, path, 390, 844)
     try:
@@ -107,3 +109,31 @@ def test_a_runs_on_row_opens_its_layout_in_the_picker(browser, project_site):
         assert page.locator("[data-summary]").inner_text().startswith(f"{gpus}× ")
     finally:
         context.close()
+
+
+def test_every_model_page_shows_its_command_on_the_first_screen(browser, project_site):
+    """Every recipe whose install block has no required step (those open the Install panel,
+    which a reader must follow before serving): the first command line within 1440x900 and
+    the card's top within 390x844."""
+    models = json.loads((project_site.out / "api/v1/models.json").read_text())["models"]
+    late = []
+    for (width, height), measure in (((1440, 900), "line"), ((390, 844), "card")):
+        context = new_context(browser, viewport={"width": width, "height": height})
+        page = context.new_page()
+        try:
+            for m in models:
+                page.goto(project_site(f"/{m['id']}/"))
+                if not page.locator("[data-command]").count():
+                    continue  # an omni recipe: no command
+                if page.locator("details#install[open]").count():
+                    continue
+                y = (
+                    page.evaluate(FIRST_LINE_BOTTOM)[1]
+                    if measure == "line"
+                    else page.locator("[data-command-card]").bounding_box()["y"]
+                )
+                if y >= height:
+                    late.append((m["id"], width, round(y)))
+        finally:
+            context.close()
+    assert not late, late
