@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipes_site import fit, plan, runs_on, sizing
+from recipes_site import fit, gpu_counts, plan, runs_on, sizing
 from recipes_site.data import VLLM_VERSION
 from recipes_site.render import picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
@@ -184,6 +184,8 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
         ]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items
+        if any("gpus" in r for r in doc["renderings"]):
+            doc["gpu_replicas"] = gpu_counts.replica_sets(shared.profile or {})
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
 
 
@@ -198,6 +200,20 @@ def _rendering_doc(
     plans = plan.plan_json(recipe_plans, r, shared.profile or {}, choices, locked)
     doc = shared.entry(r, shown, plans["default"], locked, feature_set)
     doc["plan"] = plans
+    # the reader's GPU count (gpu_counts.py): the layouts, where the rendering has them
+    layouts = (
+        None
+        if locked
+        else gpu_counts.rendering_layouts(
+            recipe_plans,
+            r,
+            shared.profile or {},
+            gpu_counts.drafts_of(recipe_plans, choices),
+            with_templates="replicas" not in plans,
+        )
+    )
+    if layouts:
+        doc["gpus"] = layouts
     return doc
 
 

@@ -160,6 +160,52 @@ RENDERING_PLAN = _obj(
         ),
     },
 )
+REPLICA = _obj(
+    {"gpus": STR, "label": STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}
+)
+# gpu_counts.rendering_layouts: the rendering on the reader's GPU count. The command of count N is
+# the rendering's, its argument lines edited: line `tp_at` (negative: from the end) becomes
+# "--tensor-parallel-size <tensor_parallel_size>", the last `tail` lines give way to the count's
+# `lines`; `replicas` > 1 copies run as plan.replicas does (the first `replicas` entries of the
+# document's gpu_replicas[<tensor_parallel_size>], these templates or the plan's `replicas` ones).
+GPU_LAYOUT = _obj(
+    {
+        "tensor_parallel_size": {"type": ["integer", "null"], "minimum": 1},
+        "replicas": {"type": "integer", "minimum": 0},
+        "fits": BOOL,
+        "reason": STR,
+    },
+    {"lines": STR_LIST, "max_model_len": {"type": "integer", "minimum": 1}},
+)
+GPU_LAYOUTS = _obj(
+    {
+        "tp_at": INT,
+        "tail": {"type": "integer", "minimum": 0},
+        "counts": {
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": {"pattern": "^[1-9][0-9]*$"},
+            "additionalProperties": GPU_LAYOUT,
+        },
+    },
+    {
+        "serve_prefix": STR,
+        "docker_head": STR,
+        "suffix": STR,
+        # `recipes-site command --gpus N --json` only: each copy's command, joined
+        "replica_commands": {
+            "type": "array",
+            "items": _obj(
+                {
+                    "gpus": STR,
+                    "label": STR,
+                    "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+                    "command": STR,
+                }
+            ),
+        },
+    },
+)
 HEAD = {
     "hardware": STR,
     "strategy": STR,
@@ -173,6 +219,7 @@ DOCKER_IMAGE = {
     "parts": PARTS,
     "notes": STR_LIST,
     "plan": RENDERING_PLAN,
+    "gpus": GPU_LAYOUTS,
     # the shell variables to set before pasting (rendering_json.user_variables)
     "user_variables": STR_LIST,
 }
@@ -491,7 +538,14 @@ DOCUMENTS: dict[str, dict] = {
             "renderings": {"type": "array", "minItems": 1, "items": _ref("rendering")},
             "feature_sets": {"type": "array", "items": {"type": "array", "items": FEATURE}},
             "extra_sets": {"type": "array", "items": {"type": "array", "items": EXTRA}},
-        }
+        },
+        # gpu_counts.replica_sets: per TP size, the replicas that fill the node
+        {
+            "gpu_replicas": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": REPLICA},
+            }
+        },
     ),
     "hardware-index": _obj(
         {
@@ -536,6 +590,46 @@ DOCUMENTS: dict[str, dict] = {
                     },
                     # the recommended command's plan verdict (plan.py), absent when unknown
                     {"verdict": {"enum": ["fits", "over", "no_kv", "short"]}},
+                ),
+            },
+        }
+    ),
+    # benchmark_docs.benchmarks_doc: a model's measured results with their provenance
+    "model-benchmarks": _obj(
+        {
+            "model": STR,
+            "results": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "hardware": STR,
+                        "name": STR,
+                        "label": {"enum": ["published", "community", "verified"]},
+                        "run_by": STR,
+                        "date": STR,
+                        "vllm_version": STR,
+                        "variant": STR,
+                        "workload": _obj({"dataset": STR}, {"input_len": POS, "output_len": POS}),
+                        "model_id": STR,
+                        "metrics": {
+                            "type": "object",
+                            "additionalProperties": {"type": ["number", "string", "null"]},
+                        },
+                        "rendered_command": STR_OR_NULL,
+                        "differences": STR_LIST,
+                    },
+                    {
+                        "published_by": STR,
+                        "source_url": STR,
+                        "excerpt": STR,
+                        "terms": STR,
+                        "image": STR,
+                        "image_digest": STR,
+                        "strategy": STR,
+                        "gpus": POS,
+                        "command": STR,
+                        "bench_command": STR,
+                    },
                 ),
             },
         }
@@ -620,6 +714,8 @@ def schema_name_for_path(rel: str) -> str | None:
     if tail[0] == "search" and len(tail) == 2:
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
     if tail[0] == "models":
+        if len(tail) == 4 and tail[-1] == "benchmarks.json":
+            return "model-benchmarks"
         return "model-hardware" if len(tail) >= 5 and tail[-2] == "hw" else "model"
     return None
 
