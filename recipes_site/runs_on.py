@@ -111,21 +111,39 @@ def with_opening_hardware(
 
 
 class Layout(NamedTuple):
-    """The smallest rendering that fits on one profile (a published rendering and its plan)."""
+    """The smallest layout that fits on one profile: a published rendering, or one of its GPU
+    counts (gpu_counts.py, the rendering's `gpus` member) when that takes fewer GPUs."""
 
     hardware: str
     variant: str  # the variant served (a key of the recipe's `variants`)
     strategy: str
     node_count: int
     recommended: bool  # the recommended rendering of its variant there (no strategy to pick)
-    plan: dict  # the published (compact) default plan of the rendering
-    comfortable: bool
+    plan: dict  # the rendering's published default plan, or what a GPU count's layout says
+    comfortable: bool | None  # None: a GPU count's layout that serves the full context, its
+    # headroom unpublished
+    gpus_choice: int | None = None  # the picker's GPU count showing this layout (None: as rendered)
+
+
+def _count_layout(r: dict, full: int | None) -> tuple[int, dict, bool | None] | None:
+    """(count, plan-like figures, comfortable) of the smallest GPU count of a rendering's `gpus`
+    member that fits (gpu_counts.py `layout_json`: its TP and the --max-model-len it sets when the
+    full context does not fit), None without one."""
+    counts = (r.get("gpus") or {}).get("counts") or {}
+    for n in sorted(counts, key=int):
+        c = counts[n]
+        if c.get("fits") and c.get("tensor_parallel_size"):
+            tp, cut = c["tensor_parallel_size"], c.get("max_model_len")
+            p = {"gpus": tp, "tp": tp, "verdict": plan.FITS, "context_length": cut or full}
+            return int(n), p, (False if cut and full and cut < full else None)
+    return None
 
 
 def smallest_on(
     hw_doc: dict, variant_order: list[str], full_context: dict[str, int | None]
 ) -> Layout | None:
-    """The smallest rendering of a hardware document that fits (module docstring), else None.
+    """The smallest layout of a hardware document that fits (module docstring): of its renderings,
+    and of each rendering's GPU counts (gpu_counts.py) where one takes fewer GPUs; else None.
     `variant_order` lists the recipe's variant keys (earlier = preferred on a tie) and
     `full_context` each variant's full context length (fit.model_facts)."""
     rank = {k: i for i, k in enumerate(variant_order)}
@@ -134,22 +152,31 @@ def smallest_on(
     }
     best, best_key = None, None
     for r in hw_doc["renderings"]:
-        p = r["plan"]["default"]
-        if r["variant"] not in rank or not fits(p):
+        if r["variant"] not in rank:
             continue
+        full = full_context.get(r["variant"])
         is_rec = (r["variant"], r["strategy"], r["node_count"]) in recommended
-        key = (p["gpus"], p.get("nodes", 1), rank[r["variant"]], not is_rec)
-        if best_key is None or key < best_key:
-            best_key = key
-            best = Layout(
-                hw_doc["hardware"],
-                r["variant"],
-                r["strategy"],
-                r["node_count"],
-                is_rec,
-                p,
-                comfortable(p, full_context.get(r["variant"])),
-            )
+        found: list[tuple[dict, bool | None, int | None]] = []
+        p = r["plan"]["default"]
+        if fits(p):
+            found.append((p, comfortable(p, full), None))
+        if (count := _count_layout(r, full)) is not None:
+            found.append((count[1], count[2], count[0]))
+        for p, comfy, n in found:
+            # fewest GPUs, nodes; the recipe's first variant; its recommended strategy; as rendered
+            key = (p["gpus"], p.get("nodes", 1), rank[r["variant"]], not is_rec, n is not None)
+            if best_key is None or key < best_key:
+                best_key = key
+                best = Layout(
+                    hw_doc["hardware"],
+                    r["variant"],
+                    r["strategy"],
+                    r["node_count"],
+                    is_rec,
+                    p,
+                    comfy,
+                    n,
+                )
     return best
 
 

@@ -131,9 +131,8 @@ def test_the_api_default_hardware_follows(catalog, ctx):
 # -- the rows --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def kimi(catalog, ctx):
-    rec = _synth(catalog, ctx, "moonshotai/Kimi-K2.6", SMALLEST)
+def _docs_of(catalog, ctx, hf_id: str):
+    rec = _synth(catalog, ctx, hf_id, SMALLEST)
     docs = hardware_docs(rec, ctx)
     hw_docs = {
         h: docs[hw_doc_path(rec.hf_id, h)]
@@ -144,20 +143,53 @@ def kimi(catalog, ctx):
     return rec, hw_docs, summary
 
 
-def test_each_profile_gets_its_smallest_fitting_layout(kimi):
-    rec, hw_docs, summary = kimi
+@pytest.fixture(scope="module")
+def kimi(catalog, ctx):
+    return _docs_of(catalog, ctx, "moonshotai/Kimi-K2.6")
+
+
+@pytest.fixture(scope="module")
+def llama(catalog, ctx):
+    return _docs_of(catalog, ctx, "meta-llama/Llama-3.3-70B-Instruct")
+
+
+def _fewest_gpus(doc: dict) -> int | None:
+    """The fewest GPUs any rendering of a hardware document, or any of its GPU counts, fits on."""
+    found = []
+    for r in doc["renderings"]:
+        if runs_on.fits(r["plan"]["default"]):
+            found.append(r["plan"]["default"]["gpus"])
+        for c in ((r.get("gpus") or {}).get("counts") or {}).values():
+            if c["fits"]:
+                found.append(c["tensor_parallel_size"])
+    return min(found, default=None)
+
+
+def test_each_profile_gets_its_smallest_fitting_layout(kimi, llama):
+    for rec, hw_docs, _summary in (kimi, llama):
+        layouts = runs_on.smallest_layouts(hw_docs, rec.data)
+        assert list(layouts) == list(hw_docs)
+        for h, x in layouts.items():
+            want = _fewest_gpus(hw_docs[h])
+            assert (x and x.plan["gpus"]) == want, (rec.hf_id, h)
+
+
+def test_a_gpu_count_that_takes_fewer_gpus_is_the_smallest_layout(llama):
+    rec, hw_docs, summary = llama
     layouts = runs_on.smallest_layouts(hw_docs, rec.data)
-    assert list(layouts) == list(hw_docs)
-    for h, x in layouts.items():
-        fitting = [
-            r["plan"]["default"]["gpus"]
+    rows = {r.hardware: r for r in runs_on_rows(summary, hw_docs, rec.data)}
+    counted = {h: x for h, x in layouts.items() if x is not None and x.gpus_choice is not None}
+    assert counted  # e.g. FP8 on one H100 of eight (the rendering takes the node)
+    for h, x in counted.items():
+        key = (x.variant, x.strategy, x.node_count)
+        r = next(
+            r
             for r in hw_docs[h]["renderings"]
-            if runs_on.fits(r["plan"]["default"])
-        ]
-        if x is None:
-            assert not fitting
-        else:
-            assert runs_on.fits(x.plan) and x.plan["gpus"] == min(fitting)
+            if (r["variant"], r["strategy"], r["node_count"]) == key
+        )
+        p = r["plan"]["default"]
+        assert p["gpus"] > x.plan["gpus"] or not runs_on.fits(p)
+        assert f"gpus={x.gpus_choice}" in rows[h].href
 
 
 def test_rows_link_each_layout_to_the_picker(kimi):

@@ -34,7 +34,7 @@ class RunsOnRow(NamedTuple):
     layout: str  # "2 × H100 · TP 2", or why nothing fits
     variant: str  # the variant's label
     room: str  # what the KV cache holds ("2 × 40,960-token requests")
-    comfortable: bool
+    comfortable: bool | None  # None: not known (a GPU count's layout)
     tokens_per_s: str | None  # the slot speed.py fills
 
 
@@ -60,10 +60,18 @@ def layout_words(p: dict, gpu: str) -> str:
 
 
 def room_words(p: dict, full: int | None) -> str:
-    """What the layout's KV cache holds, in requests of the length it serves."""
+    """What the layout's KV cache holds, in requests of the length it serves (a GPU count's
+    layout publishes only the length it serves)."""
     served, held = p.get("context_length"), p.get("concurrency")
-    if not served or not isinstance(held, int):
+    if not served:
         return ""
+    if not isinstance(held, int):
+        cut = full and served < full
+        return (
+            f"requests up to {served:,} tokens, not the full {full:,}"
+            if cut
+            else f"the full {served:,} tokens"
+        )
     words = f"{held} × {served:,}-token request{'s' if held != 1 else ''}"
     return words + (f", not the full {full:,}" if full and served < full else "")
 
@@ -100,6 +108,8 @@ def picker_href(x: runs_on.Layout, summary: dict, hw_doc: dict) -> str:
             q["strategy"] = x.strategy
         if rec.get("node_count") != x.node_count:
             q["nodes"] = str(x.node_count)
+    if x.gpus_choice is not None:
+        q["gpus"] = str(x.gpus_choice)
     return url(f"/{summary['id']}/") + "?" + urlencode(q)
 
 
