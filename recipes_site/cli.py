@@ -321,6 +321,9 @@ def cmd_command(args) -> int:
         return 1
     if not _variant_kept(ctx, doc, variant, explicit, r.variant, r.hardware):
         return 1
+    if args.bench:
+        print(_bench_text(ctx, doc.data, r))
+        return 0
     if args.gpus is not None:
         return _gpus_command(ctx, doc, r, args)
     if args.json:
@@ -373,6 +376,27 @@ def _gpus_command(ctx, doc, r, args) -> int:
     else:
         print(docker_command if args.docker else exports + command)
     return 0
+
+
+def _bench_text(ctx: Context, recipe: dict, r) -> str:
+    """`command --bench`: the curl that proves the server answers, then the concurrency sweep
+    (verification.py), from the rendering's plan."""
+    from recipes_site import plan, verification
+
+    profile = ctx.profiles.get(r.hardware) or {}
+    p = plan.rendering_plan(plan.RecipePlans(recipe), r, profile)
+    v = verification.verification(recipe, r, profile, p)
+    out = f"# verify: the server answers\n{v['curl']}"
+    if v["bench"]:
+        parts = plan.replica_parts(r, p, profile)
+        copies = (
+            f" (the throughput plan runs {len(parts['replicas'])}; sweep one, or each on its port)"
+            if parts
+            else ""
+        )
+        return out + f"\n\n# bench: one copy of the command{copies}\n{v['bench']}"
+    why = "this command cannot start here" if not plan.holds(p) else "no random dataset for audio"
+    return out + f"\n\n# no bench sweep: {why}"
 
 
 def cmd_fit(args) -> int:
@@ -751,6 +775,12 @@ def parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--docker", action="store_true", help="print the docker run form")
     c.add_argument("--json", action="store_true", help="print the rendering as JSON")
+    c.add_argument(
+        "--bench",
+        action="store_true",
+        help="print a curl that proves the server answers and a vllm bench serve sweep over "
+        "concurrency up to what the KV cache holds",
+    )
     c.set_defaults(func=cmd_command)
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")

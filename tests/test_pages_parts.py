@@ -175,9 +175,14 @@ def test_static_assets_are_read_again_when_their_file_changes(tmp_path, monkeypa
     css, js = tmp_path / "static" / "site.css", tmp_path / "static" / "site.js"
     css.write_text("a{}", encoding="utf-8")
     js.write_text("x()", encoding="utf-8")
+    (tmp_path / "static" / "verify.js").write_text("y()", encoding="utf-8")
     monkeypatch.setattr(pages, "TEMPLATES", tmp_path)
     first = pages._Pages({}, {}, None)
-    assert first.static_files == {"static/site.css": b"a{}", "static/site.js": b"x()"}
+    assert first.static_files == {
+        "static/site.css": b"a{}",
+        "static/site.js": b"x()",
+        "static/verify.js": b"y()",
+    }
     css.write_text("a{color:red}", encoding="utf-8")
     second = pages._Pages({}, {}, None)
     assert (

@@ -7,6 +7,7 @@ exactly what it needs and the tree stays small):
     models/<org>/<repo>.json             normalised recipe, install block, sizing, default hardware,
                                          and `kv_sizing` for recipes with model.hf_config
     models/<org>/<repo>/hw/<hw>.json     recommended choice per variant + every rendering there
+    models/<org>/<repo>/verify.json      curl, bench sweep and tuning table of every rendering
     hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command, in pages
                                          of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
     search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
@@ -23,6 +24,7 @@ from recipes_site.data import VLLM_VERSION
 from recipes_site.render import picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
 from recipes_site.render.picker import AcrossHardware, SharedParts
+from recipes_site.render.verify_json import verify_doc, verify_doc_path
 from recipes_site.site_root import site_path, url
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
@@ -276,6 +278,8 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
         # this recipe's only, forgotten at its end). tests/test_api_documents_fresh.py.
         with synthesizing(rec.data):
             docs.update(hardware_docs(rec, ctx))
+        if len(docs) > 1:  # curl, bench and tuning of every rendering (render/verify_json.py)
+            docs[verify_doc_path(rec.hf_id)] = verify_doc(rec, ctx.profiles, docs)
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
         entry.update(smallest_fit_entry(rec, ctx, docs))
         return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec, docs))

@@ -89,7 +89,7 @@ from recipes_site.synthesis.selection import (
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
-STATIC = ("site.css", "site.js")
+STATIC = ("site.css", "site.js", "verify.js")  # verify.js: loaded on demand by site.js
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them

@@ -661,6 +661,81 @@ DOCUMENTS: dict[str, dict] = {
 }
 
 
+# render/verify_json.py: curl, bench sweep and tuning table of every rendering of one recipe
+_IDX = {"type": "integer", "minimum": 0}
+_IDX_LIST = {"type": "array", "items": _IDX}
+_TUNE_KEYS = ["u", "m", "t", "L", "d"]
+VERIFY_TUNE = _obj(
+    {
+        "v": _IDX,
+        "at": _obj({k: _IDX for k in _TUNE_KEYS}),
+        "c": POS,
+        "w": {"type": "array", "minItems": 1, "items": NUM},
+        "o": {"type": "array", "items": {"type": "array", "items": NUM}},
+        "k": {"type": "array", "items": {"type": "array", "items": _IDX_LIST}},
+    },
+    {"dw": {"type": "array", "items": NUM}},
+)
+VERIFY_RENDERING = _obj(
+    {"curl": _IDX},
+    {
+        "bench": {"type": "array", "items": _IDX, "minItems": 2, "maxItems": 2},
+        "levels": {"type": "array", "minItems": 1, "items": POS},
+        "bound": {"enum": ["max_num_seqs", None]},
+        "input_len": POS,
+        "output_len": POS,
+        "tune": VERIFY_TUNE,
+    },
+)
+DOCUMENTS["model-verify"] = _obj(
+    {
+        "recipe": STR,
+        "vllm_version": STR,
+        "notes": _obj({k: STR for k in ("curl", "bench", "no_bench", "no_tune", "plan")}),
+        "rows": {
+            "type": "array",
+            "items": _obj(
+                {
+                    "key": {"enum": _TUNE_KEYS},
+                    "flag": STR,
+                    "default": STR,
+                    "meaning": STR,
+                    "direction": STR,
+                    "source": STR,
+                    "names": STR_LIST,
+                }
+            ),
+        },
+        "lines": _obj({k: {"type": "object", "additionalProperties": STR} for k in _TUNE_KEYS}),
+        "input_len": POS,
+        "output_len": POS,
+        "values": {
+            "type": "array",
+            "items": _obj(
+                {
+                    k: {"type": "array", "minItems": 1, "items": {"type": ["number", "string"]}}
+                    for k in _TUNE_KEYS
+                }
+            ),
+        },
+        "texts": STR_LIST,
+        "kv": {
+            "type": "array",
+            "items": {"type": "object", "required": ["kv_bytes_per_token_per_gpu"]},
+        },
+        "hardware": {
+            "type": "object",
+            "additionalProperties": _obj(
+                {
+                    "r": NUM,
+                    "m0": POS,
+                    "renderings": {"type": "object", "additionalProperties": VERIFY_RENDERING},
+                }
+            ),
+        },
+    }
+)
+
 # what a document schema's `#/$defs/<name>` references point to (copied in, see the module docstring)
 DEFS = {"rendering": RENDERING}
 
@@ -713,6 +788,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "hardware"
     if tail[0] == "search" and len(tail) == 2:
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "verify.json":
+        return "model-verify"
     if tail[0] == "models":
         if len(tail) == 4 and tail[-1] == "benchmarks.json":
             return "model-benchmarks"

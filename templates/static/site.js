@@ -200,7 +200,7 @@ function picker(P, D) {
   /* the plan of the command shown: plan.py computed one per feature state that changes memory */
   function planOf(r, ch) {   /* pages.py `plan_of` */
     const P = r.plan, keys = P.keys || [], k = featureKey(ch.filter(([f]) => keys.includes(f.name)));
-    return expand((P.by || {})[k] || P.default, D.hardware[S.hardware]);
+    return expand((P.by || {})[k] || vt.plan(P.default), D.hardware[S.hardware]);
   }
   /* plan.py `expand` and `reason`: the published plan with its defaults, memory and reason put back */
   function expand(c, hw) {
@@ -218,7 +218,7 @@ function picker(P, D) {
     if (v === "over") return `${gib(w)} GiB of weights per GPU exceed the ${gib(b)} GiB budget of each ${name}: this command cannot load the model.`;
     if (v === "no_kv") return `${gib(w)} GiB of weights and ${gib(p.overhead_gib_per_gpu)} GiB of overhead per GPU leave no room for a KV cache in the ${gib(b)} GiB budget of each ${name}: vLLM will not start.`;
     const kv = p.kv_cache_gib_per_gpu;
-    if (v === "short") return `One ${fmt(p.context_length)}-token request needs more than the ${gib(kv)} GiB of KV cache per GPU left (${fmt(p.max_tokens)} tokens): vLLM refuses to start; lower --max-model-len.`;
+    if (v === "short") return `One ${fmt(p.context_length)}-token request needs more than the ${gib(kv)} GiB of KV cache per GPU left${p.max_tokens === null ? "" : ` (${fmt(p.max_tokens)} tokens)`}: vLLM refuses to start; lower --max-model-len.`;
     const gpus = p.gpus > 1 ? `${p.gpus} × ${name} (${num(vram)} GiB each)` : `one ${name} (${num(vram)} GiB)`;
     let out = `${gib(p.weights_gib)} GiB of weights on ${gpus}: ${gib(w)} GiB per GPU`;
     if (kv !== null) out += `, leaving ${gib(kv)} GiB of KV cache per GPU` + (p.max_tokens ? ` (${fmt(p.max_tokens)} tokens)` : "");
@@ -390,7 +390,7 @@ function picker(P, D) {
     if (list.length > 1) { panel.setAttribute("aria-labelledby", "tab-" + tab.id); panel.removeAttribute("aria-label"); }
     else { panel.removeAttribute("aria-labelledby"); panel.setAttribute("aria-label", "Command"); }
     const pre = $("pre[data-command]", P);
-    const text = tab.path && !tab.docker_path ? tab.prefix + get(r, tab.path) : tab.text !== undefined ? tab.text : commandText(r, tab, ch);
+    const text = vt.text(tab.path && !tab.docker_path ? tab.prefix + get(r, tab.path) : tab.text !== undefined ? tab.text : commandText(r, tab, ch));
     if (pre.textContent !== text) {
       pre.textContent = text;
       const card = $("[data-command-card]", P);
@@ -417,6 +417,7 @@ function picker(P, D) {
     planRender(r, plan, ch);
 
     if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
+    vt.render();
   }
   function keyOf(el) {
     const axis = el.closest("[data-axis]");
@@ -458,7 +459,7 @@ function picker(P, D) {
       v.ok = false;
     }
     v.facts = [["KV per token", fmt(Math.floor(e.kv_bytes_per_token_per_gpu + 0.5)) + " B per GPU"],
-      ["KV cache", `${gib(Math.max(kv, 0))} GiB per GPU · ${fmt(e.max_tokens)} tokens`],
+      ["KV cache", `${gib(Math.max(kv, 0))} GiB per GPU` + (e.max_tokens === null ? "" : ` · ${fmt(e.max_tokens)} tokens`)],
       [`Requests of ${fmt(L)} tokens`, fmt(f.requests) + " at once"],
       [`Longest with ${fmt(C)} at once`, fmt(f.longest) + " tokens"]];
     const need = f.needed / GIB, room = Math.max(kv, 0), over = need > room;
@@ -538,7 +539,7 @@ function picker(P, D) {
     verdict.className = v.ok === null ? "" : v.ok ? "fits" : "over";
   }
   function planRender(r, p, ch) {
-    const pv = planView(r, p, D.hardware[S.hardware], ch), key = JSON.stringify(pv);
+    const T = vt.tuned(), pv = T ? { summary: T, commands: [] } : planView(r, p, D.hardware[S.hardware], ch), key = JSON.stringify(pv);
     if (key === planKey) return;
     planKey = key;
     $("[data-plan-sum]", PLAN).textContent = pv.summary;
@@ -613,6 +614,14 @@ function picker(P, D) {
   };
   P.addEventListener("pointerover", prefetch);
   P.addEventListener("focusin", prefetch);
+  /* Verify, Bench, Tune: static/verify.js, loaded on the first click, sets these hooks */
+  const vt = { plan: c => c, text: t => t, tuned: () => null, render() {} }, vtBar = $("[data-vt-bar]", P);
+  vtBar.hidden = false;   /* the panels need this script */
+  vtBar.addEventListener("click", e => {
+    const b = e.target.closest("[data-vt]");
+    if (b && !vt.js) { vt.js = vt.on = b.dataset.vt; d.head.append(h("script", { src: vtBar.dataset.js })); }
+  });
+  window.vtHook = () => ({ vt, P, vtBar, S: () => S, X: () => X, render, choose, featureKey, kvFit, h, fill, fmt, SEP, GIB });
   addEventListener("popstate", () => go(fromUrl(), "pop"));
   go(fromUrl(), "replace");
 }
