@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipes_site import fit, gpu_counts, plan, runs_on, sizing
+from recipes_site import fit, gpu_counts, plan, runs_on, sizing, speed, speed_layouts
 from recipes_site.data import VLLM_VERSION
 from recipes_site.render import picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
@@ -177,7 +177,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
             bucket = renderings.setdefault(res.hardware, {})
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
-    plans = plan.RecipePlans(rec.data)  # what the plans of this recipe share (plan.py)
+    plans = speed_layouts.SpeedPlans(rec.data)  # what the plans of this recipe share (plan.py)
     across = AcrossHardware(ctx)  # what the documents of this recipe share (picker.py)
     for hw, doc in docs.items():
         shared = SharedParts(rec, ctx, hw, across)
@@ -188,6 +188,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
         doc["extra_sets"] = shared.extra_sets.items
         if any("gpus" in r for r in doc["renderings"]):
             doc["gpu_replicas"] = gpu_counts.replica_sets(shared.profile or {})
+        _add_speed(doc, plans, shared.profile or {})
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
 
 
@@ -216,7 +217,43 @@ def _rendering_doc(
     )
     if layouts:
         doc["gpus"] = layouts
+    estimate = speed_layouts.rendering_speed(
+        recipe_plans, r.variant, shared.profile or {}, plans["default"]
+    )
+    if estimate is not None:
+        doc["speed"] = estimate
     return doc
+
+
+def _add_speed(doc: dict, plans: plan.RecipePlans, profile: dict) -> None:
+    """A hardware document's speed additions: per variant, one big instance or many small
+    replicas of its recommended command (speed_layouts.node_layouts), and the calibration error
+    every estimate carries; nothing when no rendering has an estimate."""
+    by_key = {(r["variant"], r["strategy"], r["node_count"]): r for r in doc["renderings"]}
+    layouts = {}
+    for variant, pick in doc["recommended"].items():
+        r = by_key.get((pick["variant"], pick["strategy"], pick["node_count"]))
+        argv = _memory_argv(r) if r is not None else None
+        found = speed_layouts.node_layouts(plans, pick["variant"], profile, argv) if argv else None
+        if found is not None:
+            layouts[variant] = found
+    if layouts:
+        doc["layouts"] = layouts
+    if layouts or any("speed" in r for r in doc["renderings"]):
+        cal = speed.CALIBRATION
+        doc["speed_calibration"] = {
+            "points": cal.points,
+            "median_error": round(cal.median_error, 3),
+            "worst_error": round(cal.worst_error, 3),
+        }
+
+
+def _memory_argv(rendering_doc: dict) -> list | None:
+    """The argv of a single-node rendering document (the one process whose layout a node can
+    repeat), else None."""
+    if rendering_doc.get("deploy_type") != "single_node":
+        return None
+    return rendering_doc.get("argv")
 
 
 def hardware_entries(rec: RecipeInput, docs: dict | None = None) -> dict[str, list[dict]]:

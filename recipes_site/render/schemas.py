@@ -214,12 +214,44 @@ HEAD = {
     "deploy_type": {"enum": DEPLOY_TYPES},
     "env": ENV,
 }
+# speed_layouts.published: concurrency levels, then [low, high] per level (tokens/s per request and
+# in total) and per prompt of speed.TTFT_PROMPTS (ms)
+NUMS = {"type": "array", "items": NUM}
+SPEED_FIGURES = {
+    "c": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+    "user": NUMS,
+    "total": NUMS,
+    "ttft_ms": NUMS,
+}
+SPEED = _obj(SPEED_FIGURES)
+# speed_layouts.node_layouts: one node filled with replicas of each TP from the smallest that starts
+NODE_LAYOUTS = _obj(
+    {
+        "min_gpus": {"type": "integer", "minimum": 1},
+        "replicas_per_node": {"type": "integer", "minimum": 1},
+        "layouts": {
+            "type": "array",
+            "minItems": 1,
+            "items": _obj(
+                {
+                    "tp": {"type": "integer", "minimum": 1},
+                    "replicas": {"type": "integer", "minimum": 1},
+                    **SPEED_FIGURES,
+                }
+            ),
+        },
+    }
+)
+SPEED_CALIBRATION = _obj(
+    {"points": {"type": "integer", "minimum": 1}, "median_error": NUM, "worst_error": NUM}
+)
 DOCKER_IMAGE = {
     "docker_image": STR,
     "parts": PARTS,
     "notes": STR_LIST,
     "plan": RENDERING_PLAN,
     "gpus": GPU_LAYOUTS,
+    "speed": SPEED,
     # the shell variables to set before pasting (rendering_json.user_variables)
     "user_variables": STR_LIST,
 }
@@ -544,7 +576,10 @@ DOCUMENTS: dict[str, dict] = {
             "gpu_replicas": {
                 "type": "object",
                 "additionalProperties": {"type": "array", "items": REPLICA},
-            }
+            },
+            # per variant: one big instance or many small replicas (speed_layouts.node_layouts)
+            "layouts": {"type": "object", "additionalProperties": NODE_LAYOUTS},
+            "speed_calibration": SPEED_CALIBRATION,
         },
     ),
     "hardware-index": _obj(
