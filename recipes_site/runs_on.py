@@ -19,8 +19,10 @@ prefix cache.
 when the site setting `default_hardware: smallest_fit` is on; site_config.py):
 
 1. the recipe's `meta.default_hardware`, when the variant runs there (a recipe's word wins);
-2. else the profile where the variant's recommended command fits comfortably on the least GPU
-   memory (GPUs it takes x the memory each reports), then on fewer GPUs, then in taxonomy order;
+2. else the profile where the variant's recommended command fits comfortably, of the first brand
+   that has one in the reference's brand order (NVIDIA, then AMD, then the others: what most
+   readers own), on the least GPU memory (GPUs it takes x the memory each reports), then on
+   fewer GPUs, then in taxonomy order;
 3. else the same among profiles where it fits at all;
 4. else the reference's rule (synthesis/selection.py `default_hardware`), as without the setting.
 
@@ -37,6 +39,8 @@ from recipes_site import fit, plan
 from recipes_site.jsish import mapping
 from recipes_site.synthesis.types import RecipeRenderings, VariantTree
 
+# the reference's brand ranking of a default (synthesis/selection.py `default_hardware`)
+BRAND_ORDER = {"NVIDIA": 0, "AMD": 1}
 COMFORT_REQUESTS = 2  # full-context requests the KV cache holds for a fit to count as comfortable
 
 
@@ -80,7 +84,8 @@ def opening_hardware(
             continue
         profile = mapping(profiles[res.hardware])
         p = plan.rendering_plan(plans, r, profile)
-        key = (memory_gib(p, profile), p.get("gpus", 1), order.index(res.hardware))
+        brand = BRAND_ORDER.get(str(profile.get("brand")), len(BRAND_ORDER))
+        key = (brand, memory_gib(p, profile), p.get("gpus", 1), order.index(res.hardware))
         if comfortable(p, full):
             comfy.append((key, res.hardware))
         elif fits(p):

@@ -1278,7 +1278,7 @@ def recipe_markdown(
                 "",
                 "Per hardware, the command taking the fewest GPUs whose plan fits.",
                 "",
-                "| Hardware | Smallest layout that fits | Variant | KV cache holds |",
+                "| Hardware | Smallest layout that fits | Variant | Full-context requests |",
                 "|---|---|---|---|",
             ]
             out += [

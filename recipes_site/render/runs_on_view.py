@@ -5,8 +5,8 @@ this module only words them and links each row to that choice in the picker (the
 parameters site.js `fromUrl` reads).
 
 The estimated tokens/s column is a slot: `runs_on_rows(..., speed=f)` fills it with
-`f(hw_doc, rendering) -> str | None` (the estimate's text for that rendering, e.g. "40–55
-tok/s"); the page shows the column only when some row has a value. The page passes
+`f(hw_doc, rendering) -> str | None` (the estimate's text for that rendering, tokens/s of one
+request, e.g. "40–55"); the page shows the column only when some row has a value. The page passes
 `published_speed`, which words the estimate a hardware document's rendering publishes under
 `speed` (speed.py's roofline, when the build makes one) and gives None without it.
 """
@@ -31,9 +31,9 @@ class RunsOnRow(NamedTuple):
     hardware: str  # profile id
     label: str  # its display name
     href: str | None  # the picker showing this layout (None when nothing fits there)
-    layout: str  # "2 × H100 · TP 2", or why nothing fits
+    layout: str  # "2 GPUs · TP 2", or why nothing fits
     variant: str  # the variant's label
-    room: str  # what the KV cache holds ("2 × 40,960-token requests")
+    room: str  # full-context requests the KV cache holds ("2"; "0 (up to 8,192 tokens)")
     comfortable: bool | None  # None: not known (a GPU count's layout)
     tokens_per_s: str | None  # the slot speed.py fills
 
@@ -46,8 +46,9 @@ class UnavailableHardware(NamedTuple):
     reason: str
 
 
-def layout_words(p: dict, gpu: str) -> str:
-    """'2 × H100 · TP 2' (PP, DP, EP and nodes when the plan has them) of a compact plan."""
+def layout_words(p: dict) -> str:
+    """'2 GPUs · TP 2' (PP, DP, EP and nodes when the plan has them) of a compact plan; the
+    row names the hardware."""
     gpus, nodes = p.get("gpus", 1), p.get("nodes", 1)
     parallel = f"TP {p.get('tp', 1)}"
     if p.get("pp", 1) > 1:
@@ -56,24 +57,20 @@ def layout_words(p: dict, gpu: str) -> str:
         parallel += f" × DP {p['dp']}"
     if p.get("ep"):
         parallel += " + EP"
-    return f"{gpus} × {gpu} · {parallel}" + (f" · {nodes} nodes" if nodes > 1 else "")
+    where = f" · {nodes} nodes" if nodes > 1 else ""
+    return f"{gpus} GPU{'s' if gpus > 1 else ''} · {parallel}{where}"
 
 
 def room_words(p: dict, full: int | None) -> str:
-    """What the layout's KV cache holds, in requests of the length it serves (a GPU count's
-    layout publishes only the length it serves)."""
+    """How many requests of the full context the layout's KV cache holds ("3"; "≥ 1" for a GPU
+    count's layout, which publishes only the length it serves), or "0 (up to N tokens)" when
+    its command serves a shorter length."""
     served, held = p.get("context_length"), p.get("concurrency")
     if not served:
         return ""
-    if not isinstance(held, int):
-        cut = full and served < full
-        return (
-            f"requests up to {served:,} tokens, not the full {full:,}"
-            if cut
-            else f"the full {served:,} tokens"
-        )
-    words = f"{held} × {served:,}-token request{'s' if held != 1 else ''}"
-    return words + (f", not the full {full:,}" if full and served < full else "")
+    if full and served < full:
+        return f"0 (up to {served:,} tokens)"
+    return str(held) if isinstance(held, int) else "≥ 1"
 
 
 def _tokens(v: float) -> str:
@@ -92,7 +89,7 @@ def published_speed(hw_doc: dict, rendering: dict) -> str | None:
     i = 2 * levels.index(1)
     if len(user) < i + 2 or not all(isinstance(v, (int, float)) for v in user[i : i + 2]):
         return None
-    return f"{_tokens(user[i])}–{_tokens(user[i + 1])} tok/s"
+    return f"{_tokens(user[i])}–{_tokens(user[i + 1])}"
 
 
 def picker_href(x: runs_on.Layout, summary: dict, hw_doc: dict) -> str:
@@ -146,8 +143,9 @@ def runs_on_rows(
                 h,
                 hw["label"],
                 picker_href(x, summary, hw_docs[h]),
-                layout_words(x.plan, hw["gpu"]),
-                tree.get("label", x.variant),
+                layout_words(x.plan),
+                # the variant's name, without the checkpoint and size its picker label adds
+                str(tree.get("label", x.variant)).split(" · ")[0],
                 room_words(x.plan, tree.get("context_length")),
                 x.comfortable,
                 speed(hw_docs[h], rendering) if speed else None,

@@ -101,7 +101,7 @@ def test_a_runs_on_row_opens_its_layout_in_the_picker(browser, project_site):
         row = links.last
         href = row.get_attribute("href")
         hw = re.search(r"\?hardware=([\w-]+)", href).group(1)
-        gpus = row.inner_text().split(" × ")[0]
+        gpus = row.inner_text().split(" GPU")[0]
         row.click()
         page.wait_for_load_state("networkidle")
         checked = page.locator("[data-axis=hardware] [aria-checked=true]")
