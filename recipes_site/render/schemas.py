@@ -519,7 +519,8 @@ DOCUMENTS: dict[str, dict] = {
                                 "gpus": {"type": "integer", "minimum": 1},
                                 "variant": STR,
                                 "precision": STR_OR_NULL,
-                                "comfortable": {"type": "boolean"},
+                                # null: a GPU count's layout, headroom unpublished
+                                "comfortable": {"type": ["boolean", "null"]},
                             }
                         )
                     },
