@@ -50,7 +50,8 @@ from recipes_site.render.pages import (
     recipe_pages,
 )
 from recipes_site.render.schemas import published_schemas, recipe_schema_bytes
-from recipes_site.site_config import SiteConfig, site_config
+from recipes_site.runs_on import with_opening_hardware
+from recipes_site.site_config import SMALLEST_FIT, SiteConfig, site_config
 from recipes_site.site_root import served_under
 from recipes_site.synthesis import Context, synthesize_recipe
 from recipes_site.write import encode_json, link_files, recycle, staged_output, write_files
@@ -78,13 +79,18 @@ def synthesis_context(catalog: Catalog) -> Context:
     )
 
 
+def synthesized(catalog: Catalog, ctx: Context, doc, config: SiteConfig) -> RecipeInput:
+    """One recipe synthesized, each variant opening on the hardware the site's
+    `default_hardware` setting picks (site_config.py; runs_on.py for `smallest_fit`)."""
+    rendered = synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids)
+    if config.default_hardware == SMALLEST_FIT:
+        rendered = with_opening_hardware(rendered, doc.data, ctx.profiles)
+    return RecipeInput(doc.hf_id, doc.data, rendered)
+
+
 def synthesize_catalog(catalog: Catalog) -> list[RecipeInput]:
-    ctx = synthesis_context(catalog)
-    standalone = catalog.index.ids
-    return [
-        RecipeInput(doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, standalone))
-        for doc in catalog.recipes
-    ]
+    ctx, config = synthesis_context(catalog), site_config(catalog.root)
+    return [synthesized(catalog, ctx, doc, config) for doc in catalog.recipes]
 
 
 def recipe_files(
@@ -96,10 +102,9 @@ def recipe_files(
     cache can record which ones the guide asked about; `config` is the site configuration
     (site_config.py), read from the recipes root when not given."""
     ctx = ctx or synthesis_context(catalog)
+    config = config or site_config(catalog.root)
     doc = catalog.recipes[index]
-    rec = RecipeInput(
-        doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids)
-    )
+    rec = synthesized(catalog, ctx, doc, config)
     docs, summary = recipe_documents(rec, ctx)
     results = [b for b in catalog.benchmarks if b.hf_id == doc.hf_id and b.spec is not None]
     if results:

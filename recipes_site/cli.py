@@ -282,6 +282,20 @@ def _choice_ids(ctx: Context, args) -> tuple[str | None, str | None]:
     return hardware, strategy
 
 
+def _site_default_hardware(catalog, ctx: Context, doc, variant: str) -> str | None:
+    """The hardware the site's pages open `variant` on when the recipes root's recipes-site.yaml
+    sets `default_hardware: smallest_fit` (runs_on.py), so `command` and `fit` without
+    --hardware answer for the profile the page shows; None keeps render_choice's reference rule."""
+    from recipes_site.build import synthesized
+    from recipes_site.site_config import SMALLEST_FIT, site_config
+
+    config = site_config(catalog.root)
+    if config.default_hardware != SMALLEST_FIT:
+        return None
+    rec = synthesized(catalog, ctx, doc, config)
+    return next((t.default_hardware for t in rec.rendered.trees if t.variant == variant), None)
+
+
 def cmd_command(args) -> int:
     from recipes_site.build import synthesis_context
     from recipes_site.render.rendering_json import rendering_json
@@ -300,6 +314,7 @@ def cmd_command(args) -> int:
             features[name] = mode or None
     try:
         hardware, strategy = _choice_ids(ctx, args)
+        hardware = hardware or _site_default_hardware(catalog, ctx, doc, variant)
         r = render_choice(ctx, doc.data, variant, hardware, strategy, args.nodes, features)
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
@@ -453,6 +468,7 @@ def cmd_fit(args) -> int:
     ctx = synthesis_context(catalog)
     try:
         hardware, strategy = _choice_ids(ctx, args)
+        hardware = hardware or _site_default_hardware(catalog, ctx, doc, variant)
         result = fit_choice(
             ctx,
             doc.data,

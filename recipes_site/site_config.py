@@ -8,6 +8,9 @@ repository being published, not to this tool (a fork publishes elsewhere):
                                                    # (a path is fine: https://acme.github.io/recipes)
     repo_url: https://github.com/acme/recipes      # "Edit this recipe", "Request a recipe", Source
     edit_branch: main                              # the branch edit links open
+    default_hardware: smallest_fit                 # model pages open on the smallest hardware
+                                                   # that fits comfortably (runs_on.py); the
+                                                   # default `reference` keeps the reference's rule
 
 Every key is optional. Without `base_url` a build is a *local preview*: pages carry no canonical
 URL, `sitemap.xml` is not written (the sitemap protocol needs absolute URLs), llms.txt links are
@@ -28,6 +31,7 @@ import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 from urllib.parse import quote, urlencode, urlsplit
 
 from pydantic import BaseModel, ConfigDict, StrictStr
@@ -37,6 +41,11 @@ from recipes_site.errors import SettingRefused
 from recipes_site.site_root import root_of
 
 CONFIG_FILE = "recipes-site.yaml"
+# `default_hardware`: which profile a variant opens on when the recipe's meta.default_hardware
+# does not say (that always wins). REFERENCE_DEFAULT is the reference site's rule (H200 first,
+# synthesis/selection.py `default_hardware`), which the recipes of the public corpus were written
+# for; SMALLEST_FIT is the smallest hardware whose command fits comfortably (runs_on.py).
+REFERENCE_DEFAULT, SMALLEST_FIT = "reference", "smallest_fit"
 DEFAULT_SITE_NAME = "vLLM Recipes"
 _BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,100}$")
 
@@ -52,6 +61,7 @@ class SiteSettings(BaseModel):
     base_url: StrictStr | None = None
     repo_url: StrictStr | None = None
     edit_branch: StrictStr | None = None
+    default_hardware: Literal["reference", "smallest_fit"] | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,7 @@ class SiteConfig:
     site_url: str | None = None
     site_name: str = DEFAULT_SITE_NAME
     edit_branch: str = "main"
+    default_hardware: str = REFERENCE_DEFAULT
 
     @classmethod
     def from_env(cls, base: SiteConfig | None = None) -> SiteConfig:
@@ -214,6 +225,7 @@ def load_site_config(root: Path, display=str) -> tuple[SiteConfig, list[Diagnost
         site_url=settings.base_url.rstrip("/") if settings.base_url else None,
         site_name=settings.site_name.strip() if settings.site_name else DEFAULT_SITE_NAME,
         edit_branch=settings.edit_branch or "main",
+        default_hardware=settings.default_hardware or REFERENCE_DEFAULT,
     ), []
 
 

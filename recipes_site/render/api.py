@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipes_site import fit, gpu_counts, plan, sizing, speed, speed_layouts
+from recipes_site import fit, gpu_counts, plan, runs_on, sizing, speed, speed_layouts
 from recipes_site.data import VLLM_VERSION
 from recipes_site.render import picker
 from recipes_site.render.inputs import (
@@ -332,9 +332,35 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
         deploy["monitoring"] = monitoring_doc(rec, docs)
         docs[deploy_doc_path(rec.hf_id)] = deploy
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
+        entry.update(smallest_fit_entry(rec, ctx, docs))
         return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec, docs))
     finally:
         _clear_memos()
+
+
+def smallest_fit_entry(rec: RecipeInput, ctx: Context, docs: dict[str, dict]) -> dict:
+    """`smallest_fit` of the recipe's models.json entry: the profile, GPUs and variant of the
+    smallest layout that fits (comfortably, where one does; runs_on.py), for the home page's
+    "Runs on" and CI jobs asking what the least hardware is; {} when nothing fits."""
+    hw_docs = {
+        h: docs[hw_doc_path(rec.hf_id, h)]
+        for h in ctx.profiles
+        if hw_doc_path(rec.hf_id, h) in docs
+    }
+    best = runs_on.smallest_fit(runs_on.smallest_layouts(hw_docs, rec.data), ctx.profiles)
+    if best is None:
+        return {}
+    return {
+        "smallest_fit": {
+            "hardware": best.hardware,
+            "gpus": best.plan["gpus"],
+            "variant": best.variant,
+            "precision": ((rec.data.get("variants") or {}).get(best.variant) or {}).get(
+                "precision"
+            ),
+            "comfortable": best.comfortable,
+        }
+    }
 
 
 def _clear_memos() -> None:

@@ -57,6 +57,13 @@ from recipes_site.render.hardware_specs import spec_rows
 from recipes_site.render.inputs import deploy_doc_path
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, page_document, picker_summary, variant_labels
+from recipes_site.render.runs_on_view import (
+    RunsOnRow,
+    UnavailableHardware,
+    published_speed,
+    runs_on_rows,
+    unavailable_group,
+)
 from recipes_site.render.search import (
     ARCH_LABELS,
     FACET_LABELS,
@@ -107,6 +114,8 @@ PAGE_IDS = frozenset(
         "serve-h",
         "variants",
         "variants-h",
+        "runs-on",
+        "runs-on-h",
         "guide-h",
         "browse-data",
         "results",
@@ -438,6 +447,12 @@ def _gib(x) -> str:
     return str(Decimal(x).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
+def _percent(x) -> str:
+    """Two decimals as JavaScript's toFixed(2) writes them (an exact tie such as 15.625 rounds
+    up), so a bar width the server writes equals the one site.js writes."""
+    return str(Decimal(x).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
 def _count(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else plural or word + 's'}"
 
@@ -513,7 +528,7 @@ def kv_view(e: dict | None, length: int | None = None, concurrency: int = 1) -> 
     ]
     scale = max(total, sum(g for _, _, g in parts))
     view["parts"] = [
-        BarPart(key, f"{label} {_gib(g)} GiB", f"{100 * g / scale:.2f}%")
+        BarPart(key, f"{label} {_gib(g)} GiB", f"{_percent(100 * g / scale)}%")
         for key, label, g in parts
         if g > 0
     ]
@@ -901,10 +916,14 @@ def hardware_groups(summary: dict) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
-def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list[HardwareBrand]:
-    """The model page's hardware pills by brand."""
+def hardware_buttons(
+    summary: dict, reasons: dict[str, str], view: dict, hidden: Collection[str] = ()
+) -> list[HardwareBrand]:
+    """The model page's hardware pills by brand, but the `hidden` profiles (those listed
+    collapsed: runs_on_view.unavailable_group)."""
     offered = set(summary["variants"][view["variant"]]["hardware"])
     profiles, chosen = summary["hardware"], view["hardware"]
+    brands = [(b, [h for h in ids if h not in hidden]) for b, ids in hardware_groups(summary)]
     return [
         HardwareBrand(
             brand,
@@ -921,7 +940,8 @@ def hardware_buttons(summary: dict, reasons: dict[str, str], view: dict) -> list
                 for h in ids
             ],
         )
-        for brand, ids in hardware_groups(summary)
+        for brand, ids in brands
+        if ids
     ]
 
 
@@ -1030,6 +1050,8 @@ def recipe_pages(
     }
     summary = view = data = script = speed_page = chart = None
     hw_buttons: list[HardwareBrand] = []
+    hw_off: list[UnavailableHardware] = []
+    runs_on: list[RunsOnRow] = []
     variant_table: list[VariantRow] = []
     if rec.rendered.trees:
         summary = picker_summary(rec, ctx, hw_docs.get(rec.rendered.trees[0].default_hardware))
@@ -1058,7 +1080,11 @@ def recipe_pages(
         if speed_page is not None:
             data["speed"] = speed_page["parts"]
         lean = without_speed(data["initial"])
-        hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
+        hw_off = unavailable_group(summary, data["reasons"])
+        hw_buttons = hardware_buttons(
+            summary, data["reasons"][view["variant"]], view, {h for x in hw_off for h in x.ids}
+        )
+        runs_on = runs_on_rows(summary, hw_docs, rec.data, speed=published_speed)
         variant_table = variant_rows(summary, hw_docs, pages.labels)
         # the page embeds the default view's rendering whole, stubs of the others (page_document);
         # its copy leaves the estimates to the API
@@ -1095,6 +1121,9 @@ def recipe_pages(
         edit_url=pages.config.edit_url(rec.hf_id),
         issue_url=pages.config.issue_url(f"{rec.hf_id}: "),
         hw_buttons=hw_buttons,
+        hw_off=hw_off,
+        runs_on=runs_on,
+        runs_on_speed=any(row.tokens_per_s for row in runs_on),
         variant_table=variant_table,
         updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)),
@@ -1105,7 +1134,7 @@ def recipe_pages(
     out = {
         f"{rec.hf_id}/index.html": html,
         f"{rec.hf_id}.md": recipe_markdown(
-            pages, rec, summary, hw_docs, variant_table, linker
+            pages, rec, summary, hw_docs, variant_table, linker, runs_on
         ).encode("utf-8"),
     }
     if chart is not None:
@@ -1195,6 +1224,7 @@ def recipe_markdown(
     hw_docs: dict,
     variant_table: list[VariantRow],
     link=None,
+    runs_on: list[RunsOnRow] | None = None,
 ) -> str:
     """`<org>/<repo>.md`: facts, install, the variant table the model page shows (`variant_rows`),
     the recommended command per variant, and the guide with its links made absolute to the site
@@ -1262,6 +1292,20 @@ def recipe_markdown(
             + " |"
             for row in variant_table
         ]
+        if runs_on:
+            out += [
+                "",
+                "## Runs on",
+                "",
+                "Per hardware, the command taking the fewest GPUs whose plan fits.",
+                "",
+                "| Hardware | Smallest layout that fits | Variant | Full-context requests |",
+                "|---|---|---|---|",
+            ]
+            out += [
+                f"| {cell(x.label)} | {cell(x.layout)} | {cell(x.variant)} | {x.room} |"
+                for x in runs_on
+            ]
         out += [
             "",
             "## Serve",

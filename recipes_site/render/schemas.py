@@ -557,7 +557,20 @@ DOCUMENTS: dict[str, dict] = {
                         "hardware": STR_LIST,
                         "verified_hardware": STR_LIST,
                         "links": _obj({"page": STR, "json": STR, "huggingface": STR}),
-                    }
+                    },
+                    {
+                        # the smallest layout that fits (comfortably where one does): runs_on.py
+                        "smallest_fit": _obj(
+                            {
+                                "hardware": STR,
+                                "gpus": {"type": "integer", "minimum": 1},
+                                "variant": STR,
+                                "precision": STR_OR_NULL,
+                                # null: a GPU count's layout, headroom unpublished
+                                "comfortable": {"type": ["boolean", "null"]},
+                            }
+                        )
+                    },
                 ),
             },
             "checkpoints": {

@@ -85,6 +85,7 @@ FIELDS = (
     "updated",
     "added",
     "checkpoints",
+    "runs_on",
 )
 PROVIDER_CHIPS = 40  # provider facet chips / provider links on the home page, most recipes first
 ID_BUCKET = 256  # ids per 404 lookup bucket, about
@@ -113,7 +114,26 @@ def search_record(model: dict, hw_labels: dict, checkpoints: list[str] | None = 
         "updated": model.get("date_updated") or model.get("date_added") or "",
         "added": model.get("date_added") or "",
         "checkpoints": list(checkpoints or []),
+        "runs_on": runs_on_cell(model, hw_labels),
     }
+
+
+def runs_on_cell(model: dict, hw_labels: dict) -> list[str]:
+    """The "Runs on" cell of a row, [text, note]: the smallest hardware that fits with its GPUs,
+    and its precision and how many more profiles run the model, from the entry's `smallest_fit`
+    (runs_on.py); where nothing fits, the first profiles it renders for (vLLM-Omni for an omni
+    recipe without commands, a dash for none)."""
+    hardware = [h for h in model.get("hardware") or [] if h in hw_labels]
+    best = model.get("smallest_fit")
+    if not best or best["hardware"] not in hw_labels:
+        if not hardware:
+            return ["vLLM-Omni" if "omni" in (model.get("tasks") or []) else "—", ""]
+        more = f" +{len(hardware) - 4}" if len(hardware) > 4 else ""
+        return [", ".join(hw_labels[h] for h in hardware[:4]) + more, ""]
+    note = [str(best["precision"]).upper()] if best.get("precision") else []
+    others = len(hardware) - (best["hardware"] in hardware)
+    note += [f"+{others} more"] if others else []
+    return [f"{best['gpus']}× {hw_labels[best['hardware']]}", " · ".join(note)]
 
 
 def compact(r: dict) -> list:

@@ -792,14 +792,12 @@ function browse(M) {
 
   function rowOf(r) {   /* templates/index.html, one row */
     const tasks = r.task.map(t => M.task[t] || t).join(", ");
-    const hw = r.hardware.length ? r.hardware.slice(0, 4).map(x => M.hardware[x] || x).join(", ")
-      + (r.hardware.length > 4 ? " +" + (r.hardware.length - 4) : "") : r.task.includes("omni") ? "vLLM-Omni" : "—";
     return h("tr", { "data-recipe-row": true, "data-id": r.id },
       h("td", {}, h("a", { href: SITE_ROOT + r.id + "/" }, h("b", { text: r.title })), h("small", { text: r.id + (tasks ? " · " + tasks : "") })),
       h("td", {}, r.params_label, r.active_label ? h("small", { text: r.active_label + " active" }) : null),
       h("td", { class: "c-arch", text: r.architecture.map(a => M.architecture[a] || a).join("") }),
       h("td", { text: r.precision.map(x => x.toUpperCase()).join(" ") }),
-      h("td", { class: "c-hw", text: hw }),
+      h("td", { class: "c-hw" }, r.runs_on[0], r.runs_on[1] && h("small", { text: r.runs_on[1] })),
       h("td", { class: "c-date", text: r.updated }));
   }
   function renderPager(pages) {

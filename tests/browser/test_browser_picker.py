@@ -5,6 +5,8 @@ multi-node, prefill/decode and kv-store layouts; copy puts that text on the clip
 
 from __future__ import annotations
 
+import json
+
 from browser_kit import Picker
 
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
@@ -27,7 +29,8 @@ def choose_other_nodes(p: Picker):
 def test_llama_hardware_variant_strategy_feature_and_forms(page, project_site):
     p = Picker(page, project_site, LLAMA).open()
     s = p.check()
-    assert (s.hardware, s.variant) == ("h200", "default"), (
+    model = json.loads((project_site.out / f"api/v1/models/{LLAMA}.json").read_text())
+    assert (s.hardware, s.variant) == (model["default_hardware"]["default"], "default"), (
         "the default view is the recipe's default hardware"
     )
     assert p.choose("hardware", "h100").hardware == "h100"
