@@ -13,7 +13,7 @@ slice the rendered command around its feature block (`parts`) and join the selec
 
 Configuration: recipes-site.yaml in the recipes root (site_config.py: base URL, repository URL,
 site name), overridden by RECIPES_SITE_URL / RECIPES_SITE_REPO_URL and the CLI flags. Without a
-base URL the pages are a local preview: no canonical URLs, no sitemap.xml. Every site link goes
+base URL the pages are a local preview: no canonical URLs, a sitemap.xml of site paths. Every site link goes
 through `site_root.url` (or `{{ base }}` in the templates), so a site published under a path
 (https://<owner>.github.io/<repo>) links under it; page paths, canonical URLs and the sitemap
 work on the unprefixed site path (`config.absolute` appends it to the base URL, which holds the
@@ -1214,6 +1214,16 @@ def recipe_markdown(
 
 # -- catalog-wide pages -----------------------------------------------------------------------
 
+# sitemap.xml is always written. The protocol wants each <loc> absolute
+# (https://www.sitemaps.org/protocol.html#locdef: "must begin with the protocol"), which a build
+# without a base URL cannot know: its sitemap lists site paths and says so, and robots.txt does
+# not point crawlers at it. A published build (`--base-url`, `build --publish`) has absolute URLs.
+PREVIEW_SITEMAP_NOTE = (
+    "<!-- Local preview (no base URL): each loc is a path under the site root. Crawlers need"
+    " absolute URLs: set base_url in recipes-site.yaml (or build with the base URL option) to"
+    " publish. -->"  # an XML comment may not hold a double hyphen: no flag spelled out
+)
+
 
 class _Catalog:
     def __init__(self, catalog, api_docs: dict, config: SiteConfig | None, memo=None):
@@ -1548,10 +1558,10 @@ class _Catalog:
         for hf_id in sorted(self.models, key=str.lower):
             m = self.models[hf_id]
             self.sitemap.append((f"/{hf_id}/", m.get("date_updated") or m.get("date_added")))
-        lines = [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
-        ]
+        lines = ['<?xml version="1.0" encoding="UTF-8"?>']
+        if not self.config.published:
+            lines.append(PREVIEW_SITEMAP_NOTE)
+        lines.append('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')
         for path, lastmod in self.sitemap:
             lines.append(
                 f"  <url><loc>{escape(self.config.absolute(path))}</loc>"
@@ -1560,10 +1570,8 @@ class _Catalog:
             )
         lines.append("</urlset>")
         robots = "User-agent: *\nAllow: /\n"
-        if (
-            self.config.published
-        ):  # the sitemap protocol needs absolute URLs: none in a local preview
-            self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
+        self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
+        if self.config.published:  # robots.txt's Sitemap line must be an absolute URL too
             robots += f"\nSitemap: {self.config.absolute('/sitemap.xml')}\n"
         self.files["robots.txt"] = robots.encode("utf-8")
         self.files["llms.txt"] = self.llms_txt().encode("utf-8")
