@@ -258,7 +258,11 @@ def test_a_preview_build_says_so_and_publish_refuses_it(tmp_path, capsys):
     root = _root(tmp_path, None)
     assert cli.main(["build", str(root), "--out", str(tmp_path / "a")]) == 0
     err = capsys.readouterr().err
-    assert "warning: no base URL" in err and "local preview" in err and "sitemap.xml of site paths" in err
+    assert (
+        "warning: no base URL" in err
+        and "local preview" in err
+        and "sitemap.xml of site paths" in err
+    )
     assert "warning: no repo_url" in err
     assert cli.main(["build", str(root), "--out", str(tmp_path / "b"), "--publish"]) == 2
     assert "--publish needs the site's base URL" in capsys.readouterr().err
