@@ -58,12 +58,14 @@ from recipes_site.render.search import (
     ARCH_LABELS,
     FACET_LABELS,
     FACETS,
+    HEADER_DOC,
     PAGE_SIZE,
     PROVIDER_CHIPS,
     SEARCH_DIR,
     SORTS,
     browse_index,
     format_params,
+    header_doc,
     id_buckets,
     shard_doc,
     shard_size,
@@ -82,7 +84,11 @@ from recipes_site.synthesis.selection import (
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
-STATIC = ("site.css", "site.js")
+STATIC = (
+    "site.css",
+    "site.js",
+    "search.js",
+)  # search.js: loaded on first focus of the header search
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
@@ -1315,6 +1321,15 @@ class _Catalog:
             },
             "architecture": {v: label for v, label, _n in self.browse["facets"]["architecture"]},
         }
+        self.files[HEADER_DOC] = encode_json(
+            header_doc(
+                self.browse,
+                urls,
+                self.labels,
+                self.pages.task_labels,
+                [(org, self.provider_name(org), len(ids)) for org, ids in self.orgs.items()],
+            )
+        )
 
     def index_page(self) -> None:
         """The first page of rows in name order, server-rendered, the facet counts and the

@@ -537,6 +537,20 @@ DOCUMENTS: dict[str, dict] = {
             "records": {"type": "array", "items": {"type": "array"}},
         }
     ),
+    # search.header_doc: what the header search dropdown reads before and while typing
+    "search-header": _obj(
+        {
+            "total": NONNEG,
+            "latest": {
+                "type": "array",
+                "items": _obj({"id": STR, "title": STR, "sub": STR}),
+            },
+            "providers": {"type": "array", "items": {"type": "array"}},
+            "tasks": {"type": "array", "items": {"type": "array"}},
+            "hardware": {"type": "object", "additionalProperties": STR},
+            "shards": STR_LIST,
+        }
+    ),
     # search.id_buckets: lower-cased recipe, checkpoint or organisation id -> its page
     "search-ids": _obj({"ids": {"type": "object", "additionalProperties": STR}}),
     "strategies": _obj(
@@ -606,6 +620,8 @@ def schema_name_for_path(rel: str) -> str | None:
     if tail[0] == "hardware":
         return "hardware"
     if tail[0] == "search" and len(tail) == 2:
+        if tail[1] == "header.json":
+            return "search-header"
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
     if tail[0] == "models":
         return "model-hardware" if len(tail) >= 5 and tail[-2] == "hw" else "model"

@@ -839,4 +839,10 @@ async function notFound(NF) {
     $("[data-nf-list]").replaceChildren(...best.flatMap(([, id], i) => [i ? ", " : "", h("a", { href: SITE_ROOT + id + "/", text: id })]));
   }
 }
+
+/* ---------------------------------------------------------------- header search dropdown
+   static/search.js draws it, loaded on the first focus of the header's box; it reuses these */
+window.recipesSite = { h, $, $$, indexText, matcher, shardLoader, recordText };
+const ssBox = $("[data-site-search]");
+if (ssBox) ssBox.addEventListener("focus", () => d.head.append(h("script", { src: ssBox.dataset.script })), { once: true });
 })();
