@@ -11,6 +11,7 @@ exactly what it needs and the tree stays small):
                                          of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
     search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
     strategies.json, taxonomy.json       vocabulary
+    kv_offload.json                      the model page's KV-offload options as command lines
     schema/*.json                        a JSON Schema per document type
 """
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from recipes_site import fit, plan, sizing
 from recipes_site.data import VLLM_VERSION
-from recipes_site.render import picker
+from recipes_site.render import kv_offload, picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
 from recipes_site.render.picker import AcrossHardware, SharedParts
 from recipes_site.site_root import site_path, url
@@ -302,6 +303,9 @@ def catalog_documents(
         docs.update(hardware_pages(h, profiles[h], per_hw[h]))
     docs[f"{API}/strategies.json"] = {"strategies": strategies}
     docs[f"{API}/taxonomy.json"] = taxonomy
+    docs[kv_offload.API_PATH] = kv_offload.options_doc(
+        taxonomy, VLLM_VERSION, strategies
+    )  # the page's row
     return docs
 
 

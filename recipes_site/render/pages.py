@@ -44,6 +44,7 @@ from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.shell_policy import UNCHECKED_SHELL_WARNING
 from recipes_site.data import VLLM_VERSION
 from recipes_site.jsish import mapping
+from recipes_site.render import kv_offload
 from recipes_site.render.api import (
     API,
     HF,
@@ -84,11 +85,9 @@ from recipes_site.synthesis.selection import (
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
-STATIC = (
-    "site.css",
-    "site.js",
-    "search.js",
-)  # search.js: loaded on first focus of the header search
+# search.js and kvo.js load on demand (the header search's first focus, the KV-offload row's
+# first opening), so a page's weight does not count them
+STATIC = ("site.css", "site.js", "search.js", "kvo.js")
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
@@ -1049,6 +1048,8 @@ def recipe_pages(
             notes=strategy_notes(ctx, list(hw_docs.values())),
             labels=pages.labels,
         )
+        if mapping(catalog.taxonomy).get("kv_offload"):  # the KV-offload row (kv_offload.py)
+            data["kvo"] = kv_offload.recipe_blocks(rec.data, mapping(catalog.taxonomy))
         view = initial_view(summary, pages.labels)
         hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
         variant_table = variant_rows(summary, hw_docs, pages.labels)

@@ -537,6 +537,39 @@ DOCUMENTS: dict[str, dict] = {
             "records": {"type": "array", "items": {"type": "array"}},
         }
     ),
+    # kv_offload.options_doc: the model page's KV-offload row, its options as command lines
+    "kv-offload": _obj(
+        {
+            "vllm_version": STR,
+            "layout_reason": STR,
+            "options": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "label", "lines", "size", "exports", "docker_env", "tab"],
+                    "properties": {
+                        "id": STR,
+                        "label": STR,
+                        "lines": STR_LIST,
+                        "docker_env": STR_LIST,
+                        "exports": {"type": "string"},
+                        "size": {
+                            "anyOf": [
+                                {"type": "null"},
+                                _obj(
+                                    {
+                                        "key": STR,
+                                        "per": {"enum": ["rank", "engine"]},
+                                        "floor_bytes": NONNEG,
+                                    }
+                                ),
+                            ]
+                        },
+                    },
+                },
+            },
+        }
+    ),
     # search.header_doc: what the header search dropdown reads before and while typing
     "search-header": _obj(
         {
@@ -615,6 +648,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "models"
     if tail == ["hardware.json"]:
         return "hardware-index"
+    if tail == ["kv_offload.json"]:
+        return "kv-offload"
     if tail in (["strategies.json"], ["taxonomy.json"]):
         return tail[0][:-5]
     if tail[0] == "hardware":

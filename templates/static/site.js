@@ -142,7 +142,7 @@ function picker(P, D) {
 
   function fromUrl() {
     const q = new URLSearchParams(location.search), w = { on: null, modes: {} };
-    for (const k of ["hardware", "variant", "strategy", "nodes", "len", "conc"]) if (q.has(k)) w[k] = q.get(k);
+    for (const k of ["hardware", "variant", "strategy", "nodes", "len", "conc", "kv_offload"]) if (q.has(k)) w[k] = q.get(k);
     if (q.has("features")) {
       w.on = {};
       for (const part of q.get("features").split(",")) {
@@ -182,10 +182,11 @@ function picker(P, D) {
   /* the assembly rule: the rendered command around its feature block + the selected lines */
   function commandParts(r, p, ch) {   /* [head, tail]: the command is head + tail */
     if (r.parts.features_locked) return form === "docker" ? [get(r, p.docker_path), ""] : [p.exports + get(r, p.path), ""];
-    const body = get(r, p.path).split(SEP);
-    const lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), body.slice(1 + p.at + p.n));
-    const tail = lines.length ? SEP + lines.join(SEP) : "";
-    return form === "docker" ? [get(r, p.docker_path).split(SEP).slice(0, p.docker_at).join(SEP), tail] : [p.exports + body[0], tail];
+    const body = get(r, p.path).split(SEP), ko = K && K.pick(r);
+    const lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), ko ? K.lines(ko, r, ch) : [], body.slice(1 + p.at + p.n));
+    const tail = lines.length ? SEP + lines.join(SEP) : "", head = get(r, p.docker_path).split(SEP).slice(0, p.docker_at);
+    if (ko) head.splice(-1, 0, ...ko.docker_env);
+    return form === "docker" ? [head.join(SEP), tail] : [p.exports + (ko ? ko.exports : "") + body[0], tail];
   }
   const commandText = (r, p, ch) => commandParts(r, p, ch).join("");
   /* the plan of the command shown: plan.py computed one per feature state that changes memory */
@@ -233,8 +234,8 @@ function picker(P, D) {
       + (runs.length ? `${hw} runs ${runs.map(k => D.variants[k].label).join(", ")}.` : `No variant of this recipe runs on ${hw}: showing ${D.labels[S.hardware] || D.hardware[S.hardware].label}.`);
   }
   function tabs(r) {
-    const ex = docs[S.hardware].extra_sets[r.parts.extras];
-    return ex.filter(e => e.id !== "router").concat(r.parts.processes, ex.filter(e => e.id === "router"));
+    const ex = docs[S.hardware].extra_sets[r.parts.extras], ko = K && K.pick(r);
+    return (ko && ko.tab ? [ko.tab] : []).concat(ex.filter(e => e.id !== "router"), r.parts.processes, ex.filter(e => e.id === "router"));
   }
 
   /* strategy and node count on one hardware: an explicit strategy wins; a node count alone
@@ -288,7 +289,7 @@ function picker(P, D) {
       P.removeAttribute("aria-busy");
     }
     X = resolve(doc, variant, w);
-    S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab };
+    S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab, kvo: w.kv_offload };
     if (KV && how !== "push") {   /* the sizing inputs come from the URL; a click keeps what they hold */
       lenTouched = w.len !== undefined;
       if (lenTouched) lenIn.value = w.len;
@@ -311,6 +312,7 @@ function picker(P, D) {
     if (k !== featureKey(choose(r, null, {}))) set("features", k);
     if (KV && lenTouched) set("len", lenIn.value);
     if (KV && concIn.value !== "1") set("conc", concIn.value);
+    if (S.kvo) set("kv_offload", S.kvo);
     return location.pathname + (q.length ? "?" + q.join("&") : "") + location.hash;
   }
 
@@ -398,6 +400,7 @@ function picker(P, D) {
     why.textContent = view.why; why.className = view.ok ? "fits" : "over";
     kvRender(plan);
     planRender(r, plan, ch);
+    if (K) K.render(r, plan);
 
     if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
   }
@@ -503,14 +506,27 @@ function picker(P, D) {
     concIn.addEventListener("input", keep);
   }
 
+  /* KV offload: static/kvo.js sets K when its row opens (render/kv_offload.py) */
+  let K = null;
+  const KO = $("[data-kvo]", P);
+  if (KO) {
+    KO.addEventListener("toggle", () => {
+      if (window.recipesPicker) return;
+      window.recipesPicker = { D, KO, planOf, state: () => [S, X], set: k => { K = k; if (X) render(); } };
+      d.head.append(h("script", { src: KO.dataset.script }));
+    });
+    if (/[?&]kv_offload=/.test(location.search)) KO.open = true;
+  }
+
   /* what the user chose stays (as the URL says it); what was a default follows the new choice */
   function change(axis, value) {
-    const w = { hardware: S.hardware, variant: S.variant, on: S.on, modes: S.modes };
+    const w = { hardware: S.hardware, variant: S.variant, on: S.on, modes: S.modes, kv_offload: S.kvo };
     if (S.strategy !== X.rec.strategy) w.strategy = S.strategy;
     if (S.nodes !== X.defNodes) w.nodes = S.nodes;
     if (axis === "hardware") { w.hardware = value; store(HW_KEY, value); }
     else if (axis === "variant") w.variant = value;
     else if (axis === "strategy") { w.strategy = value; w.nodes = undefined; }
+    else if (axis === "kvo") K.change(w, value);
     else { w.nodes = +value; if (!X.r || !docs[S.hardware].renderings.some(r => r.variant === X.r.variant && r.strategy === S.strategy && r.node_count === +value)) w.strategy = undefined; }
     go(w, "push");
   }
