@@ -54,7 +54,7 @@ def test_plain_jsonschema_validate_works_with_each_published_schema(published_si
         "search-shard",
         "search-ids",
         "search-header",
-        "kv-offload",
+        "picker-options",
     }
     for name, paths in by_name.items():
         schema = json.loads((published_site / f"api/v1/schema/{name}.schema.json").read_text())

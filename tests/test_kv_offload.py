@@ -92,11 +92,13 @@ def test_a_recipe_opts_in_or_out(catalog, support, blocked):
 def test_model_pages_carry_the_closed_row_and_its_files_exist(project_site):
     out, _ = project_site
     page = (out / "Qwen/Qwen3-8B/index.html").read_text()
-    row = page[page.index('<details class="axis kvo"') :]
+    row = page[page.index('<details class="more"') :]
     row = row[: row.index("</details>")]
     assert " open" not in row.split(">", 1)[0]  # closed: its script loads when it opens
-    assert 'data-src="/api/v1/kv_offload.json"' in row
+    assert 'data-src="/api/v1/picker-options.json"' in row
     script = row.split('data-script="', 1)[1].split('"', 1)[0]
-    assert script.startswith("/static/kvo.js?v=") and (out / "static/kvo.js").is_file()
-    assert "kvo.js" not in page.replace(row, "")  # no other reference: not loaded up front
-    assert (out / "api/v1/kv_offload.json").is_file()
+    assert script.startswith("/static/more.js?v=") and (out / "static/more.js").is_file()
+    assert "more.js" not in page.replace(row, "")  # no other reference: not loaded up front
+    doc = json.loads((out / "api/v1/picker-options.json").read_text())
+    assert [o["id"] for o in doc["kv_offload"]][0] == "simple"
+    assert doc["max_model_len_auto"]["line"] == "--max-model-len auto"

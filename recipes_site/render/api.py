@@ -11,7 +11,8 @@ exactly what it needs and the tree stays small):
                                          of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
     search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
     strategies.json, taxonomy.json       vocabulary
-    kv_offload.json                      the model page's KV-offload options as command lines
+    picker-options.json                  the model page's on-demand options (KV offload, image,
+                                         --max-model-len auto) as command pieces
     schema/*.json                        a JSON Schema per document type
 """
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from recipes_site import fit, plan, sizing
 from recipes_site.data import VLLM_VERSION
-from recipes_site.render import kv_offload, picker
+from recipes_site.render import advanced, picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
 from recipes_site.render.picker import AcrossHardware, SharedParts
 from recipes_site.site_root import site_path, url
@@ -303,7 +304,7 @@ def catalog_documents(
         docs.update(hardware_pages(h, profiles[h], per_hw[h]))
     docs[f"{API}/strategies.json"] = {"strategies": strategies}
     docs[f"{API}/taxonomy.json"] = taxonomy
-    docs[kv_offload.API_PATH] = kv_offload.options_doc(
+    docs[advanced.API_PATH] = advanced.picker_options_doc(
         taxonomy, VLLM_VERSION, strategies
     )  # the page's row
     return docs

@@ -8,7 +8,7 @@ only fill in the same config: `native` -> OffloadingConnector with `cpu_bytes_to
 env, install line and companion process are vocabulary (taxonomy.yaml `kv_offload`, the
 reference's UI row: docs/compat REFERENCE-BEHAVIOUR §4.4); this module turns them into the lines
 the page appends after the feature lines (args), in front of the command (`export` lines) and in
-the `docker run` head (`-e` lines), as the reference composes them. The JSON API renderings are
+the `docker run` head (`-e` lines), as the reference composes them (advanced.py publishes them). The JSON API renderings are
 untouched: the reference's build never renders these options, so the compat corpus is unchanged.
 
 Host memory per GPU. `cpu_bytes_to_use` of the OffloadingConnector is the engine's total,
@@ -35,7 +35,6 @@ import json
 from recipes_site.jsish import mapping
 from recipes_site.synthesis.shell import env_word, export_lines, unit_lines, units_of
 
-API_PATH = "api/v1/kv_offload.json"
 BYTES = "{bytes}"  # where the page writes the sized byte count into an option's lines
 # the connector keys a host tier is sized by: per worker, or the engine's total
 SIZE_KEYS = (("cpu_bytes_to_use_per_rank", "rank"), ("cpu_bytes_to_use", "engine"))
@@ -129,8 +128,8 @@ def _order(spec: dict, groups: dict) -> tuple:
 
 
 def options_doc(taxonomy: dict, vllm_version: str, strategies: dict) -> dict:
-    """api/v1/kv_offload.json: every option in the row's order (then its group's), with the lines
-    the page adds; one document for the catalog (the options are vocabulary)."""
+    """Every option in the row's order (then its group's), with the lines the page adds; one set
+    for the catalog (the options are vocabulary), in advanced.py's api/v1/picker-options.json."""
     groups = mapping(taxonomy.get("kv_offload_groups"))
     options = mapping(taxonomy.get("kv_offload"))
     ordered = sorted(options, key=lambda oid: _order(mapping(options[oid]), groups))

@@ -85,9 +85,9 @@ from recipes_site.synthesis.selection import (
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
-# search.js and kvo.js load on demand (the header search's first focus, the KV-offload row's
+# search.js and more.js load on demand (the header search's first focus, the "More options" row's
 # first opening), so a page's weight does not count them
-STATIC = ("site.css", "site.js", "search.js", "kvo.js")
+STATIC = ("site.css", "site.js", "search.js", "more.js")
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them

@@ -537,12 +537,12 @@ DOCUMENTS: dict[str, dict] = {
             "records": {"type": "array", "items": {"type": "array"}},
         }
     ),
-    # kv_offload.options_doc: the model page's KV-offload row, its options as command lines
-    "kv-offload": _obj(
+    # advanced.picker_options_doc: the model page's on-demand options as command pieces
+    "picker-options": _obj(
         {
             "vllm_version": STR,
             "layout_reason": STR,
-            "options": {
+            "kv_offload": {
                 "type": "array",
                 "items": {
                     "type": "object",
@@ -568,6 +568,17 @@ DOCUMENTS: dict[str, dict] = {
                     },
                 },
             },
+            "max_model_len_auto": _obj(
+                {"label": STR, "line": STR, "replaces": STR, "description": STR}
+            ),
+            "images": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "array",
+                    "items": {"type": "array", "items": STR, "minItems": 2, "maxItems": 2},
+                },
+            },
+            "pinned": STR,
         }
     ),
     # search.header_doc: what the header search dropdown reads before and while typing
@@ -648,8 +659,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "models"
     if tail == ["hardware.json"]:
         return "hardware-index"
-    if tail == ["kv_offload.json"]:
-        return "kv-offload"
+    if tail == ["picker-options.json"]:
+        return "picker-options"
     if tail in (["strategies.json"], ["taxonomy.json"]):
         return tail[0][:-5]
     if tail[0] == "hardware":

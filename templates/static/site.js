@@ -142,7 +142,7 @@ function picker(P, D) {
 
   function fromUrl() {
     const q = new URLSearchParams(location.search), w = { on: null, modes: {} };
-    for (const k of ["hardware", "variant", "strategy", "nodes", "len", "conc", "kv_offload"]) if (q.has(k)) w[k] = q.get(k);
+    for (const k of ["hardware", "variant", "strategy", "nodes", "len", "conc"]) if (q.has(k)) w[k] = q.get(k);
     if (q.has("features")) {
       w.on = {};
       for (const part of q.get("features").split(",")) {
@@ -182,11 +182,12 @@ function picker(P, D) {
   /* the assembly rule: the rendered command around its feature block + the selected lines */
   function commandParts(r, p, ch) {   /* [head, tail]: the command is head + tail */
     if (r.parts.features_locked) return form === "docker" ? [get(r, p.docker_path), ""] : [p.exports + get(r, p.path), ""];
-    const body = get(r, p.path).split(SEP), ko = K && K.pick(r);
-    const lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), ko ? K.lines(ko, r, ch) : [], body.slice(1 + p.at + p.n));
+    const body = get(r, p.path).split(SEP), x = K && K.extra(r, ch);   /* x: static/more.js */
+    let lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), x ? x.lines : [], body.slice(1 + p.at + p.n));
+    if (x) lines = x.edit(lines);
     const tail = lines.length ? SEP + lines.join(SEP) : "", head = get(r, p.docker_path).split(SEP).slice(0, p.docker_at);
-    if (ko) head.splice(-1, 0, ...ko.docker_env);
-    return form === "docker" ? [head.join(SEP), tail] : [p.exports + (ko ? ko.exports : "") + body[0], tail];
+    if (x) x.head(head);
+    return form === "docker" ? [head.join(SEP), tail] : [p.exports + (x ? x.exports : "") + body[0], tail];
   }
   const commandText = (r, p, ch) => commandParts(r, p, ch).join("");
   /* the plan of the command shown: plan.py computed one per feature state that changes memory */
@@ -234,8 +235,8 @@ function picker(P, D) {
       + (runs.length ? `${hw} runs ${runs.map(k => D.variants[k].label).join(", ")}.` : `No variant of this recipe runs on ${hw}: showing ${D.labels[S.hardware] || D.hardware[S.hardware].label}.`);
   }
   function tabs(r) {
-    const ex = docs[S.hardware].extra_sets[r.parts.extras], ko = K && K.pick(r);
-    return (ko && ko.tab ? [ko.tab] : []).concat(ex.filter(e => e.id !== "router"), r.parts.processes, ex.filter(e => e.id === "router"));
+    const ex = docs[S.hardware].extra_sets[r.parts.extras], t = K && K.tab(r);
+    return (t ? [t] : []).concat(ex.filter(e => e.id !== "router"), r.parts.processes, ex.filter(e => e.id === "router"));
   }
 
   /* strategy and node count on one hardware: an explicit strategy wins; a node count alone
@@ -289,7 +290,7 @@ function picker(P, D) {
       P.removeAttribute("aria-busy");
     }
     X = resolve(doc, variant, w);
-    S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab, kvo: w.kv_offload };
+    S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab };
     if (KV && how !== "push") {   /* the sizing inputs come from the URL; a click keeps what they hold */
       lenTouched = w.len !== undefined;
       if (lenTouched) lenIn.value = w.len;
@@ -312,7 +313,7 @@ function picker(P, D) {
     if (k !== featureKey(choose(r, null, {}))) set("features", k);
     if (KV && lenTouched) set("len", lenIn.value);
     if (KV && concIn.value !== "1") set("conc", concIn.value);
-    if (S.kvo) set("kv_offload", S.kvo);
+    if (K) K.query(set);
     return location.pathname + (q.length ? "?" + q.join("&") : "") + location.hash;
   }
 
@@ -506,27 +507,29 @@ function picker(P, D) {
     concIn.addEventListener("input", keep);
   }
 
-  /* KV offload: static/kvo.js sets K when its row opens (render/kv_offload.py) */
+  /* "More options" (KV offload, image, --max-model-len auto): static/more.js sets K when the
+     row opens; render/advanced.py */
   let K = null;
-  const KO = $("[data-kvo]", P);
+  const KO = $("[data-more]", P);
   if (KO) {
+    const asked = location.search;   /* the first replaceState drops what only more.js knows */
     KO.addEventListener("toggle", () => {
       if (window.recipesPicker) return;
-      window.recipesPicker = { D, KO, planOf, state: () => [S, X], set: k => { K = k; if (X) render(); } };
+      window.recipesPicker = { D, KO, asked, planOf, render, query, state: () => [S, X], set: k => { K = k; if (X) { render(); history.replaceState(null, "", query()); } } };
       d.head.append(h("script", { src: KO.dataset.script }));
     });
-    if (/[?&]kv_offload=/.test(location.search)) KO.open = true;
+    if (/[?&](kv_offload|image|max_model_len)=/.test(location.search)) KO.open = true;
   }
 
   /* what the user chose stays (as the URL says it); what was a default follows the new choice */
   function change(axis, value) {
-    const w = { hardware: S.hardware, variant: S.variant, on: S.on, modes: S.modes, kv_offload: S.kvo };
+    const w = { hardware: S.hardware, variant: S.variant, on: S.on, modes: S.modes };
     if (S.strategy !== X.rec.strategy) w.strategy = S.strategy;
     if (S.nodes !== X.defNodes) w.nodes = S.nodes;
     if (axis === "hardware") { w.hardware = value; store(HW_KEY, value); }
     else if (axis === "variant") w.variant = value;
     else if (axis === "strategy") { w.strategy = value; w.nodes = undefined; }
-    else if (axis === "kvo") K.change(w, value);
+    else if (axis === "kvo" || axis === "image") K.change(w, axis, value);
     else { w.nodes = +value; if (!X.r || !docs[S.hardware].renderings.some(r => r.variant === X.r.variant && r.strategy === S.strategy && r.node_count === +value)) w.strategy = undefined; }
     go(w, "push");
   }
