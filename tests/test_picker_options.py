@@ -6,7 +6,13 @@ import json
 import re
 from importlib import resources
 
-from recipes_site.render.advanced import IMAGES, MAX_MODEL_LEN_AUTO, picker_options_doc
+from recipes_site.render.advanced import (
+    IMAGES,
+    MAX_INSTANCES,
+    MAX_MODEL_LEN_AUTO,
+    kv_store_topologies,
+    picker_options_doc,
+)
 from recipes_site.synthesis.docker import DEFAULT_IMAGES, NIGHTLY_IMAGES, XPU_IMAGE
 
 VLLM = "vllm/vllm-openai"
@@ -46,6 +52,7 @@ def test_the_document_joins_kv_offload_images_and_the_auto_length(catalog, ctx):
         "max_model_len_auto",
         "images",
         "pinned",
+        "kv_stores",
     }
     assert doc["images"] is IMAGES and doc["kv_offload"]
 
@@ -60,3 +67,15 @@ def test_every_flag_the_options_write_is_a_vllm_0_33_flag(catalog, ctx):
     lines = [doc["max_model_len_auto"]["line"]] + [l for o in doc["kv_offload"] for l in o["lines"]]
     for line in lines:
         assert line.split()[0] in flags, line
+
+
+def test_kv_store_routers_follow_the_instance_count(ctx):
+    tops = kv_store_topologies(ctx.strategies)
+    assert set(tops) == {"kv_store_centralized_mooncake", "kv_store_distributed_mooncake"}
+    assert tops["kv_store_centralized_mooncake"]["default"] == 2
+    for top in tops.values():
+        routers = top["routers"]
+        assert len(routers) == MAX_INSTANCES and routers[0] is None  # one instance: no router
+        for n, text in enumerate(routers[1:], start=2):
+            assert text.count("--backend-url http://$VLLM_INSTANCE_") == n
+            assert f"$VLLM_INSTANCE_{n}:" in text and f"$VLLM_INSTANCE_{n + 1}:" not in text

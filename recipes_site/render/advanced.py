@@ -21,7 +21,9 @@ guess.
 
 from __future__ import annotations
 
+from recipes_site.jsish import mapping
 from recipes_site.render import kv_offload
+from recipes_site.synthesis.deployments import kv_router_command
 from recipes_site.synthesis.docker import DEFAULT_IMAGES, NIGHTLY_IMAGES, XPU_IMAGE
 
 API_PATH = "api/v1/picker-options.json"
@@ -55,6 +57,24 @@ IMAGES: dict[str, list[list[str]]] = {
     DEFAULT_IMAGES["intel"]: [["CPU (x86-64)", DEFAULT_IMAGES["intel"]]],
 }
 PINNED = "Pinned by the recipe"
+MAX_INSTANCES = 16  # the reference's Mooncake "Instances" control offers 1-16
+
+
+def kv_store_topologies(strategies: dict) -> dict:
+    """Mooncake kv-store id -> its default instance count and, for 1..MAX_INSTANCES instances,
+    the router tab's text (None: one instance needs no router), as synthesis writes it."""
+    out = {}
+    for sid, spec in strategies.items():
+        spec = mapping(spec)
+        if spec.get("deploy_type") != "kv_store_lb":
+            continue
+        install = mapping(spec.get("router")).get("install")
+        routers = []
+        for n in range(1, MAX_INSTANCES + 1):
+            command = kv_router_command(spec, n)
+            routers.append(None if command is None else (install or "") + "\n" + command)
+        out[sid] = {"default": spec.get("default_instances") or 1, "routers": routers}
+    return out
 
 
 def picker_options_doc(taxonomy: dict, vllm_version: str, strategies: dict) -> dict:
@@ -67,4 +87,5 @@ def picker_options_doc(taxonomy: dict, vllm_version: str, strategies: dict) -> d
         "max_model_len_auto": MAX_MODEL_LEN_AUTO,
         "images": IMAGES,
         "pinned": PINNED,
+        "kv_stores": kv_store_topologies(strategies),
     }

@@ -579,6 +579,18 @@ DOCUMENTS: dict[str, dict] = {
                 },
             },
             "pinned": STR,
+            "kv_stores": {
+                "type": "object",
+                "additionalProperties": _obj(
+                    {
+                        "default": NONNEG,
+                        "routers": {
+                            "type": "array",
+                            "items": {"type": ["string", "null"]},
+                        },
+                    }
+                ),
+            },
         }
     ),
     # search.header_doc: what the header search dropdown reads before and while typing

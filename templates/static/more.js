@@ -13,7 +13,7 @@ if (!T || T.ready) return;
 T.ready = true;
 const { D, KO, planOf } = T, GIB = 2 ** 30, gib = x => x.toFixed(1);
 const q = new URLSearchParams(T.asked);
-const M = { kvo: q.get("kv_offload"), image: q.get("image"), mml: q.get("max_model_len") === "auto" };
+const M = { kvo: q.get("kv_offload"), image: q.get("image"), mml: q.get("max_model_len") === "auto", inst: +q.get("kv_instances") || 0 };
 const isStore = s => (D.strategies[s] || {}).deploy_type === "kv_store_lb";
 let doc = null;
 
@@ -45,6 +45,8 @@ function bytes(o, p) {   /* kv_offload.py `host_bytes` */
 }
 /* the image choices of this rendering's image family (the first is its own), or none if pinned */
 const images = r => doc.images[r.docker_image] || null;
+/* Mooncake instances: the URL's count within 1..16, else the kv-store's default */
+function instances(r) { const k = doc.kv_stores[r.strategy]; return !k ? 0 : M.inst >= 1 && M.inst <= k.routers.length ? M.inst : k.default; }
 function image(r) { const c = images(r); return c && M.image && M.image !== r.docker_image && c.some(x => x[1] === M.image) ? M.image : null; }
 
 const K = {
@@ -61,8 +63,18 @@ const K = {
       },
     };
   },
-  tab: r => { const o = kvo(r); return o && o.tab; },
+  /* the companion tab first; a kv-store's router as its instance count has it */
+  tabs(r, list) {
+    const o = kvo(r), k = doc.kv_stores[r.strategy], n = instances(r);
+    if (o && o.tab) list = [o.tab].concat(list);
+    if (k && n !== k.default) {
+      const text = k.routers[n - 1];
+      list = list.filter(t => t.id !== "router").concat(text ? [{ id: "router", label: "Router", text }] : []);
+    }
+    return list;
+  },
   change(w, axis, value) {
+    if (axis === "inst") { M.inst = +value; return; }
     const [S] = T.state();
     if (axis === "image") { M.image = value; return; }
     if (isStore(value)) { w.strategy = value; w.nodes = undefined; return; }   /* a Mooncake pill */
@@ -73,13 +85,15 @@ const K = {
     if (M.kvo) set("kv_offload", M.kvo);
     if (M.image) set("image", M.image);
     if (M.mml) set("max_model_len", "auto");
+    if (M.inst) set("kv_instances", M.inst);
   },
   render(r, p) {
     const [S, X] = T.state(), o = kvo(r), stores = X.strategies.filter(isStore), inStore = stores.includes(S.strategy);
     const rows = KO.querySelector("[data-more-rows]");
     if (!rows.querySelector("[data-axis]")) {
       const a = doc.max_model_len_auto;
-      rows.replaceChildren(row("ax-kvo", "KV offload", group("ax-kvo", "kvo")), row("ax-image", "Image", group("ax-image", "image")),
+      rows.replaceChildren(row("ax-kvo", "KV offload", group("ax-kvo", "kvo")), row("ax-inst", "Instances", group("ax-inst", "inst")),
+        row("ax-image", "Image", group("ax-image", "image")),
         row("ax-mml", "Max length", h("div", { class: "feats" }, h("label", { title: a.description }, h("input", { type: "checkbox", "data-mml": true }), " ", h("code", {}, a.label))), a.description));
       rows.querySelector("[data-mml]").addEventListener("change", e => { M.mml = e.target.checked; T.render(); history.replaceState(null, "", T.query()); });
     }
@@ -94,6 +108,14 @@ const K = {
     }
     if (o && o.install) note += " Install first: " + o.install;
     rows.querySelector("[data-note=ax-kvo]").textContent = note;
+    const k = doc.kv_stores[r.strategy], n = instances(r), instRow = rows.querySelector("[data-axis=inst]");
+    instRow.parentNode.hidden = !k;
+    if (k) {
+      instRow.replaceChildren(...k.routers.map((_, i) => pill(i + 1, i + 1 === n, String(i + 1))));
+      const per = p.gpus / (p.nodes || 1);
+      rows.querySelector("[data-note=ax-inst]").textContent = `${n} instance${n > 1 ? "s" : ""} × ${r.node_count} node${r.node_count > 1 ? "s" : ""} × ${per} GPUs = ${n * r.node_count * per} GPUs`
+        + (n > 1 ? "; the Router tab spreads requests over them by KV-cache affinity." : "; one instance needs no router.");
+    }
     const c = images(r), img = image(r) || r.docker_image;
     rows.querySelector("[data-axis=image]").replaceChildren(...(c ? c.map(([label, x]) => pill(x, x === img, label)) : [pill(r.docker_image, true, doc.pinned)]));
     rows.querySelector("[data-note=ax-image]").textContent = img + " · applies to the docker run form";

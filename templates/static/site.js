@@ -235,8 +235,9 @@ function picker(P, D) {
       + (runs.length ? `${hw} runs ${runs.map(k => D.variants[k].label).join(", ")}.` : `No variant of this recipe runs on ${hw}: showing ${D.labels[S.hardware] || D.hardware[S.hardware].label}.`);
   }
   function tabs(r) {
-    const ex = docs[S.hardware].extra_sets[r.parts.extras], t = K && K.tab(r);
-    return (t ? [t] : []).concat(ex.filter(e => e.id !== "router"), r.parts.processes, ex.filter(e => e.id === "router"));
+    const ex = docs[S.hardware].extra_sets[r.parts.extras];
+    const list = ex.filter(e => e.id !== "router").concat(r.parts.processes, ex.filter(e => e.id === "router"));
+    return K ? K.tabs(r, list) : list;
   }
 
   /* strategy and node count on one hardware: an explicit strategy wins; a node count alone
@@ -529,7 +530,7 @@ function picker(P, D) {
     if (axis === "hardware") { w.hardware = value; store(HW_KEY, value); }
     else if (axis === "variant") w.variant = value;
     else if (axis === "strategy") { w.strategy = value; w.nodes = undefined; }
-    else if (axis === "kvo" || axis === "image") K.change(w, axis, value);
+    else if (axis === "kvo" || axis === "image" || axis === "inst") K.change(w, axis, value);
     else { w.nodes = +value; if (!X.r || !docs[S.hardware].renderings.some(r => r.variant === X.r.variant && r.strategy === S.strategy && r.node_count === +value)) w.strategy = undefined; }
     go(w, "push");
   }

@@ -143,3 +143,25 @@ def test_max_model_len_auto_replaces_the_length_the_command_sets(page, project_s
     assert "max_model_len=auto" in page.url
     page.locator("[data-mml]").uncheck()
     page.wait_for_function(LACKS.format("--max-model-len auto"))
+
+
+def test_mooncake_instances_set_the_router_tab(page, project_site):
+    page.goto(project_site(f"/{MODEL}/?hardware=h200"))
+    _open_row(page)
+    assert page.locator("[data-axis=inst]").is_hidden()  # only for a kv-store strategy
+    _pill(page, "kvo", "kv_store_distributed_mooncake").click()
+    page.wait_for_selector("[data-axis=inst] [aria-checked=true][data-value='1']")
+    assert page.locator("[role=tab][data-process=router]").count() == 0
+    assert "1 instance × 1 node" in page.locator("[data-note=ax-inst]").inner_text()
+    _pill(page, "inst", "3").click()
+    page.wait_for_selector("[role=tab][data-process=router]")
+    assert "kv_instances=3" in page.url
+    assert (
+        "3 instances × 1 node × 1 GPUs = 3 GPUs" in page.locator("[data-note=ax-inst]").inner_text()
+    )
+    page.locator("[role=tab][data-process=router]").click()
+    text = _command(page)
+    assert "--backend-url http://$VLLM_INSTANCE_3:8000" in text
+    assert "VLLM_INSTANCE_4" not in text and text.startswith("uv pip install vllm-router\n")
+    _pill(page, "inst", "1").click()
+    page.wait_for_function("!document.querySelector('[role=tab][data-process=router]')")
