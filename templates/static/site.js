@@ -472,7 +472,9 @@ function picker(P, D) {
     let s = `${count(reps.length, "copy", "copies")} of this command (${layoutText(p)}, ${count(p.gpus, "GPU")} each) fill one ${hw.gpu_count} × ${hw.gpu} node, each on its own GPUs and port`;
     if (p.concurrency !== null) s += `, each holding ${count(p.concurrency, "request")} of ${fmt(p.context_length)} tokens (${gib(p.kv_cache_gib_per_gpu)} GiB of KV cache per GPU)`;
     const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
-    const text = x => (form === "docker" ? fillIn(parts.docker_head, x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
+    const more = K && K.extra(r, ch), dh = parts.docker_head.split(SEP);
+    if (more) more.head(dh);   /* static/more.js: its docker -e lines and image */
+    const text = x => (form === "docker" ? fillIn(dh.join(SEP), x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
     return { summary: s + ".", commands: reps.map((x, i) => ["plan-cmd-" + i, `Copy ${i + 1}: ${x.label}, port ${x.port}`, text(x)]) };
   }
   function kvRender(e) {
