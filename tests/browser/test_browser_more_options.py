@@ -124,7 +124,9 @@ def test_the_image_choice_changes_the_docker_command_only(page, project_site):
     _pill(page, "image", "vllm/vllm-openai:latest-cu129").click()
     page.wait_for_function(HAS.format("vllm/vllm-openai:latest-cu129 " + MODEL))
     assert parse_qs(urlsplit(page.url).query)["image"] == ["vllm/vllm-openai:latest-cu129"]
-    replicas = page.locator("[data-plan-cmds] pre").all_inner_texts()  # the throughput plan's copies
+    replicas = page.locator(
+        "[data-plan-cmds] pre"
+    ).all_inner_texts()  # the throughput plan's copies
     assert replicas and all(f"vllm/vllm-openai:latest-cu129 {MODEL}" in t for t in replicas)
     page.locator("[data-form=serve]").click()
     assert _command(page) == serve
