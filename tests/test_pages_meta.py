@@ -1,5 +1,8 @@
 """What crawlers and link previews read: sitemap.xml in every build (absolute URLs only when the
-site knows its address), Open Graph and Twitter card tags on every HTML page."""
+site knows its address), Open Graph and Twitter card tags on every HTML page. Pages carry
+`twitter:card` and no `twitter:title`/`twitter:description`: X reads og:title and og:description
+when those are absent (https://developer.x.com/en/docs/x-for-websites/cards/guides/getting-started),
+so repeating them would only add bytes to every page."""
 
 from __future__ import annotations
 

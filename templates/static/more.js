@@ -85,7 +85,7 @@ const K = {
     if (M.kvo) set("kv_offload", M.kvo);
     if (M.image) set("image", M.image);
     if (M.mml) set("max_model_len", "auto");
-    if (M.inst) set("kv_instances", M.inst);
+    if (M.inst && doc.kv_stores[T.state()[0].strategy]) set("kv_instances", M.inst);
   },
   render(r, p) {
     const [S, X] = T.state(), o = kvo(r), stores = X.strategies.filter(isStore), inStore = stores.includes(S.strategy);
