@@ -1,9 +1,10 @@
 /* recipes-site: the header search dropdown, loaded by site.js on the first focus of the header's
    search box (so pages that never search do not carry it). An ARIA combobox: the box keeps the
    focus, Up/Down move the active option (aria-activedescendant), Enter opens it, Escape closes
-   the list. Empty box: the latest recipes (search.py `latest_records`), "Browse all" and the
-   tasks to browse by; typing: matching providers and recipes from the search shards, found as
-   the home page finds them (site.js `matcher` over `recordText`). */
+   the list. Empty box: the latest recipes (search.py `latest_records`), "Browse all", the
+   tasks and the largest providers to browse by; typing: matching providers and recipes from
+   the search shards, found as the home page finds them (site.js `matcher` over `recordText`).
+   Providers and tasks link to the provider pages and the home page's task facet (`?task=`). */
 (() => {
 "use strict";
 const S = window.recipesSite, box = S && S.$("[data-site-search]");
@@ -50,7 +51,8 @@ async function update() {
   if (!q) {
     show([heading("Latest"), ...M.latest.map(r => option(root + r.id + "/", r.title, r.id + " · " + r.sub)),
       option(root, "Browse all " + M.total.toLocaleString("en-US") + " recipes"),
-      heading("Browse by task"), ...M.tasks.map(([t, label, n]) => option(root + "?task=" + encodeURIComponent(t), label, n + " recipes"))]);
+      heading("Browse by task"), ...M.tasks.map(([t, label, n]) => option(root + "?task=" + encodeURIComponent(t), label, n + " recipes")),
+      heading("Browse by provider"), ...M.providers.slice(0, 5).map(([org, name, n]) => option(root + org + "/", name, n + (n === 1 ? " recipe" : " recipes")))]);
     return;
   }
   let rs;

@@ -96,3 +96,20 @@ def test_enter_without_an_active_option_searches_the_catalog(page, project_site)
         box.press("Enter")
     assert page.url.endswith("/?q=llama")
     page.wait_for_selector("[data-recipe-row]")
+
+
+def test_the_empty_dropdown_browses_by_task_and_by_provider(page, project_site):
+    box = _open(page, project_site)
+    box.focus()
+    page.wait_for_selector("#ss-list:not([hidden]) [role=option]")
+    hrefs = page.eval_on_selector_all(
+        "#ss-list [role=option]", "els => els.map(e => e.dataset.href)"
+    )
+    doc = _header(project_site)
+    for task, _label, _n in doc["tasks"]:
+        assert f"/?task={task}" in hrefs
+    top = doc["providers"][0][0]
+    assert f"/{top}/" in hrefs
+    with page.expect_navigation():
+        page.locator(f'#ss-list [role=option][data-href$="/{top}/"]').click()
+    assert page.url.endswith(f"/{top}/")
