@@ -40,6 +40,7 @@ from recipes_site.catalog.types import recipe_json_schema
 from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
+from recipes_site.render.benchmark_docs import benchmarks_doc, benchmarks_doc_path
 from recipes_site.render.pages import (
     TEMPLATES,
     catalog_pages,
@@ -99,6 +100,9 @@ def recipe_files(
         doc.hf_id, doc.data, synthesize_recipe(ctx, doc.hf_id, doc.data, catalog.index.ids)
     )
     docs, summary = recipe_documents(rec, ctx)
+    results = [b for b in catalog.benchmarks if b.hf_id == doc.hf_id and b.spec is not None]
+    if results:
+        docs[benchmarks_doc_path(doc.hf_id)] = benchmarks_doc(ctx, doc.hf_id, doc.data, results)
     files = {path: encode_json(d) for path, d in docs.items()}
     files.update(
         recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths, encoded=files)
@@ -109,7 +113,8 @@ def recipe_files(
 def recipe_neighbours(catalog: Catalog, doc) -> tuple:
     """What one recipe's files show of other recipes (its cache key includes exactly this):
     related recipes' titles, "more from this provider", the provider's name, and which of its
-    checkpoints are recipes of their own (synthesis skips promoting those)."""
+    checkpoints are recipes of their own (synthesis skips promoting those), and its benchmark
+    results (benchmarks/<org>/<repo>/, published in its API)."""
     meta = doc.data.get("meta") if isinstance(doc.data.get("meta"), dict) else {}
     related, more = page_neighbours(catalog, doc.hf_id, meta)
     variants = doc.data.get("variants") if isinstance(doc.data.get("variants"), dict) else {}
@@ -120,7 +125,9 @@ def recipe_neighbours(catalog: Catalog, doc) -> tuple:
         for mid in [v.get("model_id")]
         if isinstance(mid, str) and mid in catalog.index.ids
     )
-    return related, more, catalog.index.provider_name(org_of(doc.hf_id)), standalone
+    results = [(b.hardware, b.name, b.data) for b in catalog.benchmarks if b.hf_id == doc.hf_id]
+    provider = catalog.index.provider_name(org_of(doc.hf_id))
+    return related, more, provider, standalone, results
 
 
 # Young-generation threshold of the cyclic garbage collector during a build (Python's default: 700).

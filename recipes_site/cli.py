@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import stat
 import sys
 import tempfile
@@ -43,6 +44,12 @@ def cmd_validate(args) -> int:
     from recipes_site.catalog.report import render
 
     catalog, diags = load_catalog(Path(args.root), strict=args.strict)
+    if catalog.benchmarks and not errors(diags):
+        from recipes_site.benchmark_check import command_warnings
+        from recipes_site.build import synthesis_context
+
+        recipes = {doc.hf_id: doc.data for doc in catalog.recipes}
+        diags += command_warnings(synthesis_context(catalog), recipes, catalog.benchmarks)
     kind = "project" if is_project_root(args.root) else "foreign"
     sys.stdout.write(render(diags, catalog.files_checked, args.format, root_kind=kind))
     return 1 if errors(diags) or (args.strict and diags) else 0
@@ -359,6 +366,90 @@ def cmd_fit(args) -> int:
     return 0
 
 
+def _result_date(result: dict) -> str | None:
+    """YYYY-MM-DD of `vllm bench serve`'s "date" (YYYYMMDD-HHMMSS), or None."""
+    raw = str(result.get("date") or "")
+    return f"{raw[:4]}-{raw[4:6]}-{raw[6:8]}" if raw[:8].isdigit() else None
+
+
+def _mean_length(result: dict, key: str) -> int | None:
+    lengths = result.get(key)
+    if isinstance(lengths, list) and lengths and all(isinstance(n, int) for n in lengths):
+        return round(sum(lengths) / len(lengths))
+    return None
+
+
+def cmd_bench_import(args) -> int:
+    from recipes_site.bench_files import Imported, build_document, destination, result_name, write
+    from recipes_site.benchmark_check import differences
+    from recipes_site.build import synthesis_context
+    from recipes_site.catalog import load_catalog
+    from recipes_site.synthesis import render_choice
+
+    try:
+        result = json.loads(Path(args.result).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"recipes-site: cannot read {args.result}: {exc}", file=sys.stderr)
+        return 1
+    if not isinstance(result, dict):
+        print(f"recipes-site: {args.result} is not a `vllm bench serve` result", file=sys.stderr)
+        return 1
+    catalog, _ = load_catalog(Path(args.root))
+    wanted = args.model or str(result.get("model_id") or "")
+    doc, checkpoint_variant = _find_recipe(catalog, wanted)
+    if doc is None:
+        hint = did_you_mean(model_index(catalog).suggest(wanted))
+        print(f"recipes-site: no recipe serves {wanted!r}{hint}; pass --model", file=sys.stderr)
+        return 1
+    ctx = synthesis_context(catalog)
+    variant = args.variant or checkpoint_variant or "default"
+    try:
+        hardware, strategy = _choice_ids(ctx, args)
+        assert hardware is not None  # --hardware is required
+        rendering = render_choice(ctx, doc.data, variant, hardware, strategy, features={})
+        process = rendering.single or rendering.head
+        ours = list(process.argv) if process else []
+        command = args.command or (shlex.join(ours) if ours else None)
+        if args.command is None:
+            print(
+                "# note: provenance.command is the rendered command; pass --command if the "
+                "run used another",
+                file=sys.stderr,
+            )
+        found = differences(ours, shlex.split(command)) if command and ours else ()
+        for difference in found:
+            print(f"# differs from the rendering: {difference}", file=sys.stderr)
+        provenance = {
+            "label": args.label,
+            "published_by": args.published_by,
+            "run_by": args.run_by,
+            "source_url": args.source_url,
+            "date": args.date or _result_date(result),
+            "vllm_version": args.vllm_version,
+            "image": args.image,
+            "image_digest": args.image_digest,
+            "variant": variant,
+            "strategy": strategy,
+            "gpus": args.gpus,
+            "command": command,
+            "differences": list(found) or None,
+            "workload": {
+                "dataset": args.dataset,
+                "input_len": args.input_len or _mean_length(result, "input_lens"),
+                "output_len": args.output_len or _mean_length(result, "output_lens"),
+            },
+        }
+        provenance = {k: v for k, v in provenance.items() if v is not None}
+        document = build_document(result, provenance)
+        path = destination(Path(args.root), doc.hf_id, hardware, args.name or result_name(result))
+        write(Imported(path, document), overwrite=args.force)
+    except ChoiceError as exc:
+        print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
 def cmd_new(args) -> int:
     from recipes_site.scaffold import write_scaffold
 
@@ -616,6 +707,35 @@ def parser() -> argparse.ArgumentParser:
     )
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.set_defaults(func=cmd_fit)
+
+    bench = sub.add_parser("bench", help="benchmark results: import one, plan a sweep")
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True)
+    bi = bench_sub.add_parser(
+        "import",
+        help="write a `vllm bench serve --save-result` file to benchmarks/<org>/<repo>/<hw>/",
+    )
+    bi.add_argument("result", help="the JSON file `vllm bench serve --save-result` wrote")
+    bi.add_argument("--root", default=".", help="recipes root; default .")
+    bi.add_argument("--hardware", required=True, help="hardware profile id it ran on")
+    bi.add_argument("--variant", help="recipe variant; default: the one serving model_id")
+    bi.add_argument("--strategy", help="strategy id, when not the default")
+    bi.add_argument("--model", help="ORG/REPO of the recipe; default: the result's model_id")
+    bi.add_argument("--label", required=True, choices=("verified", "community", "published"))
+    bi.add_argument("--run-by", required=True, help="who ran it")
+    bi.add_argument("--published-by", help="the publisher (label published)")
+    bi.add_argument("--source-url", help="the public page with these numbers (https)")
+    bi.add_argument("--vllm-version", required=True, help="vLLM release measured, e.g. 0.33.0")
+    bi.add_argument("--date", help="YYYY-MM-DD; default: the result's date")
+    bi.add_argument("--image", help="container image, e.g. vllm/vllm-openai:v0.33.0")
+    bi.add_argument("--image-digest", help="sha256:... of the image (label verified)")
+    bi.add_argument("--gpus", type=_positive_int, help="GPUs the server used")
+    bi.add_argument("--command", help="the exact `vllm serve` command; default: the rendered one")
+    bi.add_argument("--dataset", default="random", help="--dataset-name of the run; default random")
+    bi.add_argument("--input-len", type=_positive_int, help="prompt tokens per request")
+    bi.add_argument("--output-len", type=_positive_int, help="output tokens per request")
+    bi.add_argument("--name", help="file name without .json; default c<concurrency>-<date>")
+    bi.add_argument("--force", action="store_true", help="replace an existing file")
+    bi.set_defaults(func=cmd_bench_import)
 
     h = sub.add_parser("hardware", help="list the hardware profiles: id, name, GPUs and memory")
     h.add_argument("--root", default=".", help="recipes root whose taxonomy to read; default .")

@@ -47,6 +47,7 @@ def test_plain_jsonschema_validate_works_with_each_published_schema(published_si
         "models",
         "model",
         "model-hardware",
+        "model-benchmarks",
         "hardware",
         "hardware-index",
         "strategies",

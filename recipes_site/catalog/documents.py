@@ -57,6 +57,7 @@ class Catalog:
     platforms: dict | None  # platforms.yaml data, or None
     recipes: list  # RecipeDoc per recipe that loaded as YAML, in traversal order
     files_checked: int  # number of files read
+    benchmarks: list = field(default_factory=list)  # BenchmarkDoc per result file that loaded
 
     def hardware_profiles(self) -> dict:
         profiles = (

@@ -14,6 +14,14 @@ from pathlib import Path
 
 from recipes_site.catalog import types as T
 from recipes_site.catalog import yaml as yaml_module
+from recipes_site.catalog.benchmarks import (
+    BENCHMARKS_DIR,
+    BenchmarkDoc,
+    BenchmarkFile,
+    check_result,
+    result_files,
+    stray_diagnostic,
+)
 from recipes_site.catalog.checks import (
     check_taxonomy,
     feature_mode_suppressions,
@@ -37,6 +45,7 @@ ROOT_FILES = (
     "kv_store",
     "platforms.yaml",
     "recipes-site.yaml",
+    BENCHMARKS_DIR,
 )
 
 
@@ -152,6 +161,39 @@ class _Loader:
                         )
             pending.append(diags + report.items)
         return specs, files, pending
+
+    # -- benchmark results
+    def load_benchmarks(self) -> list[tuple[BenchmarkDoc, list[Diagnostic]]]:
+        """Every result file under ROOT/benchmarks (catalog/benchmarks.py), validated; results
+        come only from the root, never from the project's own folder."""
+        found, stray = result_files(self.root)
+        for path in stray:
+            self.files += 1
+            self.file_diags.append([stray_diagnostic(self.display(path))])
+        out = []
+        for path, (org, repo, hardware, name) in found:
+            display = self.display(path)
+            loaded = self.read(path, display)
+            diags = list(loaded.diagnostics)
+            spec = None
+            if loaded.data is not None:
+                spec, errors_ = validate(
+                    BenchmarkFile, loaded.data, display, loaded.positions, loaded.key_positions
+                )
+                diags += errors_
+            doc = BenchmarkDoc(
+                path=path,
+                display_path=display,
+                hf_id=f"{org}/{repo}",
+                hardware=hardware,
+                name=name,
+                data=loaded.data if isinstance(loaded.data, dict) else {},
+                spec=spec,
+                positions=loaded.positions,
+                key_positions=loaded.key_positions,
+            )
+            out.append((doc, diags))
+        return out
 
     # -- recipes
     def link_problem(self, path: Path) -> str | None:
@@ -376,6 +418,8 @@ class _Loader:
                 if doc is not None:
                     docs.append(doc)
 
+        benchmarks = self.load_benchmarks()
+
         catalog = Catalog(
             root=root,
             taxonomy=taxonomy,
@@ -384,6 +428,7 @@ class _Loader:
             platforms=platforms,
             recipes=docs,
             files_checked=self.files,
+            benchmarks=[doc for doc, _ in benchmarks],
         )
 
         if taxonomy_path and taxonomy_loaded and taxonomy_loaded.data is not None:
@@ -404,6 +449,13 @@ class _Loader:
             diags.extend(run_recipe_checks(doc, catalog))
             diags.extend(_lint(doc, self.lint_level, text))
         self.file_diags += [diags for _, diags, _ in recipe_diags]
+
+        recipes_by_id = {doc.hf_id: doc.data for doc in docs if isinstance(doc.data, dict)}
+        for bench, diags in benchmarks:
+            diags.extend(
+                check_result(bench, recipes_by_id, catalog.hardware_profiles(), strategies)
+            )
+            self.file_diags.append(diags)
 
         out: list[Diagnostic] = []
         for diags in self.file_diags:

@@ -235,6 +235,8 @@ def _error_to_diag(
             hint = "write a real calendar date YYYY-MM-DD"
         elif etype == UNION_ERROR:
             message = f"expected {err.get('msg') or expected}, got {got}"
+        elif etype == "value_error":  # a model's own rule (a validator raising ValueError)
+            message = str(ctx.get("error") or err.get("msg"))
         elif etype == "literal_error":
             options = _LITERAL_RE.findall(str(ctx.get("expected", "")))
             if not options:

@@ -528,6 +528,46 @@ DOCUMENTS: dict[str, dict] = {
             },
         }
     ),
+    # benchmark_docs.benchmarks_doc: a model's measured results with their provenance
+    "model-benchmarks": _obj(
+        {
+            "model": STR,
+            "results": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "hardware": STR,
+                        "name": STR,
+                        "label": {"enum": ["published", "community", "verified"]},
+                        "run_by": STR,
+                        "date": STR,
+                        "vllm_version": STR,
+                        "variant": STR,
+                        "workload": _obj({"dataset": STR}, {"input_len": POS, "output_len": POS}),
+                        "model_id": STR,
+                        "metrics": {
+                            "type": "object",
+                            "additionalProperties": {"type": ["number", "string", "null"]},
+                        },
+                        "rendered_command": STR_OR_NULL,
+                        "differences": STR_LIST,
+                    },
+                    {
+                        "published_by": STR,
+                        "source_url": STR,
+                        "excerpt": STR,
+                        "terms": STR,
+                        "image": STR,
+                        "image_digest": STR,
+                        "strategy": STR,
+                        "gpus": POS,
+                        "command": STR,
+                        "bench_command": STR,
+                    },
+                ),
+            },
+        }
+    ),
     # search.shard_doc: records in name order from `start`, each an array in the order of `fields`
     "search-shard": _obj(
         {
@@ -682,6 +722,8 @@ def schema_name_for_path(rel: str) -> str | None:
             return "search-header"
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
     if tail[0] == "models":
+        if len(tail) == 4 and tail[-1] == "benchmarks.json":
+            return "model-benchmarks"
         return "model-hardware" if len(tail) >= 5 and tail[-2] == "hw" else "model"
     return None
 
