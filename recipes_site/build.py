@@ -104,9 +104,7 @@ def recipe_files(
     if results:
         docs[benchmarks_doc_path(doc.hf_id)] = benchmarks_doc(ctx, doc.hf_id, doc.data, results)
     files = {path: encode_json(d) for path, d in docs.items()}
-    files.update(
-        recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths, encoded=files)
-    )
+    files.update(recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths))
     return files, summary
 
 

@@ -306,6 +306,11 @@ def cmd_command(args) -> int:
         return 1
     if not _variant_kept(ctx, doc, variant, explicit, r.variant, r.hardware):
         return 1
+    if args.bench:
+        print(_bench_text(ctx, doc.data, r))
+        return 0
+    if args.gpus is not None:
+        return _gpus_command(ctx, doc, r, args)
     if args.json:
         print(json.dumps(rendering_json(r), indent=2, ensure_ascii=False))
     else:
@@ -313,6 +318,70 @@ def cmd_command(args) -> int:
             print(f"# note: {note}", file=sys.stderr)
         print(_rendering_text(r, args.docker))
     return 0
+
+
+def _gpus_command(ctx, doc, r, args) -> int:
+    """`command --gpus N`: the rendering laid out on N GPUs (gpu_counts.py), one command or a copy
+    per replica."""
+    from recipes_site.fit_report import gpu_layout, layout_replicas
+    from recipes_site.gpu_counts import layout_command, layout_docker_command
+    from recipes_site.render.rendering_json import rendering_json
+    from recipes_site.synthesis.shell import export_lines
+
+    try:
+        layout, member = gpu_layout(ctx, doc.data, r, args.gpus)
+    except ChoiceError as exc:
+        print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
+        return 1
+    proc, profile = r.single, ctx.profiles.get(r.hardware) or {}
+    command = layout_command(proc.command, member, args.gpus)
+    docker_command = layout_docker_command(proc.docker_command, proc.command, member, args.gpus)
+    exports = "" if args.docker else export_lines(r.env)
+    replicas = layout_replicas(r, layout, member, profile, args.docker, exports)
+    if args.json:
+        out = rendering_json(r)
+        out.update(
+            command=command,
+            argv=list(layout.argv),
+            docker_command=docker_command,
+            docker_argv=list(r.single.docker_argv[: len(r.single.docker_argv) - len(proc.argv) + 3])
+            + list(layout.argv[3:]),
+            gpus=dict(member, **({"replica_commands": replicas} if replicas else {})),
+        )
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    print(f"# note: --gpus {args.gpus}: {layout.reason}", file=sys.stderr)
+    if replicas:
+        print(
+            "\n\n".join(
+                f"# copy {i}: {c['label']}, port {c['port']}\n{c['command']}"
+                for i, c in enumerate(replicas, 1)
+            )
+        )
+    else:
+        print(docker_command if args.docker else exports + command)
+    return 0
+
+
+def _bench_text(ctx: Context, recipe: dict, r) -> str:
+    """`command --bench`: the curl that proves the server answers, then the concurrency sweep
+    (verification.py), from the rendering's plan."""
+    from recipes_site import plan, verification
+
+    profile = ctx.profiles.get(r.hardware) or {}
+    p = plan.rendering_plan(plan.RecipePlans(recipe), r, profile)
+    v = verification.verification(recipe, r, profile, p)
+    out = f"# verify: the server answers\n{v['curl']}"
+    if v["bench"]:
+        parts = plan.replica_parts(r, p, profile)
+        copies = (
+            f" (the throughput plan runs {len(parts['replicas'])}; sweep one, or each on its port)"
+            if parts
+            else ""
+        )
+        return out + f"\n\n# bench: one copy of the command{copies}\n{v['bench']}"
+    why = "this command cannot start here" if not plan.holds(p) else "no random dataset for audio"
+    return out + f"\n\n# no bench sweep: {why}"
 
 
 def cmd_fit(args) -> int:
@@ -324,6 +393,12 @@ def cmd_fit(args) -> int:
     if loaded is None:
         return 1
     catalog, doc, variant, explicit = loaded
+    if args.gpus is not None and args.tp is not None:
+        print(
+            "recipes-site: --gpus picks the tensor-parallel size that fits; give --gpus or --tp",
+            file=sys.stderr,
+        )
+        return 1
     ctx = synthesis_context(catalog)
     try:
         hardware, strategy = _choice_ids(ctx, args)
@@ -339,6 +414,7 @@ def cmd_fit(args) -> int:
             concurrency=args.concurrency,
             kv_cache_dtype=args.kv_cache_dtype,
             gpu_memory_utilization=args.gpu_memory_utilization,
+            gpus=args.gpus,
         )
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
@@ -560,6 +636,12 @@ def _choice_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--strategy", help="strategy id (default: the recommended one)")
     p.add_argument("--nodes", type=_positive_int, help="node count for multi-node strategies")
+    p.add_argument(
+        "--gpus",
+        type=_positive_int,
+        help="the GPUs you have of one node: the smallest tensor-parallel size that fits, "
+        "replicas on the rest (single-node tensor-parallel commands)",
+    )
 
 
 def _url_type(origin_only: bool):
@@ -677,6 +759,12 @@ def parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--docker", action="store_true", help="print the docker run form")
     c.add_argument("--json", action="store_true", help="print the rendering as JSON")
+    c.add_argument(
+        "--bench",
+        action="store_true",
+        help="print a curl that proves the server answers and a vllm bench serve sweep over "
+        "concurrency up to what the KV cache holds",
+    )
     c.set_defaults(func=cmd_command)
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from recipes_site import fit, kv_cache, plan, sizing
+from recipes_site import fit, gpu_counts, kv_cache, plan, sizing
 from recipes_site.fit import (
     FitResult,
     fit_deployment,
@@ -18,6 +18,7 @@ from recipes_site.fit import (
     shape_from_argv,
 )
 from recipes_site.synthesis import render_choice
+from recipes_site.synthesis.choices import feature_choices
 
 
 def _strip_hf_config(recipe: dict) -> dict:
@@ -40,12 +41,14 @@ def fit_choice(
     kv_cache_dtype: str | None = None,
     gpu_memory_utilization: float | None = None,
     with_plan: bool = True,
+    gpus: int | None = None,
 ) -> FitResult:
     """Fit of the rendering `recipes-site command` would print for this choice (raises
     synthesis.ChoiceError for a choice the recipe does not offer).
 
     The recipe's own command (before the engine's adjustments) decides TP, PP, DP, the KV dtype and
-    the memory utilization; `tp`, `kv_cache_dtype` and `gpu_memory_utilization` override them."""
+    the memory utilization; `tp`, `kv_cache_dtype` and `gpu_memory_utilization` override them.
+    `gpus`: the layout of the command on that many GPUs (gpu_counts.py), whose argv decides all."""
     # the recipe's own command decides the shape; the engine's rendering, the TP (and the default
     # node count of a multi-node strategy) it really uses
     cfg = hf_config_of(recipe)
@@ -64,7 +67,15 @@ def fit_choice(
     proc = memory_process(rendering)
     shape = shape_from_argv(proc.argv if proc else ())
     notes = []
-    if tp is not None:
+    layout = None
+    if gpus is not None:
+        layout, member = gpu_layout(ctx, recipe, engine_rendering or rendering, gpus)
+        shape = shape_from_argv(layout.argv)
+        notes.append(
+            f"--gpus {gpus}: {layout.replicas} cop{'y' if layout.replicas == 1 else 'ies'} "
+            f"of the command at TP {layout.tp}"
+        )
+    elif tp is not None:
         shape = replace(shape, tp=tp)
     elif cfg is not None:
         engine = memory_process(engine_rendering)
@@ -106,7 +117,12 @@ def fit_choice(
         basis = declared or computed
         weights = sizing.fit(basis, rendering.hardware, profile) if basis else None
         result.weights_only = weights.as_dict() if weights else None
-    if with_plan:
+    if with_plan and layout is not None:
+        shown = engine_rendering or rendering
+        result.plan = layout.plan
+        result.plan_reason = layout.reason
+        result.replicas = layout_replicas(shown, layout, member, profile)
+    elif with_plan:
         shown = engine_rendering or rendering
         proc = memory_process(shown)
         overrides = [
@@ -132,6 +148,43 @@ def fit_choice(
                 for rep in parts["replicas"]
             ]
     return result
+
+
+def gpu_layout(ctx, recipe: dict, rendering, gpus: int):
+    """(`gpu_counts.Layout`, the rendering's `gpus` member for that count) of a rendering on the
+    `gpus` GPUs a person asked for; raises ChoiceError saying why not (gpu_counts.choose)."""
+    profile = ctx.profiles.get(rendering.hardware) or {}
+    plans = plan.RecipePlans(recipe)
+    choices = feature_choices(
+        recipe, ctx.hardware(rendering.hardware), rendering.variant, rendering.feature_strategy
+    )
+    return gpu_counts.choose(plans, rendering, profile, gpus, gpu_counts.drafts_of(plans, choices))
+
+
+def layout_replicas(
+    rendering, layout, member: dict, profile: dict, docker: bool = False, exports: str = ""
+) -> list[dict] | None:
+    """The replica commands of a layout that runs more than one copy (None for one copy): each
+    copy's GPUs, port and command, joined as the page joins them (plan.replica_command); `member`
+    is the rendering's `gpus` member for the layout's count, `exports` the serve form's env lines."""
+    proc = rendering.single
+    parts = plan.replica_parts(rendering, layout.plan, profile, available=layout.gpus)
+    if not parts or proc is None:
+        return None
+    command = gpu_counts.layout_command(proc.command, member, layout.gpus)
+    out = []
+    for rep in parts["replicas"]:
+        if docker:
+            args = "".join(plan.SEP + line for line in command.split(plan.SEP)[1:])
+            text = _filled(parts["docker_head"], rep) + args + _filled(parts["suffix"], rep)
+        else:
+            text = plan.replica_command(exports + command, parts, rep)
+        out.append({**rep, "command": text})
+    return out
+
+
+def _filled(text: str, replica: dict) -> str:
+    return text.replace("{gpus}", replica["gpus"]).replace("{port}", str(replica["port"]))
 
 
 # -- text form ------------------------------------------------------------------------------------------

@@ -556,14 +556,17 @@ def plan_json(plans: RecipePlans, rendering, profile: dict, choices, locked: boo
 # -- the throughput plan: replicas of the command shown ---------------------------------------------
 
 
-def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000) -> dict | None:
-    """How many copies of a single-node command fill one node, each on its own GPUs and port.
+def replica_parts(
+    rendering, plan: dict, profile: dict, first_port: int = 8000, available: int | None = None
+) -> dict | None:
+    """How many copies of a single-node command fill one node (or the `available` GPUs of it, a
+    reader's GPU count: gpu_counts.py), each on its own GPUs and port.
 
     The page builds replica i's command from the command shown: `serve_prefix` (the GPUs it
     sees) + the command + `suffix` (its port); in docker form `docker_head` replaces the
     `docker run` lines before the model's arguments. `{gpus}` and `{port}` are filled from
-    `replicas[i]`. None when the deployment is not one process on part of one node."""
-    per_node = _per_node(profile)
+    `replicas[i]`. None when the deployment is not one process on part of those GPUs."""
+    per_node = _per_node(profile) if available is None else available
     if rendering.single is None or rendering.node_count != 1 or not holds(plan):
         return None
     used = plan["gpus"]
@@ -572,25 +575,39 @@ def replica_parts(rendering, plan: dict, profile: dict, first_port: int = 8000) 
     count = per_node // used
     if count < 2:
         return None
-    proc = rendering.single
+    return {
+        "replicas": replica_list(used, count, first_port),
+        **replica_templates(rendering.single, first_port),
+    }
+
+
+def replica_list(used: int, count: int, first_port: int = 8000) -> list[dict]:
+    """`count` replicas of `used` GPUs each, side by side from GPU 0, on ports from `first_port`:
+    the values `replica_templates` fill in."""
+    return [
+        {
+            "gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)),
+            "label": gpus_text(i * used, used),
+            "port": first_port + i,
+        }
+        for i in range(count)
+    ]
+
+
+def replica_templates(proc, first_port: int = 8000) -> dict:
+    """What turns a process's command into a replica's (`{gpus}`, `{port}` from `replica_list`):
+    `serve_prefix` before the serve command, `suffix` after it, and the `docker_head` that replaces
+    the `docker run` lines before the model's arguments."""
     port = str(first_port)
-    docker = proc.docker_command.split(" \\\n  ")
-    n_args = len(proc.command.split(" \\\n  ")) - 1
+    docker = proc.docker_command.split(SEP)
+    n_args = len(proc.command.split(SEP)) - 1
     head = docker[: len(docker) - n_args]
     head = [line.replace(f"-p {port}:{port}", "-p {port}:{port}") for line in head]
     head.insert(1, "-e CUDA_VISIBLE_DEVICES={gpus}")
     return {
-        "replicas": [
-            {
-                "gpus": ",".join(str(g) for g in range(i * used, (i + 1) * used)),
-                "label": gpus_text(i * used, used),
-                "port": first_port + i,
-            }
-            for i in range(count)
-        ],
         "serve_prefix": "export CUDA_VISIBLE_DEVICES={gpus}\n",
-        "docker_head": " \\\n  ".join(head),
-        "suffix": " \\\n  --port {port}",
+        "docker_head": SEP.join(head),
+        "suffix": SEP + "--port {port}",
     }
 
 

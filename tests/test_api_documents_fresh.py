@@ -13,7 +13,7 @@ import pytest
 from conftest import COMPAT_CORPUS
 from documents_kit import published_renderings
 
-from recipes_site import plan
+from recipes_site import gpu_counts, plan
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import load_catalog
 from recipes_site.jsish import mapping
@@ -62,7 +62,20 @@ def _fresh(rec: RecipeInput, ctx, r) -> dict:
     parts = picker.rendering_parts(r, shared, plans["default"], locked, splits, 0)
     assert parts["summary"] == picker.summary_line(r, profile, precision, plans["default"])
     parts.update(extras=picker._extras(r), features=picker.feature_set_json(choices))
-    return {**rendering_json(r), "parts": parts, "plan": plans}
+    fresh = plan.RecipePlans(rec.data)
+    layouts = (
+        None
+        if locked
+        else gpu_counts.rendering_layouts(
+            fresh, r, profile, gpu_counts.drafts_of(fresh, choices), "replicas" not in plans
+        )
+    )
+    return {
+        **rendering_json(r),
+        "parts": parts,
+        "plan": plans,
+        **({"gpus": layouts} if layouts else {}),
+    }
 
 
 def _check_every_rendering(cat, ctx) -> int:

@@ -48,6 +48,7 @@ def test_plain_jsonschema_validate_works_with_each_published_schema(published_si
         "model",
         "model-hardware",
         "model-benchmarks",
+        "model-verify",
         "hardware",
         "hardware-index",
         "strategies",

@@ -181,6 +181,7 @@ def test_static_assets_are_read_again_when_their_file_changes(tmp_path, monkeypa
     first = pages._Pages({}, {}, None)
     assert first.static_files["static/site.css"] == b"a{}"
     assert first.static_files["static/site.js"] == b"x()"
+    assert first.static_files["static/verify.js"] == b"y()"
     css.write_text("a{color:red}", encoding="utf-8")
     second = pages._Pages({}, {}, None)
     assert (

@@ -19,9 +19,13 @@ from recipes_site.build import build, synthesis_context, synthesize_catalog
 from recipes_site.catalog import PROJECT_ROOT, load_catalog
 from recipes_site.render.api import api_documents
 from recipes_site.render.pages import SiteConfig, default_choice, process_text, site_pages
+from recipes_site.render.picker import page_document
 
 COMPAT = PROJECT_ROOT.parent / "shared" / "compat" / "corpus"
 WEIGHT_LIMIT = 60 * 1024
+# issue 26: a model page (HTML + site.css + site.js, gzip) stays within 40 KB; WEIGHT_LIMIT is the
+# bound of pages with plots (issue 28)
+MODEL_PAGE_LIMIT = 40 * 1024
 
 
 def build_site(root: Path, out: Path) -> Path:
@@ -168,6 +172,7 @@ def test_the_compat_corpus_site_has_no_broken_link_and_light_model_pages(tmp_pat
     models = json.loads((out / "api/v1/models.json").read_text())["models"]
     heaviest = max(_weight(out, f"{m['id']}/index.html") for m in models)
     assert heaviest < WEIGHT_LIMIT
+    assert heaviest <= MODEL_PAGE_LIMIT
 
 
 # -- page types ----------------------------------------------------------------------------------
@@ -298,7 +303,7 @@ def test_the_dom_contract_of_the_model_page(site):
     text = (site / "deepseek-ai/DeepSeek-R1-0528/index.html").read_text()
     page = Page(text)
     axes = [a["data-axis"] for tag, a in page.attrs if a.get("role") == "radiogroup"]
-    assert axes == ["hardware", "variant", "strategy", "nodes"]
+    assert axes == ["hardware", "gpus", "variant", "strategy", "nodes"]
     for selector in ("data-picker", "data-command-card", "data-sizing", "data-copy-status"):
         assert sum(1 for _, a in page.attrs if selector in a) == 1, selector
     assert [a["data-form"] for tag, a in page.attrs if tag == "button" and "data-form" in a] == [
@@ -323,11 +328,20 @@ def test_the_embedded_picker_data_is_the_engine_summary(site):
     data = page.json("picker-data")
     assert data["id"] == "meta-llama/Llama-3.3-70B-Instruct"
     assert data["default"] == {"variant": "default", "hardware": data["initial"]["hardware"]}
-    assert data["initial"] == json.loads(
+    whole = json.loads(
         (
             site / data["api_url"].replace("{hw}", data["initial"]["hardware"]).lstrip("/")
         ).read_text()
     )
+    # the page embeds the rendering it shows whole, stubs of the others (fetched when picked)
+    assert data["initial"] == page_document(whole, "default")
+    assert data["initial"]["partial"] is True
+    shown = [r for r in data["initial"]["renderings"] if not r.get("stub")]
+    want = whole["recommended"]["default"]
+    assert [(r["variant"], r["strategy"], r["node_count"]) for r in shown] == [
+        (want["variant"], want["strategy"], want["node_count"])
+    ]
+    assert len(data["initial"]["renderings"]) == len(whole["renderings"])
     recipe = load_catalog(PROJECT_ROOT)[0].recipe("meta-llama/Llama-3.3-70B-Instruct").data
     assert list(data["variants"]) == list(recipe["variants"])
     assert "mi300x" not in data["variants"]["fp8"]["hardware"]
@@ -519,6 +533,15 @@ def _weight(out: Path, page: str) -> int:
 def test_model_pages_stay_light(site, api):
     for m in api["models"]:
         assert _weight(site, f"{m['id']}/index.html") < WEIGHT_LIMIT, m["id"]
+
+
+def test_every_model_page_weighs_at_most_40_kb(site, api):
+    heavy = {
+        m["id"]: w
+        for m in api["models"]
+        if (w := _weight(site, f"{m['id']}/index.html")) > MODEL_PAGE_LIMIT
+    }
+    assert heavy == {}
 
 
 def test_script_json_cannot_close_its_tag(site):

@@ -7,6 +7,7 @@ exactly what it needs and the tree stays small):
     models/<org>/<repo>.json             normalised recipe, install block, sizing, default hardware,
                                          and `kv_sizing` for recipes with model.hf_config
     models/<org>/<repo>/hw/<hw>.json     recommended choice per variant + every rendering there
+    models/<org>/<repo>/verify.json      curl, bench sweep and tuning table of every rendering
     hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command, in pages
                                          of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
     search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
@@ -20,11 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipes_site import fit, plan, sizing
+from recipes_site import fit, gpu_counts, plan, sizing
 from recipes_site.data import VLLM_VERSION
 from recipes_site.render import advanced, picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
 from recipes_site.render.picker import AcrossHardware, SharedParts
+from recipes_site.render.verify_json import verify_doc, verify_doc_path
 from recipes_site.site_root import site_path, url
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.install import install_block
@@ -186,6 +188,8 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
         ]
         doc["feature_sets"] = shared.feature_sets.items
         doc["extra_sets"] = shared.extra_sets.items
+        if any("gpus" in r for r in doc["renderings"]):
+            doc["gpu_replicas"] = gpu_counts.replica_sets(shared.profile or {})
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
 
 
@@ -200,6 +204,20 @@ def _rendering_doc(
     plans = plan.plan_json(recipe_plans, r, shared.profile or {}, choices, locked)
     doc = shared.entry(r, shown, plans["default"], locked, feature_set)
     doc["plan"] = plans
+    # the reader's GPU count (gpu_counts.py): the layouts, where the rendering has them
+    layouts = (
+        None
+        if locked
+        else gpu_counts.rendering_layouts(
+            recipe_plans,
+            r,
+            shared.profile or {},
+            gpu_counts.drafts_of(recipe_plans, choices),
+            with_templates="replicas" not in plans,
+        )
+    )
+    if layouts:
+        doc["gpus"] = layouts
     return doc
 
 
@@ -262,6 +280,8 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
         # this recipe's only, forgotten at its end). tests/test_api_documents_fresh.py.
         with synthesizing(rec.data):
             docs.update(hardware_docs(rec, ctx))
+        if len(docs) > 1:  # curl, bench and tuning of every rendering (render/verify_json.py)
+            docs[verify_doc_path(rec.hf_id)] = verify_doc(rec, ctx.profiles, docs)
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
         return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec, docs))
     finally:

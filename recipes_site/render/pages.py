@@ -54,7 +54,7 @@ from recipes_site.render.api import (
     model_doc_path,
 )
 from recipes_site.render.markdown import render_guide, rewrite_links
-from recipes_site.render.picker import exports, picker_summary, variant_labels
+from recipes_site.render.picker import exports, page_document, picker_summary, variant_labels
 from recipes_site.render.search import (
     ARCH_LABELS,
     FACET_LABELS,
@@ -85,9 +85,9 @@ from recipes_site.synthesis.selection import (
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
-# search.js and more.js load on demand (the header search's first focus, the "More options" row's
-# first opening), so a page's weight does not count them
-STATIC = ("site.css", "site.js", "search.js", "more.js")
+# verify.js, search.js and more.js load on demand (the first click on Verify/Bench/Tune, the
+# header search's first focus, the "More options" row's first opening): not a page's weight
+STATIC = ("site.css", "site.js", "verify.js", "search.js", "more.js")
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
@@ -203,26 +203,10 @@ def _script_safe_utf8(data: bytes) -> bytes:
     return data
 
 
-def picker_json(data: dict, initial_json: bytes | memoryview | None = None) -> bytes:
+def picker_json(data: dict) -> bytes:
     """`script_json(data)` of a model page's picker data, as UTF-8 bytes (`_with_script` puts
-    them in the encoded page). ~85% of it is the API hardware document of the default hardware
-    (`data["initial"]`), which the build has just encoded for its own file with the same
-    encoder: given that file's bytes without the newline (`initial_json`), they are spliced in
-    rather than encoded a second time (a dict's JSON is its items' JSON, joined: the same text).
-    The pieces are joined once (~50 KB per page: not copied again for each brace and item)."""
-    if initial_json is None:
-        return _script_safe_utf8(encode_json(data)[:-1])
-    parts: list[bytes | memoryview] = [b"{"]
-    for k, v in data.items():
-        if len(parts) > 1:
-            parts.append(b",")
-        parts += (
-            encode_json(k)[:-1],
-            b":",
-            initial_json if k == "initial" else encode_json(v)[:-1],
-        )
-    parts.append(b"}")
-    return _script_safe_utf8(b"".join(parts))
+    them in the encoded page)."""
+    return _script_safe_utf8(encode_json(data)[:-1])
 
 
 # where the model page's picker data goes: no escaped string can write it (it holds '<')
@@ -1013,12 +997,10 @@ def recipe_pages(
     docs: dict[str, dict],
     config: SiteConfig | None = None,
     known_paths=None,
-    encoded: dict[str, bytes] | None = None,
 ) -> dict[str, bytes]:
     """The model page `<org>/<repo>/index.html` and the agents' `<org>/<repo>.md` of one recipe.
 
-    `docs` holds the recipe's API documents (at least its hardware documents); `encoded`, if
-    given, their files as write.encode_json wrote them (the page reuses one's JSON text)."""
+    `docs` holds the recipe's API documents (at least its hardware documents)."""
     pages = _Pages(
         ctx.profiles,
         catalog.taxonomy if isinstance(catalog.taxonomy, dict) else {},
@@ -1046,19 +1028,20 @@ def recipe_pages(
             reasons=unavailable_reasons(rec, ctx, summary),
             conflicts=feature_conflicts(catalog.taxonomy),
             notes=strategy_notes(ctx, list(hw_docs.values())),
-            labels=pages.labels,
+            # the page names hardware by these, else by its `hardware` label (only differences)
+            labels={
+                h: name
+                for h, name in pages.labels.items()
+                if name != summary["hardware"].get(h, {}).get("label")
+            },
         )
         if mapping(catalog.taxonomy).get("kv_offload"):  # the KV-offload row (kv_offload.py)
             data["kvo"] = kv_offload.recipe_blocks(rec.data, mapping(catalog.taxonomy))
         view = initial_view(summary, pages.labels)
         hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
         variant_table = variant_rows(summary, hw_docs, pages.labels)
-        initial_file = (encoded or {}).get(
-            hw_doc_path(rec.hf_id, rec.rendered.trees[0].default_hardware)
-        )
-        script = picker_json(
-            data, memoryview(initial_file)[:-1] if initial_file is not None else None
-        )
+        # the page embeds the default view's rendering whole, stubs of the others (page_document)
+        script = picker_json(dict(data, initial=page_document(data["initial"], view["variant"])))
     meta = mapping(rec.data.get("meta"))
     org = rec.hf_id.split("/", 1)[0]
     related, more = page_neighbours(catalog, rec.hf_id, meta)

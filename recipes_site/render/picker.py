@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import json
 
-from recipes_site import fit, sizing
+from recipes_site import fit, gpu_counts, sizing
 from recipes_site.jsish import mapping
 from recipes_site.render.inputs import RecipeInput, hw_doc_path
 from recipes_site.render.rendering_json import rendering_json
@@ -797,22 +797,74 @@ def picker_summary(rec: RecipeInput, ctx: Context, initial: dict | None) -> dict
         }
         for hw_id, p in ctx.profiles.items()
     }
-    strategies = {
+    offered = {
+        r.strategy
+        for tree in rec.rendered.trees
+        for res in tree.by_hardware
+        for r in (res.recommended, *res.alternatives)
+    }
+    strategies = {  # those the recipe renders: the page's strategy pills name no other
         sid: {
             "label": spec.get("display_name") or sid,
             "deploy_type": spec.get("deploy_type"),
             "orientation": spec.get("orientation"),
         }
         for sid, spec in ctx.strategies.items()
+        if sid in offered
     }
     first = rec.rendered.trees[0] if rec.rendered.trees else None
     default = {"variant": first.variant, "hardware": first.default_hardware} if first else None
     return {
         "id": rec.hf_id,
         "api_url": url("/" + hw_doc_path(rec.hf_id, "{hw}")),
+        "tp_line": gpu_counts.TP_LINE,  # a GPU-count layout's TP line (site.js `layoutLines`)
         "default": default,
         "variants": trees,
         "hardware": hardware,
         "strategies": strategies,
         "initial": initial,
     }
+
+
+# what the page never reads of a rendering (the API keeps them for CI)
+_PAGE_DROPS = frozenset({"argv", "docker_argv"})
+
+
+def page_document(doc: dict, variant: str) -> dict:
+    """The default hardware's document as the model page embeds it (`picker_summary`'s `initial`,
+    marked `partial`): the recommended rendering of `variant` whole but for what the page never
+    reads; every other rendering a stub (`stub`, and what the strategy and node pills read: its
+    variant, strategy, node count and footprint) that the page fetches the whole document for
+    when the reader picks it; the feature and extra-tab sets the whole rendering does not use
+    null (indices stay valid), and only the replica sets of its GPU counts. Keeps a model page light: the other renderings were ~2/3 of it."""
+    want = doc["recommended"].get(variant) or {}
+    key = (want.get("variant"), want.get("strategy"), want.get("node_count"))
+    renderings, features, extras, replica_sets = [], set(), set(), set()
+    for r in doc["renderings"]:
+        if (r["variant"], r["strategy"], r["node_count"]) == key:
+            renderings.append({k: v for k, v in r.items() if k not in _PAGE_DROPS})
+            features.add(r["parts"]["features"])
+            extras.add(r["parts"]["extras"])
+            counts = (r.get("gpus") or {}).get("counts", {}).values()
+            replica_sets |= {str(c["tensor_parallel_size"]) for c in counts if c["replicas"] > 1}
+            continue
+        footprint = r["plan"]["default"]
+        renderings.append(
+            {
+                "variant": r["variant"],
+                "strategy": r["strategy"],
+                "node_count": r["node_count"],
+                "stub": True,
+                "plan": {"default": {k: footprint[k] for k in ("gpus", "nodes") if k in footprint}},
+            }
+        )
+    out = {k: v for k, v in doc.items() if k != "hardware_profile"}
+    if "gpu_replicas" in doc:  # the replica sets the shown rendering's GPU counts use
+        out["gpu_replicas"] = {t: x for t, x in doc["gpu_replicas"].items() if t in replica_sets}
+    out.update(
+        partial=True,
+        renderings=renderings,
+        feature_sets=[x if i in features else None for i, x in enumerate(doc["feature_sets"])],
+        extra_sets=[x if i in extras else None for i, x in enumerate(doc["extra_sets"])],
+    )
+    return out

@@ -160,6 +160,52 @@ RENDERING_PLAN = _obj(
         ),
     },
 )
+REPLICA = _obj(
+    {"gpus": STR, "label": STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}
+)
+# gpu_counts.rendering_layouts: the rendering on the reader's GPU count. The command of count N is
+# the rendering's, its argument lines edited: line `tp_at` (negative: from the end) becomes
+# "--tensor-parallel-size <tensor_parallel_size>", the last `tail` lines give way to the count's
+# `lines`; `replicas` > 1 copies run as plan.replicas does (the first `replicas` entries of the
+# document's gpu_replicas[<tensor_parallel_size>], these templates or the plan's `replicas` ones).
+GPU_LAYOUT = _obj(
+    {
+        "tensor_parallel_size": {"type": ["integer", "null"], "minimum": 1},
+        "replicas": {"type": "integer", "minimum": 0},
+        "fits": BOOL,
+        "reason": STR,
+    },
+    {"lines": STR_LIST, "max_model_len": {"type": "integer", "minimum": 1}},
+)
+GPU_LAYOUTS = _obj(
+    {
+        "tp_at": INT,
+        "tail": {"type": "integer", "minimum": 0},
+        "counts": {
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": {"pattern": "^[1-9][0-9]*$"},
+            "additionalProperties": GPU_LAYOUT,
+        },
+    },
+    {
+        "serve_prefix": STR,
+        "docker_head": STR,
+        "suffix": STR,
+        # `recipes-site command --gpus N --json` only: each copy's command, joined
+        "replica_commands": {
+            "type": "array",
+            "items": _obj(
+                {
+                    "gpus": STR,
+                    "label": STR,
+                    "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+                    "command": STR,
+                }
+            ),
+        },
+    },
+)
 HEAD = {
     "hardware": STR,
     "strategy": STR,
@@ -173,6 +219,7 @@ DOCKER_IMAGE = {
     "parts": PARTS,
     "notes": STR_LIST,
     "plan": RENDERING_PLAN,
+    "gpus": GPU_LAYOUTS,
     # the shell variables to set before pasting (rendering_json.user_variables)
     "user_variables": STR_LIST,
 }
@@ -479,7 +526,14 @@ DOCUMENTS: dict[str, dict] = {
             "renderings": {"type": "array", "minItems": 1, "items": _ref("rendering")},
             "feature_sets": {"type": "array", "items": {"type": "array", "items": FEATURE}},
             "extra_sets": {"type": "array", "items": {"type": "array", "items": EXTRA}},
-        }
+        },
+        # gpu_counts.replica_sets: per TP size, the replicas that fill the node
+        {
+            "gpu_replicas": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": REPLICA},
+            }
+        },
     ),
     "hardware-index": _obj(
         {
@@ -665,6 +719,81 @@ DOCUMENTS: dict[str, dict] = {
 }
 
 
+# render/verify_json.py: curl, bench sweep and tuning table of every rendering of one recipe
+_IDX = {"type": "integer", "minimum": 0}
+_IDX_LIST = {"type": "array", "items": _IDX}
+_TUNE_KEYS = ["u", "m", "t", "L", "d"]
+VERIFY_TUNE = _obj(
+    {
+        "v": _IDX,
+        "at": _obj({k: _IDX for k in _TUNE_KEYS}),
+        "c": POS,
+        "w": {"type": "array", "minItems": 1, "items": NUM},
+        "o": {"type": "array", "items": {"type": "array", "items": NUM}},
+        "k": {"type": "array", "items": {"type": "array", "items": _IDX_LIST}},
+    },
+    {"dw": {"type": "array", "items": NUM}},
+)
+VERIFY_RENDERING = _obj(
+    {"curl": _IDX},
+    {
+        "bench": {"type": "array", "items": _IDX, "minItems": 2, "maxItems": 2},
+        "levels": {"type": "array", "minItems": 1, "items": POS},
+        "bound": {"enum": ["max_num_seqs", None]},
+        "input_len": POS,
+        "output_len": POS,
+        "tune": VERIFY_TUNE,
+    },
+)
+DOCUMENTS["model-verify"] = _obj(
+    {
+        "recipe": STR,
+        "vllm_version": STR,
+        "notes": _obj({k: STR for k in ("curl", "bench", "no_bench", "no_tune", "plan")}),
+        "rows": {
+            "type": "array",
+            "items": _obj(
+                {
+                    "key": {"enum": _TUNE_KEYS},
+                    "flag": STR,
+                    "default": STR,
+                    "meaning": STR,
+                    "direction": STR,
+                    "source": STR,
+                    "names": STR_LIST,
+                }
+            ),
+        },
+        "lines": _obj({k: {"type": "object", "additionalProperties": STR} for k in _TUNE_KEYS}),
+        "input_len": POS,
+        "output_len": POS,
+        "values": {
+            "type": "array",
+            "items": _obj(
+                {
+                    k: {"type": "array", "minItems": 1, "items": {"type": ["number", "string"]}}
+                    for k in _TUNE_KEYS
+                }
+            ),
+        },
+        "texts": STR_LIST,
+        "kv": {
+            "type": "array",
+            "items": {"type": "object", "required": ["kv_bytes_per_token_per_gpu"]},
+        },
+        "hardware": {
+            "type": "object",
+            "additionalProperties": _obj(
+                {
+                    "r": NUM,
+                    "m0": POS,
+                    "renderings": {"type": "object", "additionalProperties": VERIFY_RENDERING},
+                }
+            ),
+        },
+    }
+)
+
 # what a document schema's `#/$defs/<name>` references point to (copied in, see the module docstring)
 DEFS = {"rendering": RENDERING}
 
@@ -721,6 +850,8 @@ def schema_name_for_path(rel: str) -> str | None:
         if tail[1] == "header.json":
             return "search-header"
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "verify.json":
+        return "model-verify"
     if tail[0] == "models":
         if len(tail) == 4 and tail[-1] == "benchmarks.json":
             return "model-benchmarks"

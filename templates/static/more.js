@@ -52,16 +52,20 @@ function image(r) { const c = images(r); return c && M.image && M.image !== r.do
 const K = {
   /* what site.js `commandParts` joins: lines after the features, the line edit, exports, docker head */
   extra(r, ch) {
-    const o = kvo(r), img = image(r), a = doc.max_model_len_auto;
+    const o = kvo(r), a = doc.max_model_len_auto;
     return {
       lines: o ? (o.size ? o.lines.map(l => l.replace("{bytes}", String(bytes(o, planOf(r, ch))))) : o.lines) : [],
       edit: lines => M.mml ? lines.filter(l => !l.startsWith(a.replaces)).concat(a.line) : lines,
       exports: o ? o.exports : "",
-      head(head) {
-        if (o) head.splice(-1, 0, ...o.docker_env);   /* -e lines go before "<image> <model>" */
-        if (img && head[head.length - 1].startsWith(r.docker_image + " ")) head[head.length - 1] = img + head[head.length - 1].slice(r.docker_image.length);
-      },
     };
+  },
+  /* a docker head's lines (a process's, or the throughput plan's template): -e lines before
+     "<image> <model>", and the chosen image */
+  head(r, head) {
+    const o = kvo(r), img = image(r), last = head.length - 1;
+    if (o) head.splice(last, 0, ...o.docker_env);
+    const at = head.length - 1;
+    if (img && head[at].startsWith(r.docker_image + " ")) head[at] = img + head[at].slice(r.docker_image.length);
   },
   /* the companion tab first; a kv-store's router as its instance count has it */
   tabs(r, list) {

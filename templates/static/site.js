@@ -134,7 +134,9 @@ function picker(P, D) {
   const HW_KEY = "recipes:hardware";
   const docs = { [D.initial.hardware]: D.initial }, pending = {};
   let S = null, X = null, seq = 0, form = "serve";
-  const load = hw => docs[hw] ? Promise.resolve(docs[hw]) : pending[hw] || (pending[hw] =
+  /* the embedded document is `partial` (picker.py `page_document`): stubs stand for the renderings
+     the first view does not show, and the whole document is fetched when one is picked */
+  const load = hw => docs[hw] && !docs[hw].partial ? Promise.resolve(docs[hw]) : pending[hw] || (pending[hw] =
     fetch(D.api_url.replace("{hw}", encodeURIComponent(hw)))
       .then(r => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
       .then(doc => (docs[hw] = doc))
@@ -142,7 +144,7 @@ function picker(P, D) {
 
   function fromUrl() {
     const q = new URLSearchParams(location.search), w = { on: null, modes: {} };
-    for (const k of ["hardware", "variant", "strategy", "nodes", "len", "conc"]) if (q.has(k)) w[k] = q.get(k);
+    for (const k of ["hardware", "variant", "strategy", "nodes", "gpus", "len", "conc"]) if (q.has(k)) w[k] = q.get(k);
     if (q.has("features")) {
       w.on = {};
       for (const part of q.get("features").split(",")) {
@@ -184,16 +186,23 @@ function picker(P, D) {
     if (r.parts.features_locked) return form === "docker" ? [get(r, p.docker_path), ""] : [p.exports + get(r, p.path), ""];
     const body = get(r, p.path).split(SEP), x = K && K.extra(r, ch);   /* x: static/more.js */
     let lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), x ? x.lines : [], body.slice(1 + p.at + p.n));
+    if (S.layout && p === r.parts.processes[0]) lines = layoutLines(lines, r.gpus, S.layout);
     if (x) lines = x.edit(lines);
     const tail = lines.length ? SEP + lines.join(SEP) : "", head = get(r, p.docker_path).split(SEP).slice(0, p.docker_at);
-    if (x) x.head(head);
+    if (K) K.head(r, head);
     return form === "docker" ? [head.join(SEP), tail] : [p.exports + (x ? x.exports : "") + body[0], tail];
   }
   const commandText = (r, p, ch) => commandParts(r, p, ch).join("");
+  /* gpu_counts.py `layout_lines`: the command on the reader's GPU count (layout c) */
+  function layoutLines(lines, G, c) {
+    const out = lines.slice(), at = G.tp_at >= 0 ? G.tp_at : out.length + G.tp_at;
+    out[at] = D.tp_line.replace("{tp}", c.tensor_parallel_size);
+    return out.slice(0, out.length - G.tail).concat(c.lines || []);
+  }
   /* the plan of the command shown: plan.py computed one per feature state that changes memory */
   function planOf(r, ch) {   /* pages.py `plan_of` */
     const P = r.plan, keys = P.keys || [], k = featureKey(ch.filter(([f]) => keys.includes(f.name)));
-    return expand((P.by || {})[k] || P.default, D.hardware[S.hardware]);
+    return expand((P.by || {})[k] || vt.plan(P.default), D.hardware[S.hardware]);
   }
   /* plan.py `expand` and `reason`: the published plan with its defaults, memory and reason put back */
   function expand(c, hw) {
@@ -211,7 +220,7 @@ function picker(P, D) {
     if (v === "over") return `${gib(w)} GiB of weights per GPU exceed the ${gib(b)} GiB budget of each ${name}: this command cannot load the model.`;
     if (v === "no_kv") return `${gib(w)} GiB of weights and ${gib(p.overhead_gib_per_gpu)} GiB of overhead per GPU leave no room for a KV cache in the ${gib(b)} GiB budget of each ${name}: vLLM will not start.`;
     const kv = p.kv_cache_gib_per_gpu;
-    if (v === "short") return `One ${fmt(p.context_length)}-token request needs more than the ${gib(kv)} GiB of KV cache per GPU left (${fmt(p.max_tokens)} tokens): vLLM refuses to start; lower --max-model-len.`;
+    if (v === "short") return `One ${fmt(p.context_length)}-token request needs more than the ${gib(kv)} GiB of KV cache per GPU left${p.max_tokens === null ? "" : ` (${fmt(p.max_tokens)} tokens)`}: vLLM refuses to start; lower --max-model-len.`;
     const gpus = p.gpus > 1 ? `${p.gpus} × ${name} (${num(vram)} GiB each)` : `one ${name} (${num(vram)} GiB)`;
     let out = `${gib(p.weights_gib)} GiB of weights on ${gpus}: ${gib(w)} GiB per GPU`;
     if (kv !== null) out += `, leaving ${gib(kv)} GiB of KV cache per GPU` + (p.max_tokens ? ` (${fmt(p.max_tokens)} tokens)` : "");
@@ -281,7 +290,8 @@ function picker(P, D) {
     const my = ++seq;
     const { variant, hardware, missing } = place(w, how);
     let doc = docs[hardware];
-    if (!doc) {
+    let x = doc && resolve(doc, variant, w);
+    if (!doc || x.r.stub) {
       P.setAttribute("aria-busy", "true");
       try { doc = await load(hardware); } catch (e) {
         if (my === seq) { P.removeAttribute("aria-busy"); fail("Could not load the commands for " + D.hardware[hardware].label + " (" + e.message + ")."); }
@@ -289,9 +299,12 @@ function picker(P, D) {
       }
       if (my !== seq) return;
       P.removeAttribute("aria-busy");
+      x = resolve(doc, variant, w);
     }
-    X = resolve(doc, variant, w);
-    S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab };
+    X = x;
+    const G = X.r.gpus, c = w.gpus && G && G.counts[w.gpus];
+    S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab,
+      gpus: w.gpus, layout: c && c.fits ? c : null };
     if (KV && how !== "push") {   /* the sizing inputs come from the URL; a click keeps what they hold */
       lenTouched = w.len !== undefined;
       if (lenTouched) lenIn.value = w.len;
@@ -310,6 +323,7 @@ function picker(P, D) {
     if (S.variant !== D.default.variant) set("variant", S.variant);
     if (S.strategy !== X.rec.strategy) set("strategy", S.strategy);
     if (S.nodes !== X.defNodes) set("nodes", S.nodes);
+    if (S.layout) set("gpus", S.gpus);
     const k = featureKey(choose(r, S.on, S.modes));
     if (k !== featureKey(choose(r, null, {}))) set("features", k);
     if (KV && lenTouched) set("len", lenIn.value);
@@ -349,6 +363,7 @@ function picker(P, D) {
     fill($("[data-strategy-note]", P), [st.orientation ? h("span", { class: "tag", text: st.orientation }) : "",
       st.orientation ? " " : "", D.notes[S.strategy] || ""]);
     fill($("[data-axis=nodes]", P), X.nodes.map(n => radio(n, n === S.nodes, nodePill(n))));
+    gpusRender(r, HW);
     fill($("[data-features]", P), features.length ? features.map(f => {
       const got = ch.find(([g]) => g === f);
       return h("div", { class: "feat" },
@@ -359,8 +374,9 @@ function picker(P, D) {
     $("[data-locked]", P).hidden = !locked;
 
     /* command card: "verified" and a plain Copy only beside a command that can start */
-    const plan = planOf(r, ch), ok = holds(plan);
-    $("[data-summary]", P).textContent = r.parts.summary;
+    const L = S.layout, plan = L ? layoutPlan(L, HW) : planOf(r, ch), ok = holds(plan);
+    $("[data-summary]", P).textContent = L ? gpusText(+S.gpus, HW) + ` · TP=${L.tensor_parallel_size}`
+      + (L.replicas > 1 ? ` · ${L.replicas} copies` : "") + (SV.precision ? " · " + SV.precision.toUpperCase() : "") : r.parts.summary;
     const ver = $("[data-verified]", P);
     ver.hidden = !HW.verified || !ok; ver.textContent = "Verified on " + HW.label;
     const copy = $("[data-copy]", P);
@@ -378,7 +394,7 @@ function picker(P, D) {
     if (list.length > 1) { panel.setAttribute("aria-labelledby", "tab-" + tab.id); panel.removeAttribute("aria-label"); }
     else { panel.removeAttribute("aria-labelledby"); panel.setAttribute("aria-label", "Command"); }
     const pre = $("pre[data-command]", P);
-    const text = tab.path && !tab.docker_path ? tab.prefix + get(r, tab.path) : tab.text !== undefined ? tab.text : commandText(r, tab, ch);
+    const text = vt.text(tab.path && !tab.docker_path ? tab.prefix + get(r, tab.path) : tab.text !== undefined ? tab.text : commandText(r, tab, ch));
     if (pre.textContent !== text) {
       pre.textContent = text;
       const card = $("[data-command-card]", P);
@@ -396,7 +412,8 @@ function picker(P, D) {
     warn.textContent = ok ? "" : "This command cannot start here: " + plan.reason;
     $("[data-window]", P).textContent = windowNote(plan, SV.context_length);
     $("[data-sizing-hw]", P).textContent = D.labels[S.hardware] || HW.label;
-    const view = planFacts(plan, HW.gpu);
+    const view = L ? { facts: [["GPUs", `${S.gpus} × ${HW.gpu}`], ["Layout", `TP ${L.tensor_parallel_size}` + (L.replicas > 1 ? ` × ${L.replicas} copies` : "")]], why: L.reason, ok: true }
+      : planFacts(plan, HW.gpu);
     fill($("[data-sizing] dl", P), view.facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v }))));
     const why = $("[data-sizing-why]", P);
     why.textContent = view.why; why.className = view.ok ? "fits" : "over";
@@ -405,6 +422,7 @@ function picker(P, D) {
     if (K) K.render(r, plan);
 
     if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
+    vt.render();
   }
   function keyOf(el) {
     const axis = el.closest("[data-axis]");
@@ -446,7 +464,7 @@ function picker(P, D) {
       v.ok = false;
     }
     v.facts = [["KV per token", fmt(Math.floor(e.kv_bytes_per_token_per_gpu + 0.5)) + " B per GPU"],
-      ["KV cache", `${gib(Math.max(kv, 0))} GiB per GPU · ${fmt(e.max_tokens)} tokens`],
+      ["KV cache", `${gib(Math.max(kv, 0))} GiB per GPU` + (e.max_tokens === null ? "" : ` · ${fmt(e.max_tokens)} tokens`)],
       [`Requests of ${fmt(L)} tokens`, fmt(f.requests) + " at once"],
       [`Longest with ${fmt(C)} at once`, fmt(f.longest) + " tokens"]];
     const need = f.needed / GIB, room = Math.max(kv, 0), over = need > room;
@@ -461,6 +479,8 @@ function picker(P, D) {
   }
   /* the throughput plan: copies of the command shown, each on its own GPUs and port (pages.py `plan_view`) */
   function planView(r, p, hw, ch) {
+    const L = S.layout;
+    if (L) return layoutView(r, L, hw, ch);
     const parts = r.plan.replicas;
     if (!holds(p)) return { summary: "No throughput plan: this command cannot start (see above).", commands: [] };
     if (!parts) {
@@ -471,15 +491,45 @@ function picker(P, D) {
     const reps = parts.replicas, main = r.parts.processes[0], [head, tail] = commandParts(r, main, ch);
     let s = `${count(reps.length, "copy", "copies")} of this command (${layoutText(p)}, ${count(p.gpus, "GPU")} each) fill one ${hw.gpu_count} × ${hw.gpu} node, each on its own GPUs and port`;
     if (p.concurrency !== null) s += `, each holding ${count(p.concurrency, "request")} of ${fmt(p.context_length)} tokens (${gib(p.kv_cache_gib_per_gpu)} GiB of KV cache per GPU)`;
-    const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
-    const more = K && K.extra(r, ch), dh = parts.docker_head.split(SEP);
-    if (more) more.head(dh);   /* static/more.js: its docker -e lines and image */
-    const text = x => (form === "docker" ? fillIn(dh.join(SEP), x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
-    return { summary: s + ".", commands: reps.map((x, i) => ["plan-cmd-" + i, `Copy ${i + 1}: ${x.label}, port ${x.port}`, text(x)]) };
+    return { summary: s + ".", commands: replicaCommands(parts, reps, head, tail) };
   }
+  const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
+  function replicaCommands(parts, reps, head, tail) {
+    const dh = parts.docker_head.split(SEP);
+    if (K) K.head(X.r, dh);   /* static/more.js: its docker -e lines and image */
+    const text = x => (form === "docker" ? fillIn(dh.join(SEP), x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
+    return reps.map((x, i) => ["plan-cmd-" + i, `Copy ${i + 1}: ${x.label}, port ${x.port}`, text(x)]);
+  }
+  /* the reader's GPU count: copies of the layout's command on the first replicas of its TP size
+     (the document's gpu_replicas, gpu_counts.py `replica_sets`) */
+  function layoutView(r, L, hw, ch) {
+    const t = L.tensor_parallel_size, n = S.gpus;
+    if (L.replicas < 2) return { summary: `One copy of this command on ${count(t, "GPU")}` + (t < n ? ` of your ${n}` : "") + `: ${L.reason}`, commands: [] };
+    const [head, tail] = commandParts(r, r.parts.processes[0], ch), reps = docs[S.hardware].gpu_replicas[t].slice(0, L.replicas);
+    return { summary: `${count(L.replicas, "copy", "copies")} of this command (TP ${t}, ${count(t, "GPU")} each) on ${n} of the ${hw.gpu_count} GPUs of one ${hw.label} node, each on its own GPUs and port.`,
+      commands: replicaCommands(r.plan.replicas || r.gpus, reps, head, tail) };
+  }
+  /* the GPUs row: the recommended layout, then each count of the node (gpu_counts.py); a count that
+     cannot hold the model is dimmed, and the largest of them says why under the row */
+  const gpusText = (n, hw) => `${n}× ${hw.gpu}` + (n < hw.gpu_count ? ` of ${hw.gpu_count}` : "");
+  function gpusRender(r, hw) {
+    const G = r.gpus, row = $("[data-gpus-row]", P);
+    row.hidden = !G;
+    if (!G) return;
+    const ns = Object.keys(G.counts), small = ns.filter(n => !G.counts[n].fits).pop();
+    fill($("[data-axis=gpus]", P), [radio("", !S.layout, [h("b", { text: "Recommended" }), h("small", { text: count(r.plan.default.gpus, "GPU") })])].concat(ns.map(n => {
+      const c = G.counts[n], b = radio(n, S.layout === c, [h("b", { text: n }), h("small", { text: c.fits ? `TP ${c.tensor_parallel_size}` + (c.replicas > 1 ? ` × ${c.replicas}` : "") : "too few" })]);
+      if (!c.fits) { b.setAttribute("aria-disabled", "true"); b.title = c.reason; }
+      return b;
+    })));
+    $("[data-gpus-note]", P).textContent = small ? `${count(+small, "GPU")}: ${G.counts[small].reason}.` : "";
+  }
+  /* what the panels read of a layout: it fits, on its TP's GPUs, serving its --max-model-len */
+  const layoutPlan = (L, hw) => ({ verdict: "fits", gpus: L.tensor_parallel_size, nodes: 1, tp: L.tensor_parallel_size, pp: 1, dp: 1,
+    context_length: L.max_model_len || D.variants[X.r.variant].context_length, max_tokens: null, kv_bytes_per_token_per_gpu: null, reason: L.reason, vram_gib_per_gpu: hw.vram_per_gpu_gb });
   function kvRender(e) {
     if (!KV) return;
-    e = e || planOf(X.r, choose(X.r, S.on, S.modes));
+    e = e || (S.layout ? layoutPlan(S.layout, D.hardware[S.hardware]) : planOf(X.r, choose(X.r, S.on, S.modes)));
     KV.hidden = e.kv_bytes_per_token_per_gpu === null;
     if (KV.hidden) return;
     const cap = e.context_length || 2 ** 24, dflt = e.context_length || 4096;
@@ -496,7 +546,7 @@ function picker(P, D) {
     verdict.className = v.ok === null ? "" : v.ok ? "fits" : "over";
   }
   function planRender(r, p, ch) {
-    const pv = planView(r, p, D.hardware[S.hardware], ch), key = JSON.stringify(pv);
+    const T = vt.tuned(), pv = T ? { summary: T, commands: [] } : planView(r, p, D.hardware[S.hardware], ch), key = JSON.stringify(pv);
     if (key === planKey) return;
     planKey = key;
     $("[data-plan-sum]", PLAN).textContent = pv.summary;
@@ -529,7 +579,9 @@ function picker(P, D) {
     const w = { hardware: S.hardware, variant: S.variant, on: S.on, modes: S.modes };
     if (S.strategy !== X.rec.strategy) w.strategy = S.strategy;
     if (S.nodes !== X.defNodes) w.nodes = S.nodes;
-    if (axis === "hardware") { w.hardware = value; store(HW_KEY, value); }
+    if (S.layout) w.gpus = S.gpus;
+    if (axis === "gpus") w.gpus = value || undefined;
+    else if (axis === "hardware") { w.hardware = value; store(HW_KEY, value); }
     else if (axis === "variant") w.variant = value;
     else if (axis === "strategy") { w.strategy = value; w.nodes = undefined; }
     else if (axis === "kvo" || axis === "image" || axis === "inst") K.change(w, axis, value);
@@ -576,6 +628,7 @@ function picker(P, D) {
   });
   const hint = $("[data-hw-hint]", P), legend = hint && hint.innerHTML;
   const prefetch = e => {
+    if (S && docs[S.hardware].partial) load(S.hardware).catch(() => {});
     const b = e.target.closest && e.target.closest("[data-axis=hardware] [role=radio]");
     if (!b) return;
     if (b.getAttribute("aria-disabled") !== "true") { load(b.dataset.value).catch(() => {}); if (hint) hint.innerHTML = legend; }
@@ -583,6 +636,14 @@ function picker(P, D) {
   };
   P.addEventListener("pointerover", prefetch);
   P.addEventListener("focusin", prefetch);
+  /* Verify, Bench, Tune: static/verify.js, loaded on the first click, sets these hooks */
+  const vt = { plan: c => c, text: t => t, tuned: () => null, render() {} }, vtBar = $("[data-vt-bar]", P);
+  vtBar.hidden = false;   /* the panels need this script */
+  vtBar.addEventListener("click", e => {
+    const b = e.target.closest("[data-vt]");
+    if (b && !vt.js) { vt.js = vt.on = b.dataset.vt; d.head.append(h("script", { src: vtBar.dataset.js })); }
+  });
+  window.vtHook = () => ({ vt, P, vtBar, S: () => S, X: () => X, render, choose, featureKey, kvFit, h, fill, fmt, SEP, GIB });
   addEventListener("popstate", () => go(fromUrl(), "pop"));
   go(fromUrl(), "replace");
 }
