@@ -7,6 +7,7 @@ import shlex
 
 import pytest
 
+from recipes_site.render.advanced import API_PATH
 from recipes_site.render.kv_offload import (
     BYTES,
     host_bytes,
@@ -95,7 +96,8 @@ def test_model_pages_carry_the_closed_row_and_its_files_exist(project_site):
     row = page[page.index('<details class="more"') :]
     row = row[: row.index("</details>")]
     assert " open" not in row.split(">", 1)[0]  # closed: its script loads when it opens
-    assert 'data-src="/api/v1/picker-options.json"' in row
+    more_js = (out / "static/more.js").read_text()  # fetches advanced.API_PATH under the root
+    assert f'T.root + "{API_PATH}"' in more_js
     script = row.split('data-script="', 1)[1].split('"', 1)[0]
     assert script.startswith("/static/more.js?v=") and (out / "static/more.js").is_file()
     assert "more.js" not in page.replace(row, "")  # no other reference: not loaded up front

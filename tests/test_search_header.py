@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from recipes_site.render.search import browse_index, header_doc, latest_records
+from recipes_site.render.search import HEADER_DOC, browse_index, header_doc, latest_records
 
 
 def _model(i: str, added: str | None, provider: str = "Acme", **kw) -> dict:
@@ -70,4 +70,6 @@ def test_the_built_site_serves_it_at_a_fixed_address_every_page_names(project_si
     for url in doc["shards"]:
         assert (out / url.split("?")[0].lstrip("/")).is_file()
     page = (out / "Qwen/Qwen3-8B/index.html").read_text()
-    assert 'data-index="/api/v1/search/header.json"' in page and 'role="combobox"' in page
+    assert 'role="combobox"' in page and 'aria-controls="ss-list"' in page
+    # search.js fetches HEADER_DOC under the site root (the form's action)
+    assert f'root + "{HEADER_DOC}"' in (out / "static/search.js").read_text()

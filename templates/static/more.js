@@ -128,7 +128,7 @@ const K = {
       image(r) ? c.find(x => x[1] === img)[0] : "", M.mml ? "--max-model-len auto" : ""].filter(Boolean).join(" · ") || "KV offload, image, --max-model-len auto";
   },
 };
-fetch(KO.dataset.src, { cache: "no-cache" })
+fetch(T.root + "api/v1/picker-options.json", { cache: "no-cache" })   /* advanced.py API_PATH */
   .then(x => { if (!x.ok) throw new Error("HTTP " + x.status); return x.json(); })
   .then(got => { doc = got; T.set(K); })
   .catch(e => { KO.querySelector("[data-more-rows]").textContent = "Could not load these options (" + e.message + ")."; });

@@ -13,8 +13,9 @@ box.dataset.ready = "1";
 const { h, $$ } = S, list = document.getElementById(box.getAttribute("aria-controls"));
 const home = box.form.getAttribute("action"), root = home.endsWith("/") ? home : home + "/";
 let index = null, records = null, options = [], active = -1, ticket = 0;
+const HEADER = root + "api/v1/search/header.json";   /* search.py HEADER_DOC */
 
-const load = () => index || (index = fetch(box.dataset.index, { cache: "no-cache" })
+const load = () => index || (index = fetch(HEADER, { cache: "no-cache" })
   .then(r => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); }));
 const allRecords = M => records || (records = S.shardLoader(M.shards).all()
   .then(rs => rs.map(r => [r, S.indexText(S.recordText(r, M.hardware))])));

@@ -184,7 +184,7 @@ function picker(P, D) {
   /* the assembly rule: the rendered command around its feature block + the selected lines */
   function commandParts(r, p, ch) {   /* [head, tail]: the command is head + tail */
     if (r.parts.features_locked) return form === "docker" ? [get(r, p.docker_path), ""] : [p.exports + get(r, p.path), ""];
-    const body = get(r, p.path).split(SEP), x = K && K.extra(r, ch);   /* x: static/more.js */
+    const body = get(r, p.path).split(SEP), x = K && K.extra(r, ch);
     let lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), x ? x.lines : [], body.slice(1 + p.at + p.n));
     if (S.layout && p === r.parts.processes[0]) lines = layoutLines(lines, r.gpus, S.layout);
     if (x) lines = x.edit(lines);
@@ -496,7 +496,7 @@ function picker(P, D) {
   const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
   function replicaCommands(parts, reps, head, tail) {
     const dh = parts.docker_head.split(SEP);
-    if (K) K.head(X.r, dh);   /* static/more.js: its docker -e lines and image */
+    if (K) K.head(X.r, dh);
     const text = x => (form === "docker" ? fillIn(dh.join(SEP), x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
     return reps.map((x, i) => ["plan-cmd-" + i, `Copy ${i + 1}: ${x.label}, port ${x.port}`, text(x)]);
   }
@@ -568,7 +568,7 @@ function picker(P, D) {
     const asked = location.search;   /* the first replaceState drops what only more.js knows */
     KO.addEventListener("toggle", () => {
       if (window.recipesPicker) return;
-      window.recipesPicker = { D, KO, asked, planOf, render, query, state: () => [S, X], set: k => { K = k; if (X) { render(); history.replaceState(null, "", query()); } } };
+      window.recipesPicker = { D, KO, asked, root: SITE_ROOT, planOf, render, query, state: () => [S, X], set: k => { K = k; if (X) { render(); history.replaceState(null, "", query()); } } };
       d.head.append(h("script", { src: KO.dataset.script }));
     });
     if (/[?&](kv_offload|image|max_model_len)=/.test(location.search)) KO.open = true;
