@@ -52,6 +52,7 @@ def test_the_document_joins_kv_offload_images_and_the_auto_length(catalog, ctx):
         "max_model_len_auto",
         "images",
         "pinned",
+        "locked_reason",
         "kv_stores",
     }
     assert doc["images"] is IMAGES and doc["kv_offload"]

@@ -57,6 +57,8 @@ IMAGES: dict[str, list[list[str]]] = {
     DEFAULT_IMAGES["intel"]: [["CPU (x86-64)", DEFAULT_IMAGES["intel"]]],
 }
 PINNED = "Pinned by the recipe"
+# a rendering whose toggles cannot be joined (picker.py `features_locked`) is shown as rendered
+LOCKED_REASON = "Fixed for this layout: its command is shown as rendered."
 MAX_INSTANCES = 16  # the reference's Mooncake "Instances" control offers 1-16
 
 
@@ -87,5 +89,6 @@ def picker_options_doc(taxonomy: dict, vllm_version: str, strategies: dict) -> d
         "max_model_len_auto": MAX_MODEL_LEN_AUTO,
         "images": IMAGES,
         "pinned": PINNED,
+        "locked_reason": LOCKED_REASON,
         "kv_stores": kv_store_topologies(strategies),
     }

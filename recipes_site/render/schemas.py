@@ -673,6 +673,7 @@ DOCUMENTS: dict[str, dict] = {
                 },
             },
             "pinned": STR,
+            "locked_reason": STR,
             "kv_stores": {
                 "type": "object",
                 "additionalProperties": _obj(

@@ -120,9 +120,11 @@ const K = {
       rows.querySelector("[data-note=ax-inst]").textContent = `${n} instance${n > 1 ? "s" : ""} × ${r.node_count} node${r.node_count > 1 ? "s" : ""} × ${per} GPUs = ${n * r.node_count * per} GPUs`
         + (n > 1 ? "; the Router tab spreads requests over them by KV-cache affinity." : "; one instance needs no router.");
     }
-    const c = images(r), img = image(r) || r.docker_image;
-    rows.querySelector("[data-axis=image]").replaceChildren(...(c ? c.map(([label, x]) => pill(x, x === img, label)) : [pill(r.docker_image, true, doc.pinned)]));
+    const c = images(r), img = image(r) || r.docker_image, fixed = r.parts.features_locked ? doc.locked_reason : "";
+    rows.querySelector("[data-axis=image]").parentNode.hidden = !r.docker_image;
+    rows.querySelector("[data-axis=image]").replaceChildren(...(c ? c.map(([label, x]) => pill(x, x === img, label, x !== img && fixed)) : [pill(r.docker_image, true, doc.pinned)]));
     rows.querySelector("[data-note=ax-image]").textContent = img + " · applies to the docker run form";
+    rows.querySelector("[data-mml]").disabled = !!fixed;
     rows.querySelector("[data-mml]").checked = M.mml;
     KO.querySelector("[data-more-state]").textContent = [o ? o.label : inStore ? D.strategies[S.strategy].label : "",
       image(r) ? c.find(x => x[1] === img)[0] : "", M.mml ? "--max-model-len auto" : ""].filter(Boolean).join(" · ") || "KV offload, image, --max-model-len auto";
