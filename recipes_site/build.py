@@ -41,6 +41,7 @@ from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
 from recipes_site.render.benchmark_docs import benchmarks_doc, benchmarks_doc_path
+from recipes_site.render.compare import with_compare
 from recipes_site.render.pages import (
     TEMPLATES,
     catalog_pages,
@@ -103,6 +104,7 @@ def recipe_files(
     results = [b for b in catalog.benchmarks if b.hf_id == doc.hf_id and b.spec is not None]
     if results:
         docs[benchmarks_doc_path(doc.hf_id)] = benchmarks_doc(ctx, doc.hf_id, doc.data, results)
+    summary = with_compare(doc.hf_id, docs, ctx.profiles, summary)  # after the benchmarks
     files = {path: encode_json(d) for path, d in docs.items()}
     files.update(recipe_pages(catalog, rec, ctx, docs, config, known_paths=known_paths))
     return files, summary

@@ -309,6 +309,8 @@ def cmd_command(args) -> int:
     if args.bench:
         print(_bench_text(ctx, doc.data, r))
         return 0
+    if args.monitoring or args.dashboard:
+        return _monitoring(ctx, doc, r, args)
     if args.gpus is not None:
         return _gpus_command(ctx, doc, r, args)
     if args.json:
@@ -382,6 +384,28 @@ def _bench_text(ctx: Context, recipe: dict, r) -> str:
         return out + f"\n\n# bench: one copy of the command{copies}\n{v['bench']}"
     why = "this command cannot start here" if not plan.holds(p) else "no random dataset for audio"
     return out + f"\n\n# no bench sweep: {why}"
+
+
+def _monitoring(ctx: Context, doc, r, args) -> int:
+    """`command --monitoring`: the rendering's Prometheus rules on stdout; `--dashboard FILE` writes
+    its Grafana dashboard (`-`: prints it instead of the rules)."""
+    from recipes_site import monitoring, plan
+
+    p = plan.rendering_plan(plan.RecipePlans(doc.data), r, ctx.profiles.get(r.hardware) or {})
+    found = monitoring.rendering_monitoring(doc.hf_id, r, p)
+    dashboard = monitoring.dashboard_text(found["grafana_dashboard"])
+    if args.dashboard == "-":
+        print(dashboard, end="")
+        return 0
+    if args.dashboard:
+        out = Path(args.dashboard)
+        if out.is_symlink() or out.is_dir():
+            print(f"recipes-site: {out} is not a regular file; name another", file=sys.stderr)
+            return 1
+        out.write_text(dashboard, encoding="utf-8")
+        print(f"# wrote the Grafana dashboard to {out}", file=sys.stderr)
+    print(found["prometheus_rules"], end="")
+    return 0
 
 
 def cmd_fit(args) -> int:
@@ -764,6 +788,14 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print a curl that proves the server answers and a vllm bench serve sweep over "
         "concurrency up to what the KV cache holds",
+    )
+    c.add_argument(
+        "--monitoring", action="store_true", help="print the Prometheus alert rules of the command"
+    )
+    c.add_argument(
+        "--dashboard",
+        metavar="FILE",
+        help="write the command's Grafana dashboard (JSON) to FILE; '-' prints it",
     )
     c.set_defaults(func=cmd_command)
 

@@ -702,6 +702,8 @@ class FitResult:
     plan: dict | None = None  # plan.rendering_plan of the command `recipes-site command` prints
     plan_reason: str | None = None  # the plan's verdict in words (plan.reason)
     replicas: list | None = None  # that command pinned to its own GPUs and port, filling one node
+    speed: dict | None = None  # speed_layouts.rendering_speed of the plan (fit_report)
+    layouts: dict | None = None  # speed_layouts.node_layouts: one instance or replicas (fit_report)
 
     @property
     def tp(self) -> int:
@@ -763,6 +765,10 @@ class FitResult:
             out["plan"], out["plan_reason"] = self.plan, self.plan_reason
         if self.replicas:
             out["replicas"] = self.replicas
+        if self.speed is not None:
+            out["speed"] = self.speed
+        if self.layouts is not None:
+            out["layouts"] = self.layouts
         return out
 
 

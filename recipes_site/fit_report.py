@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from recipes_site import fit, gpu_counts, kv_cache, plan, sizing
+from recipes_site import fit, gpu_counts, kv_cache, plan, sizing, speed, speed_layouts
 from recipes_site.fit import (
     FitResult,
     fit_deployment,
@@ -135,7 +135,13 @@ def fit_choice(
             ),
         ]
         argv = list(proc.argv) + overrides if proc is not None and overrides else None
-        result.plan = plan.rendering_plan(plan.RecipePlans(recipe), shown, profile, argv)
+        plans = speed_layouts.SpeedPlans(recipe)
+        result.plan = plan.rendering_plan(plans, shown, profile, argv)
+        result.speed = speed_layouts.rendering_speed(plans, shown.variant, profile, result.plan)
+        if shown.single is not None and proc is not None:
+            result.layouts = speed_layouts.node_layouts(
+                plans, shown.variant, profile, argv or proc.argv
+            )
         result.plan_reason = plan.expand(
             result.plan,
             sizing.gpu_label(profile, shown.hardware),
@@ -298,4 +304,76 @@ def fit_text(r: FitResult) -> str:
         for i, c in enumerate(r.replicas or [], 1):
             lines.append(f"# copy {i}: {c['label']}, port {c['port']}")
             lines.append(c["command"])
+    lines += speed_text(r.speed, r.layouts)
     return "\n".join(lines)
+
+
+# -- the speed estimate --------------------------------------------------------------------------
+
+
+def _num(value: float) -> str:
+    """Three significant digits, thousands separated: 1,230 not 1.23e+03."""
+    return f"{round(value):,}" if value >= 100 else f"{value:.3g}"
+
+
+def _range(values: list, i: int, unit: str = "") -> str:
+    return f"{_num(values[2 * i])}-{_num(values[2 * i + 1])}{unit}"
+
+
+def speed_text(estimate: dict | None, layouts: dict | None) -> list[str]:
+    """The speed lines of `fit`: the command's estimate over concurrency, then one big instance or
+    many small replicas on one node (speed_layouts)."""
+    if estimate is None and layouts is None:
+        return []
+    cal = speed.CALIBRATION
+    lines = [
+        f"speed (estimate: a roofline calibrated on {cal.points} public measurements, median error "
+        f"{cal.median_error:.0%}, worst {cal.worst_error:.0%}; requests of "
+        f"{speed.PROMPT_TOKENS:,} + {speed.OUTPUT_TOKENS:,} tokens)"
+    ]
+    if estimate is not None:
+        levels = estimate["c"]
+        head = [f"{c:,}" for c in levels[: len(speed.LEVELS)]]
+        if len(levels) > len(speed.LEVELS):
+            head.append(f"{levels[-1]:,} (most the KV cache holds)")
+        lines.append("  concurrency            " + " | ".join(head))
+        lines.append(
+            "  tokens/s per request   "
+            + " | ".join(_range(estimate["user"], i) for i in range(len(levels)))
+        )
+        lines.append(
+            "  tokens/s in total      "
+            + " | ".join(_range(estimate["total"], i) for i in range(len(levels)))
+        )
+        lines.append(
+            "  time to first token    "
+            + ", ".join(
+                f"{p:,}-token prompt {_range(estimate['ttft_ms'], i, ' ms')}"
+                for i, p in enumerate(speed.TTFT_PROMPTS)
+            )
+        )
+    if layouts is not None and len(layouts["layouts"]) > 1:
+        found = layouts["layouts"]
+        per_node = found[0]["tp"] * found[0]["replicas"]
+        lines.append(
+            f"one instance or replicas: the smallest layout that starts is {layouts['min_gpus']} GPU"
+            f"{_s(layouts['min_gpus'])}, {layouts['replicas_per_node']} replica"
+            f"{_s(layouts['replicas_per_node'])} fill a node of {per_node}"
+        )
+        at = [speed.LEVELS.index(c) for c in (1, 128)]
+        lines.append("  layout           per request at 1 | at 128   in total at 128   TTFT 1k")
+        for lay in found:
+            name = f"{lay['replicas']} x TP {lay['tp']}"
+            lines.append(
+                f"  {name:<16} {_range(lay['user'], at[0]):>16} | {_range(lay['user'], at[1]):<9}"
+                f"  {_range(lay['total'], at[1]):>15}   {_range(lay['ttft_ms'], 0, ' ms')}"
+            )
+        latency = speed_layouts.best_at(found, "user")
+        throughput = speed_layouts.best_at(found, "total")
+        lines.append(
+            "  fastest per request at concurrency "
+            + ", ".join(f"{c}: TP {tp}" for c, tp in zip(speed.LEVELS, latency, strict=True))
+            + "; most in total: "
+            + ", ".join(f"{c}: TP {tp}" for c, tp in zip(speed.LEVELS, throughput, strict=True))
+        )
+    return lines

@@ -13,7 +13,7 @@ import pytest
 from conftest import COMPAT_CORPUS
 from documents_kit import published_renderings
 
-from recipes_site import gpu_counts, plan
+from recipes_site import gpu_counts, plan, speed_layouts
 from recipes_site.build import synthesis_context
 from recipes_site.catalog import load_catalog
 from recipes_site.jsish import mapping
@@ -70,12 +70,18 @@ def _fresh(rec: RecipeInput, ctx, r) -> dict:
             fresh, r, profile, gpu_counts.drafts_of(fresh, choices), "replicas" not in plans
         )
     )
-    return {
+    out = {
         **rendering_json(r),
         "parts": parts,
         "plan": plans,
         **({"gpus": layouts} if layouts else {}),
     }
+    estimate = speed_layouts.rendering_speed(
+        plan.RecipePlans(rec.data), r.variant, profile, plans["default"]
+    )
+    if estimate is not None:
+        out["speed"] = estimate
+    return out
 
 
 def _check_every_rendering(cat, ctx) -> int:

@@ -49,6 +49,7 @@ def test_plain_jsonschema_validate_works_with_each_published_schema(published_si
         "model-hardware",
         "model-benchmarks",
         "model-verify",
+        "model-monitoring",
         "hardware",
         "hardware-index",
         "strategies",

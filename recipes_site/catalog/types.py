@@ -27,6 +27,7 @@ from pydantic import (
     StrictStr,
     StringConstraints,
     Tag,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -969,7 +970,9 @@ else:
         float=Annotated[StrictFloat, Field(gt=0, le=JS_SAFE, allow_inf_nan=False)],
     )
 SpecNumberOrNone = SpecNumber | None
-HardwareFact = Literal["memory_bandwidth_gbps", "tflops", "interconnect", "precisions"]
+HardwareFact = Literal[
+    "memory_bandwidth_gbps", "tflops", "interconnect", "precisions", "power_watts"
+]
 
 
 class HardwareTflops(_Model):
@@ -1044,6 +1047,11 @@ class HardwareProfile(_Model):
         description="Weight formats vLLM runs here; when present, variants of other formats "
         "are not offered on this hardware.",
     )
+    power_watts: SpecNumberOrNone = Field(
+        None,
+        description="One accelerator's board power (TDP / total board power) in watts, as its "
+        "vendor's datasheet or product page states it; cited in sources.power_watts.",
+    )
     sources: dict[HardwareFact, StrictStr] | None = Field(
         None, description="Where each fact was read: fact name -> datasheet URL or vLLM file:line."
     )
@@ -1052,6 +1060,15 @@ class HardwareProfile(_Model):
     restricted: BoolOrNone = Field(
         None, description="true: only for recipes listing it in meta.hardware."
     )
+
+    @model_validator(mode="after")
+    def _power_is_cited(self) -> "HardwareProfile":
+        if self.power_watts is not None and not (self.sources or {}).get("power_watts"):
+            raise ValueError(
+                "power_watts needs sources.power_watts: the vendor's datasheet or product page "
+                "(URL) and its words"
+            )
+        return self
 
 
 class TaskDef(_Model):

@@ -8,6 +8,7 @@ exactly what it needs and the tree stays small):
                                          and `kv_sizing` for recipes with model.hf_config
     models/<org>/<repo>/hw/<hw>.json     recommended choice per variant + every rendering there
     models/<org>/<repo>/verify.json      curl, bench sweep and tuning table of every rendering
+    models/<org>/<repo>/monitoring.json  alert rules and a Grafana dashboard per rendering
     hardware.json, hardware/<hw>.json    profiles, and what runs on each with its command, in pages
                                          of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
     search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
@@ -21,10 +22,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipes_site import fit, gpu_counts, plan, sizing
+from recipes_site import fit, gpu_counts, plan, sizing, speed, speed_layouts
 from recipes_site.data import VLLM_VERSION
 from recipes_site.render import advanced, picker
 from recipes_site.render.inputs import API, RecipeInput, hw_doc_path, model_doc_path
+from recipes_site.render.monitoring_api import monitoring_doc, monitoring_doc_path
 from recipes_site.render.picker import AcrossHardware, SharedParts
 from recipes_site.render.verify_json import verify_doc, verify_doc_path
 from recipes_site.site_root import site_path, url
@@ -179,7 +181,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
             bucket = renderings.setdefault(res.hardware, {})
             for r in (rec_r,) + res.alternatives:
                 bucket.setdefault(r.key, r)
-    plans = plan.RecipePlans(rec.data)  # what the plans of this recipe share (plan.py)
+    plans = speed_layouts.SpeedPlans(rec.data)  # what the plans of this recipe share (plan.py)
     across = AcrossHardware(ctx)  # what the documents of this recipe share (picker.py)
     for hw, doc in docs.items():
         shared = SharedParts(rec, ctx, hw, across)
@@ -190,6 +192,7 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
         doc["extra_sets"] = shared.extra_sets.items
         if any("gpus" in r for r in doc["renderings"]):
             doc["gpu_replicas"] = gpu_counts.replica_sets(shared.profile or {})
+        _add_speed(doc, plans, shared.profile or {})
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
 
 
@@ -218,7 +221,43 @@ def _rendering_doc(
     )
     if layouts:
         doc["gpus"] = layouts
+    estimate = speed_layouts.rendering_speed(
+        recipe_plans, r.variant, shared.profile or {}, plans["default"]
+    )
+    if estimate is not None:
+        doc["speed"] = estimate
     return doc
+
+
+def _add_speed(doc: dict, plans: plan.RecipePlans, profile: dict) -> None:
+    """A hardware document's speed additions: per variant, one big instance or many small
+    replicas of its recommended command (speed_layouts.node_layouts), and the calibration error
+    every estimate carries; nothing when no rendering has an estimate."""
+    by_key = {(r["variant"], r["strategy"], r["node_count"]): r for r in doc["renderings"]}
+    layouts = {}
+    for variant, pick in doc["recommended"].items():
+        r = by_key.get((pick["variant"], pick["strategy"], pick["node_count"]))
+        argv = _memory_argv(r) if r is not None else None
+        found = speed_layouts.node_layouts(plans, pick["variant"], profile, argv) if argv else None
+        if found is not None:
+            layouts[variant] = found
+    if layouts:
+        doc["layouts"] = layouts
+    if layouts or any("speed" in r for r in doc["renderings"]):
+        cal = speed.CALIBRATION
+        doc["speed_calibration"] = {
+            "points": cal.points,
+            "median_error": round(cal.median_error, 3),
+            "worst_error": round(cal.worst_error, 3),
+        }
+
+
+def _memory_argv(rendering_doc: dict) -> list | None:
+    """The argv of a single-node rendering document (the one process whose layout a node can
+    repeat), else None."""
+    if rendering_doc.get("deploy_type") != "single_node":
+        return None
+    return rendering_doc.get("argv")
 
 
 def hardware_entries(rec: RecipeInput, docs: dict | None = None) -> dict[str, list[dict]]:
@@ -282,6 +321,7 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
             docs.update(hardware_docs(rec, ctx))
         if len(docs) > 1:  # curl, bench and tuning of every rendering (render/verify_json.py)
             docs[verify_doc_path(rec.hf_id)] = verify_doc(rec, ctx.profiles, docs)
+        docs[monitoring_doc_path(rec.hf_id)] = monitoring_doc(rec, docs)
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
         return docs, RecipeSummary(rec.hf_id, entry, checkpoints, hardware_entries(rec, docs))
     finally:

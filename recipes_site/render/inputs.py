@@ -25,3 +25,10 @@ def model_doc_path(hf_id: str) -> str:
 
 def hw_doc_path(hf_id: str, hw: str) -> str:
     return f"{API}/models/{hf_id}/hw/{hw}.json"
+
+
+def rendering_key(hw: str, rendering) -> str:
+    """One rendering's identity across the per-model documents (kubernetes.json, monitoring.json):
+    `<hardware>/<variant>/<strategy>/<node_count>`, the hardware document (hw/<hw>.json) and the
+    (variant, strategy, node_count) its `renderings` entries carry."""
+    return f"{hw}/{rendering.variant}/{rendering.strategy}/{rendering.node_count}"

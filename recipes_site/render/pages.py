@@ -39,12 +39,12 @@ from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
-from recipes_site import fit, plan, sizing
+from recipes_site import fit, plan, sizing, speed
 from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.shell_policy import UNCHECKED_SHELL_WARNING
 from recipes_site.data import VLLM_VERSION
 from recipes_site.jsish import mapping
-from recipes_site.render import kv_offload
+from recipes_site.render import compare, kv_offload
 from recipes_site.render.api import (
     API,
     HF,
@@ -53,6 +53,7 @@ from recipes_site.render.api import (
     hw_doc_path,
     model_doc_path,
 )
+from recipes_site.render.hardware_specs import spec_rows
 from recipes_site.render.markdown import render_guide, rewrite_links
 from recipes_site.render.picker import exports, page_document, picker_summary, variant_labels
 from recipes_site.render.search import (
@@ -72,6 +73,8 @@ from recipes_site.render.search import (
     shard_size,
     shards,
 )
+from recipes_site.render.speed_chart import URL_TEMPLATE as SPEED_URL_TEMPLATE
+from recipes_site.render.speed_chart import speed_svg, symbol_id
 from recipes_site.render.templating import PageEnvironment
 from recipes_site.site_config import SiteConfig, site_config
 from recipes_site.site_root import root, site_path, url
@@ -86,8 +89,9 @@ from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
 # verify.js, search.js and more.js load on demand (the first click on Verify/Bench/Tune, the
-# header search's first focus, the "More options" row's first opening): not a page's weight
-STATIC = ("site.css", "site.js", "verify.js", "search.js", "more.js")
+# header search's first focus, the "More options" row's first opening), compare.js on /compare/
+# only: not a model page's weight
+STATIC = ("site.css", "site.js", "verify.js", "compare.js", "search.js", "more.js")
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
@@ -1011,7 +1015,7 @@ def recipe_pages(
         for h in ctx.profiles
         if hw_doc_path(rec.hf_id, h) in docs
     }
-    summary = view = data = script = None
+    summary = view = data = script = speed_page = chart = None
     hw_buttons: list[HardwareBrand] = []
     variant_table: list[VariantRow] = []
     if rec.rendered.trees:
@@ -1038,10 +1042,18 @@ def recipe_pages(
         if mapping(catalog.taxonomy).get("kv_offload"):  # the KV-offload row (kv_offload.py)
             data["kvo"] = kv_offload.recipe_blocks(rec.data, mapping(catalog.taxonomy))
         view = initial_view(summary, pages.labels)
+        chart = speed_svg(hw_docs, pages.labels)
+        speed_page = speed_view(view, hw_docs, rec.hf_id, chart is not None)
+        if speed_page is not None:
+            data["speed"] = speed_page["parts"]
+        lean = without_speed(data["initial"])
         hw_buttons = hardware_buttons(summary, data["reasons"][view["variant"]], view)
         variant_table = variant_rows(summary, hw_docs, pages.labels)
-        # the page embeds the default view's rendering whole, stubs of the others (page_document)
-        script = picker_json(dict(data, initial=page_document(data["initial"], view["variant"])))
+        # the page embeds the default view's rendering whole, stubs of the others (page_document);
+        # its copy leaves the estimates to the API
+        data["initial"] = lean
+        shown = page_document(lean, view["variant"]) if lean is not None else None
+        script = picker_json(dict(data, initial=shown))
     meta = mapping(rec.data.get("meta"))
     org = rec.hf_id.split("/", 1)[0]
     related, more = page_neighbours(catalog, rec.hf_id, meta)
@@ -1075,14 +1087,93 @@ def recipe_pages(
         updated=updated,
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)),
         max_conc=MAX_CONCURRENCY_INPUT,
+        speed=speed_page,
     )
     html = _with_script(pages, "model.html", f"{rec.hf_id}/index.html", page, script)
-    return {
+    out = {
         f"{rec.hf_id}/index.html": html,
         f"{rec.hf_id}.md": recipe_markdown(
             pages, rec, summary, hw_docs, variant_table, linker
         ).encode("utf-8"),
     }
+    if chart is not None:
+        out[f"{rec.hf_id}/speed.svg"] = chart
+    return out
+
+
+def without_speed(doc: dict | None) -> dict | None:
+    """A hardware document without its speed estimates (`speed` of each rendering, `layouts`,
+    `speed_calibration`), as the model page embeds its default hardware's: the page shows that
+    choice's estimate itself and site.js fetches the API document for any other (`speedRender`).
+    The document itself when it has none."""
+    if (
+        not doc
+        or not any(k in doc for k in ("layouts", "speed_calibration"))
+        and not any("speed" in r for r in doc.get("renderings", ()))
+    ):
+        return doc
+    out = {k: v for k, v in doc.items() if k not in ("layouts", "speed_calibration")}
+    out["renderings"] = [
+        {k: v for k, v in r.items() if k != "speed"} for r in doc.get("renderings", ())
+    ]
+    return out
+
+
+def speed_number(value: float) -> str:
+    """A speed figure as the page writes it (site.js `speedNum`): three significant digits,
+    thousands separated."""
+    return f"{round(value):,}" if value >= 100 else f"{value:.3g}"
+
+
+def speed_range(values: list, i: int) -> str:
+    """The i-th [low, high] pair of a published estimate (site.js `speedRange`)."""
+    return f"{speed_number(values[2 * i])}–{speed_number(values[2 * i + 1])}"
+
+
+def speed_view(view: dict, hw_docs: dict, hf_id: str, has_chart: bool) -> dict | None:
+    """The speed panel of the initial choice and the parts site.js fills for the others: the
+    chart's `<use>` URL template, the TTFT sentence with its two slots and the calibration note.
+    None when no rendering of the recipe has an estimate."""
+    if not has_chart and not any(
+        "speed" in r for doc in hw_docs.values() for r in doc["renderings"]
+    ):
+        return None
+    cal = speed.CALIBRATION
+    a, b = speed.TTFT_PROMPTS
+    r = view["rendering"]
+    parts = {
+        # the choice this page shows first, whose estimate the embedded document leaves out
+        "first": "|".join(
+            str(x) for x in (view["hardware"], view["variant"], r["strategy"], r["node_count"])
+        ),
+        "svg": url(f"/{hf_id}/speed.svg") + SPEED_URL_TEMPLATE if has_chart else None,
+        "ttft": f"First token alone: {{0}} ms ({a:,}-token prompt), {{1}} ms ({b:,}).",
+        "none": "No estimate for this command.",
+    }
+    est = r.get("speed")
+    layouts = hw_docs.get(view["hardware"], {}).get("layouts") or {}
+    href = None
+    if parts["svg"] and view["variant"] in layouts:
+        href = url(f"/{hf_id}/speed.svg") + "#" + symbol_id(view["hardware"], view["variant"])
+    rows = (
+        [
+            (f"{c:,}", speed_range(est["user"], i), speed_range(est["total"], i))
+            for i, c in enumerate(est["c"])
+        ]
+        if est
+        else []
+    )
+    ttft = (
+        str(parts["ttft"]).format(speed_range(est["ttft_ms"], 0), speed_range(est["ttft_ms"], 1))
+        if est
+        else parts["none"]
+    )
+    note = (
+        f"Roofline estimate calibrated on {cal.points} public vLLM runs: median error "
+        f"{cal.median_error:.0%}, worst {cal.worst_error:.0%}. Requests of "
+        f"{speed.PROMPT_TOKENS:,} + {speed.OUTPUT_TOKENS:,} tokens; last row: KV cache full."
+    )
+    return {"parts": parts, "href": href, "rows": rows, "ttft": ttft, "note": note}
 
 
 def recipe_markdown(
@@ -1417,6 +1508,8 @@ class _Catalog:
                     description=f"{len(fits)} models fit one {entry['gpus']} × {entry['per_gpu']} GiB "
                     f"{self.labels[h]} node: the best variant and recommended vLLM command for each.",
                     json_url=url(f"/{API}/hardware/{h}.json"),
+                    specs=spec_rows(profile),
+                    compare_url=url("/compare/?" + urlencode({"hw": h})),
                 )
                 self.sitemap.append((page_path(k), None))
         self.render(
@@ -1427,6 +1520,15 @@ class _Catalog:
             description="Every hardware profile and the models that fit on one node of it.",
         )
         self.sitemap.append(("/hardware/", None))
+
+    def compare_page(self) -> None:
+        """/compare/: a model's hardware side by side (render/compare.py, static/compare.js)."""
+        self.render(
+            "compare.html",
+            "compare/index.html",
+            **compare.page_context(self.labels, list(self.advertised_hardware)),
+        )
+        self.sitemap.append(("/compare/", None))
 
     @cached_property
     def advertised_hardware(self) -> dict[str, tuple[list, list]]:
@@ -1482,10 +1584,11 @@ class _Catalog:
                 "command": exports(pick.get("env") or {}) + pick["command"]
                 if pick.get("command")
                 else "",
+                **compare.listing(pick),  # tokens/s per GPU and layout (render/compare.py)
             }
             (fits if one else multi).append(item)
         key = lambda item: str(item["row"].get("title") or item["row"]["id"]).lower()
-        return sorted(fits, key=key), sorted(multi, key=key)
+        return compare.ranked(fits, key), sorted(multi, key=key)
 
     @staticmethod
     def _trees_by_checkpoint(data: dict, standalone: set[str]) -> dict[str, str]:
@@ -1635,6 +1738,7 @@ def catalog_pages(
     site = _Catalog(catalog, api_docs, config, memo)
     site.provider_pages()
     site.hardware_pages()
+    site.compare_page()
     site.checkpoint_redirects()
     site.search_shards()  # after the redirects: a checkpoint id finds its recipe
     site.index_page()

@@ -214,12 +214,44 @@ HEAD = {
     "deploy_type": {"enum": DEPLOY_TYPES},
     "env": ENV,
 }
+# speed_layouts.published: concurrency levels, then [low, high] per level (tokens/s per request and
+# in total) and per prompt of speed.TTFT_PROMPTS (ms)
+NUMS = {"type": "array", "items": NUM}
+SPEED_FIGURES = {
+    "c": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+    "user": NUMS,
+    "total": NUMS,
+    "ttft_ms": NUMS,
+}
+SPEED = _obj(SPEED_FIGURES)
+# speed_layouts.node_layouts: one node filled with replicas of each TP from the smallest that starts
+NODE_LAYOUTS = _obj(
+    {
+        "min_gpus": {"type": "integer", "minimum": 1},
+        "replicas_per_node": {"type": "integer", "minimum": 1},
+        "layouts": {
+            "type": "array",
+            "minItems": 1,
+            "items": _obj(
+                {
+                    "tp": {"type": "integer", "minimum": 1},
+                    "replicas": {"type": "integer", "minimum": 1},
+                    **SPEED_FIGURES,
+                }
+            ),
+        },
+    }
+)
+SPEED_CALIBRATION = _obj(
+    {"points": {"type": "integer", "minimum": 1}, "median_error": NUM, "worst_error": NUM}
+)
 DOCKER_IMAGE = {
     "docker_image": STR,
     "parts": PARTS,
     "notes": STR_LIST,
     "plan": RENDERING_PLAN,
     "gpus": GPU_LAYOUTS,
+    "speed": SPEED,
     # the shell variables to set before pasting (rendering_json.user_variables)
     "user_variables": STR_LIST,
 }
@@ -328,6 +360,51 @@ RENDERING = {
 }
 
 PICK = _obj({"variant": STR, "strategy": STR, "node_count": INT})
+# render/compare.py: [low, high] output tokens/s per GPU of the speed estimate
+TPS_RANGE = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+INDICES = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+COMPARE_ENTRY = _obj(
+    {
+        "variant": STR,
+        "strategy": STR,
+        "nodes": INT,
+        "gpus": INT,
+        "replicas_per_node": INT,
+        "env": INDICES,  # into `lines`
+        "cmd": INDICES,
+    },
+    {
+        "tp": INT,
+        "kv_tokens": INT,
+        "verdict": {"enum": ["fits", "over", "no_kv", "short"]},
+        "max_concurrency": INT,  # requests of `workload` tokens the KV caches hold at once
+        "est": TPS_RANGE,
+        "est_c": INT,  # the concurrency `est` is at
+        "board_w": {"type": "number"},  # the profile's power_watts x gpus
+        "measured": _obj(
+            {"tps": {"type": "number"}, "gpus": INT, "label": STR, "by": STR, "name": STR},
+            {
+                "c": INT,
+                "input_len": INT,
+                "output_len": INT,
+                "url": STR,
+                "avg_w": {"type": "number"},  # measured average power x gpus
+            },
+        ),
+    },
+)
+COMPARE = _obj(
+    {
+        "workload": _obj({"prompt_tokens": INT, "output_tokens": INT}),
+        "sep": STR,
+        "lines": STR_LIST,
+        "benchmarks": STR_OR_NULL,
+        "variants": {
+            "type": "object",
+            "additionalProperties": {"type": "object", "additionalProperties": COMPARE_ENTRY},
+        },
+    }
+)
 PROFILE = {
     "type": "object",
     "required": ["brand", "gpu_count", "vram_gb"],
@@ -360,6 +437,8 @@ PROFILE = {
             "required": ["native"],
             "properties": {"native": STR_LIST, "weight_only": STR_LIST},
         },
+        # one accelerator's board power (W), cited in sources.power_watts
+        "power_watts": {"type": "number"},
         "sources": {"type": "object", "additionalProperties": STR},
     },
 }
@@ -508,6 +587,8 @@ DOCUMENTS: dict[str, dict] = {
         },
         {
             "kv_sizing": KV_SIZING,
+            # render/compare.py: per variant tree and hardware, the compare page's column
+            "compare": COMPARE,
             # variant -> profile id -> why its precision keeps it off that profile
             "unavailable_hardware": {
                 "type": "object",
@@ -532,9 +613,35 @@ DOCUMENTS: dict[str, dict] = {
             "gpu_replicas": {
                 "type": "object",
                 "additionalProperties": {"type": "array", "items": REPLICA},
-            }
+            },
+            # per variant: one big instance or many small replicas (speed_layouts.node_layouts)
+            "layouts": {"type": "object", "additionalProperties": NODE_LAYOUTS},
+            "speed_calibration": SPEED_CALIBRATION,
         },
     ),
+    # monitoring.document: a rendering's rules file (YAML) and Grafana dashboard (JSON) are texts,
+    # each a list of `lines` indexes joined by newlines (monitoring.entry)
+    "model-monitoring": {
+        **_obj(
+            {
+                "recipe": STR,
+                "vllm_version": STR,
+                "lines": STR_LIST,
+                "texts": {"type": "array", "items": {"type": "array", "items": NONNEG}},
+                "renderings": {
+                    "type": "object",
+                    "propertyNames": {"pattern": "^[^/]+/.+/[^/]+/[0-9]+$"},
+                    "additionalProperties": _obj(
+                        {"prometheus_rules": NONNEG, "grafana_dashboard": NONNEG}
+                    ),
+                },
+            }
+        ),
+        "description": "Keyed by <hardware>/<variant>/<strategy>/<node_count>. Each field of a "
+        "rendering is an index of texts; a text is lines[j] for each j of it, joined by newlines: "
+        "prometheus_rules a Prometheus rules file (YAML), grafana_dashboard a Grafana dashboard "
+        "(JSON, classic model).",
+    },
     "hardware-index": _obj(
         {
             "hardware": {
@@ -577,7 +684,14 @@ DOCUMENTS: dict[str, dict] = {
                         "json": STR,
                     },
                     # the recommended command's plan verdict (plan.py), absent when unknown
-                    {"verdict": {"enum": ["fits", "over", "no_kv", "short"]}},
+                    {
+                        "verdict": {"enum": ["fits", "over", "no_kv", "short"]},
+                        # render/compare.py listing_figures: its layout and tokens/s per GPU
+                        "gpus": INT,
+                        "tp": INT,
+                        "est_tps_per_gpu": TPS_RANGE,
+                        "measured_tps_per_gpu": {"type": "number"},
+                    },
                 ),
             },
         }
@@ -853,6 +967,8 @@ def schema_name_for_path(rel: str) -> str | None:
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
     if tail[0] == "models" and len(tail) == 4 and tail[-1] == "verify.json":
         return "model-verify"
+    if tail[0] == "models" and len(tail) == 4 and tail[-1] == "monitoring.json":
+        return "model-monitoring"
     if tail[0] == "models":
         if len(tail) == 4 and tail[-1] == "benchmarks.json":
             return "model-benchmarks"

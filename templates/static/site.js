@@ -419,6 +419,7 @@ function picker(P, D) {
     why.textContent = view.why; why.className = view.ok ? "fits" : "over";
     kvRender(plan);
     planRender(r, plan, ch);
+    speedRender(r);
     if (K) K.render(r, plan);
 
     if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
@@ -553,6 +554,25 @@ function picker(P, D) {
     fill($("[data-plan-cmds]", PLAN), pv.commands.flatMap(([id, caption, command], i) => [h("p", { class: "hint", text: caption }),
       h("div", { class: "code" }, h("pre", { id, tabindex: 0, text: command }),
         h("button", { type: "button", class: "copy", "data-copy-from": id, "aria-label": "Copy the command of replica " + (i + 1), text: "Copy" }))]));
+  }
+  /* speed panel, from the choice's API document (the page's copy has no estimates) */
+  const SP = $("[data-speed]", P), first = SP && SP.innerHTML, full = {}, sn = v => v < 100 ? +v.toPrecision(3) : fmt(Math.round(v)), sr = (a, i) => sn(a[2 * i]) + "–" + sn(a[2 * i + 1]);
+  function speedRender(r) {
+    const hw = S.hardware, v = S.variant, doc = hw === D.initial.hardware ? full[hw] : docs[hw];
+    if (!SP) return;
+    if (!doc) {
+      if ([hw, v, r.strategy, r.node_count].join("|") === D.speed.first) SP.innerHTML = first;
+      else if (!(hw in full)) {
+        full[hw] = null;
+        fetch(D.api_url.replace("{hw}", hw)).then(x => x.json()).then(d => { full[hw] = d; S.hardware === hw && speedRender(X.r); }, () => delete full[hw]);
+      }
+      return;
+    }
+    const s = (doc.renderings.find(x => x.variant === r.variant && x.strategy === r.strategy && x.node_count === r.node_count) || {}).speed, use = $("use", SP), has = D.speed.svg && (doc.layouts || {})[v];
+    use.parentNode.toggleAttribute("hidden", !has);
+    has && use.setAttribute("href", D.speed.svg.replace("{hw}", hw).replace("{variant}", v));
+    fill($("tbody", SP), s ? s.c.map((c, i) => h("tr", {}, h("td", { text: fmt(c) }), h("td", { text: sr(s.user, i) }), h("td", { text: sr(s.total, i) }))) : []);
+    $("[data-speed-ttft]", SP).textContent = s ? D.speed.ttft.replace("{0}", sr(s.ttft_ms, 0)).replace("{1}", sr(s.ttft_ms, 1)) : D.speed.none;
   }
   if (KV) {
     const keep = () => { kvRender(); history.replaceState(null, "", query()); };
