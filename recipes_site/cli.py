@@ -131,7 +131,7 @@ def _build(args) -> int:
         if not config.published:
             print(
                 f"recipes-site: warning: no base URL ({where}): building a local preview: no canonical URLs, "
-                "no sitemap.xml, root-relative llms.txt links, API schemas without $id",
+                "a sitemap.xml of site paths only, root-relative llms.txt links, API schemas without $id",
                 file=sys.stderr,
             )
         if not config.repo_url:

@@ -13,7 +13,8 @@ repository being published, not to this tool (a fork publishes elsewhere):
                                                    # default `reference` keeps the reference's rule
 
 Every key is optional. Without `base_url` a build is a *local preview*: pages carry no canonical
-URL, `sitemap.xml` is not written (the sitemap protocol needs absolute URLs), llms.txt links are
+URL, `sitemap.xml` lists site paths (the sitemap protocol needs absolute URLs: a comment in it
+says so, and robots.txt does not name it), llms.txt links are
 root-relative and the API schemas carry no `$id`; `build --publish` refuses such a build.
 Without `repo_url` the pages carry no edit / request / source links (rather than links to a
 repository that is not ours). No value is ever taken from this tool's own repository.

@@ -243,8 +243,10 @@ def test_a_preview_build_bakes_in_no_address(sites):
     page = (site / RECIPE / "index.html").read_text()
     assert 'rel="canonical"' not in page and 'property="og:url"' not in page
     assert "Edit this recipe" not in page and "/issues/new" not in (site / "404.html").read_text()
-    assert not (site / "sitemap.xml").exists()
-    assert 'href="/sitemap.xml"' not in page
+    sitemap = (site / "sitemap.xml").read_text()  # always written: site paths, said so
+    assert "Local preview" in sitemap and f"<loc>/{RECIPE}/</loc>" in sitemap
+    assert "http" not in sitemap.replace("http://www.sitemaps.org/schemas/sitemap/0.9", "")
+    assert 'href="/sitemap.xml"' in page
     assert "Sitemap:" not in (site / "robots.txt").read_text()
     assert f"[Qwen3 8B](/{RECIPE}.md)" in (site / "llms.txt").read_text()
     assert all(
@@ -256,7 +258,11 @@ def test_a_preview_build_says_so_and_publish_refuses_it(tmp_path, capsys):
     root = _root(tmp_path, None)
     assert cli.main(["build", str(root), "--out", str(tmp_path / "a")]) == 0
     err = capsys.readouterr().err
-    assert "warning: no base URL" in err and "local preview" in err and "no sitemap.xml" in err
+    assert (
+        "warning: no base URL" in err
+        and "local preview" in err
+        and "sitemap.xml of site paths" in err
+    )
     assert "warning: no repo_url" in err
     assert cli.main(["build", str(root), "--out", str(tmp_path / "b"), "--publish"]) == 2
     assert "--publish needs the site's base URL" in capsys.readouterr().err

@@ -13,6 +13,8 @@ exactly what it needs and the tree stays small):
                                          of HW_PAGE entries (hardware/<hw>/page-<k>.json, `next`)
     search/<k>.json, search/ids-<k>.json the home page's search shards and the 404 page's id lookup
     strategies.json, taxonomy.json       vocabulary
+    picker-options.json                  the model page's on-demand options (KV offload, image,
+                                         --max-model-len auto) as command pieces
     schema/*.json                        a JSON Schema per document type
 """
 
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 from recipes_site import fit, gpu_counts, plan, runs_on, sizing, speed, speed_layouts
 from recipes_site.data import VLLM_VERSION
-from recipes_site.render import picker
+from recipes_site.render import advanced, picker
 from recipes_site.render.inputs import (
     API,
     RecipeInput,
@@ -399,6 +401,9 @@ def catalog_documents(
         docs.update(hardware_pages(h, profiles[h], per_hw[h]))
     docs[f"{API}/strategies.json"] = {"strategies": strategies}
     docs[f"{API}/taxonomy.json"] = taxonomy
+    docs[advanced.API_PATH] = advanced.picker_options_doc(
+        taxonomy, VLLM_VERSION, strategies
+    )  # the page's row
     return docs
 
 

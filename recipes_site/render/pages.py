@@ -13,7 +13,7 @@ slice the rendered command around its feature block (`parts`) and join the selec
 
 Configuration: recipes-site.yaml in the recipes root (site_config.py: base URL, repository URL,
 site name), overridden by RECIPES_SITE_URL / RECIPES_SITE_REPO_URL and the CLI flags. Without a
-base URL the pages are a local preview: no canonical URLs, no sitemap.xml. Every site link goes
+base URL the pages are a local preview: no canonical URLs, a sitemap.xml of site paths. Every site link goes
 through `site_root.url` (or `{{ base }}` in the templates), so a site published under a path
 (https://<owner>.github.io/<repo>) links under it; page paths, canonical URLs and the sitemap
 work on the unprefixed site path (`config.absolute` appends it to the base URL, which holds the
@@ -44,7 +44,7 @@ from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.catalog.shell_policy import UNCHECKED_SHELL_WARNING
 from recipes_site.data import VLLM_VERSION
 from recipes_site.jsish import mapping
-from recipes_site.render import compare
+from recipes_site.render import compare, kv_offload
 from recipes_site.render.api import (
     API,
     HF,
@@ -68,12 +68,14 @@ from recipes_site.render.search import (
     ARCH_LABELS,
     FACET_LABELS,
     FACETS,
+    HEADER_DOC,
     PAGE_SIZE,
     PROVIDER_CHIPS,
     SEARCH_DIR,
     SORTS,
     browse_index,
     format_params,
+    header_doc,
     id_buckets,
     shard_doc,
     shard_size,
@@ -94,7 +96,10 @@ from recipes_site.synthesis.selection import (
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
-STATIC = ("site.css", "site.js", "verify.js", "compare.js")  # loaded on demand / by /compare/ only
+# verify.js, search.js and more.js load on demand (the first click on Verify/Bench/Tune, the
+# header search's first focus, the "More options" row's first opening), compare.js on /compare/
+# only: not a model page's weight
+STATIC = ("site.css", "site.js", "verify.js", "compare.js", "search.js", "more.js")
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
@@ -1074,6 +1079,8 @@ def recipe_pages(
                 if name != summary["hardware"].get(h, {}).get("label")
             },
         )
+        if mapping(catalog.taxonomy).get("kv_offload"):  # the KV-offload row (kv_offload.py)
+            data["kvo"] = kv_offload.recipe_blocks(rec.data, mapping(catalog.taxonomy))
         view = initial_view(summary, pages.labels)
         chart = speed_svg(hw_docs, pages.labels)
         speed_page = speed_view(view, hw_docs, rec.hf_id, chart is not None)
@@ -1351,6 +1358,16 @@ def recipe_markdown(
 
 # -- catalog-wide pages -----------------------------------------------------------------------
 
+# sitemap.xml is always written. The protocol wants each <loc> absolute
+# (https://www.sitemaps.org/protocol.html#locdef: "must begin with the protocol"), which a build
+# without a base URL cannot know: its sitemap lists site paths and says so, and robots.txt does
+# not point crawlers at it. A published build (`--base-url`, `build --publish`) has absolute URLs.
+PREVIEW_SITEMAP_NOTE = (
+    "<!-- Local preview (no base URL): each loc is a path under the site root. Crawlers need"
+    " absolute URLs: set base_url in recipes-site.yaml (or build with the base URL option) to"
+    " publish. -->"  # an XML comment may not hold a double hyphen: no flag spelled out
+)
+
 
 class _Catalog:
     def __init__(self, catalog, api_docs: dict, config: SiteConfig | None, memo=None):
@@ -1442,6 +1459,15 @@ class _Catalog:
             },
             "architecture": {v: label for v, label, _n in self.browse["facets"]["architecture"]},
         }
+        self.files[HEADER_DOC] = encode_json(
+            header_doc(
+                self.browse,
+                urls,
+                self.labels,
+                self.pages.task_labels,
+                [(org, self.provider_name(org), len(ids)) for org, ids in self.orgs.items()],
+            )
+        )
 
     def index_page(self) -> None:
         """The first page of rows in name order, server-rendered, the facet counts and the
@@ -1697,10 +1723,10 @@ class _Catalog:
         for hf_id in sorted(self.models, key=str.lower):
             m = self.models[hf_id]
             self.sitemap.append((f"/{hf_id}/", m.get("date_updated") or m.get("date_added")))
-        lines = [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
-        ]
+        lines = ['<?xml version="1.0" encoding="UTF-8"?>']
+        if not self.config.published:
+            lines.append(PREVIEW_SITEMAP_NOTE)
+        lines.append('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')
         for path, lastmod in self.sitemap:
             lines.append(
                 f"  <url><loc>{escape(self.config.absolute(path))}</loc>"
@@ -1709,10 +1735,8 @@ class _Catalog:
             )
         lines.append("</urlset>")
         robots = "User-agent: *\nAllow: /\n"
-        if (
-            self.config.published
-        ):  # the sitemap protocol needs absolute URLs: none in a local preview
-            self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
+        self.files["sitemap.xml"] = ("\n".join(lines) + "\n").encode("utf-8")
+        if self.config.published:  # robots.txt's Sitemap line must be an absolute URL too
             robots += f"\nSitemap: {self.config.absolute('/sitemap.xml')}\n"
         self.files["robots.txt"] = robots.encode("utf-8")
         self.files["llms.txt"] = self.llms_txt().encode("utf-8")

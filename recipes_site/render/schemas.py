@@ -758,6 +758,77 @@ DOCUMENTS: dict[str, dict] = {
             "records": {"type": "array", "items": {"type": "array"}},
         }
     ),
+    # advanced.picker_options_doc: the model page's on-demand options as command pieces
+    "picker-options": _obj(
+        {
+            "vllm_version": STR,
+            "layout_reason": STR,
+            "kv_offload": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "label", "lines", "size", "exports", "docker_env", "tab"],
+                    "properties": {
+                        "id": STR,
+                        "label": STR,
+                        "lines": STR_LIST,
+                        "docker_env": STR_LIST,
+                        "exports": {"type": "string"},
+                        "size": {
+                            "anyOf": [
+                                {"type": "null"},
+                                _obj(
+                                    {
+                                        "key": STR,
+                                        "per": {"enum": ["rank", "engine"]},
+                                        "floor_bytes": NONNEG,
+                                    }
+                                ),
+                            ]
+                        },
+                    },
+                },
+            },
+            "max_model_len_auto": _obj(
+                {"label": STR, "line": STR, "replaces": STR, "description": STR}
+            ),
+            "images": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "array",
+                    "items": {"type": "array", "items": STR, "minItems": 2, "maxItems": 2},
+                },
+            },
+            "pinned": STR,
+            "locked_reason": STR,
+            "kv_stores": {
+                "type": "object",
+                "additionalProperties": _obj(
+                    {
+                        "default": NONNEG,
+                        "routers": {
+                            "type": "array",
+                            "items": {"type": ["string", "null"]},
+                        },
+                    }
+                ),
+            },
+        }
+    ),
+    # search.header_doc: what the header search dropdown reads before and while typing
+    "search-header": _obj(
+        {
+            "total": NONNEG,
+            "latest": {
+                "type": "array",
+                "items": _obj({"id": STR, "title": STR, "sub": STR}),
+            },
+            "providers": {"type": "array", "items": {"type": "array"}},
+            "tasks": {"type": "array", "items": {"type": "array"}},
+            "hardware": {"type": "object", "additionalProperties": STR},
+            "shards": STR_LIST,
+        }
+    ),
     # search.id_buckets: lower-cased recipe, checkpoint or organisation id -> its page
     "search-ids": _obj({"ids": {"type": "object", "additionalProperties": STR}}),
     "strategies": _obj(
@@ -928,11 +999,15 @@ def schema_name_for_path(rel: str) -> str | None:
         return "models"
     if tail == ["hardware.json"]:
         return "hardware-index"
+    if tail == ["picker-options.json"]:
+        return "picker-options"
     if tail in (["strategies.json"], ["taxonomy.json"]):
         return tail[0][:-5]
     if tail[0] == "hardware":
         return "hardware"
     if tail[0] == "search" and len(tail) == 2:
+        if tail[1] == "header.json":
+            return "search-header"
         return "search-ids" if tail[1].startswith("ids-") else "search-shard"
     if tail[0] == "models" and len(tail) == 4 and tail[-1] == "deploy.json":
         return "model-deploy"

@@ -249,3 +249,58 @@ def browse_index(
     top = sorted(c, key=lambda p: (-c[p], p.lower(), p))[:PROVIDER_CHIPS]
     facets["provider"] = [(p, p, c[p]) for p in sorted(top, key=lambda p: (p.lower(), p))]
     return {"records": records, "facets": facets, "more_providers": len(c) - len(top)}
+
+
+# -- the header search dropdown ---------------------------------------------------------------
+
+HEADER_DOC = f"{SEARCH_DIR}/header.json"  # fixed address: every page's header fetches it
+LATEST = 5  # recipes the empty dropdown lists, newest first
+
+
+def latest_records(records: list[dict], n: int = LATEST) -> list[dict]:
+    """The `n` newest recipes by `meta.date_added` (then last updated, then name): what the
+    header dropdown offers before anything is typed. Recipes without a date come last."""
+    return sorted(records, key=lambda r: (r["added"], r["updated"], r["id"].lower()), reverse=True)[
+        :n
+    ]
+
+
+def header_doc(
+    browse: dict,
+    shard_urls: list[str],
+    hw_labels: dict,
+    task_labels: dict,
+    providers: list[tuple[str, str, int]],
+) -> dict:
+    """What the header dropdown (static/search.js) reads: the latest recipes, the providers
+    (organisation id, display name, recipe count; most recipes first), the tasks to browse by
+    (home page `?task=` facet links) and the shard URLs whose records answer a typed query.
+    Pages cannot inline it: a recipe page is rendered (and cached) before the catalog-wide shard
+    URLs are known, so it lives at a fixed address."""
+    latest = [
+        {
+            "id": r["id"],
+            "title": r["title"],
+            "sub": " · ".join(
+                x
+                for x in (
+                    ", ".join(r["provider"]),
+                    r["params_label"],
+                    ", ".join(ARCH_LABELS.get(a, a) for a in r["architecture"]),
+                    r["added"],
+                )
+                if x
+            ),
+        }
+        for r in latest_records(browse["records"])
+    ]
+    return {
+        "total": len(browse["records"]),
+        "latest": latest,
+        "providers": [
+            list(p) for p in sorted(providers, key=lambda p: (-p[2], p[0].lower(), p[0]))
+        ],
+        "tasks": [[t, task_labels.get(t, label), n] for t, label, n in browse["facets"]["task"]],
+        "hardware": hw_labels,
+        "shards": shard_urls,
+    }

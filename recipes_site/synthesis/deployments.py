@@ -630,6 +630,13 @@ def _kv_router(kv: dict, instances: int, port) -> Router | None:
     return Router(command=" \\\n  ".join(lines), install=spec.get("install"), port=spec.get("port"))
 
 
+def kv_router_command(kv: dict, instances: int) -> str | None:
+    """The router command in front of `instances` instances of kv-store `kv` (the vocabulary's
+    port), None for one instance: what the page's instance count shows (render/advanced.py)."""
+    router = _kv_router(kv, instances, mapping(kv.get("vllm")).get("port") or 8000)
+    return router.command if router else None
+
+
 def render_kv(
     ctx: Context,
     recipe: dict,

@@ -184,11 +184,13 @@ function picker(P, D) {
   /* the assembly rule: the rendered command around its feature block + the selected lines */
   function commandParts(r, p, ch) {   /* [head, tail]: the command is head + tail */
     if (r.parts.features_locked) return form === "docker" ? [get(r, p.docker_path), ""] : [p.exports + get(r, p.path), ""];
-    const body = get(r, p.path).split(SEP);
-    let lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), body.slice(1 + p.at + p.n));
+    const body = get(r, p.path).split(SEP), x = K && K.extra(r, ch);
+    let lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), x ? x.lines : [], body.slice(1 + p.at + p.n));
     if (S.layout && p === r.parts.processes[0]) lines = layoutLines(lines, r.gpus, S.layout);
-    const tail = lines.length ? SEP + lines.join(SEP) : "";
-    return form === "docker" ? [get(r, p.docker_path).split(SEP).slice(0, p.docker_at).join(SEP), tail] : [p.exports + body[0], tail];
+    if (x) lines = x.edit(lines);
+    const tail = lines.length ? SEP + lines.join(SEP) : "", head = get(r, p.docker_path).split(SEP).slice(0, p.docker_at);
+    if (K) K.head(r, head);
+    return form === "docker" ? [head.join(SEP), tail] : [p.exports + (x ? x.exports : "") + body[0], tail];
   }
   const commandText = (r, p, ch) => commandParts(r, p, ch).join("");
   /* gpu_counts.py `layout_lines`: the command on the reader's GPU count (layout c) */
@@ -243,7 +245,8 @@ function picker(P, D) {
   }
   function tabs(r) {
     const ex = docs[S.hardware].extra_sets[r.parts.extras];
-    return ex.filter(e => e.id !== "router").concat(r.parts.processes, ex.filter(e => e.id === "router"));
+    const list = ex.filter(e => e.id !== "router").concat(r.parts.processes, ex.filter(e => e.id === "router"));
+    return K ? K.tabs(r, list) : list;
   }
 
   /* strategy and node count on one hardware: an explicit strategy wins; a node count alone
@@ -325,6 +328,7 @@ function picker(P, D) {
     if (k !== featureKey(choose(r, null, {}))) set("features", k);
     if (KV && lenTouched) set("len", lenIn.value);
     if (KV && concIn.value !== "1") set("conc", concIn.value);
+    if (K) K.query(set);
     return location.pathname + (q.length ? "?" + q.join("&") : "") + location.hash;
   }
 
@@ -418,6 +422,7 @@ function picker(P, D) {
     kvRender(plan);
     planRender(r, plan, ch);
     speedRender(r);
+    if (K) K.render(r, plan);
 
     if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
     vt.render();
@@ -493,7 +498,9 @@ function picker(P, D) {
   }
   const fillIn = (text, x) => text.replace(/\{gpus\}/g, x.gpus).replace(/\{port\}/g, String(x.port));
   function replicaCommands(parts, reps, head, tail) {
-    const text = x => (form === "docker" ? fillIn(parts.docker_head, x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
+    const dh = parts.docker_head.split(SEP);
+    if (K) K.head(X.r, dh);
+    const text = x => (form === "docker" ? fillIn(dh.join(SEP), x) : fillIn(parts.serve_prefix, x) + head) + tail + fillIn(parts.suffix, x);
     return reps.map((x, i) => ["plan-cmd-" + i, `Copy ${i + 1}: ${x.label}, port ${x.port}`, text(x)]);
   }
   /* the reader's GPU count: copies of the layout's command on the first replicas of its TP size
@@ -575,6 +582,20 @@ function picker(P, D) {
     concIn.addEventListener("input", keep);
   }
 
+  /* "More options" (KV offload, image, --max-model-len auto): static/more.js sets K when the
+     row opens; render/advanced.py */
+  let K = null;
+  const KO = $("[data-more]", P);
+  if (KO) {
+    const asked = location.search;   /* the first replaceState drops what only more.js knows */
+    KO.addEventListener("toggle", () => {
+      if (window.recipesPicker) return;
+      window.recipesPicker = { D, KO, asked, root: SITE_ROOT, planOf, render, query, state: () => [S, X], set: k => { K = k; if (X) { render(); history.replaceState(null, "", query()); } } };
+      d.head.append(h("script", { src: KO.dataset.script }));
+    });
+    if (/[?&](kv_offload|image|max_model_len)=/.test(location.search)) KO.open = true;
+  }
+
   /* what the user chose stays (as the URL says it); what was a default follows the new choice */
   function change(axis, value) {
     const w = { hardware: S.hardware, variant: S.variant, on: S.on, modes: S.modes };
@@ -585,6 +606,7 @@ function picker(P, D) {
     else if (axis === "hardware") { w.hardware = value; store(HW_KEY, value); }
     else if (axis === "variant") w.variant = value;
     else if (axis === "strategy") { w.strategy = value; w.nodes = undefined; }
+    else if (axis === "kvo" || axis === "image" || axis === "inst") K.change(w, axis, value);
     else { w.nodes = +value; if (!X.r || !docs[S.hardware].renderings.some(r => r.variant === X.r.variant && r.strategy === S.strategy && r.node_count === +value)) w.strategy = undefined; }
     go(w, "push");
   }
@@ -956,4 +978,10 @@ async function notFound(NF) {
     $("[data-nf-list]").replaceChildren(...best.flatMap(([, id], i) => [i ? ", " : "", h("a", { href: SITE_ROOT + id + "/", text: id })]));
   }
 }
+
+/* ---------------------------------------------------------------- header search dropdown
+   static/search.js draws it, loaded on the first focus of the header's box; it reuses these */
+window.recipesSite = { h, $, $$, indexText, matcher, shardLoader, recordText };
+const ssBox = $("[data-site-search]");
+if (ssBox) ssBox.addEventListener("focus", () => d.head.append(h("script", { src: ssBox.dataset.script })), { once: true });
 })();

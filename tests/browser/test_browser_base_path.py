@@ -135,3 +135,29 @@ def test_404_page_fixes_the_case_and_suggests_under_the_path(page, prefixed, fai
         if not re.search(r"^404: .*/recipes/(qwen/qwen3-8b|no-such-org/.*)/$", f)
     ] == []
     assert len(failures) == 2
+
+
+def test_header_dropdown_and_more_options_stay_under_the_path(page, prefixed, failures):
+    """Issue 27: the header dropdown (static/search.js, search/header.json, the shards) and the
+    model page's "More options" row (static/more.js, picker-options.json) under the path."""
+    requested = _paths(page)
+    page.goto(prefixed("/hardware/"))
+    box = page.locator("input[data-site-search]")
+    box.focus()
+    page.wait_for_selector("#ss-list:not([hidden]) [role=option]")
+    assert "/recipes/api/v1/search/header.json" in requested
+    hrefs = page.eval_on_selector_all(
+        "#ss-list [role=option]", "els => els.map(e => e.dataset.href)"
+    )
+    assert hrefs and all(h.startswith(PREFIX) for h in hrefs), hrefs
+    box.fill("bge")
+    page.wait_for_function(
+        "[...document.querySelectorAll('#ss-list [role=option]')]"
+        ".some(e => e.dataset.href === '/recipes/BAAI/bge-m3/')"
+    )
+    page.goto(prefixed("/BAAI/bge-m3/"))
+    page.locator("[data-more] > summary").click()
+    page.wait_for_selector("[data-more] [data-axis=kvo] [role=radio]")
+    assert "/recipes/api/v1/picker-options.json" in requested
+    assert all(p.startswith(PREFIX) for p in requested), requested
+    assert failures == []

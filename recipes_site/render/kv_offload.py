@@ -1,0 +1,165 @@
+"""The model page's KV-offload row: the taxonomy's `kv_offload` options as precomputed command
+pieces, and the host memory each one takes per GPU.
+
+vLLM 0.33 offloads KV blocks through the connector named in `--kv-transfer-config`; its own
+`--kv-offloading-size` / `--kv-offloading-backend` flags (vllm/engine/arg_utils.py:1453-1456)
+only fill in the same config: `native` -> OffloadingConnector with `cpu_bytes_to_use` = size x
+2^30, `lmcache` -> LMCacheMPConnector (vllm/config/vllm.py:1167-1183). The options, their JSON,
+env, install line and companion process are vocabulary (taxonomy.yaml `kv_offload`, the
+reference's UI row: docs/compat REFERENCE-BEHAVIOUR §4.4); this module turns them into the lines
+the page appends after the feature lines (args), in front of the command (`export` lines) and in
+the `docker run` head (`-e` lines), as the reference composes them (advanced.py publishes them). The JSON API renderings are
+untouched: the reference's build never renders these options, so the compat corpus is unchanged.
+
+Host memory per GPU. `cpu_bytes_to_use` of the OffloadingConnector is the engine's total,
+split over its workers (vllm/v1/kv_offload/cpu/spec.py:100-123: `num_copies = world_size`);
+SimpleCPUOffloadConnector reads `cpu_bytes_to_use_per_rank` per worker
+(vllm/distributed/kv_transfer/kv_connector/v1/simple_cpu_offload_connector.py:100-112). A host
+tier no larger than the GPU KV cache only duplicates blocks the GPUs already hold (the
+taxonomy's own note on `offloading_cpu`), so the page sizes a host-only tier per GPU as
+
+    above_kv = (floor(GPU KV cache per GPU in GiB) + 1) GiB
+    cpu_bytes_to_use_per_rank = max(vocabulary value, above_kv)
+    cpu_bytes_to_use          = max(vocabulary value, above_kv x world size)
+
+(world size = TP x PP of one engine, from the command's plan), and shows the result per GPU
+and per node. A tier that stages for a slower one (`secondary_tiers`) keeps the vocabulary's
+size. The page does this arithmetic with
+the figures published here (`size`) and the plan's; it decides nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+
+from recipes_site.jsish import mapping
+from recipes_site.synthesis.shell import env_word, export_lines, unit_lines, units_of
+
+BYTES = "{bytes}"  # where the page writes the sized byte count into an option's lines
+# the connector keys a host tier is sized by: per worker, or the engine's total
+SIZE_KEYS = (("cpu_bytes_to_use_per_rank", "rank"), ("cpu_bytes_to_use", "engine"))
+LAYOUT_REASON = (
+    "Not with this strategy: prefill/decode and Mooncake layouts configure their own KV connector."
+)
+
+
+def _transfer_config(args: list) -> tuple[int, dict] | None:
+    """The index and parsed JSON of the `--kv-transfer-config` value of an option's args."""
+    for i, tok in enumerate(args[:-1]):
+        if tok == "--kv-transfer-config":
+            try:
+                value = json.loads(args[i + 1])
+            except (TypeError, ValueError):
+                return None
+            return (i + 1, value) if isinstance(value, dict) else None
+    return None
+
+
+def sized_args(args: list) -> tuple[list, dict | None]:
+    """The args with the host tier's byte count replaced by BYTES, and how to size it
+    ({"key", "per": "rank" | "engine", "floor_bytes"}); unchanged args and None when the option
+    has no host-only tier (LMCache's pool belongs to its server; a staging tier keeps its size)."""
+    found = _transfer_config(args)
+    if found is None:
+        return list(args), None
+    i, config = found
+    extra = mapping(config.get("kv_connector_extra_config"))
+    if extra.get("secondary_tiers"):
+        return list(args), None
+    for key, per in SIZE_KEYS:
+        value = extra.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            written = f'"{key}":{value}'
+            if args[i].count(written) != 1:  # not spelled as we can find it again: leave it
+                return list(args), None
+            out = list(args)
+            out[i] = args[i].replace(written, f'"{key}":{BYTES}')
+            return out, {"key": key, "per": per, "floor_bytes": value}
+    return list(args), None
+
+
+def option_view(oid: str, spec: dict, groups: dict, strategy_labels: dict[str, str]) -> dict:
+    """One option as the page's row shows and applies it, with the reasons its pill gives when
+    the strategy or the GPU brand rules it out."""
+    args, size = sized_args(list(spec.get("args") or []))
+    env = {k: v for k, v in mapping(spec.get("env")).items()}
+    group = mapping(groups.get(spec.get("group"))) if spec.get("group") else {}
+    companion = mapping(spec.get("companion"))
+    label = spec.get("label") or spec.get("display_name") or oid
+    return {
+        "id": oid,
+        "label": f"{group.get('label') or spec.get('group')}: {label}" if group else label,
+        "description": " ".join(str(spec.get("description") or "").split()),
+        "docs_url": spec.get("docs_url") or group.get("docs_url"),
+        "brands": spec.get("brands"),
+        "why_brand": f"{label} runs on {' and '.join(spec['brands'])} GPUs only."
+        if spec.get("brands")
+        else None,
+        "strategies": spec.get("strategies"),
+        "why_strategy": f"{label} runs with "
+        + ", ".join(strategy_labels.get(s, s) for s in spec["strategies"])
+        + " only."
+        if spec.get("strategies")
+        else None,
+        "requires_opt_in": bool(spec.get("requires_opt_in")),
+        "lines": list(unit_lines(units_of(args))),
+        "size": size,
+        "exports": export_lines(env),
+        "docker_env": [f"-e {env_word(k, v)}" for k, v in env.items()],
+        "install": spec.get("install"),
+        # the companion process as a tab of the command card, left of `vllm serve`
+        "tab": {
+            "id": "kvo",
+            "label": companion.get("label") or label,
+            "text": "# "
+            + " ".join(str(companion.get("description") or "").split())
+            + "\n"
+            + str(companion.get("command") or "").rstrip(),
+        }
+        if companion.get("command")
+        else None,
+    }
+
+
+def _order(spec: dict, groups: dict) -> tuple:
+    group = mapping(groups.get(spec.get("group")))
+    outer = group.get("order") if spec.get("group") else spec.get("order")
+    return (outer if isinstance(outer, int) else 99, spec.get("order") or 0)
+
+
+def options_doc(taxonomy: dict, vllm_version: str, strategies: dict) -> dict:
+    """Every option in the row's order (then its group's), with the lines the page adds; one set
+    for the catalog (the options are vocabulary), in advanced.py's api/v1/picker-options.json."""
+    groups = mapping(taxonomy.get("kv_offload_groups"))
+    options = mapping(taxonomy.get("kv_offload"))
+    ordered = sorted(options, key=lambda oid: _order(mapping(options[oid]), groups))
+    labels = {sid: mapping(spec).get("display_name") or sid for sid, spec in strategies.items()}
+    return {
+        "vllm_version": vllm_version,
+        "layout_reason": LAYOUT_REASON,
+        "options": [option_view(oid, mapping(options[oid]), groups, labels) for oid in ordered],
+    }
+
+
+def recipe_blocks(recipe: dict, taxonomy: dict) -> dict[str, str]:
+    """Option id -> why this recipe does not offer it (`kv_offload_support`: `unsupported`, or an
+    opt-in option the recipe has not marked `verified`); the page disables those pills."""
+    support = mapping(recipe.get("kv_offload_support"))
+    out = {}
+    for oid, spec in mapping(taxonomy.get("kv_offload")).items():
+        level = support.get(oid)
+        if level == "unsupported":
+            out[oid] = "This recipe marks it unsupported."
+        elif mapping(spec).get("requires_opt_in") and level != "verified":
+            out[oid] = "Opt-in: this recipe has not verified it (kv_offload_support)."
+    return out
+
+
+def host_bytes(size: dict, kv_cache_bytes_per_gpu: int | None, world_size: int) -> int:
+    """The byte count written into the option's config (the module docstring's rule; site.js
+    `kvoBytes` is the same arithmetic)."""
+    gib = 1 << 30
+    above_kv = (kv_cache_bytes_per_gpu // gib + 1) * gib if kv_cache_bytes_per_gpu else 0
+    if size["per"] == "rank":
+        return max(size["floor_bytes"], above_kv)
+    return max(size["floor_bytes"], above_kv * max(world_size, 1))
