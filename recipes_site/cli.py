@@ -522,6 +522,50 @@ def _mean_length(result: dict, key: str) -> int | None:
     return None
 
 
+def cmd_bench_plan(args) -> int:
+    """`bench plan`: the concurrency sweep to run against one rendering (verification.py, the
+    same sweep the page's Bench panel shows), then how to import each result it saves."""
+    from recipes_site import plan, verification
+    from recipes_site.build import synthesis_context
+    from recipes_site.synthesis import render_choice
+
+    loaded = _load_recipe(args)
+    if loaded is None:
+        return 1
+    catalog, doc, variant, explicit = loaded
+    ctx = synthesis_context(catalog)
+    try:
+        hardware, strategy = _choice_ids(ctx, args)
+        # no optional feature on: the serving flags benchmark_check compares a result with
+        r = render_choice(ctx, doc.data, variant, hardware, strategy, args.nodes, {})
+    except ChoiceError as exc:
+        print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
+        return 1
+    if not _variant_kept(ctx, doc, variant, explicit, r.variant, r.hardware):
+        return 1
+    profile = ctx.profiles.get(r.hardware) or {}
+    p = plan.rendering_plan(plan.RecipePlans(doc.data), r, profile)
+    v = verification.verification(doc.data, r, profile, p)
+    if not v["bench"]:
+        why = (
+            "this command cannot start here" if not plan.holds(p) else "no random dataset for audio"
+        )
+        print(f"recipes-site: {doc.hf_id}: no sweep: {why}", file=sys.stderr)
+        return 1
+    strategy_flag = f" --strategy {shlex.quote(r.strategy)}" if strategy else ""
+    print(f"# 1. start the server (no optional feature on):\n{_rendering_text(r, False)}\n")
+    print(f"# 2. run the sweep (one result file per concurrency level):\n{v['bench']}\n")
+    print(
+        "# 3. import each result (label verified needs the image digest you ran):\n"
+        f"for c in {' '.join(str(n) for n in v['levels'])}; do\n"
+        f'  recipes-site bench import "bench-c$c.json" --hardware {shlex.quote(r.hardware)} '
+        f"--variant {shlex.quote(r.variant)}{strategy_flag} --label verified \\\n"
+        '    --run-by "$USER" --vllm-version "$(vllm --version)" --image-digest "$DIGEST"\n'
+        "done"
+    )
+    return 0
+
+
 def cmd_bench_import(args) -> int:
     from recipes_site.bench_files import Imported, build_document, destination, result_name, write
     from recipes_site.benchmark_check import differences
@@ -878,6 +922,11 @@ def parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="benchmark results: import one, plan a sweep")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True)
+    bp = bench_sub.add_parser(
+        "plan", help="print the vllm bench serve sweep to run for one rendering, and its import"
+    )
+    _choice_arguments(bp)
+    bp.set_defaults(func=cmd_bench_plan)
     bi = bench_sub.add_parser(
         "import",
         help="write a `vllm bench serve --save-result` file to benchmarks/<org>/<repo>/<hw>/",

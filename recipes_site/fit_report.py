@@ -85,11 +85,20 @@ def fit_choice(
                 f"{kv_cache.tp_problem(cfg, shape.tp)}: the engine renders TP {rendered_tp}"
             )
             shape = replace(shape, tp=rendered_tp)
-        # the engine's own --max-model-len (fit.engine_sizing) is the length the command serves
-        engine_len = shape_from_argv(engine.argv if engine else ()).max_model_len
+        # the engine's own --max-model-len and --gpu-memory-utilization (fit.engine_sizing) are
+        # the length and budget the command serves with
+        engine_argv = tuple(engine.argv) if engine else ()
+        engine_shape = shape_from_argv(engine_argv)
+        if "--gpu-memory-utilization" in engine_argv:
+            shape = replace(shape, gpu_memory_utilization=engine_shape.gpu_memory_utilization)
+        engine_len = engine_shape.max_model_len
         if shape.max_model_len is None and engine_len is not None:
             shape = replace(shape, max_model_len=engine_len)
-            if not shape.speculative and fit.recipe_speculatives(recipe):
+            if (
+                not shape.speculative
+                and fit.recipe_speculatives(recipe)
+                and "--gpu-memory-utilization" not in engine_argv
+            ):
                 notes.append(
                     f"the engine renders --max-model-len {engine_len}: room for the KV cache of "
                     "the recipe's speculative-decoding draft, which the page can switch on"

@@ -264,3 +264,13 @@ def test_bundled_numbers_are_the_sources_numbers():
         for value in (result.output_throughput, result.total_token_throughput):
             if value is not None:
                 assert repr(value) in excerpt or f"{value:g}" in excerpt, doc.display_path
+
+
+def test_bench_plan_prints_the_server_the_sweep_and_the_import(capsys):
+    assert main(["bench", "plan", RECIPE, "--root", str(PROJECT_ROOT), "--hardware", "h100"]) == 0
+    out = capsys.readouterr().out
+    assert "vllm serve Qwen/Qwen3-8B" in out and "--reasoning-parser" not in out
+    assert "vllm bench serve" in out and '--result-filename "bench-c$c.json"' in out
+    levels = out.split("for c in ", 1)[1].split(";", 1)[0].split()
+    assert levels[0] == "1" and int(levels[-1]) > 1
+    assert 'recipes-site bench import "bench-c$c.json" --hardware h100 --variant default' in out

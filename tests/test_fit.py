@@ -659,6 +659,16 @@ def test_cli_fit_json():
     assert (doc["plan"]["gpus"], doc["plan"]["verdict"], len(doc["replicas"])) == (1, "fits", 8)
 
 
+def test_cli_fit_sizes_with_the_budget_the_command_raises():
+    """The engine raised --gpu-memory-utilization to 0.95 so a KV cache fits; fit reports that
+    budget, not vLLM's default, so its verdict agrees with the plan line."""
+    r = run("fit", "Qwen/Qwen3-32B", "--hardware", "rtx_5090_2x", "--variant", "nvfp4", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["gpu_memory_utilization"] == 0.95
+    assert doc["kv_cache_gib_per_gpu"] > 0 and doc["safe_max_model_len"] > 0
+
+
 def test_cli_fit_text_and_overrides():
     r = run(
         "fit",
