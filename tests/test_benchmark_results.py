@@ -274,3 +274,30 @@ def test_bench_plan_prints_the_server_the_sweep_and_the_import(capsys):
     levels = out.split("for c in ", 1)[1].split(";", 1)[0].split()
     assert levels[0] == "1" and int(levels[-1]) > 1
     assert 'recipes-site bench import "bench-c$c.json" --hardware h100 --variant default' in out
+
+
+def test_the_model_page_plots_results_with_the_estimate_and_escapes_their_text(root, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from recipes_site.build import build
+
+    hostile = '<script>alert("x")</script>'
+    for c in (1, 8, 32):
+        prov = _provenance(
+            run_by=hostile, workload={"dataset": hostile, "input_len": 1024, "output_len": 512}
+        )
+        result = _result(max_concurrency=c, output_throughput=100.0 * c, median_itl_ms=7.0 + c / 10)
+        _write(root, {"provenance": prov, "result": result}, name=f"c{c}")
+    out = tmp_path / "site"
+    build(root, out, incremental=False)
+    page = (out / RECIPE / "index.html").read_text()
+    assert 'id="measured"' in page and "<script>alert" not in page
+    svgs = [s.split("</svg>")[0] + "</svg>" for s in page.split('<svg class="plot"')[1:]]
+    assert len(svgs) == 3  # throughput, latency, per GPU against per user
+    titles = []
+    for text in svgs:
+        root_el = ET.fromstring('<svg class="plot"' + text)
+        titles += [t.text or "" for t in root_el.iter("{http://www.w3.org/2000/svg}title")]
+    assert any(t.startswith("estimate") for t in titles)  # the speed estimate is overlaid
+    assert any(t.startswith("measured output tokens/s: 32, 3.2k") for t in titles)
+    assert page.count("<summary>Table</summary>") == 3  # each chart has its table

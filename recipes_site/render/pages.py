@@ -53,6 +53,8 @@ from recipes_site.render.api import (
     hw_doc_path,
     model_doc_path,
 )
+from recipes_site.render.benchmark_docs import benchmarks_doc_path
+from recipes_site.render.benchmark_plots import chart_sets
 from recipes_site.render.hardware_specs import spec_rows
 from recipes_site.render.inputs import deploy_doc_path
 from recipes_site.render.markdown import render_guide, rewrite_links
@@ -1136,6 +1138,10 @@ def recipe_pages(
         kv_missing=fit.kv_cache.missing_facts(fit.hf_config_of(rec.data)),
         max_conc=MAX_CONCURRENCY_INPUT,
         speed=speed_page,
+        measured=chart_sets(
+            rec.data, ctx.profiles, pages.labels, docs.get(benchmarks_doc_path(rec.hf_id))
+        ),
+        benchmarks_url=url("/" + benchmarks_doc_path(rec.hf_id)),
     )
     html = _with_script(pages, "model.html", f"{rec.hf_id}/index.html", page, script)
     out = {

@@ -56,7 +56,7 @@ def _label(value: float) -> str:
         return f"{value / 1000:.0f}k"
     if value >= 1000:
         return f"{value / 1000:.1f}k".replace(".0k", "k")
-    return f"{value:g}" if value >= 1 else f"{value:.2g}"
+    return f"{value:.3g}" if value >= 1 else f"{value:.2g}"
 
 
 class _Scale:
