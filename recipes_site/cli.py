@@ -937,7 +937,13 @@ def parser() -> argparse.ArgumentParser:
     bi.add_argument("--variant", help="recipe variant; default: the one serving model_id")
     bi.add_argument("--strategy", help="strategy id, when not the default")
     bi.add_argument("--model", help="ORG/REPO of the recipe; default: the result's model_id")
-    bi.add_argument("--label", required=True, choices=("verified", "community", "published"))
+    bi.add_argument(
+        "--label",
+        required=True,
+        choices=("verified", "community", "published"),
+        help="verified: run by this project; community: anyone, with a public source; "
+        "published: by the vendor or project named in --published-by",
+    )
     bi.add_argument("--run-by", required=True, help="who ran it")
     bi.add_argument("--published-by", help="the publisher (label published)")
     bi.add_argument("--source-url", help="the public page with these numbers (https)")

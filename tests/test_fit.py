@@ -897,7 +897,9 @@ def test_validate_tp_the_heads_do_not_allow(tmp_path):
     node = _warn(diags, "model.hf_config.num_attention_heads")
     assert (
         node.message
-        == "on h100, h200 the command would need TP 8: TP 8 does not divide the 28 attention heads"
+        == "on h100, h200, h100_pcie, h20, a100_80gb, a100_40gb, a100_80gb_pcie, a100_40gb_pcie, "
+        "l40s, l4, a10g, rtx_pro_6000_8x, mi250x the command would need TP 8: TP 8 does not "
+        "divide the 28 attention heads"
     )
     assert node.hint.startswith("the engine renders TP 4 there instead")
 
@@ -909,19 +911,19 @@ def test_validate_multi_node_tp_the_heads_do_not_allow(tmp_path):
 
     node = _warn(diags_for(tmp_path, odd), "model.hf_config.num_attention_heads")
     # 40 heads: TP 8 on one node is fine, TP 16 on two nodes of 8 GPUs is not
-    assert node.message.startswith("multi-node TP on 2 nodes of h100, h200, b200")
+    assert node.message.startswith("multi-node TP on 2 nodes of h100, h200, h20, a100_80gb")
     assert node.message.endswith("would need TP 16: TP 16 does not divide the 40 attention heads")
 
 
 def test_cli_fit_a_refused_tp_cannot_start():
     """`fit --tp 3` for 32 attention heads: vLLM stops at startup (vllm/config/model.py:1557-1564), so
     the plan, the text and the JSON say "cannot start", never "fits"."""
-    r = run("fit", "Qwen/Qwen3-8B", "--tp", "3")
+    r = run("fit", "Qwen/Qwen3-8B", "--hardware", "h100", "--tp", "3")
     assert r.returncode == 0, r.stderr
     assert "TP 3: cannot start. TP 3 does not divide the 32 attention heads" in r.stdout
     assert "TP 3: fits" not in r.stdout and "tokens: cannot start: TP 3 does not divide" in r.stdout
     assert ": fits" not in r.stdout
-    j = run("fit", "Qwen/Qwen3-8B", "--tp", "3", "--json")
+    j = run("fit", "Qwen/Qwen3-8B", "--hardware", "h100", "--tp", "3", "--json")
     doc = json.loads(j.stdout)
     assert doc["plan"]["verdict"] == "refused" and "will not start" in doc["plan_reason"]
 

@@ -108,7 +108,7 @@ def test_no_per_recipe_step_scans_the_catalog():
     scans.count = 0
     for i in picked:
         doc = catalog.recipes[i]
-        related, more, provider, _standalone = recipe_neighbours(catalog, doc)
+        related, more, provider, _standalone, _results = recipe_neighbours(catalog, doc)
         assert related and more and provider  # the neighbours are really looked up
         files, _summary = recipe_files(catalog, i, ctx=ctx)
         assert f"{doc.hf_id}/index.html" in files

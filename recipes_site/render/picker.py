@@ -747,19 +747,24 @@ def variant_labels(recipe: dict) -> dict[str, str]:
     heads = {
         k: str(v.get("label") or (v.get("precision") or k).upper()) for k, v in variants.items()
     }
+    by_head: dict[str, list[str]] = {}
+    for k, h in heads.items():
+        by_head.setdefault(h, []).append(k)
+    tag: dict[str, str] = {}  # what tells a variant apart from others of its head, once per head
+    for alike in by_head.values():
+        if len(alike) < 2:
+            continue
+        ids = {k: str(variants[k].get("model_id") or default_id) for k in alike}
+        names = {k: i.rsplit("/", 1)[-1] for k, i in ids.items()}
+        for tags in (names, ids):
+            if len(set(tags.values())) == len(alike):
+                tag.update(tags)
+                break
+        else:
+            tag.update({k: k for k in alike})
     out = {}
     for key, v in variants.items():
-        head = heads[key]
-        alike = [k for k in variants if heads[k] == head]
-        if len(alike) > 1:
-            ids = {k: str(variants[k].get("model_id") or default_id) for k in alike}
-            names = {k: i.rsplit("/", 1)[-1] for k, i in ids.items()}
-            for tags in (names, ids):
-                if len(set(tags.values())) == len(alike):
-                    head += f" · {tags[key]}"
-                    break
-            else:
-                head += f" · {key}"
+        head = heads[key] + (f" · {tag[key]}" if key in tag else "")
         weights = None if v.get("label") else variant_weights_gib(recipe, key)
         out[key] = f"{head} · {weights:.0f} GiB" if weights else head
     return out

@@ -99,7 +99,8 @@ def test_lmcache_adds_its_server_tab_and_opt_in_options_say_why_they_are_off(pag
 
 
 def test_a_mooncake_pill_picks_the_kv_store_strategy_and_off_leaves_it(page, project_site):
-    page.goto(project_site(f"/{MODEL}/"))
+    # a datacenter node: the Mooncake stores are offered there (the model opens on one RTX card)
+    page.goto(project_site(f"/{MODEL}/?hardware=h200"))
     _open_row(page)
     _pill(page, "kvo", "kv_store_distributed_mooncake").click()
     page.wait_for_selector(
