@@ -29,6 +29,7 @@ import yaml
 
 from recipes_site import fit, plan
 from recipes_site.data import VLLM_VERSION, base_flag
+from recipes_site.distinct import DistinctTable
 
 LOGGERS = "vllm/v1/metrics/loggers.py"
 
@@ -618,21 +619,6 @@ def opening_on(dashboard: dict, model_name: str) -> dict:
     return {**dashboard, "templating": {**dashboard["templating"], "list": variables}}
 
 
-class _Table:
-    """Distinct values in first-seen order, each with its index."""
-
-    def __init__(self) -> None:
-        self.items: list = []
-        self._index: dict = {}
-
-    def index(self, value) -> int:
-        found = self._index.get(value)
-        if found is None:
-            found = self._index[value] = len(self.items)
-            self.items.append(value)
-        return found
-
-
 def document(hf_id: str, items: Iterable[tuple[str, object, dict]]) -> dict:
     """The monitoring document of a model from `(rendering key, rendering, default plan)` items.
 
@@ -641,7 +627,7 @@ def document(hf_id: str, items: Iterable[tuple[str, object, dict]]) -> dict:
     file differs from another of the same served name only in its plan figures, each on a short
     line; a dashboard from another only in its served name), so the document stays small while an
     entry stays whole for a reader who joins two lists (site.js does, `entry` here)."""
-    lines, texts = _Table(), _Table()
+    lines, texts = DistinctTable(), DistinctTable()
     templates: dict[tuple[str, str | None], list[str]] = {}
     dashboards: dict[str, int] = {}
     text_of: dict[str, int] = {}

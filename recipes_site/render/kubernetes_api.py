@@ -19,27 +19,13 @@ from __future__ import annotations
 
 from recipes_site import kubernetes, plan
 from recipes_site.data import VLLM_VERSION
+from recipes_site.distinct import DistinctTable
 from recipes_site.render.inputs import RecipeInput, rendering_key
 from recipes_site.synthesis import Context
 
 
-class _Table:
-    """Distinct values in first-seen order, each with its index."""
-
-    def __init__(self) -> None:
-        self.items: list = []
-        self._index: dict = {}
-
-    def index(self, value) -> int:
-        found = self._index.get(value)
-        if found is None:
-            found = self._index[value] = len(self.items)
-            self.items.append(value)
-        return found
-
-
 def kubernetes_doc(rec: RecipeInput, ctx: Context) -> dict:
-    lines, texts, checks = _Table(), _Table(), _Table()
+    lines, texts, checks = DistinctTable(), DistinctTable(), DistinctTable()
     renderings: dict[str, dict] = {}
     plans = plan.RecipePlans(rec.data)
     for tree in rec.rendered.trees:
