@@ -155,6 +155,8 @@ def test_header_dropdown_and_more_options_stay_under_the_path(page, prefixed, fa
         "[...document.querySelectorAll('#ss-list [role=option]')]"
         ".some(e => e.dataset.href === '/recipes/BAAI/bge-m3/')"
     )
+    # the search shards the typing asked for: loaded, not cut off by the next navigation
+    page.wait_for_load_state("networkidle")
     page.goto(prefixed("/BAAI/bge-m3/"))
     page.locator("[data-more] > summary").click()
     page.wait_for_selector("[data-more] [data-axis=kvo] [role=radio]")
