@@ -391,16 +391,31 @@ def _gpus_command(ctx, doc, r, args) -> int:
     return 0
 
 
-def _bench_text(ctx: Context, recipe: dict, r) -> str:
-    """`command --bench`: the curl that proves the server answers, then the concurrency sweep
-    (verification.py), from the rendering's plan."""
+def _sweep(ctx: Context, recipe: dict, r) -> tuple[dict, dict, str | None]:
+    """The rendering's plan, its snippets (verification.py) and why it has no bench sweep (None
+    when it has one): what `command --bench` and `bench plan` print."""
     from recipes_site import plan, verification
 
     profile = ctx.profiles.get(r.hardware) or {}
     p = plan.rendering_plan(plan.RecipePlans(recipe), r, profile)
     v = verification.verification(recipe, r, profile, p)
-    out = f"# verify: the server answers\n{v['curl']}"
     if v["bench"]:
+        return p, v, None
+    return (
+        p,
+        v,
+        "this command cannot start here" if not plan.holds(p) else "no random dataset for audio",
+    )
+
+
+def _bench_text(ctx: Context, recipe: dict, r) -> str:
+    """`command --bench`: the curl that proves the server answers, then the concurrency sweep."""
+    from recipes_site import plan
+
+    p, v, why = _sweep(ctx, recipe, r)
+    out = f"# verify: the server answers\n{v['curl']}"
+    if why is None:
+        profile = ctx.profiles.get(r.hardware) or {}
         parts = plan.replica_parts(r, p, profile)
         copies = (
             f" (the throughput plan runs {len(parts['replicas'])}; sweep one, or each on its port)"
@@ -408,7 +423,6 @@ def _bench_text(ctx: Context, recipe: dict, r) -> str:
             else ""
         )
         return out + f"\n\n# bench: one copy of the command{copies}\n{v['bench']}"
-    why = "this command cannot start here" if not plan.holds(p) else "no random dataset for audio"
     return out + f"\n\n# no bench sweep: {why}"
 
 
@@ -525,7 +539,6 @@ def _mean_length(result: dict, key: str) -> int | None:
 def cmd_bench_plan(args) -> int:
     """`bench plan`: the concurrency sweep to run against one rendering (verification.py, the
     same sweep the page's Bench panel shows), then how to import each result it saves."""
-    from recipes_site import plan, verification
     from recipes_site.build import synthesis_context
     from recipes_site.synthesis import render_choice
 
@@ -543,13 +556,8 @@ def cmd_bench_plan(args) -> int:
         return 1
     if not _variant_kept(ctx, doc, variant, explicit, r.variant, r.hardware):
         return 1
-    profile = ctx.profiles.get(r.hardware) or {}
-    p = plan.rendering_plan(plan.RecipePlans(doc.data), r, profile)
-    v = verification.verification(doc.data, r, profile, p)
-    if not v["bench"]:
-        why = (
-            "this command cannot start here" if not plan.holds(p) else "no random dataset for audio"
-        )
+    _p, v, why = _sweep(ctx, doc.data, r)
+    if why is not None:
         print(f"recipes-site: {doc.hf_id}: no sweep: {why}", file=sys.stderr)
         return 1
     strategy_flag = f" --strategy {shlex.quote(r.strategy)}" if strategy else ""

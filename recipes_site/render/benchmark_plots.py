@@ -19,7 +19,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from recipes_site import speed, speed_layouts
+from recipes_site import fit, speed, speed_layouts
 from recipes_site.render.plots import Axis, Series, chart, table_rows
 
 MEASURED = "measured"
@@ -65,10 +65,7 @@ def _layout(plans, variant: str, profile: dict, command: str | None) -> speed.La
         argv = shlex.split(command)
     except ValueError:
         return None
-    tp = 1
-    if "--tensor-parallel-size" in argv[:-1]:
-        value = argv[argv.index("--tensor-parallel-size") + 1]
-        tp = int(value) if value.isdigit() else 1
+    tp = fit.shape_from_argv(argv).tp  # every spelling vLLM reads (-tp 2, --tensor-parallel-size=2)
     p = speed_layouts.tp_plan(plans, variant, profile, argv, tp)
     return speed_layouts.plan_layout(p, profile)
 
