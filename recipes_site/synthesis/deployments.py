@@ -437,6 +437,11 @@ def pd_node_counts(recipe: dict, hw: Hardware, role: str) -> list[int]:
     return counts
 
 
+def pd_pool_gpus(hw: Hardware, nodes: int) -> int:
+    """The GPUs of a pool on `nodes` nodes (0: half of one node)."""
+    return hw.gpus // 2 if nodes == 0 else nodes * hw.gpus
+
+
 def render_pd_pool(
     ctx: Context,
     recipe: dict,
@@ -466,7 +471,7 @@ def _pd_pool(
     role_override = _role_override(recipe, role)
     g = hw.gpus
     nodes, mode = choice
-    pool_gpus = g // 2 if nodes == 0 else nodes * g
+    pool_gpus = pd_pool_gpus(hw, nodes)
     declared, snapped = _declared_mode(ctx, recipe, role)
     # the reference publishes the declared parallelism, not the snapped one; a mode the reader
     # picks is published as picked
