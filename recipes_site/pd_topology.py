@@ -58,18 +58,29 @@ def gpu_facts(ctx: Context, hw_id: str) -> tuple[dict, str, float]:
     return profile, sizing.gpu_label(profile, hw_id), round(fit.gpu_memory(profile).total_gib, 2)
 
 
-def pool_options(
+class PoolLayout(NamedTuple):
+    """One layout a pool may take, laid out by synthesis (no plan yet)."""
+
+    role: str
+    choice: PoolChoice
+    pool: PdPool | None  # None when ruled out before it is planned (`reason` says why)
+    reason: str
+    default: bool
+    declared: bool
+
+
+def pool_layouts(
     ctx: Context,
     recipe: dict,
     variant_key: str,
     hw: Hardware,
-    plans: plan.RecipePlans,
     features: dict | None = None,
-) -> dict[str, list[PoolOption]]:
-    """Per role, every layout a reader may pick on `hw` (node counts x modes), in that order."""
-    profile, name, vram = gpu_facts(ctx, hw.id)
+) -> dict[str, list[PoolLayout]]:
+    """Per role, every layout a reader may pick on `hw` (node counts x modes, in that order), each
+    laid out by synthesis. `hw` may be a synthesis Recording (render/pd_json.py shares the
+    layouts between profiles that answer its questions alike): nothing here reads its id."""
     default = pd_default_topology(ctx, recipe, variant_key, hw) or {}
-    out: dict[str, list[PoolOption]] = {}
+    out: dict[str, list[PoolLayout]] = {}
     for role in PD_ROLES:
         declared = pd_declared_nodes(recipe, hw, role)
         found = []
@@ -78,41 +89,51 @@ def pool_options(
                 choice = PoolChoice(nodes, mode)
                 is_default = default.get(role) == choice
                 if nodes == 0 and mode == "dep" and not is_default:
-                    found.append(
-                        PoolOption(
-                            role,
-                            choice,
-                            None,
-                            None,
-                            False,
-                            shared_dep_reason(hw),
-                            False,
-                            nodes == declared,
-                        )
-                    )
+                    why = shared_dep_reason(hw)
+                    found.append(PoolLayout(role, choice, None, why, False, nodes == declared))
                     continue
                 pool = render_pd_pool(ctx, recipe, variant_key, hw, role, choice, features)
-                p = plan.plan_of(
-                    plans,
-                    variant_key,
-                    profile,
-                    pool.process.argv,
-                    gpus=pool.pool_gpus,
-                    nodes=max(1, nodes),
-                )
-                found.append(
-                    PoolOption(
-                        role,
-                        choice,
-                        pool,
-                        p,
-                        plan.holds(p),
-                        plan.expand(p, name, vram)["reason"],
-                        is_default,
-                        nodes == declared,
-                    )
-                )
+                found.append(PoolLayout(role, choice, pool, "", is_default, nodes == declared))
         out[role] = found
+    return out
+
+
+def pool_options(
+    ctx: Context,
+    recipe: dict,
+    variant_key: str,
+    hw: Hardware,
+    plans: plan.RecipePlans,
+    features: dict | None = None,
+    layouts: dict[str, list[PoolLayout]] | None = None,
+) -> dict[str, list[PoolOption]]:
+    """Per role, every layout a reader may pick on `hw` (node counts x modes, in that order) with
+    the verdict of its pool's plan on `hw`'s profile (`layouts`: `pool_layouts`, when the caller
+    has them)."""
+    profile, name, vram = gpu_facts(ctx, hw.label)
+    if layouts is None:
+        layouts = pool_layouts(ctx, recipe, variant_key, hw, features)
+    out: dict[str, list[PoolOption]] = {}
+    for role, found in layouts.items():
+        out[role] = []
+        for x in found:
+            if x.pool is None:
+                out[role].append(
+                    PoolOption(role, x.choice, None, None, False, x.reason, x.default, x.declared)
+                )
+                continue
+            p = plan.plan_of(
+                plans,
+                variant_key,
+                profile,
+                x.pool.process.argv,
+                gpus=x.pool.pool_gpus,
+                nodes=max(1, x.choice.nodes),
+            )
+            reason = plan.expand(p, name, vram)["reason"]
+            out[role].append(
+                PoolOption(role, x.choice, x.pool, p, plan.holds(p), reason, x.default, x.declared)
+            )
     return out
 
 

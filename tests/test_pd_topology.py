@@ -12,7 +12,7 @@ from synthesis_kit import context, hw, recipe
 
 from recipes_site import plan
 from recipes_site.errors import ChoiceError
-from recipes_site.pd_topology import pool_options, topology_rendering
+from recipes_site.pd_topology import pool_layouts, pool_options, topology_rendering
 from recipes_site.render import pd_json
 from recipes_site.render.rendering_json import rendering_json, user_variables
 from recipes_site.synthesis.deployments import (
@@ -171,3 +171,30 @@ def test_the_pages_join_of_the_part_equals_the_rendered_topology(deepseek, hw_id
         assert got.plan == plan.rendering_plan(plans, r, profile)
         checked += 1
     assert checked > 10
+
+
+def test_layouts_shared_between_profiles_equal_those_laid_out_on_each(recipes):
+    """pd_json.SharedLayouts lays a recipe's pools out once for the profiles whose answers agree:
+    each profile's layouts equal its own."""
+    ctx = context()
+    for hf_id in ("deepseek-ai/DeepSeek-V3", "moonshotai/Kimi-K2.6"):
+        data = recipes[hf_id]
+        shared = pd_json.SharedLayouts(ctx, data)
+        for hw_id in ctx.profiles:
+            if render_pd(ctx, data, "default", hw(hw_id)) is None:
+                continue
+            mine = pool_layouts(ctx, data, "default", hw(hw_id))
+            got = shared.of("default", hw_id)
+            for role in mine:
+                assert [(x.choice, x.reason, x.default, x.declared) for x in got[role]] == [
+                    (x.choice, x.reason, x.default, x.declared) for x in mine[role]
+                ]
+                for a, b in zip(got[role], mine[role]):
+                    if a.pool is None:
+                        assert b.pool is None
+                        continue
+                    assert [
+                        (p.argv, p.env, p.docker_command) for p in (a.pool.process, *a.pool.workers)
+                    ] == [
+                        (p.argv, p.env, p.docker_command) for p in (b.pool.process, *b.pool.workers)
+                    ]

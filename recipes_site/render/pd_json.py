@@ -25,13 +25,14 @@ only joins, in this order, what it is given:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import NamedTuple
 
 from recipes_site import plan, sizing
 from recipes_site.jsish import mapping
-from recipes_site.pd_topology import PoolOption, pool_options
+from recipes_site.pd_topology import PoolOption, pool_layouts, pool_options
 from recipes_site.render import picker
 from recipes_site.render.inputs import RecipeInput, hw_doc_path, rendering_key
 from recipes_site.render.rendering_json import user_variables
@@ -44,21 +45,23 @@ from recipes_site.synthesis.deployments import (
     pool_endpoints,
     pool_modes,
 )
-from recipes_site.synthesis.shell import expanded_variables, export_lines
+from recipes_site.synthesis.recording import Recording
+from recipes_site.synthesis.shell import expanded_variables
 from recipes_site.synthesis.types import Process, Rendering
 
 SEP = picker.SEP
 
 
 class Table:
-    """A list of distinct values (compared by their JSON text); entries refer to them by index."""
+    """A list of distinct values (strings, or lists compared by their JSON text); entries refer to
+    them by index."""
 
     def __init__(self) -> None:
         self.items: list = []
         self._index: dict[str, int] = {}
 
     def __call__(self, value) -> int:
-        key = json.dumps(value)
+        key = value if isinstance(value, str) else json.dumps(value)
         found = self._index.get(key)
         if found is None:
             found = self._index[key] = len(self.items)
@@ -71,7 +74,7 @@ class Tables(NamedTuple):
     heads: Table  # [export lines, docker head lines] of one node: the member's `heads`
 
 
-def _process(tables: Tables, p: Process) -> tuple[int, list, int, int]:
+def _process(tables: Tables, p: Process, names: dict | None = None) -> tuple[int, list, int, int]:
     """(head, serve lines, at, n) of one node: its [export lines, docker head lines] as an index
     into `heads`, its serve lines as indices into `texts`, and where its feature block sits among
     its argument lines (`at`, `n`, as the picker's parts say it)."""
@@ -80,7 +83,11 @@ def _process(tables: Tables, p: Process) -> tuple[int, list, int, int]:
     docker = p.docker_command.split(SEP)
     head = docker[: len(docker) - (len(serve) - 1)]
     split = picker._split(p) or {"at": 0, "n": 0}
-    exports = [texts(line) for line in picker.exports(p.env).splitlines()]
+    export_lines = picker.exports(p.env).splitlines()
+    if names is not None:  # the variables it expands, in user_variables' order (see _variables)
+        for line in (*export_lines, *serve, *head):
+            names.update(dict.fromkeys(_line_variables(line)))
+    exports = [texts(line) for line in export_lines]
     return (
         tables.heads([exports, [texts(line) for line in head]]),
         [texts(line) for line in serve],
@@ -113,16 +120,16 @@ def _option(
         out["why"] = texts(option.reason)
         return out
     assert option.plan is not None  # planned: it fits
-    procs = (pool.process, *pool.workers)
-    head, serve, at, n = _process(tables, pool.process)
+    names: dict[str, None] = {}
+    head, serve, at, n = _process(tables, pool.process, names)
     nodes = [[head, serve, at, n]]
     for w in pool.workers:
-        w_head, w_serve, w_at, w_n = _process(tables, w)
+        w_head, w_serve, w_at, w_n = _process(tables, w, names)
         nodes.append([w_head, _changes(serve, w_serve), w_at, w_n])
     out.update(
         procs=nodes,
         ends=[texts(line) for line in pool_endpoints(option.role, pool)],
-        vars=[texts(v) for v in _variables(procs)],
+        vars=[texts(v) for v in names],
     )
     if pool.dp_local:
         out["dp_local"] = pool.dp_local
@@ -157,12 +164,22 @@ def _option(
 
 
 def _variables(procs: tuple) -> list[str]:
-    """The shell variables a pool's commands expand, in first-use order (as user_variables)."""
+    """The shell variables processes expand, in first-use order (as user_variables, which reads
+    each process's exports, command and docker command in turn): line by line, since no variable
+    of a serve or docker command spans lines (`_process` reads a node's the same way)."""
     found: dict[str, None] = {}
     for p in procs:
-        for text in (export_lines(p.env), p.command, p.docker_command):
-            found.update(dict.fromkeys(expanded_variables(text)))
+        for text in (picker.exports(p.env), p.command, p.docker_command):
+            for line in text.split("\n"):
+                found.update(dict.fromkeys(_line_variables(line)))
     return list(found)
+
+
+# Memo (pays over 2% of a compat build, which scanned 65,000 pool texts whole): the lines of a
+# recipe's pool commands recur in every layout and on every hardware.
+@functools.lru_cache(maxsize=8192)
+def _line_variables(line: str) -> tuple[str, ...]:
+    return expanded_variables(line)
 
 
 def rendering_topology(
@@ -172,10 +189,12 @@ def rendering_topology(
     plans: plan.RecipePlans,
     tables: Tables,
     shown: dict | None,
+    layouts: dict | None = None,
 ) -> dict | None:
     """The entry of PD rendering `r` in the `pd_topology` part (None for any other rendering):
     its lines go into `tables`; `shown` is the rendering's published plan (`plan.default`), which
-    a decode option's plan is written against."""
+    a decode option's plan is written against; `layouts` its pools' (`pool_layouts`), when the
+    caller has them."""
     if r.prefill is None or r.decode is None or r.router is None:
         return None
     hw = ctx.hardware(r.hardware)
@@ -183,7 +202,7 @@ def rendering_topology(
     name, per_node = sizing.gpu_label(profile, r.hardware), profile.get("gpu_count") or 1
     precision = mapping(mapping(recipe.get("variants")).get(r.variant)).get("precision")
     modes = pool_modes(ctx, recipe)
-    options = pool_options(ctx, recipe, r.variant, hw, plans)
+    options = pool_options(ctx, recipe, r.variant, hw, plans, layouts=layouts)
     roles: dict[str, dict] = {
         role: {
             "nodes": (counts := pd_node_counts(recipe, hw, role)),
@@ -238,6 +257,7 @@ def pd_topology_doc(rec: RecipeInput, ctx: Context, docs: dict) -> dict | None:
     `docs` holds the recipe's hardware documents (the plans the options are written against)."""
     tables = Tables(Table(), Table())
     plans = plan.RecipePlans(rec.data)
+    layouts = SharedLayouts(ctx, rec.data)
     renderings: dict[str, dict] = {}
     for tree in rec.rendered.trees:
         for res in tree.by_hardware:
@@ -246,7 +266,8 @@ def pd_topology_doc(rec: RecipeInput, ctx: Context, docs: dict) -> dict | None:
                 if r.prefill is None or key in renderings:
                     continue
                 shown = _published_plan(docs.get(hw_doc_path(rec.hf_id, res.hardware)), r)
-                entry = rendering_topology(ctx, rec.data, r, plans, tables, shown)
+                found = layouts.of(r.variant, res.hardware)
+                entry = rendering_topology(ctx, rec.data, r, plans, tables, shown, found)
                 if entry is not None:
                     renderings[key] = entry
     if not renderings:
@@ -257,6 +278,31 @@ def pd_topology_doc(rec: RecipeInput, ctx: Context, docs: dict) -> dict | None:
         "labels": LABELS,
         "renderings": renderings,
     }
+
+
+class SharedLayouts:
+    """`pool_layouts` of one recipe's PD renderings, laid out once for the profiles that answer
+    every question the layouts ask of their hardware alike (synthesis/recording.py, as
+    picker.AcrossHardware shares feature choices): a profile takes the layouts made on an earlier
+    one whose record it agrees with. Right by construction, as a re-labelled rendering is."""
+
+    def __init__(self, ctx: Context, recipe: dict):
+        self._ctx, self._recipe = ctx, recipe
+        self._recordings: dict[str, Recording] = {}
+        self._made: dict[str, list[tuple[Recording, dict]]] = {}
+
+    def of(self, variant: str, hw_id: str) -> dict:
+        recording = self._recordings.get(hw_id)
+        if recording is None:
+            recording = self._recordings[hw_id] = Recording(self._ctx.hardware(hw_id))
+        made = self._made.setdefault(variant, [])
+        for earlier, found in reversed(made):
+            if earlier.agrees(recording):
+                return found
+        # a Recording answers as the Hardware it wraps (synthesis/recording.py)
+        found = pool_layouts(self._ctx, self._recipe, variant, recording)  # type: ignore[arg-type]
+        made.append((recording, found))
+        return found
 
 
 def _published_plan(doc: dict | None, r: Rendering) -> dict | None:

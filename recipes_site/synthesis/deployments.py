@@ -7,6 +7,7 @@ kv-store instances. The flags that say *how* GPUs are split are decided here and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, hf_config_of
@@ -48,26 +49,44 @@ INSTANCE_1 = Placeholder("$VLLM_INSTANCE_1")  # the first kv-store instance
 MAX_PD_NODES = 4
 
 
-def make_processes(spec: ProcessSpec, blocks: list[list], port: int) -> list[Process]:
+def make_processes(
+    spec: ProcessSpec,
+    blocks: list[list],
+    port: int,
+    env_changes: Callable[[dict], list[dict] | None] | None = None,
+) -> list[Process]:
     """One process per parallel block (the ranks of a multi-node layout, or a single one): only
-    the block differs between them, so args, env and docker lines around it are built once."""
+    the block differs between them, so args, env and docker lines around it are built once.
+    `env_changes`: given the environment, per block the values that replace some of it (a PD
+    pool's node address; the keys keep their places), or None."""
     model = spec.on_hw.model
     parts = serve_parts(spec)
-    # A deliberate deviation from the reference (docs/compat-deviations.json): a multi-node process
-    # runs on the host network.
-    head = docker.docker_head(
-        spec.on_hw.image,
-        model,
-        parts.env,
-        spec.hw,
-        port,
-        host_network=spec.multi_node,
-        pass_env=spec.on_hw.pass_env,
-    )
+    per_block = env_changes(parts.env) if env_changes else None
+
+    def docker_head(env: dict) -> docker.DockerHead:
+        # A deliberate deviation from the reference (docs/compat-deviations.json): a multi-node
+        # process runs on the host network.
+        return docker.docker_head(
+            spec.on_hw.image,
+            model,
+            env,
+            spec.hw,
+            port,
+            host_network=spec.multi_node,
+            pass_env=spec.on_hw.pass_env,
+        )
+
+    head = docker_head(parts.env)
     serve = serve_head(model)
-    return [
-        _process(spec, model, serve, parts.segments(block), parts.env, head) for block in blocks
-    ]
+    out = []
+    for i, block in enumerate(blocks):
+        changes = per_block[i] if per_block else None
+        if changes:
+            env = {**parts.env, **changes}
+            out.append(_process(spec, model, serve, parts.segments(block), env, docker_head(env)))
+        else:
+            out.append(_process(spec, model, serve, parts.segments(block), parts.env, head))
+    return out
 
 
 def _process(
@@ -542,9 +561,9 @@ def _pd_pool(
         multi_node=nodes > 1,
     )
     port = 8001 if role == "prefill" else 8002
-    [process] = make_processes(spec, [block], port)
-    workers = tuple(
-        _pool_worker(spec, process, block, rank, dp_local, port) for rank in range(1, nodes)
+    blocks = [block] + [_worker_block(block, rank, dp_local) for rank in range(1, nodes)]
+    process, *workers = make_processes(
+        spec, blocks, port, lambda env: _worker_env(env, role.upper(), nodes)
     )
     return pd_pool(
         process=process,
@@ -554,17 +573,16 @@ def _pd_pool(
         dp_local=dp_local,
         dp_size=dp_size,
         pool_gpus=pool_gpus,
-        workers=workers,
+        workers=tuple(workers),
     )
 
 
 NIXL_HOST = "VLLM_NIXL_SIDE_CHANNEL_HOST"
 
 
-def _pool_worker(
-    spec: ProcessSpec, first: Process, block: list, rank: int, dp_local: int, port: int
-) -> Process:
-    """Node `rank + 1` of a pool spanning nodes: the first node's command with its rank.
+def _worker_block(block: list, rank: int, dp_local: int) -> list:
+    """The parallel block of node `rank + 1` of a pool spanning nodes: the first node's with its
+    rank.
 
     vLLM 0.33 starts the other nodes of one engine as a multi-node layout does
     (`multi_node_block`): a tensor-parallel pool's with `--node-rank <rank> --headless`
@@ -572,23 +590,25 @@ def _pool_worker(
     torch.distributed group, --master-addr); a DEP pool's with `--data-parallel-start-rank
     <rank x local DP size>` and no `--headless`: with `--data-parallel-hybrid-lb` every node
     serves its own API (vllm/engine/arg_utils.py:2380 refuses hybrid LB headless; 2489-2491 and
-    2506-2510 take the node's first DP rank from the start rank). Each node's NIXL side channel
-    listens on its own address (vllm/distributed/kv_transfer/kv_connector/v1/nixl/
-    base_scheduler.py:76 binds VLLM_NIXL_SIDE_CHANNEL_HOST): the pool's `$<ROLE>_NODE_1` becomes
-    this node's variable."""
+    2506-2510 take the node's first DP rank from the start rank)."""
     if "--data-parallel-start-rank" in block:
         at = block.index("--data-parallel-start-rank") + 1
-        worker_block = [*block[:at], str(rank * dp_local), *block[at + 1 :]]
-    else:
-        at = block.index("--node-rank") + 1
-        worker_block = [*block[:at], str(rank), *block[at + 1 :], "--headless"]
-    upper = (spec.role or "").upper()
-    host = first.env.get(NIXL_HOST)
-    env = dict(spec.pinning_env)
-    if isinstance(host, Placeholder) and host == f"${upper}_NODE_1":
-        env[NIXL_HOST] = Placeholder(f"${upper}_NODE_{rank + 1}")
-    [worker] = make_processes(spec._replace(pinning_env=env), [worker_block], port)
-    return worker
+        return [*block[:at], str(rank * dp_local), *block[at + 1 :]]
+    at = block.index("--node-rank") + 1
+    return [*block[:at], str(rank), *block[at + 1 :], "--headless"]
+
+
+def _worker_env(env: dict, upper: str, nodes: int) -> list[dict] | None:
+    """Per node of a pool, its environment's changes: each node's NIXL side channel listens on its
+    own address (vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_scheduler.py:76 binds
+    VLLM_NIXL_SIDE_CHANNEL_HOST), so the pool's `$<ROLE>_NODE_1` there becomes the node's
+    variable (a value of the trusted vocabulary only, never a recipe's string)."""
+    if nodes < 2:
+        return None
+    host = env.get(NIXL_HOST)
+    if not (isinstance(host, Placeholder) and host == f"${upper}_NODE_1"):
+        return None
+    return [{}] + [{NIXL_HOST: Placeholder(f"${upper}_NODE_{i}")} for i in range(2, nodes + 1)]
 
 
 class RouterParts(NamedTuple):
