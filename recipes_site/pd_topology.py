@@ -193,7 +193,7 @@ def topology_rendering(
             hint = f"; did you mean {choice_text(near)}?" if near else "; no layout of it starts"
             raise ChoiceError(
                 f"the {role} pool ({choice_text(choice)}) cannot start on {hw.id}: "
-                f"{option.reason}{hint}"
+                f"{option.reason.rstrip('.')}{hint}"
             )
         topology[role] = choice
     laid = render_pd(ctx, recipe, rendering.variant, hw, features, topology)

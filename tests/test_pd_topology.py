@@ -7,14 +7,21 @@ from __future__ import annotations
 
 import itertools
 
+import jsonschema
 import pytest
 from synthesis_kit import context, hw, recipe
 
 from recipes_site import plan
+from recipes_site.build import synthesized
+from recipes_site.catalog import PROJECT_ROOT
 from recipes_site.errors import ChoiceError
 from recipes_site.pd_topology import pool_layouts, pool_options, topology_rendering
 from recipes_site.render import pd_json
+from recipes_site.render.api import recipe_documents
+from recipes_site.render.inputs import deploy_doc_path, hw_doc_path
 from recipes_site.render.rendering_json import rendering_json, user_variables
+from recipes_site.render.schemas import schema_for
+from recipes_site.site_config import site_config
 from recipes_site.synthesis.deployments import (
     PoolChoice,
     pd_default_topology,
@@ -198,3 +205,37 @@ def test_layouts_shared_between_profiles_equal_those_laid_out_on_each(recipes):
                     ] == [
                         (p.argv, p.env, p.docker_command) for p in (b.pool.process, *b.pool.workers)
                     ]
+
+
+def test_the_api_publishes_pool_workers_and_the_pd_topology_part(catalog, ctx):
+    """The hardware document's PD rendering carries `pool_workers` beside the reference's objects,
+    and deploy.json carries the `pd_topology` part; both follow their published schemas, and the
+    part's default options join to the rendering as published."""
+    config = site_config(PROJECT_ROOT)
+    doc = next(d for d in catalog.recipes if d.hf_id == "deepseek-ai/DeepSeek-V3")
+    docs, _ = recipe_documents(synthesized(catalog, ctx, doc, config), ctx)
+    hw_doc = docs[hw_doc_path(doc.hf_id, "h100")]
+    jsonschema.validate(hw_doc, schema_for("model-hardware"))
+    r = next(x for x in hw_doc["renderings"] if x["strategy"] == "pd_cluster")
+    assert [w["node"] for w in r["pool_workers"]["prefill"]] == [2]
+    assert "--headless" in r["pool_workers"]["decode"][0]["argv"]
+    assert "pd_topology" not in r and "pool_workers" not in r["prefill"]
+    deploy = docs[deploy_doc_path(doc.hf_id)]
+    jsonschema.validate(deploy, schema_for("model-deploy"))
+    part = deploy["pd_topology"]
+    key = "h100/default/pd_cluster/1"
+    entry = part["renderings"][key]
+    indices = {
+        role: next(i for i, o in enumerate(entry[role]["options"]) if o.get("default"))
+        for role in ("prefill", "decode")
+    }
+    got = pd_json.joined(part, key, indices["prefill"], indices["decode"], r["plan"]["default"])
+    assert got.router == r["router"]["command"]
+    assert got.prefill[0][1:] == (r["prefill"]["command"], r["prefill"]["docker_command"])
+    assert got.decode[1][1] == r["pool_workers"]["decode"][0]["command"]
+    assert got.user_variables == r["user_variables"]
+    assert got.plan == r["plan"]["default"]
+    # a model without PD renderings has no part
+    other = next(d for d in catalog.recipes if d.hf_id == "Qwen/Qwen3-8B")
+    docs, _ = recipe_documents(synthesized(catalog, ctx, other, config), ctx)
+    assert "pd_topology" not in docs[deploy_doc_path(other.hf_id)]
