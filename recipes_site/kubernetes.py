@@ -79,8 +79,6 @@ LEADER_PLACEHOLDERS = frozenset(
     {"$HEAD_IP", "$VLLM_INSTANCE_1", "$PREFILL_NODE_1", "$DECODE_NODE_1"}
 )
 POD_IP_PLACEHOLDERS = frozenset({"$PREFILL_NODE_1", "$DECODE_NODE_1", "$HEAD_IP"})
-# a pool node's own address (its NIXL side-channel host, deployments._pool_worker): the pod's IP
-POOL_NODE = re.compile(r"\$(PREFILL|DECODE)_NODE_[1-9][0-9]*")
 RANK_FLAG, DP_START_FLAG = "--node-rank", "--data-parallel-start-rank"
 WORKER_INDEX = "$(LWS_WORKER_INDEX)"
 LEADER_ADDRESS = "$(LWS_LEADER_ADDRESS)"
@@ -268,7 +266,7 @@ def env_entries(env: dict, gated: bool) -> tuple[list[dict], list[str]]:
         if isinstance(value, Placeholder):
             if value == "$IFACE_NAME":
                 out.append({"name": name, "value": POD_INTERFACE})
-            elif value in POD_IP_PLACEHOLDERS or POOL_NODE.fullmatch(value):
+            elif value in POD_IP_PLACEHOLDERS:
                 out.append({"name": name, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}})
             elif value == "$MOONCAKE_CONFIG_PATH":
                 out.append({"name": name, "value": f"{MOONCAKE_DIR}/{MOONCAKE_FILE}"})
@@ -602,7 +600,7 @@ def kube_forms(rendering, target: Target, gpus: int, replicas: int = 1) -> KubeF
         for role, pool in (("prefill", rendering.prefill), ("decode", rendering.decode)):
             name = f"{target.name}-{role}"
             pods = max(1, pool.nodes)
-            workers = pool.workers or pool_workers(pool, pods)
+            workers = pool_workers(pool, pods)
             objs, more = group_objects(
                 target,
                 name,
@@ -675,8 +673,7 @@ def kube_forms(rendering, target: Target, gpus: int, replicas: int = 1) -> KubeF
 
 
 def pool_workers(pool, pods: int) -> tuple:
-    """The workers of a pool spanning nodes that carries none (synthesis renders them,
-    `PdPool.workers`): the head with `--headless`
+    """A pool spanning nodes renders its head only; its workers are the head with `--headless`
     and their rank: `--node-rank i` (tensor/pipeline parallel, as synthesis/deployments.py ranks
     multi-node layouts) or `--data-parallel-start-rank i x local DP size` (data parallel, as
     vLLM's data-parallel deployment guide starts headless nodes)."""
