@@ -145,6 +145,16 @@ def choice_text(choice: PoolChoice) -> str:
     return f"{where}, {choice.mode}"
 
 
+def starting_text(choices: list[PoolChoice]) -> str:
+    """Layouts by node count: `2 nodes tp/tep/dep, 3 nodes dep`."""
+    by: dict[int, list[str]] = {}
+    for c in choices:
+        by.setdefault(c.nodes, []).append(c.mode)
+    return ", ".join(
+        f"{choice_text(PoolChoice(n, '')).rstrip(', ')} {'/'.join(m)}" for n, m in by.items()
+    )
+
+
 def topology_rendering(
     ctx: Context,
     recipe: dict,
@@ -190,7 +200,11 @@ def topology_rendering(
                 key=lambda c: (c.mode != mode, abs(c.nodes - nodes), c.nodes),
                 default=None,
             )
-            hint = f"; did you mean {choice_text(near)}?" if near else "; no layout of it starts"
+            hint = (
+                f"; layouts that start: {starting_text(starts)}; did you mean {choice_text(near)}?"
+                if near
+                else "; no layout of it starts"
+            )
             raise ChoiceError(
                 f"the {role} pool ({choice_text(choice)}) cannot start on {hw.id}: "
                 f"{option.reason.rstrip('.')}{hint}"

@@ -58,6 +58,7 @@ def test_refusals_name_what_was_asked_and_what_is_allowed():
     assert out.returncode == 1
     assert "the prefill pool (1 node, tp) cannot start on h100" in out.stderr
     assert "cannot load the model" in out.stderr and "did you mean 2 nodes, tp?" in out.stderr
+    assert "layouts that start: 2 nodes tp/tep/dep, 3 nodes dep, 4 nodes tp/tep/dep" in out.stderr
     out = run(*BASE, "--decode-mode", "dp")
     assert out.returncode == 1
     assert "--decode-mode dp" in out.stderr and "did you mean dep" in out.stderr
