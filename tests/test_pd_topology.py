@@ -22,6 +22,7 @@ from recipes_site.render.inputs import deploy_doc_path, hw_doc_path
 from recipes_site.render.rendering_json import rendering_json, user_variables
 from recipes_site.render.schemas import schema_for
 from recipes_site.site_config import site_config
+from recipes_site.synthesis.choices import feature_choices
 from recipes_site.synthesis.deployments import (
     PoolChoice,
     pd_default_topology,
@@ -160,7 +161,8 @@ def test_the_pages_join_of_the_part_equals_the_rendered_topology(deepseek, hw_id
     entry = part["renderings"]["r"]
     plans = plan.RecipePlans(deepseek)
     profile = ctx.profiles[hw_id]
-    shown = plan.rendering_plan(plans, base, profile)
+    choices = feature_choices(deepseek, hw(hw_id), variant, "pd_cluster")
+    shown = plan.rendering_plans(plans, base, profile, choices, False)
     checked = 0
     for p_index, d_index in _combos(entry):
         n_modes = len(entry["prefill"]["modes"])
@@ -175,7 +177,7 @@ def test_the_pages_join_of_the_part_equals_the_rendered_topology(deepseek, hw_id
             assert [(export_lines(p.env), p.command, p.docker_command) for p in procs] == nodes
         assert got.router == r.router.command
         assert got.user_variables == user_variables(r)
-        assert got.plan == plan.rendering_plan(plans, r, profile)
+        assert got.plan == plan.rendering_plans(plans, r, profile, choices, False)
         checked += 1
     assert checked > 10
 
@@ -229,12 +231,12 @@ def test_the_api_publishes_pool_workers_and_the_pd_topology_part(catalog, ctx):
         role: next(i for i, o in enumerate(entry[role]["options"]) if o.get("default"))
         for role in ("prefill", "decode")
     }
-    got = pd_json.joined(part, key, indices["prefill"], indices["decode"], r["plan"]["default"])
+    got = pd_json.joined(part, key, indices["prefill"], indices["decode"], r["plan"])
     assert got.router == r["router"]["command"]
     assert got.prefill[0][1:] == (r["prefill"]["command"], r["prefill"]["docker_command"])
     assert got.decode[1][1] == r["pool_workers"]["decode"][0]["command"]
     assert got.user_variables == r["user_variables"]
-    assert got.plan == r["plan"]["default"]
+    assert got.plan == r["plan"]
     # a model without PD renderings has no part
     other = next(d for d in catalog.recipes if d.hf_id == "Qwen/Qwen3-8B")
     docs, _ = recipe_documents(synthesized(catalog, ctx, other, config), ctx)

@@ -14,7 +14,9 @@ only joins, in this order, what it is given:
              index into the document's `pd_texts` (the member's `texts`, from the CLI)
     serve command of node i = texts[serve[0]] + SEP + texts[serve[1..]] joined by SEP
     plan shown = the rendering's plan.default, then the decode option's `plan` (its differences;
-             null: a figure left out), with the GPUs and nodes below
+             null: a figure left out), with the GPUs and nodes below; a feature state's plan
+             (the rendering's plan.keys name the state) = that, then the entry's
+             `states[state]`, then the option's `by[state]`
     docker command of node i = texts[docker...] + the serve command's lines after its first
     router = head + prefill option's ends + decode option's ends + tail, "{intra}" filled with
              the recipe's `intra` or the larger `dp_local` of the two options (at least 1)
@@ -37,6 +39,7 @@ from recipes_site.render import picker
 from recipes_site.render.inputs import RecipeInput, hw_doc_path, rendering_key
 from recipes_site.render.rendering_json import user_variables
 from recipes_site.synthesis import Context
+from recipes_site.synthesis.choices import feature_choices
 from recipes_site.synthesis.deployments import (
     ROUTER_SEP,
     pd_node_counts,
@@ -102,12 +105,64 @@ def _changes(first: list, other: list) -> list:
     return [[i, x] for i, x in enumerate(other) if i >= len(first) or first[i] != x]
 
 
+class States(NamedTuple):
+    """What a decode option's feature-state plans need: the rendering's published plans (`shown`:
+    `default`, and `by` per feature state whose plan differs), its feature choices, the plans of
+    the recipe, the variant and the profile."""
+
+    shown: dict
+    choices: tuple
+    plans: plan.RecipePlans
+    variant: str
+    profile: dict
+    changes: dict  # `state_changes` of `shown`
+
+
+def _diff(base: dict, mine: dict) -> dict:
+    """`mine` as changes of `base` (GPUs and nodes left out: the page adds the two pools'); null
+    for a figure `base` has and `mine` leaves out."""
+    base = {k: v for k, v in base.items() if k not in ("gpus", "nodes")}
+    mine = {k: v for k, v in mine.items() if k not in ("gpus", "nodes")}
+    out = {k: v for k, v in mine.items() if base.get(k) != v}
+    out.update({k: None for k in base if k not in mine})
+    return out
+
+
+def _state_plans(states: States, pool, p: dict) -> dict:
+    """The plans of a decode option's feature states, as changes of its plan `p`, for the states
+    the rendering's `plan.by` has (the page looks a state up there, plan.rendering_plans): those
+    whose plan differs from `p`."""
+    wanted = states.shown.get("by") or {}
+    found = plan.feature_states(states.plans, pool.process, states.choices) if wanted else None
+    out = {}
+    for key, argv in found[1] if found else ():
+        if key in wanted:
+            mine = plan.plan_of(
+                states.plans,
+                states.variant,
+                states.profile,
+                argv,
+                gpus=p["gpus"],
+                nodes=p.get("nodes", 1),
+            )
+            if mine != p:  # as changes of the option's plan with the state's `state_changes`
+                near = {**p, **states.changes[key]}
+                out[key] = _diff({k: v for k, v in near.items() if v is not None}, mine)
+    return out
+
+
+def state_changes(shown: dict) -> dict:
+    """Per feature state of a rendering's published plans, what its plan changes of `default`
+    (the figures a state moves alike in most layouts: the KV bytes per token of a draft, ...)."""
+    return {k: _diff(shown["default"], p) for k, p in (shown.get("by") or {}).items()}
+
+
 def _option(
     tables: Tables,
     option: PoolOption,
     summary: tuple | None,
     precision: str | None,
-    shown: dict | None = None,
+    states: States | None = None,
 ) -> dict:
     texts = tables.texts
     pool = option.pool
@@ -153,13 +208,12 @@ def _option(
         precision,
     )
     out["layout"] = texts(full[len(picker._gpus_text(name, per_node, p["gpus"], nodes_of)) :])
-    # what differs from the rendering's own plan (`shown`: its `plan.default`), null for a figure
-    # it has and this one leaves out; the GPUs and nodes are the deployment's (the page adds them)
-    base = {k: v for k, v in (shown or {}).items() if k not in ("gpus", "nodes")}
-    mine = {k: v for k, v in p.items() if k not in ("gpus", "nodes")}
-    diff = {k: v for k, v in mine.items() if base.get(k) != v}
-    diff.update({k: None for k in base if k not in mine})
-    out["plan"] = diff
+    # what differs from the rendering's own plan (its `plan.default`); per feature state whose
+    # plan differs from this one's, what differs from this one's
+    out["plan"] = _diff((states.shown.get("default") or {}) if states else {}, p)
+    by = _state_plans(states, pool, p) if states else {}
+    if by:
+        out["by"] = by
     return out
 
 
@@ -192,15 +246,25 @@ def rendering_topology(
     layouts: dict | None = None,
 ) -> dict | None:
     """The entry of PD rendering `r` in the `pd_topology` part (None for any other rendering):
-    its lines go into `tables`; `shown` is the rendering's published plan (`plan.default`), which
-    a decode option's plan is written against; `layouts` its pools' (`pool_layouts`), when the
-    caller has them."""
+    its lines go into `tables`; `shown` is the rendering's published `plan` (`default`, and `by`
+    feature state), which a decode option's plans are written against; `layouts` its pools'
+    (`pool_layouts`), when the caller has them."""
     if r.prefill is None or r.decode is None or r.router is None:
         return None
     hw = ctx.hardware(r.hardware)
     profile = ctx.profiles.get(r.hardware) or {}
     name, per_node = sizing.gpu_label(profile, r.hardware), profile.get("gpu_count") or 1
     precision = mapping(mapping(recipe.get("variants")).get(r.variant)).get("precision")
+    states = States(
+        shown or {},
+        feature_choices(recipe, hw, r.variant, r.feature_strategy)
+        if (shown or {}).get("by")
+        else (),
+        plans,
+        r.variant,
+        profile,
+        state_changes(shown or {}),
+    )
     modes = pool_modes(ctx, recipe)
     options = pool_options(ctx, recipe, r.variant, hw, plans, layouts=layouts)
     roles: dict[str, dict] = {
@@ -211,7 +275,9 @@ def rendering_topology(
             "used": [n or 0.5 for n in counts],
             "modes": modes,
             "options": [
-                _option(tables, o, (name, per_node) if role == "decode" else None, precision, shown)
+                _option(
+                    tables, o, (name, per_node) if role == "decode" else None, precision, states
+                )
                 for o in found
             ],
         }
@@ -235,6 +301,8 @@ def rendering_topology(
             "prefix": texts((r.router.install or "") + "\n"),
             "fixed": [texts(v) for v in _fixed_variables(r)],
         },
+        # per feature state with a plan of its own, what it changes of the rendering's plan
+        **({"states": states.changes} if states.changes else {}),
         # the card's header: the GPUs of one node, or "{gpus}" on "{nodes}" nodes
         "summary": [texts(f"{per_node}× {name}"), texts("{gpus}× " + name + " on {nodes} nodes")],
     }
@@ -308,7 +376,7 @@ class SharedLayouts:
 def _published_plan(doc: dict | None, r: Rendering) -> dict | None:
     for entry in (doc or {}).get("renderings", ()):
         if (entry["variant"], entry["strategy"], entry["node_count"]) == r.key:
-            return entry["plan"]["default"]
+            return entry["plan"]
     return None
 
 
@@ -316,7 +384,10 @@ def standalone(ctx: Context, recipe: dict, r: Rendering) -> dict | None:
     """A one-rendering `pd_topology` part (`pd_topology_doc`'s shape) for `r`, keyed "r"."""
     tables = Tables(Table(), Table())
     plans = plan.RecipePlans(recipe)
-    shown = plan.rendering_plan(plans, r, ctx.profiles.get(r.hardware) or {})
+    hw = ctx.hardware(r.hardware)
+    choices = feature_choices(recipe, hw, r.variant, r.feature_strategy)
+    locked = picker.features_locked(choices, r)
+    shown = plan.rendering_plans(plans, r, ctx.profiles.get(r.hardware) or {}, choices, locked)
     entry = rendering_topology(ctx, recipe, r, plans, tables, shown)
     if entry is None:
         return None
@@ -356,7 +427,8 @@ def _apply(base: list, changes: list) -> list:
 
 def joined(part: dict, key: str, prefill: int, decode: int, shown: dict) -> Joined:
     """Options `prefill` and `decode` (indices into each role's `options`) of rendering `key`,
-    joined as pd.js joins them (`shown`: the rendering's plan.default)."""
+    joined as pd.js joins them (`shown`: the rendering's published `plan`); the plan is the
+    rendering's `plan` form: `default`, and `keys` and `by` when a feature state has its own."""
     entry, texts, heads = part["renderings"][key], part["texts"], part["heads"]
     got = {}
     for role, index in (("prefill", prefill), ("decode", decode)):
@@ -382,11 +454,18 @@ def joined(part: dict, key: str, prefill: int, decode: int, shown: dict) -> Join
     pi, di = prefill // len(entry["prefill"]["modes"]), decode // len(entry["decode"]["modes"])
     gpus = entry["prefill"]["gpus"][pi] + entry["decode"]["gpus"][di]
     nodes = math.ceil(entry["prefill"]["used"][pi] + entry["decode"]["used"][di])
-    shown_plan = {**shown, **do["plan"], "gpus": gpus}
-    shown_plan = {k: v for k, v in shown_plan.items() if v is not None}
-    shown_plan.pop("nodes", None)
-    if nodes != 1:
-        shown_plan = {"gpus": gpus, "nodes": nodes, **shown_plan}
+
+    def cleaned(p: dict) -> dict:
+        p = {k: v for k, v in p.items() if v is not None and k not in ("gpus", "nodes")}
+        return {"gpus": gpus, **({"nodes": nodes} if nodes != 1 else {}), **p}
+
+    default = cleaned({**shown["default"], **do["plan"]})
+    shown_plan: dict = {"default": default}
+    if do.get("by"):
+        shown_plan["keys"] = shown["keys"]
+        shown_plan["by"] = {
+            k: cleaned({**default, **entry["states"][k], **d}) for k, d in do["by"].items()
+        }
     names = [texts[i] for i in po["vars"] + do["vars"] + router["fixed"]]
     return Joined(
         pn,

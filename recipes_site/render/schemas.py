@@ -985,6 +985,8 @@ PD_OPTION = _obj(
         "tokens": NONNEG,
         "layout": _IDX,
         "plan": {"type": "object"},  # a decode option's plan, as changes of the rendering's
+        # per feature state with a plan of its own: its changes of the option's plan
+        "by": {"type": "object", "additionalProperties": {"type": "object"}},
     },
 )
 PD_ROLE = _obj(
@@ -1022,7 +1024,8 @@ DOCUMENTS["model-pd-topology"] = _obj(
                         }
                     ),
                     "summary": {"type": "array", "items": _IDX, "minItems": 2, "maxItems": 2},
-                }
+                },
+                {"states": {"type": "object", "additionalProperties": {"type": "object"}}},
             ),
         },
     }

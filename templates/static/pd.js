@@ -1,7 +1,7 @@
 /* recipes-site: the model page's prefill/decode pools, loaded by site.js when the picker shows a
    pd_cluster rendering. Every word comes from deploy.json#pd_topology (render/pd_json.py): per
    pool, each node count x mode with plan.py's verdict; for a layout that starts, every node's
-   lines, the router's endpoint lines, the variables and (decode) the plan of the memory panel.
+   lines, the router's endpoint lines, the variables and (decode) the plans of the memory panel.
    This script joins them as pd_json.py `joined` does (the tests hold the two equal), adds the two
    pools' GPUs and nodes, and keeps the choice in the URL (prefill_nodes, prefill_mode,
    decode_nodes, decode_mode; defaults omitted). */
@@ -58,14 +58,15 @@ pd.r = (r, how) => {
   const router = rt.head.concat(po.ends, dc.ends).map(T).concat(rt.tail.map(x => T(x).replace("{intra}", intra))).join(" \\\n  ");
   const ni = role => Math.floor(got[role] / E[role].modes.length);
   const gpus = E.prefill.gpus[ni("prefill")] + E.decode.gpus[ni("decode")], nodes = Math.ceil(E.prefill.used[ni("prefill")] + E.decode.used[ni("decode")]);
-  const plan = Object.assign({}, r.plan.default, dc.plan, { gpus, nodes });
-  for (const k in plan) if (plan[k] === null) delete plan[k];
+  const clean = p => { for (const k in p) if (p[k] === null) delete p[k]; return p; };
+  const plan = clean(Object.assign({}, r.plan.default, dc.plan, { gpus, nodes })), by = {};
+  for (const k in dc.by || {}) by[k] = clean(Object.assign({}, plan, E.states[k], dc.by[k]));
   const vars = [...new Set(po.vars.concat(dc.vars, rt.fixed).map(T))];
   const summary = (nodes > 1 ? fillIn(T(E.summary[1]), { gpus, nodes }) : T(E.summary[0])) + T(dc.layout);
   return Object.assign({}, r, { pdBase: r,
     prefill: Object.assign({}, r.prefill, P[0].json), decode: Object.assign({}, r.decode, Dn[0].json),
     pool_workers: { prefill: P.slice(1).map(x => x.json), decode: Dn.slice(1).map(x => x.json) },
-    router: Object.assign({}, r.router, { command: router }), user_variables: vars, plan: { default: plan },
+    router: Object.assign({}, r.router, { command: router }), user_variables: vars, plan: { default: plan, keys: r.plan.keys, by },
     parts: Object.assign({}, r.parts, { summary, processes: P.concat(Dn).map(x => x.part) }) });
 };
 pd.query = set => {

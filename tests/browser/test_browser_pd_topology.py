@@ -125,3 +125,18 @@ def test_a_shared_url_opens_its_topology(page, project_site):
     assert _tab_texts(page) == _expected(decode_nodes=4, decode_mode="tep")
     assert _pill(page, "pd-decode-mode", "tep").get_attribute("aria-checked") == "true"
     assert "decode_nodes=4" in page.url and "decode_mode=tep" in page.url
+
+
+def test_a_feature_that_changes_memory_shows_the_chosen_layouts_plan(page, project_site):
+    """The memory panel of a chosen layout follows a feature state with a plan of its own (MTP
+    speculative decoding grows the KV bytes per token) as plan.py computes it for that layout."""
+    _open(page, project_site, VIEW + "&decode_mode=dep")
+    page.wait_for_function("document.querySelector('[data-summary]').textContent.includes('DP=16')")
+    facts = page.locator("[data-kv-facts]")
+    before = facts.inner_text()
+    page.locator('input[data-feature="spec_decoding"]').check()
+    page.wait_for_function(
+        "document.querySelector('[data-kv-facts]').textContent.includes('71,424 B per GPU')"
+    )
+    assert "70,272 B per GPU" in before
+    assert "decode_mode=dep" in page.url and "spec_decoding" in page.url
