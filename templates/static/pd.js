@@ -78,15 +78,17 @@ pd.query = set => {
     if (a % n !== b % n) set(role + "_mode", E[role].modes[a % n]);
   }
 };
-/* the Pools row: per pool, its node counts and (when the recipe allows several) modes; a layout
-   that cannot start is dimmed with plan.py's reason; the GPUs of each pool and of the cluster */
-function radio(value, on, text, small, why) {
+/* the Prefill and Decode rows: per pool, its node counts and (when the recipe allows several)
+   modes; a layout that cannot start is dimmed with plan.py's reason; the GPUs of each pool and of
+   the cluster */
+function radio(value, on, text, small, why, title) {
   const b = h("button", { type: "button", class: "opt", role: "radio", "data-value": value, "aria-checked": String(on), tabindex: on ? 0 : -1 },
     h("b", { text }), small && h("small", { text: small }));
-  if (why) { b.setAttribute("aria-disabled", "true"); b.title = why; }
+  if (why) { b.setAttribute("aria-disabled", "true"); b.title = why; } else if (title) b.title = title;
   return b;
 }
 const count = (n, w) => n + " " + w + (n === 1 ? "" : "s");
+const axis = (id, label, ...kids) => h("div", { class: "axis" }, h("span", { class: "axis-label", id }, label), ...kids);
 pd.render = r => {
   const nodesRow = c.P.querySelector("[data-axis=nodes]").parentNode, E = eff && eff.E;
   PD.hidden = !E; nodesRow.hidden = !!E;
@@ -97,16 +99,17 @@ pd.render = r => {
     const R = E[role], n = R.modes.length, i = eff.got[role], ni = Math.floor(i / n), mi = i % n, o = R.options[i];
     total += R.gpus[ni]; used += R.used[ni];
     const why = k => R.options[k].procs ? "" : T(R.options[k].why);
-    const kv = role === "decode" ? r.plan.default.max_tokens : o.tokens;   /* decode: the plan shown */
     const tip = k => R.options[k].tokens ? `${R.options[k].tokens.toLocaleString("en-US")} KV tokens per GPU` : "";
-    rows.push(h("span", { class: "axis-label", id: "ax-pd-" + role }, L[role]),
-      h("div", { role: "radiogroup", "aria-labelledby": "ax-pd-" + role, "data-axis": "pd-" + role + "-nodes", class: "opts" },
-        R.nodes.map((x, k) => radio(x, k === ni, x === 0 ? "½ node" : count(x, "node"), count(R.gpus[k], "GPU") + (R.options[k * n + mi].declared ? " · recipe" : ""), why(k * n + mi)))),
-      R.modes.length > 1 && h("div", { role: "radiogroup", "aria-label": L[role] + " mode", "data-axis": "pd-" + role + "-mode", class: "opts" },
-        R.modes.map((x, k) => radio(x, k === mi, x.toUpperCase(), "", why(ni * n + k) || tip(ni * n + k)))),
-      h("p", { class: "hint", "data-pd-note": role, text: `${L[role]}: ${count(R.gpus[ni], "GPU")}` + (kv ? `, ${kv.toLocaleString("en-US")} KV tokens per GPU` : "") }));
+    const kv = role === "decode" ? r.plan.default.max_tokens : o.tokens;   /* decode: the plan shown */
+    rows.push(axis("ax-pd-" + role, L[role],
+      h("div", { style: "display:flex;flex-wrap:wrap;gap:.35rem 1rem" },
+        h("div", { role: "radiogroup", "aria-labelledby": "ax-pd-" + role, "data-axis": "pd-" + role + "-nodes", class: "opts" },
+          R.nodes.map((x, k) => radio(x, k === ni, x === 0 ? "½ node" : count(x, "node"), count(R.gpus[k], "GPU") + (R.options[k * n + mi].declared ? " · recipe" : ""), why(k * n + mi), tip(k * n + mi)))),
+        R.modes.length > 1 && h("div", { role: "radiogroup", "aria-label": L[role] + " mode", "data-axis": "pd-" + role + "-mode", class: "opts" },
+          R.modes.map((x, k) => radio(x, k === mi, x.toUpperCase(), "", why(ni * n + k), tip(ni * n + k))))),
+      h("p", { class: "hint", "data-pd-note": role, text: `${count(R.gpus[ni], "GPU")}` + (kv ? `, ${kv.toLocaleString("en-US")} KV tokens per GPU` : "") })));
   }
-  rows.push(h("p", { class: "hint", "data-pd-total": "", text: `Cluster: ${count(total, "GPU")} on ${count(Math.ceil(used), "node")}, and the router.` }));
+  rows.push(axis("ax-pd-total", "Cluster", h("p", { class: "hint", "data-pd-total": "", text: `${count(total, "GPU")} on ${count(Math.ceil(used), "node")}, and the router` })));
   fill(PD, rows);
 };
 PD.addEventListener("click", e => {

@@ -83,7 +83,9 @@ def test_the_default_topology_shows_every_node_of_each_pool(page, project_site):
     one = _pill(page, "pd-prefill-nodes", "1")
     assert one.get_attribute("aria-disabled") == "true"
     assert "cannot load the model" in one.get_attribute("title")
-    assert "Cluster: 32 GPUs on 4 nodes" in page.locator("[data-pd-total]").inner_text()
+    assert "32 GPUs on 4 nodes" in page.locator("[data-pd-total]").inner_text()
+    # a layout that starts is not dimmed
+    assert _pill(page, "pd-prefill-mode", "dep").get_attribute("aria-disabled") is None
 
 
 def test_changing_nodes_and_mode_updates_tabs_router_plan_and_url(page, project_site):
