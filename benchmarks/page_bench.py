@@ -190,7 +190,7 @@ def click_times(browser, url: str, hf_id: str, clicks: int, label: str) -> None:
         return
     med = statistics.median(times)
     verdict = "under" if med < TARGET_MS else "NOT under"
-    print(f"  {label}: /{hf_id}/  {home} <-> {other}")
+    print(f"  {label}: /{hf_id}{'' if '?' in hf_id else '/'}  {home} <-> {other}")
     print(
         f"    click -> pre[data-command] changed: median {med:.2f} ms over {len(times)} clicks "
         f"({verdict} the {TARGET_MS} ms target); min {min(times):.2f}, max {max(times):.2f}; "
