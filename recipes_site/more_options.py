@@ -99,22 +99,6 @@ def locked(ctx: Context, recipe: dict, r: Rendering) -> bool:
     return features_locked(choices, r)
 
 
-def why_not(
-    option: dict, r: Rendering, blocks: dict[str, str], is_locked: bool, brand: str | None
-) -> str:
-    """Why the page's pill for `option` is disabled on this rendering ("" when it applies):
-    more.js `why`, in its order."""
-    if r.deploy_type in ("pd_cluster", KV_STORE) or is_locked:
-        return kv_offload.LAYOUT_REASON
-    if option["id"] in blocks:
-        return blocks[option["id"]]
-    if option.get("strategies") and r.strategy not in option["strategies"]:
-        return option["why_strategy"]
-    if option.get("brands") and brand not in option["brands"]:
-        return option["why_brand"]
-    return ""
-
-
 def image_choice(r: Rendering, wanted: str, is_locked: bool) -> str | None:
     """The image `wanted` among the labelled choices of the rendering's image family (None: the
     rendering's own), or ChoiceError naming the choices."""
@@ -212,18 +196,6 @@ def _with_processes(r: Rendering, change) -> Rendering:
     return dataclasses.replace(r, kv=kv)
 
 
-def option_tier(the_plan: dict, option: dict, spec: dict) -> dict | None:
-    """host_memory.offload_host_memory of the option's host tier on `the_plan`: the tier the page
-    sizes (`size`), or a staging tier at the vocabulary's size (`spec`: the option's vocabulary
-    entry); None when vLLM keeps no host tier of its own (LMCache's pool is its server's)."""
-    if option["size"]:
-        return host_memory.offload_host_memory(the_plan, option["size"])
-    fixed = host_memory.host_tier(list(spec.get("args") or []))
-    if fixed is None or not fixed["staging"]:
-        return None
-    return host_memory.offload_host_memory(the_plan, fixed)
-
-
 def apply(
     ctx: Context, recipe: dict, taxonomy: dict, r: Rendering, the_plan: dict, asked: Asked
 ) -> Applied:
@@ -237,8 +209,13 @@ def apply(
     option = None
     if asked.kv_offload:
         option = option_named(options(taxonomy, ctx.strategies), asked.kv_offload, ctx.strategies)
-        why = why_not(
-            option, r, kv_offload.recipe_blocks(recipe, taxonomy), is_locked, profile.get("brand")
+        why = kv_offload.why_not(
+            option,
+            r.deploy_type,
+            r.strategy,
+            is_locked,
+            kv_offload.recipe_blocks(recipe, taxonomy),
+            profile.get("brand"),
         )
         if why:
             raise ChoiceError(f"--kv-offload {option['id']} is not offered here: {why}")
@@ -259,7 +236,7 @@ def apply(
     if option is not None:
         spec = mapping(mapping(taxonomy.get("kv_offload")).get(option["id"]))
         option_env = mapping(spec.get("env"))
-        tier = option_tier(the_plan, option, spec)
+        tier = kv_offload.option_tier(the_plan, option, spec)
         opt_lines = [
             line.replace(kv_offload.BYTES, str(tier["config_bytes"])) if tier else line
             for line in option["lines"]
@@ -425,17 +402,18 @@ def fit_host(ctx: Context, taxonomy: dict, recipe: dict, result, kv_offload_id: 
     if kv_offload_id:
         profile = ctx.profiles.get(r.hardware) or {}
         option = option_named(options(taxonomy, ctx.strategies), kv_offload_id, ctx.strategies)
-        why = why_not(
+        why = kv_offload.why_not(
             option,
-            r,
-            kv_offload.recipe_blocks(recipe, taxonomy),
+            r.deploy_type,
+            r.strategy,
             locked(ctx, recipe, r),
+            kv_offload.recipe_blocks(recipe, taxonomy),
             profile.get("brand"),
         )
         if why:
             raise ChoiceError(f"--kv-offload {option['id']} is not offered here: {why}")
         spec = mapping(mapping(taxonomy.get("kv_offload")).get(option["id"]))
-        tier = option_tier(result.plan, option, spec)
+        tier = kv_offload.option_tier(result.plan, option, spec)
         out["kv_offload"] = {"id": option["id"], **(tier or {})}
     store = kv_store_memory(ctx, r, result.plan, None)
     if store is not None:

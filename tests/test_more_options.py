@@ -11,8 +11,7 @@ from catalog_kit import copy_project_root
 from cli_kit import run
 
 from recipes_site.host_memory import GIB
-from recipes_site.more_options import why_not
-from recipes_site.render.kv_offload import LAYOUT_REASON
+from recipes_site.render.kv_offload import LAYOUT_REASON, why_not
 from recipes_site.synthesis.shell import export_lines
 
 SEP = " \\\n  "
@@ -259,12 +258,34 @@ def test_an_opted_in_staging_tier_keeps_its_size_and_exports_its_seed(tmp_path):
     assert "  -e PYTHONHASHSEED=0 \\\n  vllm/vllm-openai:latest Qwen/Qwen3-8B" in docker.stdout
 
 
-def test_a_locked_rendering_refuses_offload_as_the_page_does(ctx):
-    option = {"id": "simple", "strategies": None, "brands": None}
+def test_a_locked_rendering_refuses_offload_as_the_page_does():
+    option = {"id": "simple", "strategies": ["single_node_tp"], "brands": ["NVIDIA"]}
+    option |= {"why_strategy": "strategy", "why_brand": "brand"}
+    assert why_not(option, "single_node", "single_node_tp", True, {}, "NVIDIA") == LAYOUT_REASON
+    assert why_not(option, "pd_cluster", "pd_cluster", False, {}, "NVIDIA") == LAYOUT_REASON
+    assert why_not(option, "single_node", "single_node_tp", False, {}, "NVIDIA") == ""
+    assert why_not(option, "single_node", "single_node_tp", False, {"simple": "no"}, "AMD") == "no"
+    assert why_not(option, "single_node", "single_node_tep", False, {}, "NVIDIA") == "strategy"
+    assert why_not(option, "single_node", "single_node_tp", False, {}, "AMD") == "brand"
 
-    class R:
-        deploy_type, strategy = "single_node", "single_node_tp"
 
-    assert why_not(option, R(), {}, True, "NVIDIA") == LAYOUT_REASON  # type: ignore[arg-type]
-    assert why_not(option, R(), {}, False, "NVIDIA") == ""  # type: ignore[arg-type]
-    assert why_not(option, R(), {"simple": "no"}, False, "NVIDIA") == "no"  # type: ignore[arg-type]
+def test_the_hardware_documents_carry_the_figures_the_cli_prints(site):
+    out, options = site
+    doc = json.loads((out / f"api/v1/models/{MODEL}/hw/h200.json").read_text())
+    member = doc["host_memory"]
+    assert len(member["renderings"]) == len(doc["renderings"])
+    for entry, at in zip(doc["renderings"], member["renderings"]):
+        args = ["fit", MODEL, "--hardware", "h200", "--strategy", entry["strategy"], "--json"]
+        if entry["deploy_type"] == "kv_store_lb":
+            found = json.loads(run(*args).stdout)["host_memory"]["kv_store"]
+            want = [found["per_gpu_bytes"], found["per_node_bytes"], found["total_bytes"]]
+            assert member["rows"][at] == {"kv_store": want}
+            continue
+        row = member["rows"][at]
+        assert "lmcache" not in row and "offloading_cpu" not in row  # no tier / not opted in
+        tier = json.loads(run(*args, "--kv-offload", "simple").stdout)["host_memory"]["kv_offload"]
+        keys = ("config_bytes", "per_gpu_bytes", "per_node_bytes", "total_bytes")
+        assert row["simple"] == [tier[k] for k in keys]
+    stores = options["kv_stores"]
+    assert stores["kv_store_distributed_mooncake"]["host"]["per_gpu_bytes"] == 104 * GIB
+    assert stores["kv_store_centralized_mooncake"]["host"]["store_segment_bytes"] == 500 * GIB

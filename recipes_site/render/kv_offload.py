@@ -128,3 +128,37 @@ def recipe_blocks(recipe: dict, taxonomy: dict) -> dict[str, str]:
 def host_bytes(size: dict, kv_cache_bytes_per_gpu: int | None, world_size: int) -> int:
     """The byte count written into the option's config: host_memory.config_bytes."""
     return host_memory.config_bytes(size, kv_cache_bytes_per_gpu, world_size)
+
+
+def why_not(
+    option: dict,
+    deploy_type: str,
+    strategy: str,
+    locked: bool,
+    blocks: dict[str, str],
+    brand: str | None,
+) -> str:
+    """Why the page's pill for `option` (an `option_view`) is disabled on a rendering, "" when
+    it applies: more.js `why`, in its order (the layout, the recipe's `recipe_blocks`, the
+    strategy, the GPU brand). `recipes-site command --kv-offload` refuses with the same words."""
+    if deploy_type in ("pd_cluster", "kv_store_lb") or locked:
+        return LAYOUT_REASON
+    if option["id"] in blocks:
+        return blocks[option["id"]]
+    if option.get("strategies") and strategy not in option["strategies"]:
+        return str(option["why_strategy"])
+    if option.get("brands") and brand not in option["brands"]:
+        return str(option["why_brand"])
+    return ""
+
+
+def option_tier(the_plan: dict, option: dict, spec: dict) -> dict | None:
+    """host_memory.offload_host_memory of the option's host tier on `the_plan`: the tier the page
+    sizes (`size`), or a staging tier at the vocabulary's size (`spec`: the option's vocabulary
+    entry); None when vLLM keeps no host tier of its own (LMCache's pool is its server's)."""
+    if option["size"]:
+        return host_memory.offload_host_memory(the_plan, option["size"])
+    fixed = host_memory.host_tier(list(spec.get("args") or []))
+    if fixed is None or not fixed["staging"]:
+        return None
+    return host_memory.offload_host_memory(the_plan, fixed)
