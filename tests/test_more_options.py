@@ -289,3 +289,6 @@ def test_the_hardware_documents_carry_the_figures_the_cli_prints(site):
     stores = options["kv_stores"]
     assert stores["kv_store_distributed_mooncake"]["host"]["per_gpu_bytes"] == 104 * GIB
     assert stores["kv_store_centralized_mooncake"]["host"]["store_segment_bytes"] == 500 * GIB
+    fs = next(o for o in options["kv_offload"] if o["id"] == "offloading_fs")
+    assert fs["size"] is None  # the command keeps the staging tier's value
+    assert fs["staging"] == {"key": "cpu_bytes_to_use", "per": "engine", "floor_bytes": 32 * GIB}

@@ -48,6 +48,14 @@ def sized_args(args: list) -> tuple[list, dict | None]:
     return out, {"key": key, "per": tier["per"], "floor_bytes": value}
 
 
+def _staging(spec: dict) -> dict | None:
+    """{"key", "per", "floor_bytes"} of an option's staging tier (host_memory.host_tier), else None."""
+    tier = host_memory.host_tier(list(spec.get("args") or []))
+    if tier is None or not tier["staging"]:
+        return None
+    return {"key": tier["key"], "per": tier["per"], "floor_bytes": tier["floor_bytes"]}
+
+
 def option_view(oid: str, spec: dict, groups: dict, strategy_labels: dict[str, str]) -> dict:
     """One option as the page's row shows and applies it, with the reasons its pill gives when
     the strategy or the GPU brand rules it out."""
@@ -74,6 +82,8 @@ def option_view(oid: str, spec: dict, groups: dict, strategy_labels: dict[str, s
         "requires_opt_in": bool(spec.get("requires_opt_in")),
         "lines": list(unit_lines(units_of(args))),
         "size": size,
+        # a staging tier's fixed host memory, for the page's note (the command keeps its value)
+        "staging": _staging(spec),
         "exports": export_lines(env),
         "docker_env": [f"-e {env_word(k, v)}" for k, v in env.items()],
         "install": spec.get("install"),

@@ -489,6 +489,12 @@ HOST_MEMORY = _obj(
         "renderings": {"type": "array", "items": {"type": ["integer", "null"], "minimum": 0}},
     }
 )
+HOST_TIER = {
+    "anyOf": [
+        {"type": "null"},
+        _obj({"key": STR, "per": {"enum": ["rank", "engine"]}, "floor_bytes": NONNEG}),
+    ]
+}
 KV_STORE_HOST = _obj(
     {
         "mode": STR,
@@ -806,18 +812,9 @@ DOCUMENTS: dict[str, dict] = {
                         "lines": STR_LIST,
                         "docker_env": STR_LIST,
                         "exports": {"type": "string"},
-                        "size": {
-                            "anyOf": [
-                                {"type": "null"},
-                                _obj(
-                                    {
-                                        "key": STR,
-                                        "per": {"enum": ["rank", "engine"]},
-                                        "floor_bytes": NONNEG,
-                                    }
-                                ),
-                            ]
-                        },
+                        "size": HOST_TIER,
+                        # kv_offload._staging: a staging tier's fixed size, for the page's note
+                        "staging": HOST_TIER,
                     },
                 },
             },

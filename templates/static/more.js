@@ -113,11 +113,13 @@ const K = {
     rows.querySelector("[data-axis=kvo]").replaceChildren(pill("off", !o && !inStore, "Off"),
       ...doc.kv_offload.map(x => pill(x.id, x === o, x.label, why(x, r))), ...stores.map(s => pill(s, s === S.strategy, D.strategies[s].label)));
     let note = o ? o.description : inStore ? D.notes[S.strategy] || "" : "";
-    if (o && o.size) {
-      const b = bytes(o, p), perGpu = o.size.per === "rank" ? b : b / ((p.tp || 1) * (p.pp || 1));
+    const s = o && (o.size || o.staging);
+    if (s) {   /* host_memory.py `offload_text` */
+      const b = o.size ? bytes(o, p) : s.floor_bytes, perGpu = s.per === "rank" ? b : b / ((p.tp || 1) * (p.pp || 1));
       note += ` Host memory it takes: ${gib(perGpu / GIB)} GiB per GPU, ${gib(perGpu * p.gpus / (p.nodes || 1) / GIB)} GiB on each node`
-        + ` (${o.size.key} = ${b}: ` + (b > o.size.floor_bytes ? `raised from the vocabulary's ${gib(o.size.floor_bytes / GIB)} GiB to stay above`
-        : "the vocabulary's budget, above") + ` the ${gib((p.kv_cache_bytes_per_gpu || 0) / GIB)} GiB KV cache per GPU).`;
+        + ((p.nodes || 1) > 1 ? `, ${gib(perGpu * p.gpus / GIB)} GiB in all` : "") + ` (${s.key} = ${b}: `
+        + (!o.size ? "the vocabulary's staging tier for the slower tiers behind it)." : (b > s.floor_bytes ? `raised from the vocabulary's ${gib(s.floor_bytes / GIB)} GiB to stay above`
+        : "the vocabulary's budget, above") + ` the ${gib((p.kv_cache_bytes_per_gpu || 0) / GIB)} GiB KV cache per GPU).`);
     }
     const kh = inStore && (doc.kv_stores[S.strategy] || {}).host;
     if (kh) note += " " + storeNote(kh, p, r, instances(r));

@@ -33,6 +33,11 @@ def test_the_page_command_is_the_cli_command(page, project_site):
     )
     assert cli.returncode == 0, cli.stderr
     assert cli.stdout == shown + "\n"
+    said = next(line for line in cli.stderr.splitlines() if "Host memory it takes" in line)
+    assert (
+        said.removeprefix("# note: ").split(" Each node needs")[0]
+        in page.locator("[data-note=ax-kvo]").inner_text()
+    )
     cu129 = "vllm/vllm-openai:latest-cu129"
     page.locator("[data-form=docker]").click()
     _pill(page, "image", cu129).click()
