@@ -12,8 +12,9 @@ plan), and `recipes-site command/fit --kv-offload` print its results.
   with `num_copies = world_size` and the tier has `cpu_bytes_to_use // chunk` chunks
   (vllm/v1/kv_offload/cpu/spec.py:100-123); `num_copies` is 1 only for a replicated layout,
   which needs the canonical layout requested (vllm/distributed/kv_transfer/kv_connector/v1/
-  offloading/config.py:269-281; our options do not ask for it). world_size = PP x TP (x PCP)
-  (vllm/config/parallel.py:964-968); each data-parallel engine has its own tier.
+  offloading/config.py:269-282; our options do not ask for it). world_size = PP x TP (x PCP)
+  (vllm/config/parallel.py:964-968); each data-parallel engine has its own tier (its own
+  `engine_id`, vllm/v1/kv_offload/config.py:80-81).
 - SimpleCPUOffloadConnector: `cpu_bytes_to_use_per_rank` is each worker's own budget, and it
   wins over `cpu_bytes_to_use // world_size`
   (vllm/distributed/kv_transfer/kv_connector/v1/simple_cpu_offload_connector.py:100-115).
@@ -34,9 +35,9 @@ GPUs the plan puts on one node; in total, per GPU times the plan's GPUs.
 **Mooncake kv-stores** (kv_store/*.yaml `mooncake_vllm_config.template`): every vLLM worker
 sets up its own MooncakeDistributedStore with `global_segment_size` (the host memory it lends
 to the pool; `embedded` mode needs it > 0, `standalone-store` needs 0) and `local_buffer_size`
-(vllm/distributed/kv_transfer/kv_connector/v1/mooncake/store/worker.py:1412-1420 ->
-vllm/distributed/mooncake_store.py:131-140, checked at :40-48); sizes such as "100GB" are read
-with 1024-based units (`_parse_size`, vllm/distributed/mooncake_store.py:88-121). A standalone
+(vllm/distributed/kv_transfer/kv_connector/v1/mooncake/store/worker.py:1414-1422 ->
+vllm/distributed/mooncake_store.py:126-144, checked at :40-48); sizes such as "100GB" are read
+with 1024-based units (`_parse_size`, vllm/distributed/mooncake_store.py:91-123). A standalone
 store service registers its own `global_segment_size` per store node, outside the vLLM nodes.
 
 No hardware profile gives the host RAM of a node (taxonomy.yaml has GPU memory only), so the
@@ -55,7 +56,7 @@ from recipes_site.jsish import mapping
 GIB = 1 << 30
 # the connector keys a host tier is sized by: per worker, or the engine's total
 SIZE_KEYS = (("cpu_bytes_to_use_per_rank", "rank"), ("cpu_bytes_to_use", "engine"))
-_SIZE = re.compile(r"^\s*([\d.]+)\s*(gb|mb|kb|b)?\s*$")  # vllm/distributed/mooncake_store.py:109
+_SIZE = re.compile(r"^\s*([\d.]+)\s*(gb|mb|kb|b)?\s*$")  # vllm/distributed/mooncake_store.py:111
 _UNITS = {"gb": 1024**3, "mb": 1024**2, "kb": 1024, "b": 1}
 
 
