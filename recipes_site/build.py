@@ -37,6 +37,7 @@ from recipes_site.catalog import Catalog, load_catalog
 from recipes_site.catalog.diagnostics import Diagnostic, errors
 from recipes_site.catalog.index import org_of
 from recipes_site.catalog.types import recipe_json_schema
+from recipes_site.jsish import mapping
 from recipes_site.outdir import check_output
 from recipes_site.posix import die_with_parent
 from recipes_site.render.api import RecipeInput, RecipeSummary, catalog_documents, recipe_documents
@@ -75,7 +76,10 @@ class BuildResult:
 def synthesis_context(catalog: Catalog) -> Context:
     strategies = {**catalog.strategies, **catalog.kv_stores}
     return Context(
-        profiles=catalog.hardware_profiles(), strategies=strategies, kv_ids=tuple(catalog.kv_stores)
+        profiles=catalog.hardware_profiles(),
+        strategies=strategies,
+        kv_ids=tuple(catalog.kv_stores),
+        kv_offload=mapping(catalog.taxonomy.get("kv_offload")),
     )
 
 

@@ -328,6 +328,10 @@ def cmd_command(args) -> int:
         return 1
     if not _variant_kept(ctx, doc, variant, explicit, r.variant, r.hardware):
         return 1
+    from recipes_site import more_options
+
+    if more_options.asked_of(args).any:  # the page's "More options" row
+        return more_options.run_command(ctx, catalog.taxonomy, doc, r, args, _rendering_text)
     if args.bench:
         print(_bench_text(ctx, doc.data, r))
         return 0
@@ -532,10 +536,21 @@ def cmd_fit(args) -> int:
         print(f"recipes-site: {doc.hf_id}: {problem}", file=sys.stderr)
     if problems:
         return 1
+    from recipes_site import more_options
+
+    try:  # host memory of a KV-offload tier or a Mooncake kv-store layout
+        host = more_options.fit_host(ctx, catalog.taxonomy, doc.data, result, args.kv_offload)
+    except ChoiceError as exc:
+        print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
+        return 1
     print(
-        json.dumps(result.as_dict(), indent=2, ensure_ascii=False)
+        json.dumps(
+            {**result.as_dict(), **({"host_memory": host} if host else {})},
+            indent=2,
+            ensure_ascii=False,
+        )
         if args.json
-        else fit_text(result)
+        else fit_text(result) + more_options.fit_host_text(host)
     )
     return 0
 
@@ -791,6 +806,43 @@ def _choice_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _instances(text: str) -> int:
+    """--kv-instances: 1..16, as the page's Instances row (render/advanced.py MAX_INSTANCES)."""
+    from recipes_site.render.advanced import MAX_INSTANCES
+
+    n = _positive_int(text)
+    if n > MAX_INSTANCES:
+        raise argparse.ArgumentTypeError(f"at most {MAX_INSTANCES} instances, not {n}")
+    return n
+
+
+def _more_arguments(p: argparse.ArgumentParser) -> None:
+    """`command`'s options of the page's "More options" row (recipes_site/more_options.py)."""
+    p.add_argument(
+        "--kv-offload",
+        metavar="ID",
+        help="add a KV-offload option (simple, offloading_cpu, offloading_fs, lmcache): its "
+        "connector config sized for this command, env, install line and companion process",
+    )
+    p.add_argument(
+        "--image",
+        metavar="TAG",
+        help="container image of the docker run form, among the labelled choices of the "
+        "rendering's image family (e.g. vllm/vllm-openai:latest-cu129)",
+    )
+    p.add_argument(
+        "--max-model-len",
+        choices=["auto"],
+        help="auto: vLLM starts from the model's window and lowers it to what the KV cache holds",
+    )
+    p.add_argument(
+        "--kv-instances",
+        type=_instances,
+        metavar="N",
+        help="vLLM instances of a Mooncake kv-store strategy (1-16): the router in front of them",
+    )
+
+
 def _url_type(origin_only: bool):
     """An argparse type for a URL flag, checked as site_config checks the file's URLs
     (`origin_only`: serve's --base-url, since the preview server serves its site at the root)."""
@@ -938,6 +990,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print its Kubernetes manifests, Helm values and prerequisites",
     )
+    _more_arguments(c)
     c.set_defaults(func=cmd_command)
 
     f = sub.add_parser("fit", help="KV-cache-aware sizing of one model on one hardware profile")
@@ -967,6 +1020,9 @@ def parser() -> argparse.ArgumentParser:
         help="fraction of GPU memory for vLLM (default: the command's, else vLLM's 0.92)",
     )
     f.add_argument("--json", action="store_true", help="print one JSON object")
+    f.add_argument(
+        "--kv-offload", metavar="ID", help="report the host memory of this KV-offload option"
+    )
     f.set_defaults(func=cmd_fit)
 
     bench = sub.add_parser("bench", help="benchmark results: import one, plan a sweep")

@@ -21,6 +21,7 @@ guess.
 
 from __future__ import annotations
 
+from recipes_site import host_memory
 from recipes_site.jsish import mapping
 from recipes_site.render import kv_offload
 from recipes_site.synthesis.deployments import kv_router_command
@@ -63,8 +64,9 @@ MAX_INSTANCES = 16  # the reference's Mooncake "Instances" control offers 1-16
 
 
 def kv_store_topologies(strategies: dict) -> dict:
-    """Mooncake kv-store id -> its default instance count and, for 1..MAX_INSTANCES instances,
-    the router tab's text (None: one instance needs no router), as synthesis writes it."""
+    """Mooncake kv-store id -> its default instance count, for 1..MAX_INSTANCES instances the
+    router tab's text (None: one instance needs no router), as synthesis writes it, and the host
+    memory each vLLM GPU registers (host_memory.kv_store_sizes)."""
     out = {}
     for sid, spec in strategies.items():
         spec = mapping(spec)
@@ -76,6 +78,10 @@ def kv_store_topologies(strategies: dict) -> dict:
             command = kv_router_command(spec, n)
             routers.append(None if command is None else (install or "") + "\n" + command)
         out[sid] = {"default": spec.get("default_instances") or 1, "routers": routers}
+        sizes = host_memory.kv_store_sizes(spec)
+        if sizes is not None:  # the page's KV-offload note: host memory per GPU, node, in all
+            per_gpu = sizes["segment_bytes"] + sizes["local_buffer_bytes"]
+            out[sid]["host"] = {**sizes, "per_gpu_bytes": per_gpu}
     return out
 
 

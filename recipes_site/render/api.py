@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from recipes_site import fit, gpu_counts, plan, runs_on, sizing, speed, speed_layouts
 from recipes_site.data import VLLM_VERSION
-from recipes_site.render import advanced, pd_json, picker
+from recipes_site.render import advanced, host_memory_api, pd_json, picker
 from recipes_site.render.inputs import (
     API,
     RecipeInput,
@@ -200,6 +200,9 @@ def hardware_docs(rec: RecipeInput, ctx: Context) -> dict[str, dict]:
         if any("gpus" in r for r in doc["renderings"]):
             doc["gpu_replicas"] = gpu_counts.replica_sets(shared.profile or {})
         _add_speed(doc, plans, shared.profile or {})
+        host = host_memory_api.hardware_member(doc, rec.data, ctx.kv_offload, ctx.strategies)
+        if host:  # KV-offload tiers and kv-store segments per rendering (host_memory.py)
+            doc["host_memory"] = host
     return {hw_doc_path(rec.hf_id, hw): docs[hw] for hw in (h for h in profiles if h in docs)}
 
 

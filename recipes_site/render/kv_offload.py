@@ -11,71 +11,49 @@ the page appends after the feature lines (args), in front of the command (`expor
 the `docker run` head (`-e` lines), as the reference composes them (advanced.py publishes them). The JSON API renderings are
 untouched: the reference's build never renders these options, so the compat corpus is unchanged.
 
-Host memory per GPU. `cpu_bytes_to_use` of the OffloadingConnector is the engine's total,
-split over its workers (vllm/v1/kv_offload/cpu/spec.py:100-123: `num_copies = world_size`);
-SimpleCPUOffloadConnector reads `cpu_bytes_to_use_per_rank` per worker
-(vllm/distributed/kv_transfer/kv_connector/v1/simple_cpu_offload_connector.py:100-112). A host
-tier no larger than the GPU KV cache only duplicates blocks the GPUs already hold (the
-taxonomy's own note on `offloading_cpu`), so the page sizes a host-only tier per GPU as
-
-    above_kv = (floor(GPU KV cache per GPU in GiB) + 1) GiB
-    cpu_bytes_to_use_per_rank = max(vocabulary value, above_kv)
-    cpu_bytes_to_use          = max(vocabulary value, above_kv x world size)
-
-(world size = TP x PP of one engine, from the command's plan), and shows the result per GPU
-and per node. A tier that stages for a slower one (`secondary_tiers`) keeps the vocabulary's
-size. The page does this arithmetic with
-the figures published here (`size`) and the plan's; it decides nothing else.
+Host memory per GPU. The host tier's byte count is sized by the planner (host_memory.py, which
+cites vLLM 0.33 for it): a host-only tier stays above the GPU KV cache of the command's plan, a
+staging tier keeps the vocabulary's size. `size` publishes the rule's inputs ({"key", "per",
+"floor_bytes"}); the page repeats host_memory.config_bytes on its plan (more.js `bytes()`), and
+`recipes-site command/fit --kv-offload` print the same figures.
 """
 
 from __future__ import annotations
 
-import json
-
+from recipes_site import host_memory
 from recipes_site.jsish import mapping
 from recipes_site.synthesis.shell import env_word, export_lines, unit_lines, units_of
 
 BYTES = "{bytes}"  # where the page writes the sized byte count into an option's lines
-# the connector keys a host tier is sized by: per worker, or the engine's total
-SIZE_KEYS = (("cpu_bytes_to_use_per_rank", "rank"), ("cpu_bytes_to_use", "engine"))
+SIZE_KEYS = host_memory.SIZE_KEYS
 LAYOUT_REASON = (
     "Not with this strategy: prefill/decode and Mooncake layouts configure their own KV connector."
 )
-
-
-def _transfer_config(args: list) -> tuple[int, dict] | None:
-    """The index and parsed JSON of the `--kv-transfer-config` value of an option's args."""
-    for i, tok in enumerate(args[:-1]):
-        if tok == "--kv-transfer-config":
-            try:
-                value = json.loads(args[i + 1])
-            except (TypeError, ValueError):
-                return None
-            return (i + 1, value) if isinstance(value, dict) else None
-    return None
 
 
 def sized_args(args: list) -> tuple[list, dict | None]:
     """The args with the host tier's byte count replaced by BYTES, and how to size it
     ({"key", "per": "rank" | "engine", "floor_bytes"}); unchanged args and None when the option
     has no host-only tier (LMCache's pool belongs to its server; a staging tier keeps its size)."""
-    found = _transfer_config(args)
-    if found is None:
+    tier = host_memory.host_tier(args)
+    found = host_memory.transfer_config(args)
+    if tier is None or tier["staging"] or found is None:
         return list(args), None
-    i, config = found
-    extra = mapping(config.get("kv_connector_extra_config"))
-    if extra.get("secondary_tiers"):
+    i, key, value = found[0], tier["key"], tier["floor_bytes"]
+    written = f'"{key}":{value}'
+    if args[i].count(written) != 1:  # not spelled as we can find it again: leave it
         return list(args), None
-    for key, per in SIZE_KEYS:
-        value = extra.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            written = f'"{key}":{value}'
-            if args[i].count(written) != 1:  # not spelled as we can find it again: leave it
-                return list(args), None
-            out = list(args)
-            out[i] = args[i].replace(written, f'"{key}":{BYTES}')
-            return out, {"key": key, "per": per, "floor_bytes": value}
-    return list(args), None
+    out = list(args)
+    out[i] = args[i].replace(written, f'"{key}":{BYTES}')
+    return out, {"key": key, "per": tier["per"], "floor_bytes": value}
+
+
+def _staging(spec: dict) -> dict | None:
+    """{"key", "per", "floor_bytes"} of an option's staging tier (host_memory.host_tier), else None."""
+    tier = host_memory.host_tier(list(spec.get("args") or []))
+    if tier is None or not tier["staging"]:
+        return None
+    return {"key": tier["key"], "per": tier["per"], "floor_bytes": tier["floor_bytes"]}
 
 
 def option_view(oid: str, spec: dict, groups: dict, strategy_labels: dict[str, str]) -> dict:
@@ -104,6 +82,8 @@ def option_view(oid: str, spec: dict, groups: dict, strategy_labels: dict[str, s
         "requires_opt_in": bool(spec.get("requires_opt_in")),
         "lines": list(unit_lines(units_of(args))),
         "size": size,
+        # a staging tier's fixed host memory, for the page's note (the command keeps its value)
+        "staging": _staging(spec),
         "exports": export_lines(env),
         "docker_env": [f"-e {env_word(k, v)}" for k, v in env.items()],
         "install": spec.get("install"),
@@ -156,10 +136,39 @@ def recipe_blocks(recipe: dict, taxonomy: dict) -> dict[str, str]:
 
 
 def host_bytes(size: dict, kv_cache_bytes_per_gpu: int | None, world_size: int) -> int:
-    """The byte count written into the option's config (the module docstring's rule; site.js
-    `kvoBytes` is the same arithmetic)."""
-    gib = 1 << 30
-    above_kv = (kv_cache_bytes_per_gpu // gib + 1) * gib if kv_cache_bytes_per_gpu else 0
-    if size["per"] == "rank":
-        return max(size["floor_bytes"], above_kv)
-    return max(size["floor_bytes"], above_kv * max(world_size, 1))
+    """The byte count written into the option's config: host_memory.config_bytes."""
+    return host_memory.config_bytes(size, kv_cache_bytes_per_gpu, world_size)
+
+
+def why_not(
+    option: dict,
+    deploy_type: str,
+    strategy: str,
+    locked: bool,
+    blocks: dict[str, str],
+    brand: str | None,
+) -> str:
+    """Why the page's pill for `option` (an `option_view`) is disabled on a rendering, "" when
+    it applies: more.js `why`, in its order (the layout, the recipe's `recipe_blocks`, the
+    strategy, the GPU brand). `recipes-site command --kv-offload` refuses with the same words."""
+    if deploy_type in ("pd_cluster", "kv_store_lb") or locked:
+        return LAYOUT_REASON
+    if option["id"] in blocks:
+        return blocks[option["id"]]
+    if option.get("strategies") and strategy not in option["strategies"]:
+        return str(option["why_strategy"])
+    if option.get("brands") and brand not in option["brands"]:
+        return str(option["why_brand"])
+    return ""
+
+
+def option_tier(the_plan: dict, option: dict, spec: dict) -> dict | None:
+    """host_memory.offload_host_memory of the option's host tier on `the_plan`: the tier the page
+    sizes (`size`), or a staging tier at the vocabulary's size (`spec`: the option's vocabulary
+    entry); None when vLLM keeps no host tier of its own (LMCache's pool is its server's)."""
+    if option["size"]:
+        return host_memory.offload_host_memory(the_plan, option["size"])
+    fixed = host_memory.host_tier(list(spec.get("args") or []))
+    if fixed is None or not fixed["staging"]:
+        return None
+    return host_memory.offload_host_memory(the_plan, fixed)

@@ -870,7 +870,8 @@ def page_document(doc: dict, variant: str) -> dict:
                 "plan": {"default": {k: footprint[k] for k in ("gpus", "nodes") if k in footprint}},
             }
         )
-    out = {k: v for k, v in doc.items() if k != "hardware_profile"}
+    # host_memory: for CI (render/host_memory_api.py); the page reads picker-options.json's
+    out = {k: v for k, v in doc.items() if k not in ("hardware_profile", "host_memory")}
     if "gpu_replicas" in doc:  # the replica sets the shown rendering's GPU counts use
         out["gpu_replicas"] = {t: x for t, x in doc["gpu_replicas"].items() if t in replica_sets}
     out.update(

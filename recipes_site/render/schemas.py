@@ -486,6 +486,42 @@ DEPENDENCY = _obj({}, {"command": STR_OR_NULL, "unchecked_shell": UNCHECKED}, cl
 INT_OR_NULL = {"type": ["integer", "null"]}
 NONNEG = {"type": "integer", "minimum": 0}
 POS = {"type": "integer", "minimum": 1}
+# render/host_memory_api.py: distinct figure rows, one index per rendering (null: no figure);
+# an offload option's row [config_bytes, per_gpu_bytes, per_node_bytes, total_bytes], a
+# kv-store's [per_gpu_bytes, per_node_bytes, total_bytes]
+HOST_MEMORY = _obj(
+    {
+        "rows": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": {
+                    "type": "array",
+                    "items": NONNEG,
+                    "minItems": 3,
+                    "maxItems": 4,
+                },
+            },
+        },
+        "renderings": {"type": "array", "items": {"type": ["integer", "null"], "minimum": 0}},
+    }
+)
+HOST_TIER = {
+    "anyOf": [
+        {"type": "null"},
+        _obj({"key": STR, "per": {"enum": ["rank", "engine"]}, "floor_bytes": NONNEG}),
+    ]
+}
+KV_STORE_HOST = _obj(
+    {
+        "mode": STR,
+        "segment_bytes": NONNEG,
+        "local_buffer_bytes": NONNEG,
+        "store_segment_bytes": {"type": ["integer", "null"], "minimum": 0},
+        "per_gpu_bytes": NONNEG,
+    }
+)
 # fit.Overhead.as_dict: the parts of overhead_gib_per_gpu (GiB) and the scheduler limits they assume
 OVERHEAD_BREAKDOWN = _obj(
     {
@@ -648,6 +684,8 @@ DOCUMENTS: dict[str, dict] = {
             # per variant: one big instance or many small replicas (speed_layouts.node_layouts)
             "layouts": {"type": "object", "additionalProperties": NODE_LAYOUTS},
             "speed_calibration": SPEED_CALIBRATION,
+            # render/host_memory_api.py: host memory of the KV-offload tiers and kv-store segments
+            "host_memory": HOST_MEMORY,
         },
     ),
     # monitoring.document: a rendering's rules file (YAML) and Grafana dashboard (JSON) are texts,
@@ -792,18 +830,9 @@ DOCUMENTS: dict[str, dict] = {
                         "lines": STR_LIST,
                         "docker_env": STR_LIST,
                         "exports": {"type": "string"},
-                        "size": {
-                            "anyOf": [
-                                {"type": "null"},
-                                _obj(
-                                    {
-                                        "key": STR,
-                                        "per": {"enum": ["rank", "engine"]},
-                                        "floor_bytes": NONNEG,
-                                    }
-                                ),
-                            ]
-                        },
+                        "size": HOST_TIER,
+                        # kv_offload._staging: a staging tier's fixed size, for the page's note
+                        "staging": HOST_TIER,
                     },
                 },
             },
@@ -828,6 +857,8 @@ DOCUMENTS: dict[str, dict] = {
                             "type": "array",
                             "items": {"type": ["string", "null"]},
                         },
+                        # host_memory.kv_store_sizes: what each vLLM GPU registers
+                        "host": KV_STORE_HOST,
                     }
                 ),
             },

@@ -8,7 +8,7 @@ the commands they were written for.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -30,6 +30,7 @@ class Context:
     profiles: dict  # hw id -> taxonomy profile (taxonomy order)
     strategies: dict  # serving strategy id -> spec, then kv-store id -> spec
     kv_ids: tuple  # kv-store ids, in file order
+    kv_offload: dict = field(default_factory=dict)  # taxonomy `kv_offload` (render/kv_offload.py)
 
     def hardware(self, hw_id: str) -> Hardware:
         hw = self._hardware.get(hw_id)

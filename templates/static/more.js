@@ -3,8 +3,9 @@
    Every word comes from api/v1/picker-options.json (render/advanced.py, render/kv_offload.py):
    the connector lines that follow the features, the `export` and `docker -e` lines, the
    companion tab, the labelled images, the reasons an option is ruled out. This script picks
-   them, writes the host tier's byte count with the arithmetic kv_offload.py `host_bytes`
-   publishes, and keeps its choices in the URL (kv_offload, image, max_model_len). Mooncake pills
+   them, writes the host tier's byte count with the planner's rule (host_memory.py
+   `config_bytes`, on the inputs kv_offload.py publishes), notes the host memory a Mooncake
+   kv-store registers (host_memory.py `kv_store_text`), and keeps its choices in the URL (kv_offload, image, max_model_len). Mooncake pills
    pick the recipe's kv-store strategies (they are strategies of the same renderings). */
 (() => {
 "use strict";
@@ -39,9 +40,17 @@ function why(o, r) {
     || (o.brands && !o.brands.includes(D.hardware[S.hardware].brand) ? o.why_brand : "");
 }
 function kvo(r) { const o = M.kvo && doc.kv_offload.find(x => x.id === M.kvo); return o && !why(o, r) ? o : null; }
-function bytes(o, p) {   /* kv_offload.py `host_bytes` */
+function bytes(o, p) {   /* host_memory.py `config_bytes` */
   const s = o.size, above = p.kv_cache_bytes_per_gpu ? (Math.floor(p.kv_cache_bytes_per_gpu / GIB) + 1) * GIB : 0;
   return s.per === "rank" ? Math.max(s.floor_bytes, above) : Math.max(s.floor_bytes, above * (p.tp || 1) * (p.pp || 1));
+}
+/* host_memory.py `kv_store_text`: the host memory a kv-store layout's GPUs register, n instances */
+function storeNote(k, p, r, n) {
+  const per = p.gpus / (p.nodes || 1), g = k.per_gpu_bytes;
+  return `Host memory it registers: ${gib(g / GIB)} GiB per GPU (` + (k.segment_bytes ? `${gib(k.segment_bytes / GIB)} GiB global_segment_size lent to the pool`
+    : "no segment (global_segment_size 0: the store service holds the pool)") + `, plus a ${gib(k.local_buffer_bytes / GIB)} GiB local_buffer_size), `
+    + `${gib(g * per / GIB)} GiB on each node, ${gib(g * n * r.node_count * per / GIB)} GiB over ${n} instance${n > 1 ? "s" : ""}.`
+    + (k.store_segment_bytes ? ` The store service registers ${gib(k.store_segment_bytes / GIB)} GiB on each store node.` : "");
 }
 /* the image choices of this rendering's image family (the first is its own), or none if pinned */
 const images = r => doc.images[r.docker_image] || null;
@@ -104,12 +113,16 @@ const K = {
     rows.querySelector("[data-axis=kvo]").replaceChildren(pill("off", !o && !inStore, "Off"),
       ...doc.kv_offload.map(x => pill(x.id, x === o, x.label, why(x, r))), ...stores.map(s => pill(s, s === S.strategy, D.strategies[s].label)));
     let note = o ? o.description : inStore ? D.notes[S.strategy] || "" : "";
-    if (o && o.size) {
-      const b = bytes(o, p), perGpu = o.size.per === "rank" ? b : b / ((p.tp || 1) * (p.pp || 1));
+    const s = o && (o.size || o.staging);
+    if (s) {   /* host_memory.py `offload_text` */
+      const b = o.size ? bytes(o, p) : s.floor_bytes, perGpu = s.per === "rank" ? b : b / ((p.tp || 1) * (p.pp || 1));
       note += ` Host memory it takes: ${gib(perGpu / GIB)} GiB per GPU, ${gib(perGpu * p.gpus / (p.nodes || 1) / GIB)} GiB on each node`
-        + ` (${o.size.key} = ${b}: ` + (b > o.size.floor_bytes ? `raised from the vocabulary's ${gib(o.size.floor_bytes / GIB)} GiB to stay above`
-        : "the vocabulary's budget, above") + ` the ${gib((p.kv_cache_bytes_per_gpu || 0) / GIB)} GiB KV cache per GPU).`;
+        + ((p.nodes || 1) > 1 ? `, ${gib(perGpu * p.gpus / GIB)} GiB in all` : "") + ` (${s.key} = ${b}: `
+        + (!o.size ? "the vocabulary's staging tier for the slower tiers behind it)." : (b > s.floor_bytes ? `raised from the vocabulary's ${gib(s.floor_bytes / GIB)} GiB to stay above`
+        : "the vocabulary's budget, above") + ` the ${gib((p.kv_cache_bytes_per_gpu || 0) / GIB)} GiB KV cache per GPU).`);
     }
+    const kh = inStore && (doc.kv_stores[S.strategy] || {}).host;
+    if (kh) note += " " + storeNote(kh, p, r, instances(r));
     if (o && o.install) note += " Install first: " + o.install;
     rows.querySelector("[data-note=ax-kvo]").textContent = note;
     const k = doc.kv_stores[r.strategy], n = instances(r), instRow = rows.querySelector("[data-axis=inst]");
