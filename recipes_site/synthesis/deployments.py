@@ -590,7 +590,7 @@ def _worker_block(block: list, rank: int, dp_local: int) -> list:
     torch.distributed group, --master-addr); a DEP pool's with `--data-parallel-start-rank
     <rank x local DP size>` and no `--headless`: with `--data-parallel-hybrid-lb` every node
     serves its own API (vllm/engine/arg_utils.py:2380 refuses hybrid LB headless; 2489-2491 and
-    2506-2510 take the node's first DP rank from the start rank)."""
+    2507-2511 take the node's first DP rank from the start rank)."""
     if "--data-parallel-start-rank" in block:
         at = block.index("--data-parallel-start-rank") + 1
         return [*block[:at], str(rank * dp_local), *block[at + 1 :]]
