@@ -4,6 +4,9 @@
 usage: python benchmarks/page_bench.py [--compat ROOT] [--project-site DIR] [--compat-site DIR]
                                        [--clicks N]
 
+(c) below (b): the same timing for a click on a prefill node count of the prefill/decode pools
+    (static/pd.js) on a PD view of deepseek-ai/DeepSeek-V3, and for hardware clicks on that view.
+
 (a) weight: gzip size (level 6, what static hosts typically serve) of a model page's HTML plus
     the CSS and JS it references, for the compat corpus recipe with the largest HTML and for
     meta-llama/Llama-3.3-70B-Instruct (ours). Target: at most 60 KB gzip (the reference site
@@ -155,7 +158,7 @@ OPTIONS = """() => [...document.querySelectorAll('[data-picker] [data-axis=hardw
 def click_times(browser, url: str, hf_id: str, clicks: int, label: str) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.goto(f"{url}/{hf_id}/")
+    page.goto(f"{url}/{hf_id}" if "?" in hf_id else f"{url}/{hf_id}/")
     page.wait_for_selector("[data-picker] pre[data-command]")
     page.wait_for_load_state("networkidle")
     opts = page.evaluate(OPTIONS)
@@ -187,11 +190,64 @@ def click_times(browser, url: str, hf_id: str, clicks: int, label: str) -> None:
         return
     med = statistics.median(times)
     verdict = "under" if med < TARGET_MS else "NOT under"
-    print(f"  {label}: /{hf_id}/  {home} <-> {other}")
+    print(f"  {label}: /{hf_id}{'' if '?' in hf_id else '/'}  {home} <-> {other}")
     print(
         f"    click -> pre[data-command] changed: median {med:.2f} ms over {len(times)} clicks "
         f"({verdict} the {TARGET_MS} ms target); min {min(times):.2f}, max {max(times):.2f}; "
         f"first click (may fetch the hardware document) {cold:.2f} ms"
+    )
+
+
+PD_MODEL, PD_QUERY = "deepseek-ai/DeepSeek-V3", "?hardware=h100&strategy=pd_cluster"
+PD_CLICK = """async (value) => {
+  const pre = document.querySelector('[data-picker] pre[data-command]');
+  const btn = document.querySelector(`[data-pd-row] [data-axis=pd-prefill-nodes] [role=radio][data-value="${value}"]`);
+  return await new Promise(resolve => {
+    let t0 = 0;
+    const obs = new MutationObserver(() => { const t1 = performance.now(); obs.disconnect(); resolve(t1 - t0); });
+    obs.observe(pre, {childList: true, characterData: true, subtree: true});
+    setTimeout(() => { obs.disconnect(); resolve(null); }, 3000);
+    t0 = performance.now();
+    btn.click();
+  });
+}"""
+
+
+def pd_click_times(browser, url: str, clicks: int) -> None:
+    """(c) the prefill/decode pools (static/pd.js): the time from clicking another prefill node
+    count to the prefill pool's command changing, on a PD view of PD_MODEL."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(f"{url}/{PD_MODEL}/{PD_QUERY}")
+    try:
+        page.wait_for_selector("[data-pd-row]:not([hidden]) [data-axis=pd-prefill-nodes]")
+    except Exception:  # noqa: BLE001 - a site without the PD row: nothing to measure
+        print(f"  no prefill/decode pools on /{PD_MODEL}/{PD_QUERY}")
+        context.close()
+        return
+    page.wait_for_load_state("networkidle")
+    values = page.evaluate(
+        "() => [...document.querySelectorAll('[data-pd-row] [data-axis=pd-prefill-nodes] "
+        "[role=radio]:not([aria-disabled=true])')].map(b => b.dataset.value)"
+    )
+    home = page.evaluate(
+        "() => document.querySelector('[data-pd-row] [data-axis=pd-prefill-nodes] "
+        "[aria-checked=true]').dataset.value"
+    )
+    other = next((v for v in values if v != home), None)
+    if other is None:
+        print(f"  only one prefill layout starts on /{PD_MODEL}/{PD_QUERY}")
+        context.close()
+        return
+    times = [page.evaluate(PD_CLICK, other if i % 2 == 0 else home) for i in range(clicks)]
+    times = [t for t in times if t is not None]
+    context.close()
+    med = statistics.median(times)
+    verdict = "under" if med < TARGET_MS else "NOT under"
+    print(f"  /{PD_MODEL}/{PD_QUERY}  prefill nodes {home} <-> {other}")
+    print(
+        f"    click -> pre[data-command] changed: median {med:.2f} ms over {len(times)} clicks "
+        f"({verdict} the {TARGET_MS} ms target); min {min(times):.2f}, max {max(times):.2f}"
     )
 
 
@@ -243,6 +299,12 @@ def main() -> int:
                     httpd, url = serve(site)
                     servers.append(httpd)
                     click_times(browser, url, hf_id, args.clicks, label)
+                    if site is project:
+                        print(f"  hardware clicks on the PD view of {PD_MODEL}:")
+                        pd_url = f"{PD_MODEL}/{PD_QUERY}"
+                        click_times(browser, url, pd_url, args.clicks, "ours, PD view")
+                        print(f"(c) prefill node click -> command updated, {args.clicks} clicks")
+                        pd_click_times(browser, url, args.clicks)
             finally:
                 browser.close()
                 for s in servers:

@@ -189,13 +189,15 @@ def _rendering_text(r, docker: bool) -> str:
         return "\n\n".join(parts)
     if r.prefill:
         role_env = lambda p: "" if docker else export_lines(p.env)
-        return "\n\n".join(
-            [
-                f"# prefill pool\n{role_env(r.prefill.process)}{pick(r.prefill.process)}",
-                f"# decode pool\n{role_env(r.decode.process)}{pick(r.decode.process)}",
-                f"# router\n{r.router.install}\n{r.router.command}",
+        parts = []
+        for role, pool in (("prefill", r.prefill), ("decode", r.decode)):
+            where = f", node 1 of {pool.nodes}" if pool.workers else ""
+            parts.append(f"# {role} pool{where}\n{role_env(pool.process)}{pick(pool.process)}")
+            parts += [
+                f"# {role} pool, node {i} of {pool.nodes}\n{role_env(w)}{pick(w)}"
+                for i, w in enumerate(pool.workers, 2)
             ]
-        )
+        return "\n\n".join([*parts, f"# router\n{r.router.install}\n{r.router.command}"])
     kv = r.kv
     parts = []
     if kv.config:  # the same Mooncake config step as the page and --json (mooncake_config)
@@ -316,6 +318,11 @@ def cmd_command(args) -> int:
         hardware, strategy = _choice_ids(ctx, args)
         hardware = hardware or _site_default_hardware(catalog, ctx, doc, variant)
         r = render_choice(ctx, doc.data, variant, hardware, strategy, args.nodes, features)
+        asked = _pd_asked(args)
+        if asked:
+            from recipes_site.pd_topology import topology_rendering
+
+            r = topology_rendering(ctx, doc.data, r, asked, features)
     except ChoiceError as exc:
         print(f"recipes-site: {doc.hf_id}: {exc}", file=sys.stderr)
         return 1
@@ -350,6 +357,16 @@ def cmd_command(args) -> int:
             print(f"# note: {note}", file=sys.stderr)
         print(_rendering_text(r, args.docker))
     return 0
+
+
+def _pd_asked(args) -> dict[str, dict]:
+    """The pool layouts `command --prefill-nodes/--prefill-mode/--decode-...` asks for."""
+    asked: dict[str, dict] = {}
+    for role in ("prefill", "decode"):
+        nodes, mode = getattr(args, f"{role}_nodes"), getattr(args, f"{role}_mode")
+        if nodes is not None or mode is not None:
+            asked[role] = {"nodes": nodes, "mode": mode}
+    return asked
 
 
 def _gpus_command(ctx, doc, r, args) -> int:
@@ -730,6 +747,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _node_count(text: str) -> int:
+    """A pool's node count: 0 (half of one node) or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a node count, 0 or more; got {text!r}")
+    return value
+
+
 def _fraction(text: str) -> float:
     try:
         value = float(text)
@@ -928,6 +956,19 @@ def parser() -> argparse.ArgumentParser:
         help="the full feature set, e.g. 'tool_calling,spec_decoding:mtp' ('' for none); "
         "default: the recipe's default features",
     )
+    for role in ("prefill", "decode"):
+        c.add_argument(
+            f"--{role}-nodes",
+            type=_node_count,
+            metavar="N",
+            help=f"--strategy pd_cluster: nodes of the {role} pool (0: half of one node)",
+        )
+        c.add_argument(
+            f"--{role}-mode",
+            metavar="MODE",
+            help=f"--strategy pd_cluster: the {role} pool's layout, tp, tep or dep "
+            "(those the recipe allows)",
+        )
     c.add_argument("--docker", action="store_true", help="print the docker run form")
     c.add_argument("--json", action="store_true", help="print the rendering as JSON")
     c.add_argument(

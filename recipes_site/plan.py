@@ -382,8 +382,9 @@ def _footprint(rendering, per_node: int, shape_gpus: int | None) -> tuple[int, i
     if rendering.prefill is not None and rendering.decode is not None:
         pools = (rendering.prefill, rendering.decode)
         gpus = sum(p.pool_gpus for p in pools)
-        nodes = sum(p.nodes for p in pools) or max(1, math.ceil(gpus / per_node))
-        return gpus, nodes
+        # pools on half a node (0 nodes) share one node between them
+        nodes = sum(p.nodes for p in pools) + any(p.nodes == 0 for p in pools)
+        return gpus, nodes or max(1, math.ceil(gpus / per_node))
     assert shape_gpus is not None  # read for every deployment but a PD one
     if rendering.kv is None:
         return shape_gpus, max(rendering.node_count, math.ceil(shape_gpus / per_node))

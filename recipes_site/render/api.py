@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from recipes_site import fit, gpu_counts, plan, runs_on, sizing, speed, speed_layouts
 from recipes_site.data import VLLM_VERSION
-from recipes_site.render import advanced, host_memory_api, picker
+from recipes_site.render import advanced, host_memory_api, pd_json, picker
 from recipes_site.render.inputs import (
     API,
     RecipeInput,
@@ -335,6 +335,10 @@ def recipe_documents(rec: RecipeInput, ctx: Context) -> tuple[dict[str, dict], R
             deploy["verify"] = verify_doc(rec, ctx.profiles, docs)
         deploy["kubernetes"] = kubernetes
         deploy["monitoring"] = monitoring_doc(rec, docs)
+        with synthesizing(rec.data):
+            topology = pd_json.pd_topology_doc(rec, ctx, docs)
+        if topology is not None:  # every pool layout of the PD renderings (the page's controls)
+            deploy["pd_topology"] = topology
         docs[deploy_doc_path(rec.hf_id)] = deploy
         entry, checkpoints = model_index_entry(rec, list(ctx.profiles))
         entry.update(smallest_fit_entry(rec, ctx, docs))

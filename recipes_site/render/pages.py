@@ -102,7 +102,7 @@ TEMPLATES = PROJECT_ROOT / "templates"
 # verify.js, search.js and more.js load on demand (the first click on Verify/Bench/Tune, the
 # header search's first focus, the "More options" row's first opening), compare.js on /compare/
 # only: not a model page's weight
-STATIC = ("site.css", "site.js", "verify.js", "compare.js", "search.js", "more.js")
+STATIC = ("site.css", "site.js", "verify.js", "compare.js", "search.js", "more.js", "pd.js")
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
 SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them

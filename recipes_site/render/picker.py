@@ -94,22 +94,29 @@ def _processes(r: Rendering) -> list[tuple[str, str, Path, Path, Process]]:
         ]
     if r.prefill:
         assert r.decode is not None  # a disaggregated deployment has both pools
-        return [
-            (
-                "prefill",
-                f"Prefill pool ({_pool_text(r.prefill)})",
-                ["prefill", "command"],
-                ["prefill", "docker_command"],
-                r.prefill.process,
-            ),
-            (
-                "decode",
-                f"Decode pool ({_pool_text(r.decode)})",
-                ["decode", "command"],
-                ["decode", "docker_command"],
-                r.decode.process,
-            ),
-        ]
+        pools: list[tuple[str, str, Path, Path, Process]] = []
+        for role, pool in (("prefill", r.prefill), ("decode", r.decode)):
+            name = role.capitalize()
+            pools.append(
+                (
+                    role,
+                    f"{name} pool ({_pool_text(pool)})",
+                    [role, "command"],
+                    [role, "docker_command"],
+                    pool.process,
+                )
+            )
+            pools += [  # the pool's other nodes (rendering_json `pool_workers`)
+                (
+                    f"{role}-{i}",
+                    f"{name} node {i}",
+                    ["pool_workers", role, i - 2, "command"],
+                    ["pool_workers", role, i - 2, "docker_command"],
+                    w,
+                )
+                for i, w in enumerate(pool.workers, 2)
+            ]
+        return pools
     assert r.kv is not None  # the one deployment type left
     out: list[tuple[str, str, Path, Path, Process]] = [
         (

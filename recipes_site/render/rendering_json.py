@@ -26,6 +26,19 @@ def _pool(pool: PdPool) -> dict:
     }
 
 
+def _pool_worker(node: int, p: Process) -> dict:
+    """Node `node` (2..N) of a pool spanning nodes: a member of its own (`pool_workers`), since
+    the reference's `prefill` / `decode` objects describe a pool's first node only."""
+    return {
+        "node": node,
+        "command": p.command,
+        "argv": list(p.argv),
+        "env": p.env,
+        "docker_command": p.docker_command,
+        "docker_argv": list(p.docker_argv),
+    }
+
+
 def _add_workers(out: dict, prefix: str, workers: tuple[Process, ...], empty_as_null: bool) -> None:
     """The worker fields of a multi-node deployment (the first worker's, then every worker's),
     written into `out` in the reference's order."""
@@ -91,6 +104,10 @@ def rendering_json(r: Rendering) -> dict:
         out["prefill"], out["decode"] = _pool(r.prefill), _pool(r.decode)
         out["router"] = {"command": r.router.command, "install": r.router.install}
         out["router_config"] = r.router_config
+        out["pool_workers"] = {
+            role: [_pool_worker(i, w) for i, w in enumerate(pool.workers, 2)]
+            for role, pool in (("prefill", r.prefill), ("decode", r.decode))
+        }
     elif r.kv:
         kv, h = r.kv, r.kv.head
         out["serving_strategy"], out["kv_min_vllm_version"] = (

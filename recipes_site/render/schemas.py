@@ -273,6 +273,17 @@ POOL = _obj(
     }
 )
 
+POOL_WORKER = _obj(
+    {
+        "node": {"type": "integer", "minimum": 2},
+        "command": STR,
+        "argv": STR_LIST,
+        "env": ENV,
+        "docker_command": STR,
+        "docker_argv": STR_LIST,
+    }
+)
+
 
 def _workers(prefix: str, nullable: bool) -> dict:
     lst = {"type": ["array", "null"] if nullable else "array"}
@@ -321,6 +332,13 @@ RENDERING = {
                 "decode": POOL,
                 "router": _obj({"command": STR, "install": STR}),
                 "router_config": {"type": ["object", "null"]},
+                # rendering_json: the other nodes (2..N) of a pool on several nodes
+                "pool_workers": _obj(
+                    {
+                        "prefill": {"type": "array", "items": POOL_WORKER},
+                        "decode": {"type": "array", "items": POOL_WORKER},
+                    }
+                ),
             },
             DOCKER_IMAGE,
         ),
@@ -973,6 +991,76 @@ DOCUMENTS["model-verify"] = _obj(
     }
 )
 
+# render/pd_json.py: every pool layout of the PD renderings, as indices into `texts` and `heads`
+PD_NODE = {  # [head, serve lines (changes of the first node's, after it), at, n]
+    "type": "array",
+    "minItems": 4,
+    "maxItems": 4,
+    "prefixItems": [
+        _IDX,
+        {"type": "array", "items": {"anyOf": [_IDX, {"type": "array"}]}},
+        _IDX,
+        _IDX,
+    ],
+}
+PD_OPTION = _obj(
+    {},
+    {
+        "default": {"const": True},
+        "declared": {"const": True},
+        "why": _IDX,  # a layout that cannot start: plan.py's reason
+        "procs": {"type": "array", "minItems": 1, "items": PD_NODE},
+        "ends": _IDX_LIST,
+        "vars": _IDX_LIST,
+        "dp_local": POS,
+        "tokens": NONNEG,
+        "layout": _IDX,
+        "plan": {"type": "object"},  # a decode option's plan, as changes of the rendering's
+        # per feature state with a plan of its own: its changes of the option's plan
+        "by": {"type": "object", "additionalProperties": {"type": "object"}},
+    },
+)
+PD_ROLE = _obj(
+    {
+        "nodes": {"type": "array", "items": NONNEG, "minItems": 1},
+        "gpus": {"type": "array", "items": NONNEG},
+        "used": {"type": "array", "items": NUM},
+        "modes": {"type": "array", "items": {"enum": ["tp", "tep", "dep"]}, "minItems": 1},
+        "lead": _IDX_LIST,
+        "options": {"type": "array", "items": PD_OPTION},
+    }
+)
+DOCUMENTS["model-pd-topology"] = _obj(
+    {
+        "texts": STR_LIST,
+        "heads": {
+            "type": "array",
+            "items": {"type": "array", "items": _IDX_LIST, "minItems": 2, "maxItems": 2},
+        },
+        "labels": {"type": "object", "additionalProperties": STR},
+        "renderings": {
+            "type": "object",
+            "propertyNames": {"pattern": "^[^/]+/[^/]+/[^/]+/[0-9]+$|^r$"},
+            "additionalProperties": _obj(
+                {
+                    "prefill": PD_ROLE,
+                    "decode": PD_ROLE,
+                    "router": _obj(
+                        {
+                            "head": _IDX_LIST,
+                            "tail": _IDX_LIST,
+                            "intra": STR_OR_NULL,
+                            "prefix": _IDX,
+                            "fixed": _IDX_LIST,
+                        }
+                    ),
+                    "summary": {"type": "array", "items": _IDX, "minItems": 2, "maxItems": 2},
+                },
+                {"states": {"type": "object", "additionalProperties": {"type": "object"}}},
+            ),
+        },
+    }
+)
 # render/inputs.deploy_doc_path: the parts above in one per-model document (each also published as
 # a schema of its own, for a consumer that reads one part)
 DOCUMENTS["model-deploy"] = _obj(
@@ -981,7 +1069,7 @@ DOCUMENTS["model-deploy"] = _obj(
         "kubernetes": DOCUMENTS["model-kubernetes"],
         "monitoring": DOCUMENTS["model-monitoring"],
     },
-    {"verify": DOCUMENTS["model-verify"]},
+    {"verify": DOCUMENTS["model-verify"], "pd_topology": DOCUMENTS["model-pd-topology"]},
 )
 
 # what a document schema's `#/$defs/<name>` references point to (copied in, see the module docstring)

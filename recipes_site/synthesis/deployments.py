@@ -7,6 +7,7 @@ kv-store instances. The flags that say *how* GPUs are split are decided here and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from recipes_site.fit import NO_CHANGE, EngineSizing, engine_sizing, engine_tp, hf_config_of
@@ -48,26 +49,44 @@ INSTANCE_1 = Placeholder("$VLLM_INSTANCE_1")  # the first kv-store instance
 MAX_PD_NODES = 4
 
 
-def make_processes(spec: ProcessSpec, blocks: list[list], port: int) -> list[Process]:
+def make_processes(
+    spec: ProcessSpec,
+    blocks: list[list],
+    port: int,
+    env_changes: Callable[[dict], list[dict] | None] | None = None,
+) -> list[Process]:
     """One process per parallel block (the ranks of a multi-node layout, or a single one): only
-    the block differs between them, so args, env and docker lines around it are built once."""
+    the block differs between them, so args, env and docker lines around it are built once.
+    `env_changes`: given the environment, per block the values that replace some of it (a PD
+    pool's node address; the keys keep their places), or None."""
     model = spec.on_hw.model
     parts = serve_parts(spec)
-    # A deliberate deviation from the reference (docs/compat-deviations.json): a multi-node process
-    # runs on the host network.
-    head = docker.docker_head(
-        spec.on_hw.image,
-        model,
-        parts.env,
-        spec.hw,
-        port,
-        host_network=spec.multi_node,
-        pass_env=spec.on_hw.pass_env,
-    )
+    per_block = env_changes(parts.env) if env_changes else None
+
+    def docker_head(env: dict) -> docker.DockerHead:
+        # A deliberate deviation from the reference (docs/compat-deviations.json): a multi-node
+        # process runs on the host network.
+        return docker.docker_head(
+            spec.on_hw.image,
+            model,
+            env,
+            spec.hw,
+            port,
+            host_network=spec.multi_node,
+            pass_env=spec.on_hw.pass_env,
+        )
+
+    head = docker_head(parts.env)
     serve = serve_head(model)
-    return [
-        _process(spec, model, serve, parts.segments(block), parts.env, head) for block in blocks
-    ]
+    out = []
+    for i, block in enumerate(blocks):
+        changes = per_block[i] if per_block else None
+        if changes:
+            env = {**parts.env, **changes}
+            out.append(_process(spec, model, serve, parts.segments(block), env, docker_head(env)))
+        else:
+            out.append(_process(spec, model, serve, parts.segments(block), parts.env, head))
+    return out
 
 
 def _process(
@@ -379,26 +398,103 @@ def _pool_modes(ctx: Context, recipe: dict) -> list[str]:
     return modes or ["tp"]
 
 
+class PoolChoice(NamedTuple):
+    """The layout of one PD pool: its nodes (0: half of one node, which the other pool's half
+    shares) and its mode (`tp`, `tep` or `dep`, one of `pool_modes`)."""
+
+    nodes: int
+    mode: str
+
+
+PD_ROLES = ("prefill", "decode")
+
+
+def _role_override(recipe: dict, role: str) -> dict:
+    return mapping(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get(role))
+
+
+def _declared_mode(ctx: Context, recipe: dict, role: str) -> tuple[str, str]:
+    """(the role's parallelism as declared, the pool mode it snaps to among `pool_modes`)."""
+    role_spec = mapping(mapping(ctx.strategies.get("pd_cluster")).get(role))
+    declared = _role_override(recipe, role).get("parallelism") or role_spec.get("parallelism")
+    declared = declared or "tp"
+    allowed = pool_modes(ctx, recipe)
+    return declared, declared if declared in allowed else allowed[0]
+
+
+def pd_default_topology(
+    ctx: Context, recipe: dict, variant_key: str, hw: Hardware
+) -> dict[str, PoolChoice] | None:
+    """The topology a PD rendering has by default (the reference's build rule, `pd_pool_nodes`,
+    and each role's declared parallelism snapped to `pool_modes`); None when a pool would need
+    more than MAX_PD_NODES nodes."""
+    strategy = mapping(ctx.strategies.get("pd_cluster"))
+    pools = pd_pool_nodes(recipe, variant_of(recipe, variant_key), hw, strategy)
+    if pools == "skip":
+        return None
+    return {
+        role: PoolChoice(pools[role] if pools else 0, _declared_mode(ctx, recipe, role)[1])
+        for role in PD_ROLES
+    }
+
+
+def pd_declared_nodes(recipe: dict, hw: Hardware, role: str) -> int | None:
+    """The role's `strategy_overrides.pd_cluster.<role>.nodes` on `hw` (the reference's page starts
+    its node input there; its build ignores it, and so does our default), None when unset."""
+    value: Any = _role_override(recipe, role).get("nodes")
+    value = hw.keyed(value) if isinstance(value, dict) else value
+    return value if is_number(value) and value >= 0 and int(value) == value else None
+
+
+def pd_node_counts(recipe: dict, hw: Hardware, role: str) -> list[int]:
+    """The node counts a reader may give a pool on `hw`: 0 (half of one node) when a node has two
+    GPUs or more, 1 to MAX_PD_NODES, and the recipe's declared count beyond them."""
+    counts = ([0] if hw.gpus >= 2 else []) + list(range(1, MAX_PD_NODES + 1))
+    declared = pd_declared_nodes(recipe, hw, role)
+    if declared is not None and int(declared) not in counts and declared <= 2 * MAX_PD_NODES:
+        counts.append(int(declared))
+    return counts
+
+
+def pd_pool_gpus(hw: Hardware, nodes: int) -> int:
+    """The GPUs of a pool on `nodes` nodes (0: half of one node)."""
+    return hw.gpus // 2 if nodes == 0 else nodes * hw.gpus
+
+
+def render_pd_pool(
+    ctx: Context,
+    recipe: dict,
+    variant_key: str,
+    hw: Hardware,
+    role: str,
+    choice: PoolChoice,
+    features: dict | None = None,
+) -> PdPool:
+    """One pool of a PD deployment laid out as `choice` (every node's command)."""
+    on_hw = variant_on_hardware(recipe, variant_key, hw)
+    return _pd_pool(ctx, recipe, variant_key, hw, role, choice, on_hw, features)
+
+
 def _pd_pool(
     ctx: Context,
     recipe: dict,
     variant_key: str,
     hw: Hardware,
     role: str,
-    nodes: int,
+    choice: PoolChoice,
     on_hw: OnHardware,
     features: dict | None = None,
 ) -> PdPool:
     strategy = mapping(ctx.strategies.get("pd_cluster"))
     role_spec = mapping(strategy.get(role))
-    role_override = mapping(
-        mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get(role)
-    )
+    role_override = _role_override(recipe, role)
     g = hw.gpus
-    pool_gpus = g // 2 if nodes == 0 else nodes * g
-    declared = role_override.get("parallelism") or role_spec.get("parallelism") or "tp"
-    allowed = pool_modes(ctx, recipe)
-    mode = declared if declared in allowed else allowed[0]
+    nodes, mode = choice
+    pool_gpus = pd_pool_gpus(hw, nodes)
+    declared, snapped = _declared_mode(ctx, recipe, role)
+    # the reference publishes the declared parallelism, not the snapped one; a mode the reader
+    # picks is published as picked
+    parallelism = declared if mode == snapped else mode
     upper = role.upper()
     tp_declared = (
         role_override.get("tp") if role_override.get("tp") is not None else role_spec.get("tp")
@@ -465,52 +561,131 @@ def _pd_pool(
         multi_node=nodes > 1,
     )
     port = 8001 if role == "prefill" else 8002
-    [process] = make_processes(spec, [block], port)
+    blocks = [block] + [_worker_block(block, rank, dp_local) for rank in range(1, nodes)]
+    process, *workers = make_processes(
+        spec, blocks, port, lambda env: _worker_env(env, role.upper(), nodes)
+    )
     return pd_pool(
         process=process,
         nodes=nodes,
-        parallelism=declared,
+        parallelism=parallelism,
         tp=tp,
         dp_local=dp_local,
         dp_size=dp_size,
         pool_gpus=pool_gpus,
+        workers=tuple(workers),
     )
 
 
-def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) -> Router:
+NIXL_HOST = "VLLM_NIXL_SIDE_CHANNEL_HOST"
+
+
+def _worker_block(block: list, rank: int, dp_local: int) -> list:
+    """The parallel block of node `rank + 1` of a pool spanning nodes: the first node's with its
+    rank.
+
+    vLLM 0.33 starts the other nodes of one engine as a multi-node layout does
+    (`multi_node_block`): a tensor-parallel pool's with `--node-rank <rank> --headless`
+    (vllm/entrypoints/cli/serve.py:221-230 runs them as headless workers of the head's
+    torch.distributed group, --master-addr); a DEP pool's with `--data-parallel-start-rank
+    <rank x local DP size>` and no `--headless`: with `--data-parallel-hybrid-lb` every node
+    serves its own API (vllm/engine/arg_utils.py:2380 refuses hybrid LB headless; 2489-2491 and
+    2507-2511 take the node's first DP rank from the start rank)."""
+    if "--data-parallel-start-rank" in block:
+        at = block.index("--data-parallel-start-rank") + 1
+        return [*block[:at], str(rank * dp_local), *block[at + 1 :]]
+    at = block.index("--node-rank") + 1
+    return [*block[:at], str(rank), *block[at + 1 :], "--headless"]
+
+
+def _worker_env(env: dict, upper: str, nodes: int) -> list[dict] | None:
+    """Per node of a pool, its environment's changes: each node's NIXL side channel listens on its
+    own address (vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_scheduler.py:76 binds
+    VLLM_NIXL_SIDE_CHANNEL_HOST), so the pool's `$<ROLE>_NODE_1` there becomes the node's
+    variable (a value of the trusted vocabulary only, never a recipe's string)."""
+    if nodes < 2:
+        return None
+    host = env.get(NIXL_HOST)
+    if not (isinstance(host, Placeholder) and host == f"${upper}_NODE_1"):
+        return None
+    return [{}] + [{NIXL_HOST: Placeholder(f"${upper}_NODE_{i}")} for i in range(2, nodes + 1)]
+
+
+class RouterParts(NamedTuple):
+    """The PD router command around its pool endpoints: the page joins `head`, each pool's
+    endpoint lines (`pool_endpoints`) and `tail` with `{intra}` filled (`router_command`)."""
+
+    head: tuple[str, ...]
+    tail: tuple[str, ...]
+    intra: str | None  # the recipe's --intra-node-data-parallel-size, else None: the pools' max
+
+
+ROUTER_SEP = " \\\n  "
+
+
+def pd_router_parts(strategy: dict, recipe: dict) -> RouterParts:
     policy = mapping(strategy.get("router")).get("policy") or "round_robin"
-    lines = [f"vllm-router --policy {quote(str(policy))}", "  --vllm-pd-disaggregation"]
-    for role, pool, port in (("PREFILL", prefill, 8001), ("DECODE", decode, 8002)):
-        count = max(1, pool.nodes) if pool.dp_local else 1
-        lines += [f"  --{role.lower()} http://${role}_NODE_{i}:{port}" for i in range(1, count + 1)]
     override = mapping(
         mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("router")
     )
     intra = override.get("intra_node_data_parallel_size")
-    if intra is None:
-        intra = max(prefill.dp_local, decode.dp_local, 1)
-    lines += [
-        "  --host $ROUTER_HOST",
-        "  --port $ROUTER_PORT",
-        f"  --intra-node-data-parallel-size {quote(str(intra))}",
-    ]
-    return Router(command=" \\\n  ".join(lines), install="uv pip install vllm-router")
+    return RouterParts(
+        head=(f"vllm-router --policy {quote(str(policy))}", "  --vllm-pd-disaggregation"),
+        tail=(
+            "  --host $ROUTER_HOST",
+            "  --port $ROUTER_PORT",
+            "  --intra-node-data-parallel-size {intra}",
+        ),
+        intra=None if intra is None else quote(str(intra)),
+    )
+
+
+def pool_endpoints(role: str, pool: PdPool) -> tuple[str, ...]:
+    """The router's lines for one pool: every node of a DEP pool serves (hybrid load balancing),
+    a tensor-parallel pool answers on its first node."""
+    port = 8001 if role == "prefill" else 8002
+    count = max(1, pool.nodes) if pool.dp_local else 1
+    upper = role.upper()
+    return tuple(f"  --{role} http://${upper}_NODE_{i}:{port}" for i in range(1, count + 1))
+
+
+def router_command(parts: RouterParts, prefill: tuple, decode: tuple, intra: int) -> str:
+    """The router command from its parts (`intra`: the pools' largest local DP size, at least 1,
+    used when the recipe sets none)."""
+    tail = [line.replace("{intra}", parts.intra or str(intra)) for line in parts.tail]
+    return ROUTER_SEP.join([*parts.head, *prefill, *decode, *tail])
+
+
+def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) -> Router:
+    command = router_command(
+        pd_router_parts(strategy, recipe),
+        pool_endpoints("prefill", prefill),
+        pool_endpoints("decode", decode),
+        max(prefill.dp_local, decode.dp_local, 1),
+    )
+    return Router(command=command, install="uv pip install vllm-router")
 
 
 def render_pd(
-    ctx: Context, recipe: dict, variant_key: str, hw: Hardware, features: dict | None = None
+    ctx: Context,
+    recipe: dict,
+    variant_key: str,
+    hw: Hardware,
+    features: dict | None = None,
+    topology: dict[str, PoolChoice] | None = None,
 ) -> Rendering | None:
+    """A PD deployment; `topology` gives a role's pool layout (a missing role: the default,
+    `pd_default_topology`). None when a pool it defaults would need more than MAX_PD_NODES."""
     strategy = mapping(ctx.strategies.get("pd_cluster"))
-    pools = pd_pool_nodes(recipe, variant_of(recipe, variant_key), hw, strategy)
-    if pools == "skip":
-        return None
+    chosen = dict(topology or {})
+    if any(role not in chosen for role in PD_ROLES):
+        defaults = pd_default_topology(ctx, recipe, variant_key, hw)
+        if defaults is None:
+            return None
+        chosen = {**defaults, **chosen}
     on_hw = variant_on_hardware(recipe, variant_key, hw)
-    prefill = _pd_pool(
-        ctx, recipe, variant_key, hw, "prefill", pools["prefill"] if pools else 0, on_hw, features
-    )
-    decode = _pd_pool(
-        ctx, recipe, variant_key, hw, "decode", pools["decode"] if pools else 0, on_hw, features
-    )
+    prefill = _pd_pool(ctx, recipe, variant_key, hw, "prefill", chosen["prefill"], on_hw, features)
+    decode = _pd_pool(ctx, recipe, variant_key, hw, "decode", chosen["decode"], on_hw, features)
     return rendering(
         hardware=hw.label,
         strategy="pd_cluster",

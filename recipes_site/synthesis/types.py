@@ -97,8 +97,9 @@ class PdPool:
     dp_local: int
     dp_size: int
     pool_gpus: int
+    workers: tuple = ()  # Process per node of the pool after its first (nodes 2..N)
 
-    def __init__(self, process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus):
+    def __init__(self, process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus, workers=()):
         fields = self.__dict__  # as Process's
         fields["process"], fields["nodes"], fields["parallelism"] = process, nodes, parallelism
         fields["tp"], fields["dp_local"], fields["dp_size"], fields["pool_gpus"] = (
@@ -107,12 +108,13 @@ class PdPool:
             dp_size,
             pool_gpus,
         )
+        fields["workers"] = workers
 
 
-def pd_pool(process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus) -> PdPool:
+def pd_pool(process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus, workers=()) -> PdPool:
     """`PdPool(...)` without the class call (as `process`)."""
     made = _new(PdPool)
-    _init_pd_pool(made, process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus)
+    _init_pd_pool(made, process, nodes, parallelism, tp, dp_local, dp_size, pool_gpus, workers)
     return made
 
 
@@ -284,13 +286,16 @@ class Rendering:
 
     @property
     def processes(self) -> tuple:
-        """Every `vllm serve` process of the deployment (head and workers, both pools, the instance)."""
+        """Every `vllm serve` process of the deployment (head and workers; each pool's first node
+        and its other nodes; the instance and its workers)."""
         procs = [
             self.single,
             self.head,
             *self.workers,
             self.prefill and self.prefill.process,
+            *(self.prefill.workers if self.prefill else ()),
             self.decode and self.decode.process,
+            *(self.decode.workers if self.decode else ()),
             self.kv and self.kv.head,
             *(self.kv.workers if self.kv else ()),
         ]

@@ -305,6 +305,7 @@ function picker(P, D) {
     const G = X.r.gpus, c = w.gpus && G && G.counts[w.gpus];
     S = { variant, hardware, missing, strategy: X.strategy, nodes: X.n, on: w.on, modes: w.modes || {}, tab: S && S.tab,
       gpus: w.gpus, layout: c && c.fits ? c : null };
+    X.r = pd.r(X.r, how);
     if (KV && how !== "push") {   /* the sizing inputs come from the URL; a click keeps what they hold */
       lenTouched = w.len !== undefined;
       if (lenTouched) lenIn.value = w.len;
@@ -329,6 +330,7 @@ function picker(P, D) {
     if (KV && lenTouched) set("len", lenIn.value);
     if (KV && concIn.value !== "1") set("conc", concIn.value);
     if (K) K.query(set);
+    pd.query(set);
     return location.pathname + (q.length ? "?" + q.join("&") : "") + location.hash;
   }
 
@@ -423,6 +425,8 @@ function picker(P, D) {
     planRender(r, plan, ch);
     speedRender(r);
     if (K) K.render(r, plan);
+    if (PD && !pd.js && r.deploy_type === "pd_cluster") { pd.js = 1; d.head.append(h("script", { src: PD.dataset.js })); }
+    pd.render(r);
 
     if (focusKey) { const el = $(focusKey, P); if (el && el !== d.activeElement) el.focus(); }
     vt.render();
@@ -665,6 +669,11 @@ function picker(P, D) {
     const b = e.target.closest("[data-vt]");
     if (b && !vt.js) { vt.js = vt.on = b.dataset.vt; d.head.append(h("script", { src: vtBar.dataset.js })); }
   });
+  /* prefill/decode pools: static/pd.js, loaded when a pd_cluster rendering shows, sets these hooks
+     (render/pd_json.py); `asked`: the URL before the first replaceState drops what only it knows */
+  const PD = $("[data-pd-row]", P), pd = { r: r => r, query() {}, render() {}, asked: location.search };
+  window.pdHook = () => ({ pd, P, PD, D, S: () => S, X: () => X, h, fill, SEP,
+    apply(how) { X.r = pd.r(X.r.pdBase || X.r, how); render(); const u = query(); how === "push" ? history.pushState(null, "", u) : history.replaceState(null, "", u); } });
   window.vtHook = () => ({ vt, P, vtBar, S: () => S, X: () => X, render, choose, featureKey, kvFit, h, fill, fmt, SEP, GIB });
   addEventListener("popstate", () => go(fromUrl(), "pop"));
   go(fromUrl(), "replace");
