@@ -49,7 +49,7 @@ from recipes_site.synthesis.deployments import (
     pool_modes,
 )
 from recipes_site.synthesis.recording import Recording
-from recipes_site.synthesis.shell import expanded_variables
+from recipes_site.synthesis.shell import expanded_variables, quote
 from recipes_site.synthesis.types import Process, Rendering
 
 SEP = picker.SEP
@@ -316,7 +316,22 @@ LABELS = {  # the process tabs: a pool's first node (picker._pool_text's words),
     "worker": "{role} node {i}",
     "prefill": "Prefill",
     "decode": "Decode",
+    # the Kubernetes, Monitoring, Bench and Tune panels hold the default pools only (deploy.json's
+    # other parts are written per rendering): for another topology they say so, and give the CLI
+    # line that prints theirs (`cli` + POOL_FLAGS + the panel's flag)
+    "elsewhere": "This shows the default pools ({default}), not the ones chosen above.",
+    "print": "Print it for the chosen pools with:",
+    "pools": " --prefill-nodes {prefill_nodes} --prefill-mode {prefill_mode}"
+    " --decode-nodes {decode_nodes} --decode-mode {decode_mode}",
+    "flags": {"kubernetes": "--k8s", "monitoring": "--monitoring", "bench": "--bench"},
+    "half": "½ node",
 }
+
+
+def _cli_line(hf_id: str, r: Rendering) -> str:
+    """`recipes-site command` of rendering `r` up to its pool flags, every word shell-quoted."""
+    words = ["recipes-site", "command", hf_id, "--hardware", r.hardware, "--variant", r.variant]
+    return " ".join(quote(w) for w in words + ["--strategy", "pd_cluster"])
 
 
 def pd_topology_doc(rec: RecipeInput, ctx: Context, docs: dict) -> dict | None:
@@ -337,6 +352,8 @@ def pd_topology_doc(rec: RecipeInput, ctx: Context, docs: dict) -> dict | None:
                 found = layouts.of(r.variant, res.hardware)
                 entry = rendering_topology(ctx, rec.data, r, plans, tables, shown, found)
                 if entry is not None:
+                    # the CLI line that prints another topology's panels (LABELS "elsewhere")
+                    entry["cli"] = tables.texts(_cli_line(rec.hf_id, r))
                     renderings[key] = entry
     if not renderings:
         return None

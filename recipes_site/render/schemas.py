@@ -1037,7 +1037,12 @@ DOCUMENTS["model-pd-topology"] = _obj(
             "type": "array",
             "items": {"type": "array", "items": _IDX_LIST, "minItems": 2, "maxItems": 2},
         },
-        "labels": {"type": "object", "additionalProperties": STR},
+        "labels": {
+            "type": "object",
+            "additionalProperties": {
+                "anyOf": [STR, {"type": "object", "additionalProperties": STR}]
+            },
+        },
         "renderings": {
             "type": "object",
             "propertyNames": {"pattern": "^[^/]+/[^/]+/[^/]+/[0-9]+$|^r$"},
@@ -1056,7 +1061,11 @@ DOCUMENTS["model-pd-topology"] = _obj(
                     ),
                     "summary": {"type": "array", "items": _IDX, "minItems": 2, "maxItems": 2},
                 },
-                {"states": {"type": "object", "additionalProperties": {"type": "object"}}},
+                {
+                    "states": {"type": "object", "additionalProperties": {"type": "object"}},
+                    # `recipes-site command` of the rendering up to its pool flags (quoted)
+                    "cli": _IDX,
+                },
             ),
         },
     }

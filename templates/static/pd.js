@@ -122,6 +122,19 @@ PD.addEventListener("click", e => {
   M[role] = { nodes: key === "nodes" ? +b.dataset.value : R.nodes[Math.floor(i / n)], mode: key === "mode" ? b.dataset.value : R.modes[i % n] };
   c.apply("push");
 });
+/* the Kubernetes, Monitoring, Bench and Tune panels hold the default pools (deploy.json's other
+   parts): for another topology, a note saying so and the CLI line that prints the panel for it
+   (the rendering's quoted `cli` + the pools' flags + the panel's flag); null for the default */
+window.pdNote = kind => {
+  if (!eff || (eff.got.prefill === eff.dflt.prefill && eff.got.decode === eff.dflt.decode)) return null;
+  const L = part.labels, E = eff.E, o = {}, flag = L.flags[kind];
+  const pool = (role, i) => { const R = E[role], n = R.modes.length; return [R.nodes[Math.floor(i / n)], R.modes[i % n]]; };
+  for (const role of ROLES) [o[role + "_nodes"], o[role + "_mode"]] = pool(role, eff.got[role]);
+  const dflt = ROLES.map(role => { const [x, m] = pool(role, eff.dflt[role]); return `${L[role]} ${x === 0 ? L.half : count(x, "node")} ${m.toUpperCase()}`; }).join(", ");
+  const cli = flag && E.cli !== undefined && T(E.cli) + fillIn(L.pools, o) + " " + flag;
+  return h("div", { class: "hint", "data-pd-elsewhere": kind }, h("p", { text: fillIn(L.elsewhere, { default: dflt }) + (cli ? " " + L.print : "") }),
+    cli && h("pre", { tabindex: 0, text: cli }));
+};
 window.getPart(PD.dataset.src)
   .then(got => { part = got; c.apply("replace"); })
   .catch(e => { PD.hidden = false; PD.textContent = "Could not load the pool layouts (" + e.message + ")."; });

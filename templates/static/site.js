@@ -696,7 +696,8 @@ function docTabs(P) {
     let doc;
     try { doc = (await getPart(t.dataset.doc)); } catch (e) { body.textContent = "Could not load " + t.dataset.doc + " (" + e.message + ")."; return; }
     if (key !== P.dataset.rendering) return;
-    body.replaceChildren(...Object.entries(doc.renderings[key] || { "": "Nothing for this choice." }).map(([k, v], i) => {
+    const note = window.pdNote && window.pdNote(t.id.slice(4));   /* static/pd.js: another PD topology */
+    body.replaceChildren(...(note ? [note] : []), ...Object.entries(doc.renderings[key] || { "": "Nothing for this choice." }).map(([k, v], i) => {
       const title = k && h("h4", { text: k.replace(/_/g, " ") }), id = t.id + i;
       if (Array.isArray(v)) return h("div", {}, title, h("ul", {}, v.map(j => h("li", { text: doc[k][j] }))));
       const text = typeof v === "number" ? doc.texts[v].map(j => doc.lines[j]).join("\n") : typeof v === "string" ? v : JSON.stringify(v, null, 2);

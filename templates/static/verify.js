@@ -12,7 +12,7 @@ const entry = () => { const r = c.X().r; return V.hardware[c.S().hardware].rende
 /* the shown rendering's tuning data with its value sets; null when a feature state has a plan of its own */
 function tune() {
   const S = c.S(), r = c.X().r, T = V && entry().tune, keys = r.plan.keys || [];
-  if (!T || (r.plan.by || {})[c.featureKey(c.choose(r, S.on, S.modes).filter(([f]) => keys.includes(f.name)))]) return null;
+  if (!T || (window.pdNote && window.pdNote("tune")) || (r.plan.by || {})[c.featureKey(c.choose(r, S.on, S.modes).filter(([f]) => keys.includes(f.name)))]) return null;
   if (pickOf !== T) { pickOf = T; pick = Object.assign({}, T.at); }
   return Object.assign({}, T, { v: V.values[T.v] });
 }
@@ -50,13 +50,14 @@ vt.render = () => {
   const e = entry(), T = tune(), N = V.notes;
   const pre = t => [h("pre", { id: "vt-pre", tabindex: 0, text: t }), h("button", { type: "button", class: "copy", "data-copy-from": "vt-pre", text: "Copy" })];
   const label = (row, v) => v || (row.key === "m" ? `default (${fmt(V.hardware[c.S().hardware].m0)})` : `full (${fmt(T.c)})`);
+  const pd = window.pdNote && vt.on !== "curl" && window.pdNote(vt.on);   /* static/pd.js: another PD topology */
   fill(vtPop, vt.on === "curl" ? [h("p", { text: N.curl }), ...pre(V.texts[e.curl])]
-    : vt.on === "bench" ? (e.bench ? [h("p", { text: N.bench }), ...pre(V.texts[e.bench[1]] + "\n" + V.texts[e.bench[0]])] : [h("p", { text: N.no_bench })])
+    : vt.on === "bench" ? (pd ? [pd] : []).concat(e.bench ? [h("p", { text: N.bench }), ...pre(V.texts[e.bench[1]] + "\n" + V.texts[e.bench[0]])] : [h("p", { text: N.no_bench })])
     : [h("table", {}, V.rows.map(row => h("tr", {}, h("td", {}, h("code", { text: row.flag })),
         h("td", {}, T ? h("select", { "data-tune": row.key, "aria-label": row.flag },
           T.v[row.key].map((v, i) => h("option", { value: i, selected: i === pick[row.key], text: label(row, v) }))) : ""),
         h("td", { text: `Default ${row.default}. ${row.meaning} ${row.direction}` })))),
-      T ? h("button", { type: "button", class: "copy", "data-tune-reset": true, text: "Reset" }) : h("p", { text: N.no_tune })]);
+      T ? h("button", { type: "button", class: "copy", "data-tune-reset": true, text: "Reset" }) : pd || h("p", { text: N.no_tune })]);
 };
 vtBar.addEventListener("click", ev => {
   const b = ev.target.closest("[data-vt]");

@@ -142,3 +142,34 @@ def test_a_feature_that_changes_memory_shows_the_chosen_layouts_plan(page, proje
     )
     assert "70,272 B per GPU" in before
     assert "decode_mode=dep" in page.url and "spec_decoding" in page.url
+
+
+def test_panels_of_the_default_pools_say_so_for_another_topology(page, project_site):
+    """deploy.json's Kubernetes, Monitoring and Bench parts are written for the default pools: on
+    another topology each says so and gives the quoted CLI line that prints it for the chosen
+    pools; Tune offers no stale tuning table; the default topology shows no note."""
+    _open(page, project_site, VIEW)
+    page.locator("#doc-kubernetes > summary").click()
+    page.wait_for_selector("#doc-kubernetes pre")
+    assert page.locator("#doc-kubernetes [data-pd-elsewhere]").count() == 0
+    _pill(page, "pd-decode-mode", "dep").click()
+    note = page.locator("#doc-kubernetes [data-pd-elsewhere=kubernetes]")
+    note.wait_for()
+    assert "default pools (Prefill 2 nodes TP, Decode 2 nodes TP)" in note.inner_text()
+    assert note.locator("pre").inner_text() == (
+        "recipes-site command deepseek-ai/DeepSeek-V3 --hardware h100 --variant default"
+        " --strategy pd_cluster --prefill-nodes 2 --prefill-mode tp --decode-nodes 2"
+        " --decode-mode dep --k8s"
+    )
+    page.locator("#doc-monitoring > summary").click()
+    page.locator("#doc-monitoring [data-pd-elsewhere=monitoring] pre").wait_for()
+    page.locator("[data-vt=bench]").click()
+    bench = page.locator("[data-vt-pop] [data-pd-elsewhere=bench] pre")
+    bench.wait_for()
+    assert bench.inner_text().endswith("--decode-mode dep --bench")
+    page.locator("[data-vt=tune]").click()
+    page.locator("[data-vt-pop] [data-pd-elsewhere=tune]").wait_for()
+    assert page.locator("[data-vt-pop] select[data-tune]").count() == 0
+    page.go_back()
+    page.wait_for_function("!location.search.includes('decode_mode')")
+    page.wait_for_function("!document.querySelector('#doc-kubernetes [data-pd-elsewhere]')")
