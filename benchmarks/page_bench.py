@@ -139,9 +139,10 @@ def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
 
 
-CLICK = """async (value) => {
+# a click on the radio `value` of the picker axis SELECTOR, timed to the command's change
+CLICK_ON = """async (value) => {
   const pre = document.querySelector('[data-picker] pre[data-command]');
-  const btn = document.querySelector(`[data-picker] [data-axis=hardware] [role=radio][data-value="${value}"]`);
+  const btn = document.querySelector(`SELECTOR [role=radio][data-value="${value}"]`);
   return await new Promise(resolve => {
     let t0 = 0;
     const obs = new MutationObserver(() => { const t1 = performance.now(); obs.disconnect(); resolve(t1 - t0); });
@@ -151,6 +152,7 @@ CLICK = """async (value) => {
     btn.click();
   });
 }"""
+CLICK = CLICK_ON.replace("SELECTOR", "[data-picker] [data-axis=hardware]")
 OPTIONS = """() => [...document.querySelectorAll('[data-picker] [data-axis=hardware] [role=radio]')]
   .map(b => [b.dataset.value, b.getAttribute('aria-checked') === 'true', b.getAttribute('aria-disabled') === 'true'])"""
 
@@ -199,18 +201,7 @@ def click_times(browser, url: str, hf_id: str, clicks: int, label: str) -> None:
 
 
 PD_MODEL, PD_QUERY = "deepseek-ai/DeepSeek-V3", "?hardware=h100&strategy=pd_cluster"
-PD_CLICK = """async (value) => {
-  const pre = document.querySelector('[data-picker] pre[data-command]');
-  const btn = document.querySelector(`[data-pd-row] [data-axis=pd-prefill-nodes] [role=radio][data-value="${value}"]`);
-  return await new Promise(resolve => {
-    let t0 = 0;
-    const obs = new MutationObserver(() => { const t1 = performance.now(); obs.disconnect(); resolve(t1 - t0); });
-    obs.observe(pre, {childList: true, characterData: true, subtree: true});
-    setTimeout(() => { obs.disconnect(); resolve(null); }, 3000);
-    t0 = performance.now();
-    btn.click();
-  });
-}"""
+PD_CLICK = CLICK_ON.replace("SELECTOR", "[data-pd-row] [data-axis=pd-prefill-nodes]")
 
 
 def pd_click_times(browser, url: str, clicks: int) -> None:
