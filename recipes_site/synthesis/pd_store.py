@@ -47,6 +47,11 @@ from .types import PdPool, Process, Rendering
 SEP = " \\\n  "
 FLAG = "--kv-transfer-config"
 ROLES = ("prefill", "decode")
+PD_NOTE = (
+    "Both pools keep NIXL for the prefill-to-decode transfer and share one Mooncake store "
+    "through a MultiConnector: its --kv-transfer-config replaces each pool's. A block one pool "
+    "stores is found by the other when both use the same tensor-parallel size."
+)
 
 
 class PdStore(NamedTuple):
