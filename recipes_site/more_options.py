@@ -1,6 +1,8 @@
 """The model page's "More options" for `recipes-site command` and `fit`: a KV-offload option
 (`--kv-offload ID`), the container image (`--image TAG`), `--max-model-len auto` and the
-Mooncake instance count (`--kv-instances N`), applied to one rendering.
+Mooncake instance count (`--kv-instances N`), applied to one rendering. On a prefill/decode
+rendering `--kv-offload <kv-store id>` joins that Mooncake store into every pool node
+(synthesis/pd_store.py), as the page's Mooncake pills do there.
 
 Every word comes from the pieces the page joins (render/kv_offload.py's options, render/
 advanced.py's images, `--max-model-len auto` and kv-store routers), joined by the page's rule
