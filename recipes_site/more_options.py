@@ -186,12 +186,11 @@ def _with_processes(r: Rendering, change) -> Rendering:
         return dataclasses.replace(
             r, head=change(r.head), workers=tuple(change(w) for w in r.workers)
         )
-    if r.prefill and r.decode:
-        return dataclasses.replace(
-            r,
-            prefill=dataclasses.replace(r.prefill, process=change(r.prefill.process)),
-            decode=dataclasses.replace(r.decode, process=change(r.decode.process)),
+    if r.prefill and r.decode:  # every node of each pool, as the page joins each tab
+        pool = lambda p: dataclasses.replace(  # noqa: E731
+            p, process=change(p.process), workers=tuple(map(change, p.workers))
         )
+        return dataclasses.replace(r, prefill=pool(r.prefill), decode=pool(r.decode))
     assert r.kv is not None
     kv = dataclasses.replace(
         r.kv, head=change(r.kv.head), workers=tuple(change(w) for w in r.kv.workers)
