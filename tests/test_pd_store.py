@@ -156,3 +156,15 @@ def test_fit_reports_the_store_over_both_pools():
 def test_an_offload_option_stays_refused_on_pd():
     out = run(*BASE, "--kv-offload", "simple")
     assert out.returncode == 1 and "not offered here" in out.stderr
+
+
+def test_the_other_row_options_reach_every_pool_node_with_the_store():
+    out = run(*BASE, "--prefill-nodes", "2", "--kv-offload", DISTRIBUTED, "--max-model-len", "auto")
+    assert out.returncode == 0, out.stderr
+    nodes = out.stdout.count("vllm serve ")
+    assert nodes >= 3
+    assert out.stdout.count("--max-model-len auto") == nodes
+    assert out.stdout.count("MultiConnector") == nodes
+    for section in out.stdout.split("\n\n"):
+        if "vllm serve " in section:  # the page's order: the store's line, then the length
+            assert section.index("MultiConnector") < section.index("--max-model-len auto")

@@ -98,15 +98,16 @@ def test_picking_mooncake_on_pd_changes_both_pools_and_adds_the_tabs(page, proje
 
 
 def test_the_store_composes_with_a_chosen_topology_and_docker(page, project_site):
-    page.goto(project_site(VIEW + f"&prefill_nodes=2&kv_offload={CENTRALIZED}"))
+    page.goto(project_site(VIEW + f"&prefill_nodes=2&kv_offload={CENTRALIZED}&max_model_len=auto"))
     page.wait_for_selector("#tab-mooncake-store")
     page.wait_for_selector("#tab-prefill-2")
-    flags = ("--prefill-nodes", "2", "--kv-offload", CENTRALIZED)
+    flags = ("--prefill-nodes", "2", "--kv-offload", CENTRALIZED, "--max-model-len", "auto")
     tabs, _, notes = _cli(*flags)
     shown = _tab_texts(page)
     assert list(shown)[:3] == ["mooncake-config", "mooncake-master", "mooncake-store"]
     assert shown == tabs
     assert "MultiConnector" in shown["prefill-2"] and "--headless" in shown["prefill-2"]
+    assert all("--max-model-len auto" in shown[t] for t in shown if t.startswith(("pre", "dec")))
     note = page.locator("[data-note=ax-kvo]").inner_text()
     said = next(line for line in notes.splitlines() if "Host memory it registers" in line)
     assert said.removeprefix("# note: ").split(" Each node needs")[0] in note
