@@ -83,7 +83,8 @@ def option_named(found: list[dict], wanted: str, strategies: dict) -> dict:
     if wanted in stores:
         raise ChoiceError(
             f"{wanted} is a Mooncake kv-store strategy, not an offload option: pass "
-            f"--strategy {wanted} (and --kv-instances N for its instance count)"
+            f"--strategy {wanted} (and --kv-instances N for its instance count), or keep "
+            f"--kv-offload {wanted} with --strategy pd_cluster for a store shared by its pools"
         )
     hint = did_you_mean(NameIndex([*by, *stores]).suggest(wanted))
     listing = ", ".join(by) + (
