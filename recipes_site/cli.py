@@ -822,7 +822,9 @@ def _more_arguments(p: argparse.ArgumentParser) -> None:
         "--kv-offload",
         metavar="ID",
         help="add a KV-offload option (simple, offloading_cpu, offloading_fs, lmcache): its "
-        "connector config sized for this command, env, install line and companion process",
+        "connector config sized for this command, env, install line and companion process; "
+        "with --strategy pd_cluster a Mooncake store (kv_store_distributed_mooncake, "
+        "kv_store_centralized_mooncake) shared by both pools",
     )
     p.add_argument(
         "--image",
@@ -1021,7 +1023,9 @@ def parser() -> argparse.ArgumentParser:
     )
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.add_argument(
-        "--kv-offload", metavar="ID", help="report the host memory of this KV-offload option"
+        "--kv-offload",
+        metavar="ID",
+        help="report the host memory of this KV-offload option (or PD Mooncake store)",
     )
     f.set_defaults(func=cmd_fit)
 

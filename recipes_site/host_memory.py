@@ -258,3 +258,34 @@ def ram_note(per_node_bytes: int) -> str:
         f"Each node needs {need} GiB of host RAM free for it (the hardware profile gives no "
         "host RAM to check against)."
     )
+
+
+def pd_store_host_memory(sizes: dict, gpus: int, nodes: int) -> dict:
+    """The host memory a Mooncake store registers on a prefill/decode deployment: every GPU of
+    both pools runs a MooncakeStoreConnector of the one store (synthesis/pd_store.py), so each
+    registers the segment and local buffer of `kv_store_sizes`; `gpus` and `nodes` are the two
+    pools' together (a half-node pool shares its node with the other)."""
+    return kv_store_host_memory({"gpus": gpus, "nodes": max(nodes, 1)}, sizes, 1)
+
+
+def pd_store_text(found: dict) -> str:
+    """One sentence on a PD deployment's registered store memory (more.js `storeNote`)."""
+    seg, buf = found["segment_bytes"], found["local_buffer_bytes"]
+    lent = (
+        f"{gib_text(seg)} GiB global_segment_size lent to the pool"
+        if seg
+        else "no segment (global_segment_size 0: the store service holds the pool)"
+    )
+    out = (
+        f"Host memory it registers: {gib_text(found['per_gpu_bytes'])} GiB per GPU of both "
+        f"pools ({lent}, plus a {gib_text(buf)} GiB local_buffer_size), "
+        f"{gib_text(found['per_node_bytes'])} GiB on each node, "
+        f"{gib_text(found['total_bytes'])} GiB over the {found['gpus']} GPUs of the prefill "
+        "and decode pools."
+    )
+    if found.get("store_segment_bytes"):
+        out += (
+            f" The store service registers {gib_text(found['store_segment_bytes'])} GiB "
+            "on each store node."
+        )
+    return out

@@ -1,6 +1,8 @@
 """The model page's "More options" for `recipes-site command` and `fit`: a KV-offload option
 (`--kv-offload ID`), the container image (`--image TAG`), `--max-model-len auto` and the
-Mooncake instance count (`--kv-instances N`), applied to one rendering.
+Mooncake instance count (`--kv-instances N`), applied to one rendering. On a prefill/decode
+rendering `--kv-offload <kv-store id>` joins that Mooncake store into every pool node
+(synthesis/pd_store.py), as the page's Mooncake pills do there.
 
 Every word comes from the pieces the page joins (render/kv_offload.py's options, render/
 advanced.py's images, `--max-model-len auto` and kv-store routers), joined by the page's rule
@@ -35,6 +37,7 @@ from recipes_site.suggest import NameIndex, did_you_mean
 from recipes_site.synthesis import Context, render_choice
 from recipes_site.synthesis.choices import feature_choices
 from recipes_site.synthesis.deployments import kv_router_command
+from recipes_site.synthesis.pd_store import PdStore, companion_steps, pd_store, with_store
 from recipes_site.synthesis.types import Process, Rendering, Router
 
 SEP = " \\\n  "
@@ -80,7 +83,8 @@ def option_named(found: list[dict], wanted: str, strategies: dict) -> dict:
     if wanted in stores:
         raise ChoiceError(
             f"{wanted} is a Mooncake kv-store strategy, not an offload option: pass "
-            f"--strategy {wanted} (and --kv-instances N for its instance count)"
+            f"--strategy {wanted} (and --kv-instances N for its instance count), or keep "
+            f"--kv-offload {wanted} with --strategy pd_cluster for a store shared by its pools"
         )
     hint = did_you_mean(NameIndex([*by, *stores]).suggest(wanted))
     listing = ", ".join(by) + (
@@ -183,12 +187,11 @@ def _with_processes(r: Rendering, change) -> Rendering:
         return dataclasses.replace(
             r, head=change(r.head), workers=tuple(change(w) for w in r.workers)
         )
-    if r.prefill and r.decode:
-        return dataclasses.replace(
-            r,
-            prefill=dataclasses.replace(r.prefill, process=change(r.prefill.process)),
-            decode=dataclasses.replace(r.decode, process=change(r.decode.process)),
+    if r.prefill and r.decode:  # every node of each pool, as the page joins each tab
+        pool = lambda p: dataclasses.replace(  # noqa: E731
+            p, process=change(p.process), workers=tuple(map(change, p.workers))
         )
+        return dataclasses.replace(r, prefill=pool(r.prefill), decode=pool(r.decode))
     assert r.kv is not None
     kv = dataclasses.replace(
         r.kv, head=change(r.kv.head), workers=tuple(change(w) for w in r.kv.workers)
@@ -207,6 +210,20 @@ def apply(
     before: list[tuple[str, str]] = []
     notes: list[str] = []
     option = None
+    store_pd = pd_store_named(ctx, r, asked.kv_offload, is_locked)
+    if store_pd is not None:  # applied first: the other options edit its lines as the page does
+        r = with_store(r, store_pd)
+        found = pd_store_memory(ctx, r, store_pd.kv_id)
+        brand = ctx.hardware(r.hardware).image_brand
+        pieces["kv_store"] = pd_store_pieces(store_pd, brand, found)
+        before += pd_store_before(store_pd, brand)
+        if found is not None:
+            notes.append(
+                host_memory.pd_store_text(found)
+                + " "
+                + host_memory.ram_note(found["per_node_bytes"])
+            )
+        asked = asked._replace(kv_offload=None)
     if asked.kv_offload:
         option = option_named(options(taxonomy, ctx.strategies), asked.kv_offload, ctx.strategies)
         why = kv_offload.why_not(
@@ -299,6 +316,61 @@ def apply(
             host_memory.kv_store_text(store) + " " + host_memory.ram_note(store["per_node_bytes"])
         )
     return Applied(r, before, notes, pieces)
+
+
+def pd_store_named(
+    ctx: Context, r: Rendering, wanted: str | None, is_locked: bool
+) -> PdStore | None:
+    """The Mooncake store `--kv-offload` names on a prefill/decode rendering (a kv-store id, any
+    case), or None when it names none there; ChoiceError when the rendering cannot take it."""
+    if not wanted or r.deploy_type != "pd_cluster":
+        return None
+    ids = kv_store_ids(ctx.strategies)
+    found = [s for s in ids if s == wanted] or [s for s in ids if s.lower() == wanted.lower()]
+    if not found:
+        return None
+    store = pd_store(found[0], mapping(ctx.strategies.get(found[0])))
+    if store is None:
+        raise ChoiceError(f"{found[0]} gives no prefill/decode composition (its `pd:` block)")
+    if is_locked:
+        raise ChoiceError(f"--kv-offload {found[0]}: {advanced.LOCKED_REASON}")
+    return store
+
+
+def pd_store_memory(ctx: Context, r: Rendering, kv_id: str) -> dict | None:
+    """host_memory.pd_store_host_memory of a PD rendering's two pools (its chosen topology)."""
+    sizes = host_memory.kv_store_sizes(mapping(ctx.strategies.get(kv_id)))
+    if sizes is None or r.prefill is None or r.decode is None:
+        return None
+    pools = (r.prefill, r.decode)
+    gpus = sum(p.pool_gpus for p in pools)
+    nodes = -(-sum(max(p.nodes, 0.5) for p in pools) // 1)  # two half-node pools share one
+    return host_memory.pd_store_host_memory(sizes, gpus, int(nodes))
+
+
+def pd_store_pieces(store: PdStore, brand: str | None, found: dict | None) -> dict:
+    """The `more_options.kv_store` member of `command --json` for a PD rendering with a store."""
+    return {
+        "id": store.kv_id,
+        "lines": {role: list(lines) for role, lines in store.lines.items()},
+        "exports": store.exports,
+        "docker_env": list(store.docker_lines),
+        "install": store.install.get(brand or ""),
+        "companions": [
+            {"id": i, "label": label, "text": text} for i, label, text in companion_steps(store)
+        ],
+        "host_memory": found,
+    }
+
+
+def pd_store_before(store: PdStore, brand: str | None) -> list[tuple[str, str]]:
+    """What `command` prints before the pools: the install line, then the companion steps."""
+    install = store.install.get(brand or "")
+    out = [("install first (every pool node)", install)] if install else []
+    where = {"mooncake-config": " (every pool node)"}
+    return out + [
+        (label.lower() + where.get(i, ""), text) for i, label, text in companion_steps(store)
+    ]
 
 
 def kv_store_ids(strategies: dict) -> list[str]:
@@ -399,6 +471,11 @@ def fit_host(ctx: Context, taxonomy: dict, recipe: dict, result, kv_offload_id: 
     ChoiceError for an option the page would not offer on this choice."""
     r = render_choice(ctx, recipe, result.variant, result.hardware, result.strategy, result.nodes)
     out: dict = {}
+    store_pd = pd_store_named(ctx, r, kv_offload_id, locked(ctx, recipe, r))
+    if store_pd is not None:
+        found = pd_store_memory(ctx, r, store_pd.kv_id)
+        out["kv_store"] = {"id": store_pd.kv_id, **(found or {})}
+        kv_offload_id = None
     if kv_offload_id:
         profile = ctx.profiles.get(r.hardware) or {}
         option = option_named(options(taxonomy, ctx.strategies), kv_offload_id, ctx.strategies)
@@ -438,7 +515,14 @@ def fit_host_text(found: dict | None) -> str:
             )
         )
     store = found.get("kv_store")
-    if store is not None:
+    if store is not None and "id" in store:  # a store on a prefill/decode deployment
+        lines.append(
+            f"Mooncake store {store['id']} on both pools: "
+            + host_memory.pd_store_text(store)
+            + " "
+            + host_memory.ram_note(store["per_node_bytes"])
+        )
+    elif store is not None:
         lines.append(
             "Mooncake kv-store: "
             + host_memory.kv_store_text(store)

@@ -26,6 +26,7 @@ from recipes_site.jsish import mapping
 from recipes_site.render import kv_offload
 from recipes_site.synthesis.deployments import kv_router_command
 from recipes_site.synthesis.docker import DEFAULT_IMAGES, NIGHTLY_IMAGES, XPU_IMAGE
+from recipes_site.synthesis.pd_store import PD_NOTE, companion_steps, pd_store
 
 API_PATH = "api/v1/picker-options.json"
 
@@ -82,7 +83,28 @@ def kv_store_topologies(strategies: dict) -> dict:
         if sizes is not None:  # the page's KV-offload note: host memory per GPU, node, in all
             per_gpu = sizes["segment_bytes"] + sizes["local_buffer_bytes"]
             out[sid]["host"] = {**sizes, "per_gpu_bytes": per_gpu}
+        on_pd = pd_store(sid, spec)
+        if on_pd is not None:
+            out[sid]["pd"] = pd_pieces(on_pd, spec)
     return out
+
+
+def pd_pieces(store, spec: dict) -> dict:
+    """A store's pieces on a prefill/decode rendering (synthesis/pd_store.py; more.js joins them
+    into every pool node as `with_store` does): per role the line replacing the pool's
+    --kv-transfer-config line, the exports and docker lines, the install line per GPU brand and
+    the companion tabs, first in the tab row."""
+    return {
+        "label": "Mooncake: " + str(spec.get("label") or spec.get("display_name") or store.kv_id),
+        "description": PD_NOTE,
+        "lines": {role: list(lines) for role, lines in store.lines.items()},
+        "exports": store.exports,
+        "docker_env": list(store.docker_lines),
+        "install": store.install,
+        "tabs": [
+            {"id": i, "label": label, "text": text} for i, label, text in companion_steps(store)
+        ],
+    }
 
 
 def picker_options_doc(taxonomy: dict, vllm_version: str, strategies: dict) -> dict:

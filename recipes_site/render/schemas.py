@@ -859,7 +859,24 @@ DOCUMENTS: dict[str, dict] = {
                         },
                         # host_memory.kv_store_sizes: what each vLLM GPU registers
                         "host": KV_STORE_HOST,
-                    }
+                    },
+                    # advanced.pd_pieces: the store joined into prefill/decode pools
+                    {
+                        "pd": _obj(
+                            {
+                                "label": STR,
+                                "description": STR,
+                                "lines": {"type": "object", "additionalProperties": STR_LIST},
+                                "exports": STR,
+                                "docker_env": STR_LIST,
+                                "install": {"type": "object", "additionalProperties": STR},
+                                "tabs": {
+                                    "type": "array",
+                                    "items": _obj({"id": STR, "label": STR, "text": STR}),
+                                },
+                            }
+                        )
+                    },
                 ),
             },
         }

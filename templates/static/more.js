@@ -39,6 +39,9 @@ function why(o, r) {
   return D.kvo[o.id] || (o.strategies && !o.strategies.includes(r.strategy) ? o.why_strategy : "")
     || (o.brands && !o.brands.includes(D.hardware[S.hardware].brand) ? o.why_brand : "");
 }
+/* a Mooncake store on a prefill/decode rendering (advanced.py `pd_pieces`), else null */
+const pdView = r => (D.strategies[r.strategy] || {}).deploy_type === "pd_cluster";
+function pdStore(r) { const k = M.kvo && doc.kv_stores[M.kvo]; return k && k.pd && pdView(r) && !r.parts.features_locked ? k.pd : null; }
 function kvo(r) { const o = M.kvo && doc.kv_offload.find(x => x.id === M.kvo); return o && !why(o, r) ? o : null; }
 function bytes(o, p) {   /* host_memory.py `config_bytes` */
   const s = o.size, above = p.kv_cache_bytes_per_gpu ? (Math.floor(p.kv_cache_bytes_per_gpu / GIB) + 1) * GIB : 0;
@@ -52,6 +55,14 @@ function storeNote(k, p, r, n) {
     + `${gib(g * per / GIB)} GiB on each node, ${gib(g * n * r.node_count * per / GIB)} GiB over ${n} instance${n > 1 ? "s" : ""}.`
     + (k.store_segment_bytes ? ` The store service registers ${gib(k.store_segment_bytes / GIB)} GiB on each store node.` : "");
 }
+/* host_memory.py `pd_store_text`: what every GPU of both pools registers (the plan's GPUs and nodes) */
+function pdNote(k, p) {
+  const g = k.per_gpu_bytes, n = p.nodes || 1;
+  return `Host memory it registers: ${gib(g / GIB)} GiB per GPU of both pools (` + (k.segment_bytes ? `${gib(k.segment_bytes / GIB)} GiB global_segment_size lent to the pool`
+    : "no segment (global_segment_size 0: the store service holds the pool)") + `, plus a ${gib(k.local_buffer_bytes / GIB)} GiB local_buffer_size), `
+    + `${gib(Math.floor(g * p.gpus / n) / GIB)} GiB on each node, ${gib(g * p.gpus / GIB)} GiB over the ${p.gpus} GPUs of the prefill and decode pools.`
+    + (k.store_segment_bytes ? ` The store service registers ${gib(k.store_segment_bytes / GIB)} GiB on each store node.` : "");
+}
 /* the image choices of this rendering's image family (the first is its own), or none if pinned */
 const images = r => doc.images[r.docker_image] || null;
 /* Mooncake instances: the URL's count within 1..16, else the kv-store's default */
@@ -60,26 +71,28 @@ function image(r) { const c = images(r); return c && M.image && M.image !== r.do
 
 const K = {
   /* what site.js `commandParts` joins: lines after the features, the line edit, exports, docker head */
-  extra(r, ch) {
-    const o = kvo(r), a = doc.max_model_len_auto;
+  extra(r, ch, p) {   /* p: the process; a store's line is its pool's (pd_store.py `with_store`) */
+    const o = kvo(r), a = doc.max_model_len_auto, st = pdStore(r), sl = st && p ? st.lines[p.id.split("-")[0]] || [] : [];
     return {
-      lines: o ? (o.size ? o.lines.map(l => l.replace("{bytes}", String(bytes(o, planOf(r, ch))))) : o.lines) : [],
-      edit: lines => M.mml ? lines.filter(l => !l.startsWith(a.replaces)).concat(a.line) : lines,
-      exports: o ? o.exports : "",
+      lines: o ? (o.size ? o.lines.map(l => l.replace("{bytes}", String(bytes(o, planOf(r, ch))))) : o.lines) : sl,
+      edit: lines => (lines = st ? lines.filter(l => !l.startsWith("--kv-transfer-config ") || sl.includes(l)) : lines,
+        M.mml ? lines.filter(l => !l.startsWith(a.replaces)).concat(a.line) : lines),
+      exports: o ? o.exports : st ? st.exports : "",
     };
   },
   /* a docker head's lines (a process's, or the throughput plan's template): -e lines before
      "<image> <model>", and the chosen image */
   head(r, head) {
-    const o = kvo(r), img = image(r), last = head.length - 1;
+    const o = kvo(r) || pdStore(r), img = image(r), last = head.length - 1;
     if (o) head.splice(last, 0, ...o.docker_env);
     const at = head.length - 1;
     if (img && head[at].startsWith(r.docker_image + " ")) head[at] = img + head[at].slice(r.docker_image.length);
   },
   /* the companion tab first; a kv-store's router as its instance count has it */
   tabs(r, list) {
-    const o = kvo(r), k = doc.kv_stores[r.strategy], n = instances(r);
+    const o = kvo(r), k = doc.kv_stores[r.strategy], n = instances(r), st = pdStore(r);
     if (o && o.tab) list = [o.tab].concat(list);
+    if (st) list = st.tabs.concat(list);
     if (k && n !== k.default) {
       const text = k.routers[n - 1];
       list = list.filter(t => t.id !== "router").concat(text ? [{ id: "router", label: "Router", text }] : []);
@@ -90,18 +103,20 @@ const K = {
     if (axis === "inst") { M.inst = +value; return; }
     const [S] = T.state();
     if (axis === "image") { M.image = value; return; }
+    if (pdView(S) && (value === "off" || (doc.kv_stores[value] || {}).pd)) { M.kvo = value === "off" ? null : value; return; }   /* a store on the pools */
     if (isStore(value)) { w.strategy = value; w.nodes = undefined; return; }   /* a Mooncake pill */
     M.kvo = value === "off" ? null : value;
     if (isStore(S.strategy)) { w.strategy = undefined; w.nodes = undefined; }
   },
   query(set) {
-    if (M.kvo) set("kv_offload", M.kvo);
+    const r = T.state()[1].r;
+    if (M.kvo && r && (kvo(r) || pdStore(r) || !pdView(r))) set("kv_offload", M.kvo);
     if (M.image) set("image", M.image);
     if (M.mml) set("max_model_len", "auto");
     if (M.inst && doc.kv_stores[T.state()[0].strategy]) set("kv_instances", M.inst);
   },
   render(r, p) {
-    const [S, X] = T.state(), o = kvo(r), stores = X.strategies.filter(isStore), inStore = stores.includes(S.strategy);
+    const [S, X] = T.state(), o = kvo(r), stores = pdView(r) ? [] : X.strategies.filter(isStore), inStore = stores.includes(S.strategy);
     const rows = KO.querySelector("[data-more-rows]");
     if (!rows.querySelector("[data-axis]")) {
       const a = doc.max_model_len_auto;
@@ -110,9 +125,11 @@ const K = {
         row("ax-mml", "Max length", h("div", { class: "feats" }, h("label", { title: a.description }, h("input", { type: "checkbox", "data-mml": true }), " ", h("code", {}, a.label))), a.description));
       rows.querySelector("[data-mml]").addEventListener("change", e => { M.mml = e.target.checked; T.render(); history.replaceState(null, "", T.query()); });
     }
-    rows.querySelector("[data-axis=kvo]").replaceChildren(pill("off", !o && !inStore, "Off"),
-      ...doc.kv_offload.map(x => pill(x.id, x === o, x.label, why(x, r))), ...stores.map(s => pill(s, s === S.strategy, D.strategies[s].label)));
-    let note = o ? o.description : inStore ? D.notes[S.strategy] || "" : "";
+    const st = pdStore(r), onPools = pdView(r) ? Object.keys(doc.kv_stores).filter(s => doc.kv_stores[s].pd) : [];
+    rows.querySelector("[data-axis=kvo]").replaceChildren(pill("off", !o && !inStore && !st, "Off"),
+      ...doc.kv_offload.map(x => pill(x.id, x === o, x.label, why(x, r))), ...stores.map(s => pill(s, s === S.strategy, D.strategies[s].label)),
+      ...onPools.map(s => pill(s, st === doc.kv_stores[s].pd, doc.kv_stores[s].pd.label, r.parts.features_locked && doc.locked_reason)));
+    let note = o ? o.description : inStore ? D.notes[S.strategy] || "" : st ? st.description : "";
     const s = o && (o.size || o.staging);
     if (s) {   /* host_memory.py `offload_text` */
       const b = o.size ? bytes(o, p) : s.floor_bytes, perGpu = s.per === "rank" ? b : b / ((p.tp || 1) * (p.pp || 1));
@@ -123,6 +140,8 @@ const K = {
     }
     const kh = inStore && (doc.kv_stores[S.strategy] || {}).host;
     if (kh) note += " " + storeNote(kh, p, r, instances(r));
+    const si = st && st.install[D.hardware[S.hardware].brand.toLowerCase()];   /* hardware.py `image_brand` */
+    if (st) note += " " + pdNote(doc.kv_stores[M.kvo].host, p) + (si ? " Install first: " + si : "");
     if (o && o.install) note += " Install first: " + o.install;
     rows.querySelector("[data-note=ax-kvo]").textContent = note;
     const k = doc.kv_stores[r.strategy], n = instances(r), instRow = rows.querySelector("[data-axis=inst]");
@@ -139,7 +158,7 @@ const K = {
     rows.querySelector("[data-note=ax-image]").textContent = img + " · applies to the docker run form";
     rows.querySelector("[data-mml]").disabled = !!fixed;
     rows.querySelector("[data-mml]").checked = M.mml;
-    KO.querySelector("[data-more-state]").textContent = [o ? o.label : inStore ? D.strategies[S.strategy].label : "",
+    KO.querySelector("[data-more-state]").textContent = [o ? o.label : inStore ? D.strategies[S.strategy].label : st ? st.label : "",
       image(r) ? c.find(x => x[1] === img)[0] : "", M.mml ? "--max-model-len auto" : ""].filter(Boolean).join(" · ") || "KV offload, image, --max-model-len auto";
   },
 };

@@ -184,7 +184,7 @@ function picker(P, D) {
   /* the assembly rule: the rendered command around its feature block + the selected lines */
   function commandParts(r, p, ch) {   /* [head, tail]: the command is head + tail */
     if (r.parts.features_locked) return form === "docker" ? [get(r, p.docker_path), ""] : [p.exports + get(r, p.path), ""];
-    const body = get(r, p.path).split(SEP), x = K && K.extra(r, ch);
+    const body = get(r, p.path).split(SEP), x = K && K.extra(r, ch, p);
     let lines = body.slice(1, 1 + p.at).concat(...ch.map(([f, m]) => m ? m.lines : f.lines), x ? x.lines : [], body.slice(1 + p.at + p.n));
     if (S.layout && p === r.parts.processes[0]) lines = layoutLines(lines, r.gpus, S.layout);
     if (x) lines = x.edit(lines);
