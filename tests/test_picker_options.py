@@ -54,6 +54,7 @@ def test_the_document_joins_kv_offload_images_and_the_auto_length(catalog, ctx):
         "pinned",
         "locked_reason",
         "kv_stores",
+        "k8s_note",
     }
     assert doc["images"] is IMAGES and doc["kv_offload"]
 

@@ -107,6 +107,14 @@ def pd_pieces(store, spec: dict) -> dict:
     }
 
 
+# the Kubernetes tab holds deploy.json's manifests of the rendering as published: with options of
+# this row chosen, it says which ones the manifests leave out ({chosen}: their labels)
+K8S_NOTE = (
+    "These manifests are for the command without {chosen} (chosen under More options): add "
+    "the command's extra lines to the vLLM container's args and env."
+)
+
+
 def picker_options_doc(taxonomy: dict, vllm_version: str, strategies: dict) -> dict:
     """api/v1/picker-options.json: what the "More options" row offers, for every recipe."""
     kv = kv_offload.options_doc(taxonomy, vllm_version, strategies)
@@ -119,4 +127,5 @@ def picker_options_doc(taxonomy: dict, vllm_version: str, strategies: dict) -> d
         "pinned": PINNED,
         "locked_reason": LOCKED_REASON,
         "kv_stores": kv_store_topologies(strategies),
+        "k8s_note": K8S_NOTE,
     }

@@ -848,6 +848,7 @@ DOCUMENTS: dict[str, dict] = {
             },
             "pinned": STR,
             "locked_reason": STR,
+            "k8s_note": STR,
             "kv_stores": {
                 "type": "object",
                 "additionalProperties": _obj(

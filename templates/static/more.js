@@ -162,6 +162,13 @@ const K = {
       image(r) ? c.find(x => x[1] === img)[0] : "", M.mml ? "--max-model-len auto" : ""].filter(Boolean).join(" · ") || "KV offload, image, --max-model-len auto";
   },
 };
+/* deploy.json's Kubernetes manifests are the rendering's as published: with options of this row
+   on, the tab names those it leaves out (site.js docTabs shows the note) */
+window.moreNote = kind => {
+  const r = doc && kind === "kubernetes" && T.state()[1].r, o = r && (kvo(r) || pdStore(r)), c = r && images(r);
+  const chosen = r ? [o && o.label, image(r) && c.find(x => x[1] === image(r))[0], M.mml && doc.max_model_len_auto.label].filter(Boolean) : [];
+  return chosen.length ? h("p", { class: "hint", "data-more-elsewhere": kind }, doc.k8s_note.replace("{chosen}", chosen.join(", "))) : null;
+};
 fetch(T.root + "api/v1/picker-options.json", { cache: "no-cache" })   /* advanced.py API_PATH */
   .then(x => { if (!x.ok) throw new Error("HTTP " + x.status); return x.json(); })
   .then(got => { doc = got; T.set(K); })

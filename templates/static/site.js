@@ -696,8 +696,9 @@ function docTabs(P) {
     let doc;
     try { doc = (await getPart(t.dataset.doc)); } catch (e) { body.textContent = "Could not load " + t.dataset.doc + " (" + e.message + ")."; return; }
     if (key !== P.dataset.rendering) return;
-    const note = window.pdNote && window.pdNote(t.id.slice(4));   /* static/pd.js: another PD topology */
-    body.replaceChildren(...(note ? [note] : []), ...Object.entries(doc.renderings[key] || { "": "Nothing for this choice." }).map(([k, v], i) => {
+    /* static/pd.js and more.js: what the part leaves out of the pools and options chosen */
+    const notes = [window.pdNote, window.moreNote].map(f => f && f(t.id.slice(4))).filter(Boolean);
+    body.replaceChildren(...notes, ...Object.entries(doc.renderings[key] || { "": "Nothing for this choice." }).map(([k, v], i) => {
       const title = k && h("h4", { text: k.replace(/_/g, " ") }), id = t.id + i;
       if (Array.isArray(v)) return h("div", {}, title, h("ul", {}, v.map(j => h("li", { text: doc[k][j] }))));
       const text = typeof v === "number" ? doc.texts[v].map(j => doc.lines[j]).join("\n") : typeof v === "string" ? v : JSON.stringify(v, null, 2);

@@ -170,3 +170,23 @@ def test_mooncake_instances_set_the_router_tab(page, project_site):
     assert "VLLM_INSTANCE_4" not in text and text.startswith("uv pip install vllm-router\n")
     _pill(page, "inst", "1").click()
     page.wait_for_function("!document.querySelector('[role=tab][data-process=router]')")
+
+
+def test_the_kubernetes_tab_names_the_options_its_manifests_leave_out(page, project_site):
+    """deploy.json's manifests are the rendering's as published: with a KV-offload option and
+    --max-model-len auto on, the Kubernetes tab says they leave those out; off again, no note."""
+    page.goto(project_site(f"/{MODEL}/"))
+    page.wait_for_selector(COMMAND)
+    page.locator("#doc-kubernetes > summary").click()
+    page.wait_for_selector("#doc-kubernetes pre")
+    assert page.locator("#doc-kubernetes [data-more-elsewhere]").count() == 0
+    _open_row(page)
+    _pill(page, "kvo", "simple").click()
+    page.locator("[data-mml]").check()
+    note = page.locator("#doc-kubernetes [data-more-elsewhere=kubernetes]")
+    note.wait_for()
+    label = _options(project_site)["simple"]["label"]
+    assert f"without {label}, --max-model-len auto (chosen under More options)" in note.inner_text()
+    _pill(page, "kvo", "off").click()
+    page.locator("[data-mml]").uncheck()
+    page.wait_for_function("!document.querySelector('#doc-kubernetes [data-more-elsewhere]')")
