@@ -824,8 +824,8 @@ def _more_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--image",
         metavar="TAG",
-        help="container image of the docker run form, among the labelled choices of the "
-        "rendering's image family (e.g. vllm/vllm-openai:latest-cu129)",
+        help="container image of the docker run form (and of --k8s), among the labelled "
+        "choices of the rendering's image family (e.g. vllm/vllm-openai:latest-cu129)",
     )
     p.add_argument(
         "--max-model-len",
@@ -985,7 +985,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--k8s",
         action="store_true",
-        help="print its Kubernetes manifests, Helm values and prerequisites",
+        help="print its Kubernetes manifests, Helm values and prerequisites (with --image, "
+        "--max-model-len auto or an offload option that has no companion process)",
     )
     _more_arguments(c)
     c.set_defaults(func=cmd_command)

@@ -433,7 +433,8 @@ def asked_of(args) -> Asked:
 def run_command(ctx: Context, taxonomy: dict, doc, r: Rendering, args, rendering_text) -> int:
     """`recipes-site command` with the row's options: the joined command (`rendering_text`: cli.py's
     printer of a rendering), preceded by the option's install line and companion process; the
-    host memory as notes on stderr; `--json` the joined rendering and its `more_options` pieces."""
+    host memory as notes on stderr; `--json` the joined rendering and its `more_options` pieces;
+    `--k8s` the Kubernetes forms of the joined rendering (kubernetes_options.py)."""
     used = [
         flag
         for flag, on in zip(
