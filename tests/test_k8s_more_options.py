@@ -189,3 +189,21 @@ def test_what_needs_a_companion_process_is_refused_with_k8s(args, says):
 def test_bench_and_monitoring_stay_refused_with_the_options(flag):
     got = run("command", MODEL, "--hardware", "h200", "--kv-offload", "simple", "--k8s", flag)
     assert got.returncode == 1 and f"not with {flag}" in got.stderr, got.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("deepseek-ai/DeepSeek-V3", "--hardware", "h100", "--strategy", "pd_cluster"),
+        (*MULTI,),
+    ],
+)
+def test_every_pod_of_a_group_runs_the_chosen_image_and_auto_length(args):
+    _, objects, _ = k8s(*args, "--image", CU129, "--max-model-len", "auto")
+    pods = containers(objects)
+    assert len(pods) >= 2
+    for c in pods:
+        assert c["image"] == CU129
+        words = c["command"]
+        assert words[words.index("--max-model-len") + 1] == "auto"
+        assert words.count("--max-model-len") == 1
