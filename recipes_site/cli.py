@@ -472,17 +472,12 @@ def _monitoring(ctx: Context, doc, r, args) -> int:
 def _kubernetes_text(ctx, doc, r) -> str:
     """`command --k8s`: the rendering's manifests, Helm values and checklist (kubernetes.py)."""
     from recipes_site import plan
-    from recipes_site.kubernetes import CHART_NAME, CHART_VERSION, rendering_forms
+    from recipes_site.kubernetes import forms_text, rendering_forms
 
     forms = rendering_forms(
         doc.hf_id, doc.data, r, ctx.profiles.get(r.hardware) or {}, plan.RecipePlans(doc.data)
     )
-    parts = ["# Prerequisites\n" + "\n".join(f"# - {item}" for item in forms.prerequisites)]
-    if forms.manifests:
-        parts.append(f"# manifests.yaml (kubectl apply -f)\n{forms.manifests}")
-    if forms.helm_values:
-        parts.append(f"# values.yaml ({CHART_NAME} chart {CHART_VERSION})\n{forms.helm_values}")
-    return "\n".join(parts).rstrip("\n")
+    return forms_text(forms)
 
 
 def cmd_fit(args) -> int:
@@ -829,8 +824,8 @@ def _more_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--image",
         metavar="TAG",
-        help="container image of the docker run form, among the labelled choices of the "
-        "rendering's image family (e.g. vllm/vllm-openai:latest-cu129)",
+        help="container image of the docker run form (and of --k8s), among the labelled "
+        "choices of the rendering's image family (e.g. vllm/vllm-openai:latest-cu129)",
     )
     p.add_argument(
         "--max-model-len",
@@ -990,7 +985,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--k8s",
         action="store_true",
-        help="print its Kubernetes manifests, Helm values and prerequisites",
+        help="print its Kubernetes manifests, Helm values and prerequisites (with --image, "
+        "--max-model-len auto or an offload option that has no companion process)",
     )
     _more_arguments(c)
     c.set_defaults(func=cmd_command)

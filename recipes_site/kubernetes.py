@@ -826,12 +826,24 @@ def image_family(hw_id: str, profile: dict) -> str:
 
 
 def rendering_forms(
-    hf_id: str, recipe: dict, rendering, profile: dict, plans: plan.RecipePlans
+    hf_id: str, recipe: dict, rendering, profile: dict, plans: plan.RecipePlans, served=None
 ) -> KubeForms:
-    """The Kubernetes forms of one rendering of a recipe on `profile`."""
+    """The Kubernetes forms of one rendering of a recipe on `profile`; `served`: the rendering
+    the containers run when it differs from the one sized (the "More options" joined into it,
+    more_options.py: the plan, the GPUs and the replicas stay the rendering's own)."""
     found = plan.rendering_plan(plans, rendering, profile)
     gpus, _ = plan.footprint(rendering, profile)
     parts = plan.replica_parts(rendering, found, profile)
     replicas = len(parts["replicas"]) if parts else 1
     target = target_of(hf_id, recipe, rendering, profile, found)
-    return kube_forms(rendering, target, gpus, replicas)
+    return kube_forms(served or rendering, target, gpus, replicas)
+
+
+def forms_text(forms: KubeForms) -> str:
+    """`recipes-site command --k8s`: the checklist as comments, then the manifests and values."""
+    parts = ["# Prerequisites\n" + "\n".join(f"# - {item}" for item in forms.prerequisites)]
+    if forms.manifests:
+        parts.append(f"# manifests.yaml (kubectl apply -f)\n{forms.manifests}")
+    if forms.helm_values:
+        parts.append(f"# values.yaml ({CHART_NAME} chart {CHART_VERSION})\n{forms.helm_values}")
+    return "\n".join(parts).rstrip("\n")

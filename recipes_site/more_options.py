@@ -26,10 +26,11 @@ import shlex
 import sys
 from typing import NamedTuple
 
-from recipes_site import host_memory, plan
+from recipes_site import host_memory, kubernetes_options, plan
 from recipes_site.data import VLLM_VERSION
 from recipes_site.errors import ChoiceError
 from recipes_site.jsish import mapping
+from recipes_site.kubernetes import KubernetesError, forms_text
 from recipes_site.render import advanced, kv_offload
 from recipes_site.render.picker import features_locked
 from recipes_site.render.rendering_json import rendering_json
@@ -416,7 +417,7 @@ def json_of(applied: Applied) -> dict:
 
 # -- the CLI's use ------------------------------------------------------------------------------
 
-_ALONE = ("--bench", "--monitoring", "--dashboard", "--k8s", "--gpus")
+_ALONE = ("--bench", "--monitoring", "--dashboard", "--gpus")
 
 
 def asked_of(args) -> Asked:
@@ -432,19 +433,27 @@ def asked_of(args) -> Asked:
 def run_command(ctx: Context, taxonomy: dict, doc, r: Rendering, args, rendering_text) -> int:
     """`recipes-site command` with the row's options: the joined command (`rendering_text`: cli.py's
     printer of a rendering), preceded by the option's install line and companion process; the
-    host memory as notes on stderr; `--json` the joined rendering and its `more_options` pieces."""
+    host memory as notes on stderr; `--json` the joined rendering and its `more_options` pieces;
+    `--k8s` the Kubernetes forms of the joined rendering (kubernetes_options.py)."""
     used = [
         flag
         for flag, on in zip(
             _ALONE,
-            (args.bench, args.monitoring, args.dashboard, args.k8s, args.gpus is not None),
+            (args.bench, args.monitoring, args.dashboard, args.gpus is not None),
         )
         if on
     ]
     if used:
         print(
             f"recipes-site: {doc.hf_id}: --kv-offload, --image, --max-model-len auto and "
-            f"--kv-instances apply to the command (--docker, --json), not with {', '.join(used)}",
+            f"--kv-instances apply to the command (--docker, --json, --k8s), not with "
+            f"{', '.join(used)}",
+            file=sys.stderr,
+        )
+        return 1
+    if args.k8s and not args.json and args.kv_instances:
+        print(
+            f"recipes-site: {doc.hf_id}: {kubernetes_options.kv_instances_refusal()}",
             file=sys.stderr,
         )
         return 1
@@ -458,10 +467,45 @@ def run_command(ctx: Context, taxonomy: dict, doc, r: Rendering, args, rendering
     if args.json:
         print(json.dumps(json_of(applied), indent=2, ensure_ascii=False))
         return 0
+    if args.k8s:
+        return _run_k8s(ctx, taxonomy, doc, r, applied)
     for note in [*r.notes, *applied.notes]:
         print(f"# note: {note}", file=sys.stderr)
     sections = [f"# {heading}\n{text}" for heading, text in applied.before]
     print("\n\n".join([*sections, rendering_text(applied.rendering, args.docker)]))
+    return 0
+
+
+def _run_k8s(ctx: Context, taxonomy: dict, doc, r: Rendering, applied: Applied) -> int:
+    """`command --k8s` with the options: kubernetes_options.py's forms of the joined rendering,
+    or the refusal of an option whose companion process has no manifest."""
+    kvo = applied.pieces.get("kv_offload")
+    plain = [o["id"] for o in options(taxonomy, ctx.strategies) if not (o["tab"] or o["install"])]
+    why = kubernetes_options.refusal(kvo, applied.pieces.get("kv_store"), plain)
+    if why:
+        print(f"recipes-site: {doc.hf_id}: {why}", file=sys.stderr)
+        return 1
+    option_env = (
+        mapping(mapping(mapping(taxonomy.get("kv_offload")).get(kvo["id"])).get("env"))
+        if kvo
+        else {}
+    )
+    try:
+        forms = kubernetes_options.forms(
+            doc.hf_id,
+            doc.data,
+            r,
+            applied.rendering,
+            ctx.profiles.get(r.hardware) or {},
+            kvo,
+            option_env,
+        )
+    except KubernetesError as exc:
+        print(
+            f"recipes-site: {doc.hf_id}: no Kubernetes form for this choice: {exc}", file=sys.stderr
+        )
+        return 1
+    print(forms_text(forms))
     return 0
 
 

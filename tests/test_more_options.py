@@ -185,7 +185,7 @@ def test_the_simple_tier_is_sized_from_the_plan_and_reported(site):
         (["--kv-offload", "lmcache", "--hardware", "b200", "--strategy", "multi_node_tp"], "only"),
         (["--image", "vllm/vllm-openai:latest-rocm"], "choices: vllm/vllm-openai:latest (CUDA 13"),
         (["--kv-instances", "3"], "applies to the Mooncake kv-store strategies"),
-        (["--kv-offload", "simple", "--k8s"], "not with --k8s"),
+        (["--kv-offload", "simple", "--bench"], "not with --bench"),
     ],
 )
 def test_what_the_page_disables_is_refused_with_its_reason(args, says):
