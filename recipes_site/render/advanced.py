@@ -110,8 +110,11 @@ def pd_pieces(store, spec: dict) -> dict:
 # the Kubernetes tab holds deploy.json's manifests of the rendering as published: with options of
 # this row chosen, it says which ones the manifests leave out ({chosen}: their labels)
 K8S_NOTE = (
-    "These manifests are for the command without {chosen} (chosen under More options): add "
-    "the command's extra lines to the vLLM container's args and env."
+    "These manifests are for the command without {chosen} (chosen under More options). "
+    "`recipes-site command` with the same options and --k8s prints them with --image, "
+    "--max-model-len auto and a KV-offload option that needs no companion process "
+    "(kubernetes_options.py); for LMCache or a Mooncake store, add the command's extra lines "
+    "to the vLLM container's args and env and run the companion process yourself."
 )
 
 
