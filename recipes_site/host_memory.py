@@ -228,27 +228,40 @@ def kv_store_host_memory(
     }
 
 
-def kv_store_text(found: dict) -> str:
-    """One sentence on a kv-store layout's registered host memory."""
+def _registered(found: dict, whose: str) -> str:
+    """ "Host memory it registers: X GiB per GPU<whose> (its segment and buffer)", the start of
+    the kv-store and the PD store sentences."""
     seg, buf = found["segment_bytes"], found["local_buffer_bytes"]
     lent = (
         f"{gib_text(seg)} GiB global_segment_size lent to the pool"
         if seg
         else "no segment (global_segment_size 0: the store service holds the pool)"
     )
+    return (
+        f"Host memory it registers: {gib_text(found['per_gpu_bytes'])} GiB per GPU{whose} "
+        f"({lent}, plus a {gib_text(buf)} GiB local_buffer_size)"
+    )
+
+
+def _store_service(found: dict) -> str:
+    """The sentence on a centralized store service's own segment, or ""."""
+    if not found.get("store_segment_bytes"):
+        return ""
+    return (
+        f" The store service registers {gib_text(found['store_segment_bytes'])} GiB "
+        "on each store node."
+    )
+
+
+def kv_store_text(found: dict) -> str:
+    """One sentence on a kv-store layout's registered host memory."""
     out = (
-        f"Host memory it registers: {gib_text(found['per_gpu_bytes'])} GiB per GPU ({lent}, "
-        f"plus a {gib_text(buf)} GiB local_buffer_size), "
+        _registered(found, "") + ", "
         f"{gib_text(found['per_node_bytes'])} GiB on each node, "
         f"{gib_text(found['total_bytes'])} GiB over {found['instances']} "
         f"instance{'s' if found['instances'] > 1 else ''}."
     )
-    if found.get("store_segment_bytes"):
-        out += (
-            f" The store service registers {gib_text(found['store_segment_bytes'])} GiB "
-            "on each store node."
-        )
-    return out
+    return out + _store_service(found)
 
 
 def ram_note(per_node_bytes: int) -> str:
@@ -269,23 +282,11 @@ def pd_store_host_memory(sizes: dict, gpus: int, nodes: int) -> dict:
 
 
 def pd_store_text(found: dict) -> str:
-    """One sentence on a PD deployment's registered store memory (more.js `storeNote`)."""
-    seg, buf = found["segment_bytes"], found["local_buffer_bytes"]
-    lent = (
-        f"{gib_text(seg)} GiB global_segment_size lent to the pool"
-        if seg
-        else "no segment (global_segment_size 0: the store service holds the pool)"
-    )
+    """One sentence on a PD deployment's registered store memory (more.js `pdNote`)."""
     out = (
-        f"Host memory it registers: {gib_text(found['per_gpu_bytes'])} GiB per GPU of both "
-        f"pools ({lent}, plus a {gib_text(buf)} GiB local_buffer_size), "
+        _registered(found, " of both pools") + ", "
         f"{gib_text(found['per_node_bytes'])} GiB on each node, "
         f"{gib_text(found['total_bytes'])} GiB over the {found['gpus']} GPUs of the prefill "
         "and decode pools."
     )
-    if found.get("store_segment_bytes"):
-        out += (
-            f" The store service registers {gib_text(found['store_segment_bytes'])} GiB "
-            "on each store node."
-        )
-    return out
+    return out + _store_service(found)
