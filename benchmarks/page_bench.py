@@ -181,22 +181,23 @@ def click_times(browser, url: str, hf_id: str, clicks: int, label: str) -> None:
         print(f"  {label}: no other hardware changes the command on /{hf_id}/")
         context.close()
         return
-    times = []
-    for i in range(clicks):
-        t = page.evaluate(CLICK, home if i % 2 == 0 else other)
-        if t is not None:
-            times.append(t)
+    times = [page.evaluate(CLICK, home if i % 2 == 0 else other) for i in range(clicks)]
     context.close()
+    print(f"  {label}: /{hf_id}{'' if '?' in hf_id else '/'}  {home} <-> {other}")
+    print_times(times, f"; first click (may fetch the hardware document) {cold:.2f} ms")
+
+
+def print_times(series: list[float | None], extra: str = "") -> None:
+    """The median line of one series of timed clicks (None: the command did not change)."""
+    times = [t for t in series if t is not None]
     if not times:
-        print(f"  {label}: the command never changed")
+        print("    the command never changed")
         return
     med = statistics.median(times)
     verdict = "under" if med < TARGET_MS else "NOT under"
-    print(f"  {label}: /{hf_id}{'' if '?' in hf_id else '/'}  {home} <-> {other}")
     print(
         f"    click -> pre[data-command] changed: median {med:.2f} ms over {len(times)} clicks "
-        f"({verdict} the {TARGET_MS} ms target); min {min(times):.2f}, max {max(times):.2f}; "
-        f"first click (may fetch the hardware document) {cold:.2f} ms"
+        f"({verdict} the {TARGET_MS} ms target); min {min(times):.2f}, max {max(times):.2f}" + extra
     )
 
 
@@ -231,15 +232,9 @@ def pd_click_times(browser, url: str, clicks: int) -> None:
         context.close()
         return
     times = [page.evaluate(PD_CLICK, other if i % 2 == 0 else home) for i in range(clicks)]
-    times = [t for t in times if t is not None]
     context.close()
-    med = statistics.median(times)
-    verdict = "under" if med < TARGET_MS else "NOT under"
     print(f"  /{PD_MODEL}/{PD_QUERY}  prefill nodes {home} <-> {other}")
-    print(
-        f"    click -> pre[data-command] changed: median {med:.2f} ms over {len(times)} clicks "
-        f"({verdict} the {TARGET_MS} ms target); min {min(times):.2f}, max {max(times):.2f}"
-    )
+    print_times(times)
 
 
 def main() -> int:
