@@ -23,10 +23,10 @@ from typing import NamedTuple
 from recipes_site import fit, plan, sizing
 from recipes_site.errors import ChoiceError
 from recipes_site.kv_cache import tp_problem
+from recipes_site.synthesis.shell import SEP
 
 TP_FLAG = "--tensor-parallel-size"
 TP_LINE = TP_FLAG + " {tp}"  # the page fills {tp} from a layout's tensor_parallel_size
-SEP = plan.SEP
 
 
 def gpu_counts(profile: dict) -> list[int]:

@@ -39,9 +39,9 @@ from recipes_site.synthesis import Context, render_choice
 from recipes_site.synthesis.choices import feature_choices
 from recipes_site.synthesis.deployments import kv_router_command
 from recipes_site.synthesis.pd_store import PdStore, companion_steps, pd_store, with_store
+from recipes_site.synthesis.shell import SEP
 from recipes_site.synthesis.types import Process, Rendering, Router
 
-SEP = " \\\n  "
 KV_STORE = "kv_store_lb"
 
 

@@ -48,11 +48,11 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
 from recipes_site import fit, sizing
+from recipes_site.synthesis.shell import SEP  # between the lines of a rendered command
 
 GIB = fit.GIB
 FITS, OVER, NO_KV, SHORT, REFUSED = "fits", "over", "no_kv", "short", "refused"
 MAX_FEATURE_STATES = 32
-SEP = " \\\n  "  # between the lines of a rendered command
 
 # flags whose value changes what a GPU holds; a feature setting one gets its own plan
 MEMORY_FLAGS = (

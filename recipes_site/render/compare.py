@@ -7,7 +7,7 @@ and multiplies the reader's price per GPU-hour by them:
 
     "compare": {
       "workload": {"prompt_tokens": 1024, "output_tokens": 1024},  the estimate's request (speed.py)
-      "sep": " \\\n  ",                 how a command's lines join (picker.SEP)
+      "sep": " \\\n  ",                 how a command's lines join (synthesis/shell.py SEP)
       "lines": ["vllm serve ...", ...], every distinct env and command line, once
       "benchmarks": URL | null,         the model's benchmarks.json
       "variants": {variant: {hardware: entry}}

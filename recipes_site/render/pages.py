@@ -96,6 +96,7 @@ from recipes_site.synthesis.selection import (
     meets_constraint,
     precision_constraint,
 )
+from recipes_site.synthesis.shell import SEP
 from recipes_site.write import encode_json, json_text
 
 TEMPLATES = PROJECT_ROOT / "templates"
@@ -104,7 +105,6 @@ TEMPLATES = PROJECT_ROOT / "templates"
 # only: not a model page's weight
 STATIC = ("site.css", "site.js", "verify.js", "compare.js", "search.js", "more.js", "pd.js")
 HW_PAGE_ITEMS = 100  # models per hardware page (hardware/<hw>/ then hardware/<hw>/page/<k>/)
-SEP = " \\\n  "
 # ids the model page uses itself; guide headings never take them
 PAGE_IDS = frozenset(
     {

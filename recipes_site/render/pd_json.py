@@ -41,7 +41,6 @@ from recipes_site.render.rendering_json import user_variables
 from recipes_site.synthesis import Context
 from recipes_site.synthesis.choices import feature_choices
 from recipes_site.synthesis.deployments import (
-    ROUTER_SEP,
     pd_node_counts,
     pd_pool_gpus,
     pd_router_parts,
@@ -49,10 +48,8 @@ from recipes_site.synthesis.deployments import (
     pool_modes,
 )
 from recipes_site.synthesis.recording import Recording
-from recipes_site.synthesis.shell import expanded_variables, quote
+from recipes_site.synthesis.shell import SEP, expanded_variables, quote
 from recipes_site.synthesis.types import Process, Rendering
-
-SEP = picker.SEP
 
 
 class Table:
@@ -487,7 +484,7 @@ def joined(part: dict, key: str, prefill: int, decode: int, shown: dict) -> Join
     return Joined(
         pn,
         dn,
-        ROUTER_SEP.join(lines),
+        SEP.join(lines),
         shown_plan,
         gpus,
         nodes,

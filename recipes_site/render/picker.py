@@ -34,10 +34,8 @@ from recipes_site.synthesis.choices import (
     toggle_flags,
 )
 from recipes_site.synthesis.recording import Recording
-from recipes_site.synthesis.shell import export_lines, heredoc
+from recipes_site.synthesis.shell import SEP, export_lines, heredoc
 from recipes_site.synthesis.types import Process, Rendering
-
-SEP = " \\\n  "
 
 
 def exports(env: dict) -> str:

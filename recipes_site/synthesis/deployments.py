@@ -35,7 +35,7 @@ from .serve_args import (
     variant_of,
     variant_on_hardware,
 )
-from .shell import Placeholder, quote, serve_head
+from .shell import SEP, Placeholder, quote, serve_head
 from .types import PdPool, Process, Rendering, Router, kv_store, pd_pool, process, rendering
 
 TP = "--tensor-parallel-size"
@@ -360,7 +360,7 @@ def pd_pool_nodes(recipe: dict, variant: dict, hw: Hardware, strategy: dict) -> 
     k = math.ceil(need / have)
     if k > MAX_PD_NODES:
         return "skip"
-    overrides = mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster"))
+    overrides = _pd_overrides(recipe)
     out = {}
     for role in ("prefill", "decode"):
         parallelism = (
@@ -390,9 +390,7 @@ def _pool_modes(ctx: Context, recipe: dict) -> list[str]:
         elif s.endswith("tp") or s.endswith("tp_pp") or s.endswith("tp_dp"):
             found.add("tp")
     modes: list[str] = [m for m in ("tp", "tep", "dep") if m in found]
-    narrowed = str_list(
-        mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("pool_modes")
-    )
+    narrowed = str_list(_pd_overrides(recipe).get("pool_modes"))
     if narrowed:
         modes = [m for m in modes if m in narrowed]
     return modes or ["tp"]
@@ -407,10 +405,16 @@ class PoolChoice(NamedTuple):
 
 
 PD_ROLES = ("prefill", "decode")
+PD_PORTS = {"prefill": 8001, "decode": 8002}  # each pool's API port, the router's endpoints
+
+
+def _pd_overrides(recipe: dict) -> dict:
+    """The recipe's `strategy_overrides.pd_cluster` (per role, `router`, `pool_modes`)."""
+    return mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster"))
 
 
 def _role_override(recipe: dict, role: str) -> dict:
-    return mapping(mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get(role))
+    return mapping(_pd_overrides(recipe).get(role))
 
 
 def _declared_mode(ctx: Context, recipe: dict, role: str) -> tuple[str, str]:
@@ -560,7 +564,7 @@ def _pd_pool(
         features=features,
         multi_node=nodes > 1,
     )
-    port = 8001 if role == "prefill" else 8002
+    port = PD_PORTS[role]
     blocks = [block] + [_worker_block(block, rank, dp_local) for rank in range(1, nodes)]
     process, *workers = make_processes(
         spec, blocks, port, lambda env: _worker_env(env, role.upper(), nodes)
@@ -620,15 +624,9 @@ class RouterParts(NamedTuple):
     intra: str | None  # the recipe's --intra-node-data-parallel-size, else None: the pools' max
 
 
-ROUTER_SEP = " \\\n  "
-
-
 def pd_router_parts(strategy: dict, recipe: dict) -> RouterParts:
     policy = mapping(strategy.get("router")).get("policy") or "round_robin"
-    override = mapping(
-        mapping(mapping(recipe.get("strategy_overrides")).get("pd_cluster")).get("router")
-    )
-    intra = override.get("intra_node_data_parallel_size")
+    intra = _role_override(recipe, "router").get("intra_node_data_parallel_size")
     return RouterParts(
         head=(f"vllm-router --policy {quote(str(policy))}", "  --vllm-pd-disaggregation"),
         tail=(
@@ -643,7 +641,7 @@ def pd_router_parts(strategy: dict, recipe: dict) -> RouterParts:
 def pool_endpoints(role: str, pool: PdPool) -> tuple[str, ...]:
     """The router's lines for one pool: every node of a DEP pool serves (hybrid load balancing),
     a tensor-parallel pool answers on its first node."""
-    port = 8001 if role == "prefill" else 8002
+    port = PD_PORTS[role]
     count = max(1, pool.nodes) if pool.dp_local else 1
     upper = role.upper()
     return tuple(f"  --{role} http://${upper}_NODE_{i}:{port}" for i in range(1, count + 1))
@@ -653,7 +651,7 @@ def router_command(parts: RouterParts, prefill: tuple, decode: tuple, intra: int
     """The router command from its parts (`intra`: the pools' largest local DP size, at least 1,
     used when the recipe sets none)."""
     tail = [line.replace("{intra}", parts.intra or str(intra)) for line in parts.tail]
-    return ROUTER_SEP.join([*parts.head, *prefill, *decode, *tail])
+    return SEP.join([*parts.head, *prefill, *decode, *tail])
 
 
 def _pd_router(strategy: dict, recipe: dict, prefill: PdPool, decode: PdPool) -> Router:
@@ -802,7 +800,7 @@ def _kv_router(kv: dict, instances: int, port) -> Router | None:
         "  --balance-abs-threshold 4",
         "  --balance-rel-threshold 1.1",
     ]
-    return Router(command=" \\\n  ".join(lines), install=spec.get("install"), port=spec.get("port"))
+    return Router(command=SEP.join(lines), install=spec.get("install"), port=spec.get("port"))
 
 
 def kv_router_command(kv: dict, instances: int) -> str | None:

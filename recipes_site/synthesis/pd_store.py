@@ -34,6 +34,7 @@ from recipes_site.jsish import mapping, str_list
 
 from .serve_args import kv_side
 from .shell import (
+    SEP,
     env_word,
     export_lines,
     heredoc,
@@ -44,7 +45,6 @@ from .shell import (
 )
 from .types import PdPool, Process, Rendering
 
-SEP = " \\\n  "
 FLAG = "--kv-transfer-config"
 ROLES = ("prefill", "decode")
 PD_NOTE = (

@@ -263,10 +263,10 @@ def continuation(lines) -> str:
     """Lines appended to a command (`continued`'s first line), each after ` \\`, a newline and
     two spaces; "" for none."""
     lines = tuple(lines)
-    return _CONTINUED + _CONTINUED.join(lines) if lines else ""
+    return SEP + SEP.join(lines) if lines else ""
 
 
-_CONTINUED = " \\\n  "
+SEP = " \\\n  "  # between the lines of a rendered command; the page splits at it too
 
 
 _HEREDOC_SPECIAL = re.compile(r"\\|`|\$(?![A-Z_][A-Z0-9_]*)")
