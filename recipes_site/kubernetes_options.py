@@ -23,7 +23,7 @@ import shlex
 
 from recipes_site import host_memory, kubernetes, plan
 from recipes_site.jsish import mapping
-from recipes_site.synthesis.types import Rendering
+from recipes_site.synthesis.types import Rendering, with_processes
 
 NO_MANIFEST = "the Kubernetes forms have no manifest for a companion process yet"
 
@@ -67,11 +67,7 @@ def with_option_env(r: Rendering, env: dict) -> Rendering:
     rendering's own when both name a variable (more_options.py), so the option's value wins."""
     if not env:
         return r
-    change = lambda p: dataclasses.replace(p, env={**p.env, **env})  # noqa: E731
-    if r.single is not None:
-        r = dataclasses.replace(r, single=change(r.single))
-    if r.head is not None:
-        r = dataclasses.replace(r, head=change(r.head), workers=tuple(map(change, r.workers)))
+    r = with_processes(r, lambda p: dataclasses.replace(p, env={**p.env, **env}))
     return dataclasses.replace(r, env={**r.env, **env})
 
 

@@ -40,7 +40,7 @@ from recipes_site.synthesis.choices import feature_choices
 from recipes_site.synthesis.deployments import kv_router_command
 from recipes_site.synthesis.pd_store import PdStore, companion_steps, pd_store, with_store
 from recipes_site.synthesis.shell import SEP
-from recipes_site.synthesis.types import Process, Rendering, Router
+from recipes_site.synthesis.types import Process, Rendering, Router, with_processes
 
 KV_STORE = "kv_store_lb"
 
@@ -180,26 +180,6 @@ def _joined(
     )
 
 
-def _with_processes(r: Rendering, change) -> Rendering:
-    """The rendering with `change` applied to each of its `vllm serve` processes."""
-    if r.single:
-        return dataclasses.replace(r, single=change(r.single))
-    if r.head:
-        return dataclasses.replace(
-            r, head=change(r.head), workers=tuple(change(w) for w in r.workers)
-        )
-    if r.prefill and r.decode:  # every node of each pool, as the page joins each tab
-        pool = lambda p: dataclasses.replace(  # noqa: E731
-            p, process=change(p.process), workers=tuple(map(change, p.workers))
-        )
-        return dataclasses.replace(r, prefill=pool(r.prefill), decode=pool(r.decode))
-    assert r.kv is not None
-    kv = dataclasses.replace(
-        r.kv, head=change(r.kv.head), workers=tuple(change(w) for w in r.kv.workers)
-    )
-    return dataclasses.replace(r, kv=kv)
-
-
 def apply(
     ctx: Context, recipe: dict, taxonomy: dict, r: Rendering, the_plan: dict, asked: Asked
 ) -> Applied:
@@ -289,7 +269,7 @@ def apply(
         old_image = r.docker_image
         env = dict(option_env) if not set(option_env) & set(r.env) else {}
         prefix = "" if env else exports or ""
-        r = _with_processes(
+        r = with_processes(
             r,
             lambda p: _joined(
                 p,

@@ -16,7 +16,7 @@ its maker to the declared fields and defaults.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True, init=False)
@@ -354,6 +354,22 @@ def rendering(
 
 
 _init_rendering = Rendering.__init__
+
+
+def with_processes(r: Rendering, change) -> Rendering:
+    """The rendering with `change` applied to each of its `vllm serve` processes."""
+    if r.single:
+        return replace(r, single=change(r.single))
+    if r.head:
+        return replace(r, head=change(r.head), workers=tuple(change(w) for w in r.workers))
+    if r.prefill and r.decode:  # every node of each pool, as the page joins each tab
+        pool = lambda p: replace(  # noqa: E731
+            p, process=change(p.process), workers=tuple(map(change, p.workers))
+        )
+        return replace(r, prefill=pool(r.prefill), decode=pool(r.decode))
+    assert r.kv is not None
+    kv = replace(r.kv, head=change(r.kv.head), workers=tuple(change(w) for w in r.kv.workers))
+    return replace(r, kv=kv)
 
 
 @dataclass(frozen=True, init=False)
