@@ -731,26 +731,26 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
-def _positive_int(text: str) -> int:
-    """A count or size on the command line; argparse prefixes the message with the option."""
+def _whole(text: str, least: int, message: str) -> int:
+    """A whole number of at least `least`, else argparse's error (`message` names `text` at {!r});
+    argparse prefixes the message with the option."""
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(message.format(text))
     return value
+
+
+def _positive_int(text: str) -> int:
+    """A count or size on the command line."""
+    return _whole(text, 1, "expected a positive whole number, got {!r}")
 
 
 def _node_count(text: str) -> int:
     """A pool's node count: 0 (half of one node) or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a node count, 0 or more; got {text!r}")
-    return value
+    return _whole(text, 0, "expected a node count, 0 or more; got {!r}")
 
 
 def _fraction(text: str) -> float:
