@@ -33,6 +33,7 @@ import math
 from typing import NamedTuple
 
 from recipes_site import plan, sizing
+from recipes_site.distinct import DistinctTable
 from recipes_site.jsish import mapping
 from recipes_site.pd_topology import PoolOption, pool_layouts, pool_options
 from recipes_site.render import picker
@@ -52,21 +53,12 @@ from recipes_site.synthesis.shell import SEP, expanded_variables, quote
 from recipes_site.synthesis.types import Process, Rendering
 
 
-class Table:
-    """A list of distinct values (strings, or lists compared by their JSON text); entries refer to
-    them by index."""
-
-    def __init__(self) -> None:
-        self.items: list = []
-        self._index: dict[str, int] = {}
+class Table(DistinctTable):
+    """Distinct strings, or lists known by their JSON text; entries refer to them by index."""
 
     def __call__(self, value) -> int:
         key = value if isinstance(value, str) else json.dumps(value)
-        found = self._index.get(key)
-        if found is None:
-            found = self._index[key] = len(self.items)
-            self.items.append(value)
-        return found
+        return self.index_by(key, lambda: value)
 
 
 class Tables(NamedTuple):

@@ -22,6 +22,7 @@ import functools
 import json
 
 from recipes_site import fit, gpu_counts, sizing
+from recipes_site.distinct import DistinctTable
 from recipes_site.jsish import mapping
 from recipes_site.render.inputs import RecipeInput, hw_doc_path
 from recipes_site.render.rendering_json import rendering_json
@@ -386,22 +387,6 @@ def feature_set_json(choices: tuple[FeatureChoice, ...]) -> list[dict]:
 _CANONICAL = json.JSONEncoder(sort_keys=True).encode  # json.dumps(_, sort_keys=True), one encoder
 
 
-class Table:
-    """A document-level list of distinct values; renderings refer to entries by index."""
-
-    def __init__(self):
-        self.items: list = []
-        self._index: dict[str, int] = {}
-
-    def index_of_key(self, key: str, make) -> int:
-        """The index of the value whose `_CANONICAL` text is `key`; `make()` gives it when new."""
-        index = self._index.get(key)
-        if index is None:
-            index = self._index[key] = len(self.items)
-            self.items.append(make())
-        return index
-
-
 class SharedParts:
     """Per hardware document of `rec` (all its renderings on hardware `hw`): distinct feature sets
     and extra-tab sets, a cache of choices, and what every card header of the document shares.
@@ -412,8 +397,9 @@ class SharedParts:
     def __init__(
         self, rec: RecipeInput, ctx: Context, hw: str, across: AcrossHardware | None = None
     ):
-        self.feature_sets = Table()
-        self.extra_sets = Table()
+        # document-level lists of distinct values, known by their `_CANONICAL` texts
+        self.feature_sets = DistinctTable()
+        self.extra_sets = DistinctTable()
         self._choices: dict[tuple, tuple] = {}
         self._across = AcrossHardware(ctx) if across is None else across
         self._by_strategy, self._by_kv, self.precisions = self._across.recipe_reads(rec.data)
@@ -437,7 +423,7 @@ class SharedParts:
             )
             hit = self._choices[key] = (
                 choices,
-                self.feature_sets.index_of_key(text, lambda: feature_set),
+                self.feature_sets.index_by(text, lambda: feature_set),
                 text,
             )
         return hit
@@ -459,7 +445,7 @@ class SharedParts:
                 r, self.profile, self.precisions.get(r.variant), plan, self.gpu_name
             ),
             "processes": processes,
-            "extras": self.extra_sets.index_of_key(text, lambda: tabs),
+            "extras": self.extra_sets.index_by(text, lambda: tabs),
             "features": feature_set,
             "features_locked": locked,
         }
