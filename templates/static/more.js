@@ -47,21 +47,20 @@ function bytes(o, p) {   /* host_memory.py `config_bytes` */
   const s = o.size, above = p.kv_cache_bytes_per_gpu ? (Math.floor(p.kv_cache_bytes_per_gpu / GIB) + 1) * GIB : 0;
   return s.per === "rank" ? Math.max(s.floor_bytes, above) : Math.max(s.floor_bytes, above * (p.tp || 1) * (p.pp || 1));
 }
+/* host_memory.py `_registered` and `_store_service`: the phrases both store notes share */
+const registered = (k, whose) => `Host memory it registers: ${gib(k.per_gpu_bytes / GIB)} GiB per GPU${whose} (` + (k.segment_bytes ? `${gib(k.segment_bytes / GIB)} GiB global_segment_size lent to the pool`
+  : "no segment (global_segment_size 0: the store service holds the pool)") + `, plus a ${gib(k.local_buffer_bytes / GIB)} GiB local_buffer_size), `;
+const storeService = k => k.store_segment_bytes ? ` The store service registers ${gib(k.store_segment_bytes / GIB)} GiB on each store node.` : "";
 /* host_memory.py `kv_store_text`: the host memory a kv-store layout's GPUs register, n instances */
 function storeNote(k, p, r, n) {
   const per = p.gpus / (p.nodes || 1), g = k.per_gpu_bytes;
-  return `Host memory it registers: ${gib(g / GIB)} GiB per GPU (` + (k.segment_bytes ? `${gib(k.segment_bytes / GIB)} GiB global_segment_size lent to the pool`
-    : "no segment (global_segment_size 0: the store service holds the pool)") + `, plus a ${gib(k.local_buffer_bytes / GIB)} GiB local_buffer_size), `
-    + `${gib(g * per / GIB)} GiB on each node, ${gib(g * n * r.node_count * per / GIB)} GiB over ${n} instance${n > 1 ? "s" : ""}.`
-    + (k.store_segment_bytes ? ` The store service registers ${gib(k.store_segment_bytes / GIB)} GiB on each store node.` : "");
+  return registered(k, "") + `${gib(g * per / GIB)} GiB on each node, ${gib(g * n * r.node_count * per / GIB)} GiB over ${n} instance${n > 1 ? "s" : ""}.` + storeService(k);
 }
 /* host_memory.py `pd_store_text`: what every GPU of both pools registers (the plan's GPUs and nodes) */
 function pdNote(k, p) {
   const g = k.per_gpu_bytes, n = p.nodes || 1;
-  return `Host memory it registers: ${gib(g / GIB)} GiB per GPU of both pools (` + (k.segment_bytes ? `${gib(k.segment_bytes / GIB)} GiB global_segment_size lent to the pool`
-    : "no segment (global_segment_size 0: the store service holds the pool)") + `, plus a ${gib(k.local_buffer_bytes / GIB)} GiB local_buffer_size), `
-    + `${gib(Math.floor(g * p.gpus / n) / GIB)} GiB on each node, ${gib(g * p.gpus / GIB)} GiB over the ${p.gpus} GPUs of the prefill and decode pools.`
-    + (k.store_segment_bytes ? ` The store service registers ${gib(k.store_segment_bytes / GIB)} GiB on each store node.` : "");
+  return registered(k, " of both pools") + `${gib(Math.floor(g * p.gpus / n) / GIB)} GiB on each node, ${gib(g * p.gpus / GIB)} GiB over the ${p.gpus} GPUs of the prefill and decode pools.`
+    + storeService(k);
 }
 /* the image choices of this rendering's image family (the first is its own), or none if pinned */
 const images = r => doc.images[r.docker_image] || null;
